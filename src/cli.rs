@@ -1,0 +1,105 @@
+//! The command line, as clap derive types: global flags and the subcommands. Nothing else lives
+//! here; each subcommand's behaviour is in `commands/`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::output::ColorChoice;
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 ok, 1 runtime failure, 2 usage or malformed input, 3 a check failed,
+4 refused for safety, 6 busy (another process holds the lock), 7 unavailable (come back later).
+With --json, stdout holds exactly one JSON document with a `schema` field, errors included.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mpt",
+    version,
+    about = "Operate MemPalace across a fleet of machines",
+    long_about = "mpt operates MemPalace (the MCP memory server coding agents use) across a fleet: \
+                  a devbox here, a laptop there, one shared primary palace.",
+    after_help = AFTER_HELP,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Print exactly one JSON document (with a `schema` field) on stdout, errors included
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Print only errors
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Say more on stderr (-vv: each request)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// When to colour human output (NO_COLOR is honoured)
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Call one MemPalace tool through the transport the pi bridge would use
+    Call(CallArgs),
+    /// Show the effective configuration and where each value came from (never a secret)
+    Config,
+    /// Where MemPalace keeps this palace's files, and what they hold
+    Paths(PathsArgs),
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+    /// Write man pages (one per subcommand) into DIR, or print mpt(1)
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool, e.g. mempalace_status (the prefix may be left out)
+    #[arg(required_unless_present = "list")]
+    pub tool: Option<String>,
+    /// The tool's arguments as a JSON object
+    #[arg(default_value = "{}")]
+    pub args: String,
+    /// List the server's tools instead
+    #[arg(long, conflicts_with = "tool")]
+    pub list: bool,
+    /// Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// The local palace (else MemPalace's own rules)
+    #[arg(long, value_name = "PATH")]
+    pub palace: Option<PathBuf>,
+    /// The mempalace-mcp binary to start for a local palace
+    #[arg(long, value_name = "PATH")]
+    pub child: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PathsArgs {
+    /// The palace (else MemPalace's own rules)
+    #[arg(long, value_name = "PATH")]
+    pub palace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write mpt.1 and one page per subcommand here (else print mpt(1) to stdout)
+    pub dir: Option<PathBuf>,
+}

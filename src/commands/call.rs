@@ -1,0 +1,113 @@
+//! `mpt call TOOL [ARGS]`: one MemPalace tool through the transport the pi bridge would pick,
+//! its payload parsed; `--list` for the tools. Maintenance and destructive tools never go remote.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::cli::CallArgs;
+use crate::error::{Exit, MptError, Result};
+use crate::mcp::{Deadline, McpClient};
+use crate::output::verbosity;
+use crate::palace::PalacePaths;
+use crate::palace::catalog::{self, ToolClass};
+
+pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
+    let config = ctx.config()?;
+    let tool = args.tool.as_deref().map(full_name);
+    let arguments: Value = serde_json::from_str(&args.args).map_err(|e| {
+        MptError::usage(format!("the tool arguments are not JSON: {e}"))
+            .with_hint(r#"pass one JSON object, e.g. '{"query": "why the outbox"}'"#)
+    })?;
+    if !arguments.is_object() {
+        return Err(MptError::usage("the tool arguments must be a JSON object"));
+    }
+    if let (Some(t), Some(remote)) = (&tool, &config.remote) {
+        let class = catalog::classify(t);
+        if matches!(class, ToolClass::Maintenance | ToolClass::Destructive) {
+            return Err(MptError::refused(format!(
+                "{t} is a {} tool: mpt never runs it against the shared primary at {}",
+                if class == ToolClass::Maintenance { "maintenance" } else { "destructive" },
+                remote.url
+            ))
+            .with_hint("run it on the palace host itself, or unset MEMPALACE_REMOTE_URL to act on this machine's local palace"));
+        }
+    }
+    let palace = match args.palace.clone().or_else(|| config.file.palace.clone()) {
+        Some(p) => PalacePaths::resolve(&ctx.env, Some(&p))?.palace,
+        None => PalacePaths::resolve(&ctx.env, None)?.palace,
+    };
+    let deadline = match args.timeout_ms {
+        None => Deadline::Default,
+        Some(0) => Deadline::Unbounded,
+        Some(ms) => Deadline::After(Duration::from_millis(ms)),
+    };
+    let rt = super::runtime()?;
+    rt.block_on(async {
+        let client =
+            McpClient::from_config(&config, &palace, args.child.as_deref(), verbosity() >= 1)?;
+        let result = async {
+            let hs = client.connect().await?;
+            let started = Instant::now();
+            let doc = match &tool {
+                None => tools_doc(&client, &hs.tools),
+                Some(t) => {
+                    let reply = client.call_tool(t, arguments, deadline).await?;
+                    json!({
+                        "schema": "mpt.call/v1",
+                        "transport": client.transport_name(),
+                        "tool": t,
+                        "server_version": hs.server_version(),
+                        "elapsed_ms": started.elapsed().as_secs_f64() * 1e3,
+                        "payload": reply.payload,
+                    })
+                }
+            };
+            Ok::<_, MptError>(doc)
+        }
+        .await;
+        client.shutdown().await;
+        let doc = result?;
+        ctx.out.emit(&doc, |w| {
+            if doc["schema"] == "mpt.tools/v1" {
+                for t in doc["tools"].as_array().into_iter().flatten() {
+                    writeln!(
+                        w,
+                        "{:<28} {}",
+                        t["name"].as_str().unwrap_or(""),
+                        t["summary"].as_str().unwrap_or("")
+                    )?;
+                }
+                Ok(())
+            } else {
+                let text = serde_json::to_string_pretty(&doc["payload"]).unwrap_or_default();
+                writeln!(w, "{text}")
+            }
+        })?;
+        Ok(Exit::Ok)
+    })
+}
+
+fn tools_doc(client: &McpClient, tools: &[Value]) -> Value {
+    let list: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            let name = t["name"].as_str().unwrap_or("");
+            json!({
+                "name": name,
+                "class": catalog::classify(name),
+                "summary": t["description"].as_str().unwrap_or("").lines().next().unwrap_or(""),
+            })
+        })
+        .collect();
+    json!({"schema": "mpt.tools/v1", "transport": client.transport_name(), "count": list.len(), "tools": list})
+}
+
+fn full_name(t: &str) -> String {
+    if t.starts_with("mempalace_") {
+        t.to_string()
+    } else {
+        format!("mempalace_{t}")
+    }
+}

@@ -1,0 +1,47 @@
+//! `mpt man [DIR]`: man pages from the clap definition, one per subcommand, or mpt(1) on stdout.
+
+use std::path::Path;
+
+use clap::CommandFactory;
+
+use crate::Ctx;
+use crate::cli::{Cli, ManArgs};
+use crate::error::{Exit, MptError, Result};
+
+pub fn run(ctx: &Ctx, args: ManArgs) -> Result<Exit> {
+    match args.dir {
+        Some(dir) => {
+            let written = write_all(&dir)?;
+            let doc = serde_json::json!({"schema": "mpt.man/v1", "dir": dir, "pages": written});
+            ctx.out.emit(&doc, |w| {
+                for p in &written {
+                    writeln!(w, "{}", dir.join(p).display())?;
+                }
+                Ok(())
+            })?;
+        }
+        None => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut buf)
+                .map_err(|e| MptError::io("rendering the man page", &e))?;
+            ctx.out.write_raw(&buf)?;
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// Writes mpt.1 and mpt-<sub>.1 for every subcommand; returns the file names, sorted.
+pub fn write_all(dir: &Path) -> Result<Vec<String>> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
+    clap_mangen::generate_to(Cli::command(), dir)
+        .map_err(|e| MptError::io(format!("writing man pages into {}", dir.display()), &e))?;
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| MptError::io(format!("listing {}", dir.display()), &e))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".1"))
+        .collect();
+    names.sort();
+    Ok(names)
+}

@@ -1,0 +1,31 @@
+//! One module per subcommand: argument handling and printing only. The engines they drive live
+//! in `mcp/`, `palace/` and the other engine modules.
+
+mod call;
+mod completions;
+mod config;
+mod man;
+mod paths;
+
+use crate::Ctx;
+use crate::cli::Command;
+use crate::error::{Exit, MptError, Result};
+
+pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
+    match command {
+        Command::Call(args) => call::run(ctx, args),
+        Command::Config => config::run(ctx),
+        Command::Paths(args) => paths::run(ctx, args),
+        Command::Completions(args) => completions::run(ctx, args),
+        Command::Man(args) => man::run(ctx, args),
+    }
+}
+
+/// A small runtime for commands that talk MCP (two worker threads: the machine has two cores).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| MptError::io("starting the async runtime", &e))
+}

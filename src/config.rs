@@ -1,0 +1,440 @@
+//! The effective configuration: the seeds' environment variables, flags, and the optional JSON
+//! file (`MPT_CONFIG` or `$XDG_CONFIG_HOME/mpt/config.json`). Unknown fields are refused.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::error::{ErrorKind, MptError, Result};
+
+/// A snapshot of the process environment. Empty values count as unset, as in the bridge
+/// (`if (process.env.X)`), so `MEMPALACE_REMOTE_URL=` does not flip a machine to remote.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+}
+
+impl Env {
+    pub fn from_process() -> Self {
+        let vars = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
+            .collect();
+        Env { vars }
+    }
+
+    pub fn from_pairs<I, K, V>(pairs: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        Env {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.vars
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    pub fn home(&self) -> Result<PathBuf> {
+        self.get("HOME").map(PathBuf::from).ok_or_else(|| {
+            MptError::usage("HOME is not set: mpt cannot find MemPalace's files without it")
+                .with_hint("export HOME=/path/to/your/home")
+        })
+    }
+
+    fn flag(&self, key: &str, default: bool) -> Result<bool> {
+        match self.get(key) {
+            None => Ok(default),
+            Some("1" | "true" | "yes" | "on") => Ok(true),
+            Some("0" | "false" | "no" | "off") => Ok(false),
+            Some(other) => Err(MptError::usage(format!(
+                "{key}='{other}' is not a switch: use 1 or 0"
+            ))),
+        }
+    }
+
+    fn millis(&self, key: &str, default: u64) -> Result<u64> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v.trim().parse::<u64>().map_err(|_| {
+                MptError::usage(format!("{key}='{v}' is not a whole number of milliseconds"))
+                    .with_hint(format!(
+                        "unset {key} for its default of {default}, or set a number"
+                    ))
+            }),
+        }
+    }
+
+    fn count(&self, key: &str, default: u32) -> Result<u32> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v.trim().parse::<u32>().map_err(|_| {
+                MptError::usage(format!("{key}='{v}' is not a whole number")).with_hint(format!(
+                    "unset {key} for its default of {default}, or set a number"
+                ))
+            }),
+        }
+    }
+}
+
+/// A secret that cannot be printed by accident: no `Display`, no `Serialize`, redacted `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: String) -> Self {
+        Secret(s)
+    }
+
+    /// The one place the value leaves: the `Authorization` header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenSource {
+    Env,
+    File(PathBuf),
+}
+
+impl TokenSource {
+    pub fn describe(&self) -> String {
+        match self {
+            TokenSource::Env => "MEMPALACE_REMOTE_TOKEN".to_string(),
+            TokenSource::File(p) => format!("token file {}", p.display()),
+        }
+    }
+}
+
+/// The shared primary, when `MEMPALACE_REMOTE_URL` is set.
+#[derive(Debug, Clone)]
+pub struct Remote {
+    pub url: String,
+    pub token: Option<(Secret, TokenSource)>,
+    pub ca_file: Option<PathBuf>,
+}
+
+/// Stall protection and self-heal for the stdio child (bridge README, same names and defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpKnobs {
+    /// `None` = disabled (the env value 0).
+    pub timeout: Option<Duration>,
+    pub init_timeout: Option<Duration>,
+    pub max_respawns: u32,
+    pub respawn_backoff: Duration,
+}
+
+impl Default for McpKnobs {
+    fn default() -> Self {
+        McpKnobs {
+            timeout: Some(Duration::from_millis(60_000)),
+            init_timeout: Some(Duration::from_millis(300_000)),
+            max_respawns: 2,
+            respawn_backoff: Duration::from_millis(1000),
+        }
+    }
+}
+
+fn optional_ms(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
+}
+
+/// Replication policy for a wing (edge): glob pattern → policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WingPolicy {
+    Replicated,
+    Local,
+}
+
+/// The optional JSON file: what the environment cannot say well.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// The local palace (else MemPalace's own rules decide).
+    pub palace: Option<PathBuf>,
+    /// The `mempalace-mcp` binary to start (else PATH).
+    pub child: Option<PathBuf>,
+    /// Harness name for provenance (`<harness>@<device>`).
+    pub harness: Option<String>,
+    /// Extra CA (PEM) trusted for the primary, e.g. a self-signed one.
+    pub ca_file: Option<PathBuf>,
+    /// Where the remote token lives (mode 0600), when not in `MEMPALACE_REMOTE_TOKEN`.
+    pub token_file: Option<PathBuf>,
+    /// The primary's embedder identity, when its `/sync/version_vector` is not reachable.
+    pub primary_embedder: Option<String>,
+    /// Per-wing replication policy: glob → `replicated` | `local`.
+    #[serde(default)]
+    pub replication: BTreeMap<String, WingPolicy>,
+}
+
+/// Everything a command may need, resolved once.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub remote: Option<Remote>,
+    pub edge_opt_in: bool,
+    pub device: Option<String>,
+    pub agent_name: String,
+    pub harness: String,
+    pub mcp: McpKnobs,
+    pub ext_debug: bool,
+    pub file: FileConfig,
+    /// The file that was read, if any.
+    pub file_path: Option<PathBuf>,
+}
+
+impl Config {
+    /// Loads env, then the file (`flag_path` from `--config` wins over `MPT_CONFIG`).
+    pub fn load(env: &Env, flag_path: Option<&Path>) -> Result<Config> {
+        let (file, file_path) = load_file(env, flag_path)?;
+        let mcp = McpKnobs {
+            timeout: optional_ms(env.millis("MEMPALACE_MCP_TIMEOUT_MS", 60_000)?),
+            init_timeout: optional_ms(env.millis("MEMPALACE_MCP_INIT_TIMEOUT_MS", 300_000)?),
+            max_respawns: env.count("MEMPALACE_MCP_MAX_RESPAWNS", 2)?,
+            respawn_backoff: Duration::from_millis(
+                env.millis("MEMPALACE_MCP_RESPAWN_BACKOFF_MS", 1000)?,
+            ),
+        };
+        let remote = match env.get("MEMPALACE_REMOTE_URL") {
+            None => None,
+            Some(url) => Some(Remote {
+                url: validate_url(url)?,
+                token: load_token(env, &file)?,
+                ca_file: env
+                    .get("MPT_CA_FILE")
+                    .map(PathBuf::from)
+                    .or_else(|| file.ca_file.clone()),
+            }),
+        };
+        Ok(Config {
+            remote,
+            edge_opt_in: env.flag("MEMPALACE_EDGE", false)?,
+            device: env.get("MEMPALACE_PI_DEVICE").map(str::to_string),
+            agent_name: env.get("MEMPALACE_AGENT_NAME").unwrap_or("pi").to_string(),
+            harness: file.harness.clone().unwrap_or_else(|| "mcp".to_string()),
+            mcp,
+            ext_debug: env.flag("MEMPALACE_EXT_DEBUG", false)?,
+            file,
+            file_path,
+        })
+    }
+
+    /// Provenance is stamped only with a device name AND a shared palace (both gates).
+    pub fn stamp_identity(&self) -> Option<String> {
+        match (&self.device, &self.remote) {
+            (Some(d), Some(_)) => Some(format!("{}@{}", self.harness, d)),
+            _ => None,
+        }
+    }
+}
+
+fn validate_url(url: &str) -> Result<String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| {
+        MptError::usage(format!("MEMPALACE_REMOTE_URL='{url}' is not a URL: {e}"))
+            .with_hint("set it to the primary's endpoint, e.g. https://palace.example:8765/mcp")
+    })?;
+    match parsed.scheme() {
+        "http" | "https" => Ok(url.to_string()),
+        other => Err(MptError::usage(format!(
+            "MEMPALACE_REMOTE_URL uses the scheme '{other}': only https:// (or http:// on loopback) is spoken"
+        ))),
+    }
+}
+
+fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<PathBuf>)> {
+    let explicit = flag_path
+        .map(Path::to_path_buf)
+        .or_else(|| env.get("MPT_CONFIG").map(PathBuf::from));
+    let path = match explicit {
+        Some(p) => p,
+        None => {
+            let base = match env.get("XDG_CONFIG_HOME") {
+                Some(x) => PathBuf::from(x),
+                None => match env.get("HOME") {
+                    Some(h) => Path::new(h).join(".config"),
+                    None => return Ok((FileConfig::default(), None)),
+                },
+            };
+            let p = base.join("mpt").join("config.json");
+            if !p.exists() {
+                return Ok((FileConfig::default(), None));
+            }
+            p
+        }
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        MptError::new(
+            if e.kind() == std::io::ErrorKind::NotFound {
+                ErrorKind::Usage
+            } else {
+                ErrorKind::Io
+            },
+            format!("cannot read the config file {}: {e}", path.display()),
+        )
+        .with_hint("fix the path in MPT_CONFIG / --config, or unset it")
+    })?;
+    let file = parse_file(&text, &path)?;
+    Ok((file, Some(path)))
+}
+
+/// Parses the JSON config; an unknown field is refused (exit 4), a malformed value is exit 2.
+pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
+    serde_json::from_str::<FileConfig>(text).map_err(|e| {
+        let msg = e.to_string();
+        if msg.starts_with("unknown field") {
+            MptError::refused(format!("{}: {msg}", path.display())).with_hint(
+                "an unknown field is refused, never ignored (a typo must not silently disable what it declares): fix or remove it",
+            )
+        } else {
+            MptError::usage(format!("{}: {msg}", path.display()))
+                .with_hint("fix the value at that line; `mpt config` shows what mpt reads")
+        }
+    })
+}
+
+fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSource)>> {
+    if let Some(t) = env.get("MEMPALACE_REMOTE_TOKEN") {
+        return Ok(Some((Secret::new(t.trim().to_string()), TokenSource::Env)));
+    }
+    let path = env
+        .get("MPT_TOKEN_FILE")
+        .map(PathBuf::from)
+        .or_else(|| file.token_file.clone());
+    match path {
+        None => Ok(None),
+        Some(p) => read_token_file(&p).map(|s| Some((s, TokenSource::File(p)))),
+    }
+}
+
+/// Reads a token file, refusing one that others can read (exit 4).
+pub fn read_token_file(path: &Path) -> Result<Secret> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        MptError::usage(format!(
+            "cannot read the token file {}: {e}",
+            path.display()
+        ))
+        .with_hint(
+            "point MPT_TOKEN_FILE (or token_file in the config) at the file holding the token",
+        )
+    })?;
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(MptError::refused(format!(
+            "the token file {} is mode {mode:04o}: other users on this machine can read the palace token",
+            path.display()
+        ))
+        .with_hint(format!("chmod 600 {}", path.display())));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| MptError::io(format!("reading {}", path.display()), &e))?;
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(MptError::usage(format!(
+            "the token file {} is empty",
+            path.display()
+        )));
+    }
+    Ok(Secret::new(token.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_env_values_count_as_unset() {
+        let env = Env::from_pairs([("MEMPALACE_REMOTE_URL", ""), ("HOME", "/h")]);
+        let c = Config::load(&env, None).unwrap();
+        assert!(c.remote.is_none());
+    }
+
+    #[test]
+    fn knobs_default_and_zero_disables() {
+        let env = Env::from_pairs([("MEMPALACE_MCP_TIMEOUT_MS", "0"), ("HOME", "/nonexistent")]);
+        let c = Config::load(&env, None).unwrap();
+        assert_eq!(c.mcp.timeout, None);
+        assert_eq!(c.mcp.init_timeout, Some(Duration::from_millis(300_000)));
+        assert_eq!(c.mcp.max_respawns, 2);
+        assert_eq!(c.mcp.respawn_backoff, Duration::from_millis(1000));
+    }
+
+    #[test]
+    fn malformed_knob_is_a_usage_error_naming_the_variable() {
+        let env = Env::from_pairs([("MEMPALACE_MCP_MAX_RESPAWNS", "two")]);
+        let e = Config::load(&env, None).unwrap_err();
+        assert_eq!(e.exit().code(), 2);
+        assert!(
+            e.message.contains("MEMPALACE_MCP_MAX_RESPAWNS"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn unknown_field_is_refused_and_named() {
+        let e = parse_file(r#"{"palace":"/p","replicaton":{}}"#, Path::new("/c.json")).unwrap_err();
+        assert_eq!(e.exit().code(), 4);
+        assert!(
+            e.message.contains("replicaton") && e.message.contains("/c.json"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn malformed_value_is_exit_2() {
+        let e = parse_file(
+            r#"{"replication":{"*":"everywhere"}}"#,
+            Path::new("/c.json"),
+        )
+        .unwrap_err();
+        assert_eq!(e.exit().code(), 2, "{}", e.message);
+    }
+
+    #[test]
+    fn stamping_needs_both_gates() {
+        let base = [("HOME", "/nonexistent")];
+        let only_device =
+            Env::from_pairs(base.iter().copied().chain([("MEMPALACE_PI_DEVICE", "lap")]));
+        assert_eq!(
+            Config::load(&only_device, None).unwrap().stamp_identity(),
+            None
+        );
+        let both = Env::from_pairs(base.iter().copied().chain([
+            ("MEMPALACE_PI_DEVICE", "lap"),
+            ("MEMPALACE_REMOTE_URL", "https://127.0.0.1:1/mcp"),
+        ]));
+        assert_eq!(
+            Config::load(&both, None)
+                .unwrap()
+                .stamp_identity()
+                .as_deref(),
+            Some("mcp@lap")
+        );
+    }
+
+    #[test]
+    fn secret_debug_is_redacted() {
+        let s = Secret::new("hunter2".into());
+        assert!(!format!("{s:?}").contains("hunter2"));
+    }
+}

@@ -1,0 +1,214 @@
+//! Typed error kinds, each with a hint, and the exit-code table every command shares.
+//! Engines return `MptError`; `main` maps it to a process exit code and prints it once.
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// The exit-code contract (README, man page). 5 is reserved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Ok = 0,
+    Runtime = 1,
+    Usage = 2,
+    CheckFailed = 3,
+    Refused = 4,
+    Busy = 6,
+    Unavailable = 7,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e.code())
+    }
+}
+
+/// What went wrong, in the terms a script branches on. The exit code follows from the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// I/O or another runtime failure on this machine.
+    Io,
+    /// A tool answered, but with a failure inside the reply (`isError`, `success:false`, `error`).
+    ToolFailed,
+    /// The server answered with a JSON-RPC error object.
+    Rpc,
+    /// The MCP peer broke the protocol (bad framing, a reply we cannot parse).
+    Protocol,
+    /// A request ran past its deadline.
+    Timeout,
+    /// Bad arguments or malformed input (flags, env values, config values, JSON).
+    Usage,
+    /// A check found a failure (doctor, runbook, failed ops after a flush).
+    CheckFailed,
+    /// Refused for safety: a secret would leak, a maintenance op against a shared palace, an
+    /// unknown config field, a token file readable by others.
+    Refused,
+    /// Another process holds the lock or claim.
+    Busy,
+    /// The primary or server could not be reached (connection, DNS, TLS, 5xx, child down).
+    Unavailable,
+    /// The server refused our credentials (401) or our Host/Origin (403).
+    Auth,
+    /// Our stdout reader went away (`mpt ... | head`): not a failure.
+    BrokenPipe,
+}
+
+impl ErrorKind {
+    pub fn exit(self) -> Exit {
+        match self {
+            ErrorKind::Io | ErrorKind::ToolFailed | ErrorKind::Rpc | ErrorKind::Protocol => {
+                Exit::Runtime
+            }
+            ErrorKind::Timeout | ErrorKind::Unavailable => Exit::Unavailable,
+            ErrorKind::Usage => Exit::Usage,
+            ErrorKind::CheckFailed => Exit::CheckFailed,
+            ErrorKind::Refused | ErrorKind::Auth => Exit::Refused,
+            ErrorKind::Busy => Exit::Busy,
+            ErrorKind::BrokenPipe => Exit::Ok,
+        }
+    }
+
+    /// The stable name used in `mpt.error/v1`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Io => "io",
+            ErrorKind::ToolFailed => "tool_failed",
+            ErrorKind::Rpc => "rpc",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Usage => "usage",
+            ErrorKind::CheckFailed => "check_failed",
+            ErrorKind::Refused => "refused",
+            ErrorKind::Busy => "busy",
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Auth => "auth",
+            ErrorKind::BrokenPipe => "broken_pipe",
+        }
+    }
+}
+
+/// An error a person can act on: what happened (with why it matters), and the one thing to do.
+#[derive(Debug, Clone)]
+pub struct MptError {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub hint: Option<String>,
+    /// Machine-readable detail for `--json` (e.g. the tool payload that carried the failure).
+    pub detail: Option<Box<serde_json::Value>>,
+}
+
+impl MptError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        MptError {
+            kind,
+            message: message.into(),
+            hint: None,
+            detail: None,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_detail(mut self, detail: serde_json::Value) -> Self {
+        self.detail = Some(Box::new(detail));
+        self
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Usage, message)
+    }
+
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Refused, message)
+    }
+
+    pub fn io(context: impl fmt::Display, err: &std::io::Error) -> Self {
+        let kind = if is_broken_pipe(err) {
+            ErrorKind::BrokenPipe
+        } else {
+            ErrorKind::Io
+        };
+        Self::new(kind, format!("{context}: {err}"))
+    }
+
+    pub fn exit(&self) -> Exit {
+        self.kind.exit()
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "schema": "mpt.error/v1",
+            "kind": self.kind.as_str(),
+            "exit_code": self.exit().code(),
+            "message": self.message,
+            "hint": self.hint,
+        });
+        if let Some(d) = &self.detail {
+            v["detail"] = (**d).clone();
+        }
+        v
+    }
+}
+
+impl fmt::Display for MptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MptError {}
+
+pub type Result<T, E = MptError> = std::result::Result<T, E>;
+
+/// True when an I/O error means the reader of our stdout went away (`mpt ... | head`).
+pub fn is_broken_pipe(err: &std::io::Error) -> bool {
+    err.kind() == std::io::ErrorKind::BrokenPipe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_maps_to_a_documented_exit_code() {
+        let documented = [0u8, 1, 2, 3, 4, 6, 7];
+        for kind in [
+            ErrorKind::Io,
+            ErrorKind::ToolFailed,
+            ErrorKind::Rpc,
+            ErrorKind::Protocol,
+            ErrorKind::Timeout,
+            ErrorKind::Usage,
+            ErrorKind::CheckFailed,
+            ErrorKind::Refused,
+            ErrorKind::Busy,
+            ErrorKind::Unavailable,
+            ErrorKind::Auth,
+            ErrorKind::BrokenPipe,
+        ] {
+            assert!(documented.contains(&kind.exit().code()), "{kind:?}");
+            assert_ne!(kind.exit().code(), 5, "5 is reserved");
+        }
+        assert_eq!(ErrorKind::Busy.exit().code(), 6);
+        assert_eq!(ErrorKind::Unavailable.exit().code(), 7);
+        assert_eq!(ErrorKind::Refused.exit().code(), 4);
+    }
+
+    #[test]
+    fn json_envelope_carries_schema_kind_and_hint() {
+        let e = MptError::usage("bad flag").with_hint("see mpt --help");
+        let j = e.to_json();
+        assert_eq!(j["schema"], "mpt.error/v1");
+        assert_eq!(j["kind"], "usage");
+        assert_eq!(j["exit_code"], 2);
+        assert_eq!(j["hint"], "see mpt --help");
+    }
+}

@@ -1,0 +1,95 @@
+//! `mpt`: operate MemPalace across a fleet. The library behind the binary: the CLI, the shared
+//! contracts (errors, output, config) and the engines each subcommand drives.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod mcp;
+pub mod output;
+pub mod palace;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::config::Env;
+use crate::error::{Exit, MptError};
+use crate::output::{ColorChoice, Output};
+
+/// Everything a command needs from the invocation.
+pub struct Ctx {
+    pub out: Output,
+    pub env: Env,
+    pub config_flag: Option<std::path::PathBuf>,
+}
+
+impl Ctx {
+    pub fn config(&self) -> error::Result<config::Config> {
+        config::Config::load(&self.env, self.config_flag.as_deref())
+    }
+}
+
+pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
+    let env = Env::from_process();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(c) => c,
+        Err(e) => return clap_failure(e, &args, &env),
+    };
+    output::set_verbosity(if cli.global.quiet {
+        -1
+    } else {
+        cli.global.verbose.min(2) as i8
+    });
+    let out = Output::new(
+        cli.global.json,
+        cli.global.color,
+        env.get("NO_COLOR").is_some(),
+    );
+    let ctx = Ctx {
+        out: out.clone(),
+        env,
+        config_flag: cli.global.config.clone(),
+    };
+    match commands::run(&ctx, cli.command) {
+        Ok(exit) => exit.into(),
+        Err(e) if e.kind == error::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            out.error(&e);
+            e.exit().into()
+        }
+    }
+}
+
+/// clap's own help/version go to stdout with 0; a usage error is exit 2, as JSON under --json.
+fn clap_failure(e: clap::Error, args: &[OsString], env: &Env) -> ExitCode {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        e.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
+            Exit::Usage.into()
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let json = args.iter().any(|a| a == "--json");
+    if json {
+        let out = Output::new(true, ColorChoice::Never, env.get("NO_COLOR").is_some());
+        let msg = e.to_string();
+        let first = msg
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string();
+        out.error(&MptError::usage(first).with_hint("run `mpt --help` for the commands and flags"));
+    } else {
+        let _ = e.print();
+    }
+    Exit::Usage.into()
+}

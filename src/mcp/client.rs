@@ -1,0 +1,132 @@
+//! One MCP client over either transport, chosen as the pi bridge chooses: `MEMPALACE_REMOTE_URL`
+//! set → the primary over HTTP; otherwise a local `mempalace-mcp` child, always with `--palace`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::http::{HttpClient, HttpOptions};
+use super::stdio::{ChildSpec, StdioClient, StdioOptions};
+use super::{Deadline, McpError, ToolReply};
+use crate::config::Config;
+
+/// What a server told us at connect time.
+#[derive(Debug, Clone)]
+pub struct Handshake {
+    /// The `initialize` result (protocolVersion, capabilities, serverInfo).
+    pub init: Value,
+    /// Every tool from `tools/list`.
+    pub tools: Vec<Value>,
+    pub elapsed: Duration,
+}
+
+impl Handshake {
+    pub fn server_version(&self) -> Option<&str> {
+        self.init
+            .pointer("/serverInfo/version")
+            .and_then(Value::as_str)
+    }
+}
+
+pub enum McpClient {
+    Local(StdioClient),
+    Remote(HttpClient),
+}
+
+impl McpClient {
+    /// The transport the bridge would pick for this configuration.
+    pub fn from_config(
+        config: &Config,
+        palace: &Path,
+        child: Option<&Path>,
+        show_stderr: bool,
+    ) -> Result<McpClient, McpError> {
+        match &config.remote {
+            Some(remote) => Ok(McpClient::Remote(HttpClient::new(HttpOptions {
+                url: remote.url.clone(),
+                token: remote.token.as_ref().map(|(s, _)| s.clone()),
+                ca_file: remote.ca_file.clone(),
+                timeout: config.mcp.timeout,
+                init_timeout: config.mcp.init_timeout,
+                connect_timeout: Duration::from_secs(10),
+            })?)),
+            None => Ok(McpClient::Local(StdioClient::new(
+                local_child_spec(config, palace, child),
+                StdioOptions::new(config.mcp, show_stderr || config.ext_debug),
+            ))),
+        }
+    }
+
+    pub fn transport_name(&self) -> &'static str {
+        match self {
+            McpClient::Local(_) => "local",
+            McpClient::Remote(_) => "remote",
+        }
+    }
+
+    pub async fn connect(&self) -> Result<Handshake, McpError> {
+        match self {
+            McpClient::Local(c) => c.connect().await,
+            McpClient::Remote(c) => c.handshake().await,
+        }
+    }
+
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        deadline: Deadline,
+    ) -> Result<Value, McpError> {
+        match self {
+            McpClient::Local(c) => c.request(method, params, deadline).await,
+            McpClient::Remote(c) => c.request(method, params, deadline).await,
+        }
+    }
+
+    /// Calls a tool; a failure reported inside the reply is returned as `ToolFailed`.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        args: Value,
+        deadline: Deadline,
+    ) -> Result<ToolReply, McpError> {
+        let result = self
+            .request(
+                "tools/call",
+                Some(json!({"name": name, "arguments": args})),
+                deadline,
+            )
+            .await?;
+        let reply = ToolReply::from_result(&result);
+        match &reply.failure {
+            Some(msg) => Err(McpError::ToolFailed {
+                tool: name.to_string(),
+                message: msg.clone(),
+                payload: reply.payload,
+            }),
+            None => Ok(reply),
+        }
+    }
+
+    pub async fn shutdown(&self) {
+        if let McpClient::Local(c) = self {
+            c.shutdown().await;
+        }
+    }
+}
+
+/// `mempalace-mcp --palace <palace>`: the flag is never left out (without it the knowledge graph
+/// lands in `~/.mempalace/`, the KG landmine).
+pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) -> ChildSpec {
+    let program = child
+        .map(Path::to_path_buf)
+        .or_else(|| config.file.child.clone())
+        .unwrap_or_else(|| PathBuf::from("mempalace-mcp"));
+    ChildSpec {
+        program,
+        args: vec![OsString::from("--palace"), palace.as_os_str().to_owned()],
+        env: Vec::new(),
+    }
+}

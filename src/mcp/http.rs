@@ -1,0 +1,438 @@
+//! The Streamable HTTP client for a MemPalace primary: Content-Length POSTs, bearer token, JSON or
+//! SSE replies, `Mcp-Session-Id` and `MCP-Protocol-Version` echoed, each HTTP failure typed.
+
+use std::error::Error as _;
+use std::path::PathBuf;
+use std::sync::Mutex as StdMutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use serde_json::{Value, json};
+
+use super::{Deadline, Handshake, HttpFailure, McpError, PROTOCOL_VERSION, jsonrpc, sse};
+use crate::config::Secret;
+use crate::{log_debug, log_trace};
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+/// Error bodies are read only this far (an HTML 401 page is not worth more).
+const ERROR_BODY_LIMIT: usize = 2048;
+
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// The MCP endpoint, e.g. `https://palace.example:8765/mcp`.
+    pub url: String,
+    pub token: Option<Secret>,
+    /// Extra trusted CA (PEM), for a self-signed primary.
+    pub ca_file: Option<PathBuf>,
+    pub timeout: Option<Duration>,
+    pub init_timeout: Option<Duration>,
+    pub connect_timeout: Duration,
+}
+
+pub struct HttpClient {
+    http: reqwest::Client,
+    opts: HttpOptions,
+    session_id: StdMutex<Option<String>>,
+    protocol: StdMutex<Option<String>>,
+    next_id: AtomicU64,
+}
+
+impl HttpClient {
+    pub fn new(opts: HttpOptions) -> Result<Self, McpError> {
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(opts.connect_timeout)
+            .user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")));
+        if let Some(ca) = &opts.ca_file {
+            let pem = std::fs::read(ca).map_err(|e| McpError::Http {
+                failure: HttpFailure::Tls,
+                status: None,
+                detail: format!("cannot read the CA file {}: {e}", ca.display()),
+            })?;
+            let certs =
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| McpError::Http {
+                    failure: HttpFailure::Tls,
+                    status: None,
+                    detail: format!("the CA file {} holds no PEM certificate: {e}", ca.display()),
+                })?;
+            builder = builder.tls_certs_merge(certs);
+        }
+        let http = builder.build().map_err(|e| McpError::Http {
+            failure: HttpFailure::Tls,
+            status: None,
+            detail: format!("cannot set up the HTTP client: {e}"),
+        })?;
+        Ok(HttpClient {
+            http,
+            opts,
+            session_id: StdMutex::new(None),
+            protocol: StdMutex::new(None),
+            next_id: AtomicU64::new(1),
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.opts.url
+    }
+
+    /// `initialize`, `notifications/initialized`, `tools/list` (all pages).
+    pub async fn handshake(&self) -> Result<Handshake, McpError> {
+        let started = Instant::now();
+        let init_deadline = self
+            .opts
+            .init_timeout
+            .map_or(Deadline::Unbounded, Deadline::After);
+        *self.session_id.lock().unwrap() = None;
+        *self.protocol.lock().unwrap() = None;
+        let init = self
+            .request(
+                "initialize",
+                Some(json!({
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "mpt", "version": env!("CARGO_PKG_VERSION")},
+                })),
+                init_deadline,
+            )
+            .await?;
+        if let Some(v) = init.get("protocolVersion").and_then(Value::as_str) {
+            *self.protocol.lock().unwrap() = Some(v.to_string());
+        }
+        self.notify("notifications/initialized", None).await?;
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let params = cursor.take().map(|c| json!({"cursor": c}));
+            let page = self.request("tools/list", params, init_deadline).await?;
+            if let Some(t) = page.get("tools").and_then(Value::as_array) {
+                tools.extend(t.iter().cloned());
+            }
+            match page.get("nextCursor") {
+                Some(c) if !c.is_null() => cursor = Some(c.clone()),
+                _ => break,
+            }
+        }
+        Ok(Handshake {
+            init,
+            tools,
+            elapsed: started.elapsed(),
+        })
+    }
+
+    /// One request; the result, or the typed failure.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        deadline: Deadline,
+    ) -> Result<Value, McpError> {
+        let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
+        let msg = jsonrpc::request(&id, method, params);
+        let started = Instant::now();
+        let reply = self
+            .post(&msg, Some(&id), deadline.resolve(self.opts.timeout), method)
+            .await?;
+        log_trace!(
+            "{method} answered in {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        match reply {
+            Some(resp) => jsonrpc::into_result(resp),
+            None => Err(McpError::Protocol(format!(
+                "the primary accepted '{method}' (202) but sent no reply"
+            ))),
+        }
+    }
+
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+        let msg = jsonrpc::notification(method, params);
+        self.post(&msg, None, self.opts.timeout, method)
+            .await
+            .map(|_| ())
+    }
+
+    /// A GET beside the MCP endpoint (`/healthz`, `/statusz`, `/sync/version_vector`):
+    /// the status and body text. `path` replaces the URL's path.
+    pub async fn get(&self, path: &str, deadline: Deadline) -> Result<(u16, String), McpError> {
+        let mut url =
+            reqwest::Url::parse(&self.opts.url).map_err(|e| McpError::Protocol(e.to_string()))?;
+        url.set_path(path);
+        url.set_query(None);
+        let mut req = self.http.get(url);
+        if let Some(t) = &self.opts.token {
+            req = req.bearer_auth(t.expose());
+        }
+        let fut = async {
+            let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
+            let status = resp.status().as_u16();
+            let body = resp.text().await.map_err(|e| classify_send_error(&e))?;
+            Ok((status, body))
+        };
+        with_deadline(
+            fut,
+            deadline.resolve(self.opts.timeout),
+            &format!("GET {path}"),
+        )
+        .await
+    }
+
+    async fn post(
+        &self,
+        msg: &Value,
+        expect: Option<&Value>,
+        timeout: Option<Duration>,
+        what: &str,
+    ) -> Result<Option<Value>, McpError> {
+        let body = serde_json::to_vec(msg).map_err(|e| McpError::Protocol(e.to_string()))?;
+        let mut req = self
+            .http
+            .post(&self.opts.url)
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(body);
+        if let Some(t) = &self.opts.token {
+            req = req.bearer_auth(t.expose());
+        }
+        if let Some(s) = self.session_id.lock().unwrap().clone() {
+            req = req.header(SESSION_HEADER, s);
+        }
+        if let Some(p) = self.protocol.lock().unwrap().clone() {
+            req = req.header(PROTOCOL_HEADER, p);
+        }
+        log_trace!("POST {} {what}", self.opts.url);
+        let fut = async {
+            let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
+            self.remember_session(resp.headers());
+            let status = resp.status().as_u16();
+            if status == 202 {
+                return Ok(None);
+            }
+            if !(200..300).contains(&status) {
+                return Err(status_error(status, resp, &self.opts.url).await);
+            }
+            let is_sse = resp
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/event-stream"));
+            if is_sse {
+                read_sse(resp, expect).await.map(Some)
+            } else {
+                let bytes = resp.bytes().await.map_err(|e| dropped(&e))?;
+                if bytes.is_empty() {
+                    return Ok(None);
+                }
+                let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
+                    McpError::Protocol(format!("the primary's reply is not JSON: {e}"))
+                })?;
+                Ok(Some(pick_response(v, expect)?))
+            }
+        };
+        with_deadline(fut, timeout, &format!("remote request '{what}'")).await
+    }
+
+    fn remember_session(&self, headers: &HeaderMap) {
+        if let Some(s) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+            let mut cur = self.session_id.lock().unwrap();
+            if cur.as_deref() != Some(s) {
+                log_debug!("the primary issued an MCP session id");
+                *cur = Some(s.to_string());
+            }
+        }
+    }
+}
+
+async fn with_deadline<T>(
+    fut: impl Future<Output = Result<T, McpError>>,
+    timeout: Option<Duration>,
+    what: &str,
+) -> Result<T, McpError> {
+    match timeout {
+        None => fut.await,
+        Some(d) => tokio::time::timeout(d, fut).await.unwrap_or_else(|_| {
+            Err(McpError::Timeout {
+                what: what.to_string(),
+                ms: d.as_millis() as u64,
+            })
+        }),
+    }
+}
+
+/// From a JSON reply (an object, or a batch), the response to our id.
+fn pick_response(v: Value, expect: Option<&Value>) -> Result<Value, McpError> {
+    match v {
+        Value::Array(items) => items
+            .into_iter()
+            .find(|i| expect.is_none_or(|id| i.get("id") == Some(id)))
+            .ok_or_else(|| McpError::Protocol("a batch reply without our id".into())),
+        other => Ok(other),
+    }
+}
+
+/// Reads SSE events until the response carrying our id; notifications before it are skipped.
+async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result<Value, McpError> {
+    let mut parser = sse::Parser::default();
+    loop {
+        let chunk = resp.chunk().await.map_err(|e| dropped(&e))?;
+        let Some(chunk) = chunk else {
+            return Err(McpError::Http {
+                failure: HttpFailure::Dropped,
+                status: Some(200),
+                detail: "the primary closed its event stream before it sent the reply".into(),
+            });
+        };
+        for ev in parser.push(&chunk) {
+            let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
+                log_debug!("an SSE event that is not JSON; skipped");
+                continue;
+            };
+            let is_ours = jsonrpc::classify(&msg) == jsonrpc::Kind::Response
+                && expect.is_none_or(|id| msg.get("id") == Some(id));
+            if is_ours {
+                return Ok(msg);
+            }
+            log_trace!(
+                "SSE message before the reply: {}",
+                msg.get("method").and_then(Value::as_str).unwrap_or("?")
+            );
+        }
+    }
+}
+
+async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> McpError {
+    let mut body = resp.text().await.unwrap_or_default();
+    if body.len() > ERROR_BODY_LIMIT {
+        let mut cut = ERROR_BODY_LIMIT;
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body.truncate(cut);
+    }
+    // A JSON-RPC error in a 4xx body (400 parse error, 413 too large) says more than the status.
+    if let Ok(v) = serde_json::from_str::<Value>(&body)
+        && let Some(err) = v.get("error")
+        && ![401, 403, 413].contains(&status)
+    {
+        return McpError::Rpc {
+            code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            data: err.get("data").cloned(),
+        };
+    }
+    let (failure, detail) = match status {
+        401 => (
+            HttpFailure::Unauthorized,
+            format!("the primary at {url} answered 401 Unauthorized: the token was refused"),
+        ),
+        403 => (
+            HttpFailure::Forbidden,
+            format!("the primary at {url} answered 403 Forbidden"),
+        ),
+        404 => (
+            HttpFailure::NotFound,
+            format!("the primary answered 404 Not Found for {url}"),
+        ),
+        413 => (
+            HttpFailure::TooLarge,
+            "the primary answered 413: request too large".to_string(),
+        ),
+        500..=599 => (
+            HttpFailure::Server,
+            format!("the primary answered {status}: {}", first_line(&body)),
+        ),
+        _ => (
+            HttpFailure::Status,
+            format!("the primary answered HTTP {status}: {}", first_line(&body)),
+        ),
+    };
+    McpError::Http {
+        failure,
+        status: Some(status),
+        detail,
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+}
+
+fn dropped(e: &reqwest::Error) -> McpError {
+    McpError::Http {
+        failure: HttpFailure::Dropped,
+        status: None,
+        detail: format!("the connection dropped mid-reply: {}", chain(e)),
+    }
+}
+
+/// Names the layer that failed: DNS, refused, TLS, or another connect failure.
+fn classify_send_error(e: &reqwest::Error) -> McpError {
+    let text = chain(e);
+    let lower = text.to_lowercase();
+    let refused = source_io_kind(e) == Some(std::io::ErrorKind::ConnectionRefused)
+        || lower.contains("connection refused");
+    let failure = if e.is_timeout() {
+        HttpFailure::Connect
+    } else if refused {
+        HttpFailure::Refused
+    } else if lower.contains("dns error")
+        || lower.contains("failed to lookup")
+        || lower.contains("name or service not known")
+        || lower.contains("no address associated")
+    {
+        HttpFailure::Dns
+    } else if lower.contains("certificate")
+        || lower.contains("tls")
+        || lower.contains("handshake")
+        || lower.contains("unknownissuer")
+    {
+        HttpFailure::Tls
+    } else if e.is_connect() {
+        HttpFailure::Connect
+    } else {
+        HttpFailure::Dropped
+    };
+    let what = match failure {
+        HttpFailure::Refused => "connection refused",
+        HttpFailure::Dns => "DNS lookup failed",
+        HttpFailure::Tls => "TLS failed",
+        HttpFailure::Dropped => "the connection dropped",
+        _ => "cannot connect",
+    };
+    McpError::Http {
+        failure,
+        status: None,
+        detail: format!("cannot reach the primary ({what}): {text}"),
+    }
+}
+
+fn chain(e: &reqwest::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut src = e.source();
+    while let Some(s) = src {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        src = s.source();
+    }
+    parts.join(": ")
+}
+
+fn source_io_kind(e: &reqwest::Error) -> Option<std::io::ErrorKind> {
+    let mut src = e.source();
+    while let Some(s) = src {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        src = s.source();
+    }
+    None
+}

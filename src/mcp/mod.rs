@@ -1,0 +1,233 @@
+//! The MCP transports every command shares: a supervised stdio child and a Streamable HTTP
+//! client, both raw JSON-RPC (`serde_json::Value`), with one typed error for what can go wrong.
+
+pub mod client;
+pub mod http;
+pub mod jsonrpc;
+pub mod sse;
+pub mod stdio;
+pub mod tool_result;
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::{ErrorKind, MptError};
+
+pub use client::{Handshake, McpClient};
+pub use tool_result::ToolReply;
+
+/// The protocol version `mpt` offers in `initialize` (the newest 3.11 knows).
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// How long one call may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deadline {
+    /// `MEMPALACE_MCP_TIMEOUT_MS` (or the handshake's own).
+    Default,
+    /// A per-call deadline that overrides the default (the mine needs minutes).
+    After(Duration),
+    /// No deadline at all.
+    Unbounded,
+}
+
+impl Deadline {
+    pub fn resolve(self, default: Option<Duration>) -> Option<Duration> {
+        match self {
+            Deadline::Default => default,
+            Deadline::After(d) => Some(d),
+            Deadline::Unbounded => None,
+        }
+    }
+}
+
+/// Why an HTTP exchange with the primary failed; each has its own fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpFailure {
+    Dns,
+    Refused,
+    Tls,
+    Connect,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    TooLarge,
+    Server,
+    /// The connection dropped mid-reply (sent, no complete answer: the op may have applied).
+    Dropped,
+    Status,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum McpError {
+    #[error("{what} timed out after {ms} ms")]
+    Timeout { what: String, ms: u64 },
+    #[error("cannot start {program}: {reason}")]
+    Spawn { program: String, reason: String },
+    #[error("{program} exited: {reason}")]
+    ChildExited {
+        program: String,
+        reason: String,
+        stderr_tail: Vec<String>,
+    },
+    #[error(
+        "{program} stays down: it was restarted {respawns} time(s) since its last good answer and failed each time (last: {last})"
+    )]
+    Down {
+        program: String,
+        respawns: u32,
+        last: String,
+    },
+    #[error("MCP protocol error: {0}")]
+    Protocol(String),
+    #[error("the server answered error {code}: {message}")]
+    Rpc {
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    },
+    #[error("{tool} failed: {message}")]
+    ToolFailed {
+        tool: String,
+        message: String,
+        payload: Value,
+    },
+    #[error("{detail}")]
+    Http {
+        failure: HttpFailure,
+        status: Option<u16>,
+        detail: String,
+    },
+}
+
+impl McpError {
+    /// Worth retrying later with backoff (the primary or child may come back); hard errors are not.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            McpError::Timeout { .. }
+            | McpError::ChildExited { .. }
+            | McpError::Down { .. }
+            | McpError::Spawn { .. } => true,
+            McpError::Rpc { code, .. } => *code == -32001,
+            McpError::Http { failure, .. } => matches!(
+                failure,
+                HttpFailure::Dns
+                    | HttpFailure::Refused
+                    | HttpFailure::Connect
+                    | HttpFailure::Server
+                    | HttpFailure::Dropped
+                    | HttpFailure::Tls
+            ),
+            McpError::Protocol(_) | McpError::ToolFailed { .. } => false,
+        }
+    }
+
+    /// Sent, but no complete answer: the server may have applied it.
+    pub fn is_ambiguous(&self) -> bool {
+        matches!(
+            self,
+            McpError::Timeout { .. }
+                | McpError::ChildExited { .. }
+                | McpError::Http {
+                    failure: HttpFailure::Dropped,
+                    ..
+                }
+        )
+    }
+}
+
+impl From<McpError> for MptError {
+    fn from(e: McpError) -> MptError {
+        let msg = e.to_string();
+        match &e {
+            McpError::Timeout { .. } => MptError::new(ErrorKind::Timeout, msg).with_hint(
+                "the server may still be working (a mine continues server-side); check it with `mpt doctor`, and raise MEMPALACE_MCP_TIMEOUT_MS only for a call that is honestly slow",
+            ),
+            McpError::Spawn { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
+                "install MemPalace (`pip install mempalace`) or name the binary with `child` in the mpt config",
+            ),
+            McpError::ChildExited { stderr_tail, .. } => {
+                let mut m = MptError::new(ErrorKind::Unavailable, msg)
+                    .with_hint("run it again with -v to see the server's stderr");
+                if !stderr_tail.is_empty() {
+                    m = m.with_detail(serde_json::json!({"stderr_tail": stderr_tail}));
+                }
+                m
+            }
+            McpError::Down { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
+                "the self-heal budget (MEMPALACE_MCP_MAX_RESPAWNS) is spent: find the stall with `mpt -v doctor`, then start the command again",
+            ),
+            McpError::Protocol(_) => MptError::new(ErrorKind::Protocol, msg),
+            McpError::Rpc { code, data, .. } => {
+                let hint = match code {
+                    -32001 => "another MemPalace process holds this palace's writer lease: let it finish, or route writes through its hub (`mempalace serve`)",
+                    -32003 => "the server runs --read-only: writes need a writable primary",
+                    -32602 => "the arguments do not match the tool's inputSchema (`mpt call --list` shows the tools)",
+                    -32601 => "the server does not know that tool or method",
+                    _ => "see the server's log for the cause",
+                };
+                let mut m = MptError::new(ErrorKind::Rpc, msg).with_hint(hint);
+                if let Some(d) = data {
+                    m = m.with_detail(d.clone());
+                }
+                m
+            }
+            McpError::ToolFailed { payload, .. } => MptError::new(ErrorKind::ToolFailed, msg)
+                .with_hint("the server answered, but the tool reported a failure inside its reply")
+                .with_detail(payload.clone()),
+            McpError::Http { failure, .. } => {
+                let (kind, hint) = http_hint(*failure);
+                MptError::new(kind, msg).with_hint(hint)
+            }
+        }
+    }
+}
+
+fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
+    match f {
+        HttpFailure::Dns => (
+            ErrorKind::Unavailable,
+            "the primary's host name does not resolve: check the host in MEMPALACE_REMOTE_URL",
+        ),
+        HttpFailure::Refused => (
+            ErrorKind::Unavailable,
+            "nothing listens at that address: is `mempalace serve` running, on that host and port?",
+        ),
+        HttpFailure::Tls => (
+            ErrorKind::Unavailable,
+            "TLS failed: for a self-signed primary set MPT_CA_FILE (or ca_file in the mpt config) to its certificate",
+        ),
+        HttpFailure::Connect => (
+            ErrorKind::Unavailable,
+            "the primary could not be reached: check the network path to it",
+        ),
+        HttpFailure::Unauthorized => (
+            ErrorKind::Auth,
+            "the token is missing or wrong: set MEMPALACE_REMOTE_TOKEN (or a 0600 token file via MPT_TOKEN_FILE) to the primary's token",
+        ),
+        HttpFailure::Forbidden => (
+            ErrorKind::Auth,
+            "the primary refused our Host or Origin (its loopback Host pin): reach it by the name it is bound to, or add that name to MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS on the primary",
+        ),
+        HttpFailure::NotFound => (
+            ErrorKind::Usage,
+            "wrong path: MEMPALACE_REMOTE_URL must end in /mcp, with no trailing slash",
+        ),
+        HttpFailure::TooLarge => (
+            ErrorKind::Usage,
+            "the request exceeds the primary's 16 MiB body cap: send less at once",
+        ),
+        HttpFailure::Server => (
+            ErrorKind::Unavailable,
+            "the primary failed internally: look at its log; retry later",
+        ),
+        HttpFailure::Dropped => (
+            ErrorKind::Unavailable,
+            "the connection dropped before the reply was complete: the call may or may not have applied",
+        ),
+        HttpFailure::Status => (
+            ErrorKind::Rpc,
+            "the primary answered with an unexpected HTTP status",
+        ),
+    }
+}

@@ -1,0 +1,527 @@
+//! The supervised stdio child (`mempalace-mcp`): newline framing, the handshake, concurrent
+//! requests matched by id, stall kill (SIGTERM then SIGKILL) and bounded self-heal respawns.
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::{Mutex, oneshot};
+
+use super::{Deadline, Handshake, McpError, PROTOCOL_VERSION, jsonrpc};
+use crate::config::McpKnobs;
+use crate::{log_debug, log_trace};
+
+const STDERR_TAIL: usize = 20;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct ChildSpec {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Added to (not replacing) the inherited environment.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl ChildSpec {
+    pub fn label(&self) -> String {
+        self.program
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.program.display().to_string())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct StdioOptions {
+    pub knobs: McpKnobs,
+    /// Forward the child's stderr to ours (`-v` or `MEMPALACE_EXT_DEBUG=1`).
+    pub show_stderr: bool,
+    /// How long SIGTERM gets before SIGKILL.
+    pub kill_grace: Duration,
+}
+
+impl StdioOptions {
+    pub fn new(knobs: McpKnobs, show_stderr: bool) -> Self {
+        StdioOptions {
+            knobs,
+            show_stderr,
+            kill_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+type Pending = StdMutex<HashMap<String, oneshot::Sender<Value>>>;
+
+/// One running child and what it told us at its handshake.
+struct Session {
+    pid: u32,
+    stdin: Mutex<Option<ChildStdin>>,
+    pending: Arc<Pending>,
+    alive: Arc<AtomicBool>,
+    child: Mutex<Option<Child>>,
+    stderr_tail: Arc<StdMutex<VecDeque<String>>>,
+    handshake: StdMutex<Option<Handshake>>,
+}
+
+impl Session {
+    fn tail(&self) -> Vec<String> {
+        self.stderr_tail.lock().unwrap().iter().cloned().collect()
+    }
+
+    /// Stops the child: close stdin, SIGTERM, wait `grace`, SIGKILL. Idempotent.
+    async fn terminate(&self, grace: Duration, close_stdin_first: bool) {
+        self.alive.store(false, Ordering::SeqCst);
+        let mut guard = self.child.lock().await;
+        let Some(mut child) = guard.take() else {
+            return;
+        };
+        if close_stdin_first {
+            self.stdin.lock().await.take();
+            if tokio::time::timeout(grace, child.wait()).await.is_ok() {
+                return;
+            }
+        }
+        // SAFETY: kill(2) on the pid of a child we spawned and have not yet reaped.
+        unsafe {
+            libc::kill(self.pid as libc::pid_t, libc::SIGTERM);
+        }
+        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+            log_debug!("child {} ignored SIGTERM; sending SIGKILL", self.pid);
+            let _ = child.kill().await;
+        }
+    }
+}
+
+struct Slot {
+    session: Option<Arc<Session>>,
+    started_once: bool,
+}
+
+/// A client for one stdio MCP server child, safe to share across tasks.
+pub struct StdioClient {
+    spec: ChildSpec,
+    opts: StdioOptions,
+    slot: Mutex<Slot>,
+    /// Why the last child died or failed to start (for the "stays down" message).
+    last_failure: StdMutex<Option<String>>,
+    /// Respawns since the last good answer; reset by any response to a call.
+    respawns: AtomicU32,
+    next_id: AtomicU64,
+}
+
+impl StdioClient {
+    pub fn new(spec: ChildSpec, opts: StdioOptions) -> Self {
+        StdioClient {
+            spec,
+            opts,
+            slot: Mutex::new(Slot {
+                session: None,
+                started_once: false,
+            }),
+            last_failure: StdMutex::new(None),
+            respawns: AtomicU32::new(0),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    /// Starts the child (with the same bounded respawn as later calls) and returns its handshake.
+    pub async fn connect(&self) -> Result<Handshake, McpError> {
+        let s = self.session().await?;
+        Ok(s.handshake
+            .lock()
+            .unwrap()
+            .clone()
+            .expect("a live session has its handshake"))
+    }
+
+    /// The pid of the current child, if one runs.
+    pub async fn pid(&self) -> Option<u32> {
+        let slot = self.slot.lock().await;
+        slot.session
+            .as_ref()
+            .filter(|s| s.alive.load(Ordering::SeqCst))
+            .map(|s| s.pid)
+    }
+
+    /// Sends one request and waits for its response, within the deadline. On a stall the
+    /// request fails AND the child is killed; the next call respawns it.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        deadline: Deadline,
+    ) -> Result<Value, McpError> {
+        let session = self.session().await?;
+        let resp = self
+            .exchange(
+                &session,
+                method,
+                params,
+                deadline.resolve(self.opts.knobs.timeout),
+            )
+            .await?;
+        // Proof of life: the self-heal budget starts over.
+        self.respawns.store(0, Ordering::SeqCst);
+        jsonrpc::into_result(resp)
+    }
+
+    /// Sends a notification (no reply is read).
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+        let session = self.session().await?;
+        self.write(&session, &jsonrpc::notification(method, params))
+            .await
+    }
+
+    /// Clean stop: close stdin, then SIGTERM, then SIGKILL.
+    pub async fn shutdown(&self) {
+        let mut slot = self.slot.lock().await;
+        if let Some(s) = slot.session.take() {
+            s.terminate(self.opts.kill_grace, true).await;
+        }
+    }
+
+    async fn exchange(
+        &self,
+        session: &Arc<Session>,
+        method: &str,
+        params: Option<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Value, McpError> {
+        let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
+        let key = jsonrpc::id_key(&id);
+        let (tx, rx) = oneshot::channel();
+        session.pending.lock().unwrap().insert(key.clone(), tx);
+        if let Err(e) = self
+            .write(session, &jsonrpc::request(&id, method, params))
+            .await
+        {
+            session.pending.lock().unwrap().remove(&key);
+            return Err(e);
+        }
+        let started = Instant::now();
+        let outcome = match timeout {
+            Some(d) => tokio::time::timeout(d, rx).await.ok(),
+            None => Some(rx.await),
+        };
+        match outcome {
+            Some(Ok(resp)) => {
+                log_trace!(
+                    "{method} answered in {:.1} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+                Ok(resp)
+            }
+            Some(Err(_)) => Err(self.exited(session).await),
+            None => {
+                session.pending.lock().unwrap().remove(&key);
+                let ms = timeout.map(|d| d.as_millis() as u64).unwrap_or(0);
+                log_debug!(
+                    "{method} stalled past {ms} ms: killing child {}",
+                    session.pid
+                );
+                let s = Arc::clone(session);
+                let grace = self.opts.kill_grace;
+                s.alive.store(false, Ordering::SeqCst);
+                tokio::spawn(async move { s.terminate(grace, false).await });
+                *self.last_failure.lock().unwrap() = Some(format!("{method} stalled"));
+                Err(McpError::Timeout {
+                    what: format!("{} request '{method}'", self.spec.label()),
+                    ms,
+                })
+            }
+        }
+    }
+
+    async fn write(&self, session: &Session, msg: &Value) -> Result<(), McpError> {
+        let mut line = serde_json::to_vec(msg).map_err(|e| McpError::Protocol(e.to_string()))?;
+        line.push(b'\n');
+        let mut stdin = session.stdin.lock().await;
+        let Some(w) = stdin.as_mut() else {
+            return Err(self.exited(session).await);
+        };
+        if w.write_all(&line).await.is_err() || w.flush().await.is_err() {
+            drop(stdin);
+            return Err(self.exited(session).await);
+        }
+        Ok(())
+    }
+
+    async fn exited(&self, session: &Session) -> McpError {
+        session.alive.store(false, Ordering::SeqCst);
+        let reason = {
+            let mut child = session.child.lock().await;
+            match child.as_mut() {
+                Some(c) => match tokio::time::timeout(Duration::from_millis(500), c.wait()).await {
+                    Ok(Ok(status)) => status.to_string(),
+                    _ => "its stdout closed".to_string(),
+                },
+                None => "it was stopped".to_string(),
+            }
+        };
+        *self.last_failure.lock().unwrap() = Some(reason.clone());
+        McpError::ChildExited {
+            program: self.spec.label(),
+            reason,
+            stderr_tail: session.tail(),
+        }
+    }
+
+    /// A live session: the current one, or a new child within the respawn budget.
+    async fn session(&self) -> Result<Arc<Session>, McpError> {
+        let mut slot = self.slot.lock().await;
+        if let Some(s) = &slot.session
+            && s.alive.load(Ordering::SeqCst)
+        {
+            return Ok(Arc::clone(s));
+        }
+        if let Some(old) = slot.session.take() {
+            // One writer per palace: the old child must be gone before a new one opens it.
+            old.terminate(self.opts.kill_grace, false).await;
+        }
+        loop {
+            if slot.started_once {
+                let used = self.respawns.load(Ordering::SeqCst);
+                let max = self.opts.knobs.max_respawns;
+                if used >= max {
+                    return Err(McpError::Down {
+                        program: self.spec.label(),
+                        respawns: used,
+                        last: self
+                            .last_failure
+                            .lock()
+                            .unwrap()
+                            .clone()
+                            .unwrap_or_else(|| "unknown".into()),
+                    });
+                }
+                let backoff = self
+                    .opts
+                    .knobs
+                    .respawn_backoff
+                    .saturating_mul(1u32 << used.min(16));
+                log_debug!(
+                    "respawning {} in {} ms (attempt {} of {max})",
+                    self.spec.label(),
+                    backoff.as_millis(),
+                    used + 1
+                );
+                tokio::time::sleep(backoff).await;
+                self.respawns.fetch_add(1, Ordering::SeqCst);
+            }
+            slot.started_once = true;
+            match self.spawn_and_handshake().await {
+                Ok(s) => {
+                    slot.session = Some(Arc::clone(&s));
+                    return Ok(s);
+                }
+                Err(e) => {
+                    log_debug!("starting {} failed: {e}", self.spec.label());
+                    *self.last_failure.lock().unwrap() = Some(e.to_string());
+                    if self.opts.knobs.max_respawns == 0 {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    }
+
+    async fn spawn_and_handshake(&self) -> Result<Arc<Session>, McpError> {
+        let session = self.spawn()?;
+        let started = Instant::now();
+        let init_timeout = self.opts.knobs.init_timeout;
+        let result = async {
+            let init = self
+                .exchange(
+                    &session,
+                    "initialize",
+                    Some(json!({
+                        "protocolVersion": PROTOCOL_VERSION,
+                        "capabilities": {},
+                        "clientInfo": {"name": "mpt", "version": env!("CARGO_PKG_VERSION")},
+                    })),
+                    init_timeout,
+                )
+                .await
+                .and_then(jsonrpc::into_result)?;
+            self.write(
+                &session,
+                &jsonrpc::notification("notifications/initialized", None),
+            )
+            .await?;
+            let tools = self.list_tools(&session, init_timeout).await?;
+            Ok::<_, McpError>(Handshake {
+                init,
+                tools,
+                elapsed: started.elapsed(),
+            })
+        }
+        .await;
+        match result {
+            Ok(h) => {
+                log_debug!(
+                    "{} (pid {}) ready in {:.0} ms with {} tools",
+                    self.spec.label(),
+                    session.pid,
+                    h.elapsed.as_secs_f64() * 1e3,
+                    h.tools.len()
+                );
+                *session.handshake.lock().unwrap() = Some(h);
+                Ok(session)
+            }
+            Err(e) => {
+                session.terminate(self.opts.kill_grace, false).await;
+                Err(match e {
+                    McpError::Timeout { ms, .. } => McpError::Timeout {
+                        what: format!(
+                            "{} handshake (MEMPALACE_MCP_INIT_TIMEOUT_MS)",
+                            self.spec.label()
+                        ),
+                        ms,
+                    },
+                    other => other,
+                })
+            }
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        session: &Arc<Session>,
+        timeout: Option<Duration>,
+    ) -> Result<Vec<Value>, McpError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let params = cursor.take().map(|c| json!({"cursor": c}));
+            let page = self
+                .exchange(session, "tools/list", params, timeout)
+                .await
+                .and_then(jsonrpc::into_result)?;
+            if let Some(t) = page.get("tools").and_then(Value::as_array) {
+                tools.extend(t.iter().cloned());
+            }
+            match page.get("nextCursor") {
+                Some(c) if !c.is_null() => cursor = Some(c.clone()),
+                _ => return Ok(tools),
+            }
+        }
+    }
+
+    fn spawn(&self) -> Result<Arc<Session>, McpError> {
+        let mut cmd = Command::new(&self.spec.program);
+        cmd.args(&self.spec.args)
+            .envs(self.spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| McpError::Spawn {
+            program: self.spec.program.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let pid = child.id().unwrap_or(0);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let pending: Arc<Pending> = Arc::new(StdMutex::new(HashMap::new()));
+        let alive = Arc::new(AtomicBool::new(true));
+        let tail = Arc::new(StdMutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+        tokio::spawn(read_stdout(
+            stdout,
+            Arc::clone(&pending),
+            Arc::clone(&alive),
+            pid,
+        ));
+        tokio::spawn(drain_stderr(
+            stderr,
+            Arc::clone(&tail),
+            self.opts.show_stderr,
+            self.spec.label(),
+            pid,
+        ));
+        log_debug!("started {} (pid {pid})", self.spec.program.display());
+        Ok(Arc::new(Session {
+            pid,
+            stdin: Mutex::new(stdin),
+            pending,
+            alive,
+            child: Mutex::new(Some(child)),
+            stderr_tail: tail,
+            handshake: StdMutex::new(None),
+        }))
+    }
+}
+
+/// Routes each response line to the request waiting for its id; on EOF fails them all.
+async fn read_stdout(
+    stdout: tokio::process::ChildStdout,
+    pending: Arc<Pending>,
+    alive: Arc<AtomicBool>,
+    pid: u32,
+) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        let msg: Value = match serde_json::from_slice(text) {
+            Ok(v) => v,
+            Err(e) => {
+                log_debug!("child {pid} wrote a line that is not JSON ({e}); ignored");
+                continue;
+            }
+        };
+        match jsonrpc::classify(&msg) {
+            jsonrpc::Kind::Response => {
+                let key = jsonrpc::id_key(&msg["id"]);
+                let waiter = pending.lock().unwrap().remove(&key);
+                match waiter {
+                    Some(tx) => {
+                        let _ = tx.send(msg);
+                    }
+                    None => log_debug!(
+                        "child {pid} answered id {key}, which nobody waits for (late reply after a timeout?)"
+                    ),
+                }
+            }
+            other => log_trace!("child {pid} sent a {other:?}; ignored"),
+        }
+    }
+    alive.store(false, Ordering::SeqCst);
+    // Dropping the senders wakes every waiter with "exited".
+    pending.lock().unwrap().clear();
+}
+
+async fn drain_stderr(
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<StdMutex<VecDeque<String>>>,
+    show: bool,
+    label: String,
+    pid: u32,
+) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if show {
+            eprintln!("{label}[{pid}]: {line}");
+        }
+        let mut t = tail.lock().unwrap();
+        if t.len() == STDERR_TAIL {
+            t.pop_front();
+        }
+        t.push_back(line);
+    }
+}

@@ -1,0 +1,9 @@
+//! Where MemPalace keeps what, and reading it safely: path rules (version 3.11), the knowledge
+//! graph (read-only), the sidecar and registry files, and the tool catalog.
+
+pub mod catalog;
+pub mod files;
+pub mod kg;
+pub mod paths;
+
+pub use paths::PalacePaths;
