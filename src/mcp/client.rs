@@ -128,5 +128,6 @@ pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) ->
         program,
         args: vec![OsString::from("--palace"), palace.as_os_str().to_owned()],
         env: Vec::new(),
+        clear_env: false,
     }
 }

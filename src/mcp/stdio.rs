@@ -25,8 +25,9 @@ const STDERR_TAIL: usize = 20;
 pub struct ChildSpec {
     pub program: PathBuf,
     pub args: Vec<OsString>,
-    /// Added to (not replacing) the inherited environment.
+    /// Added to the inherited environment (or, with `clear_env`, the whole environment).
     pub env: Vec<(OsString, OsString)>,
+    pub clear_env: bool,
 }
 
 impl ChildSpec {
@@ -416,6 +417,9 @@ impl StdioClient {
 
     fn spawn(&self) -> Result<Arc<Session>, McpError> {
         let mut cmd = Command::new(&self.spec.program);
+        if self.spec.clear_env {
+            cmd.env_clear();
+        }
         cmd.args(&self.spec.args)
             .envs(self.spec.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())

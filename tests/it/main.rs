@@ -1,1 +1,10 @@
+//! The integration suite: one binary, real MemPalace processes (tests/testbed), hermetic homes.
 
+mod cli;
+mod config;
+mod http_fake;
+mod http_real;
+mod palace;
+mod stall;
+mod stdio_real;
+mod support;

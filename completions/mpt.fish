@@ -1,0 +1,97 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_mpt_global_optspecs
+    string join \n json q/quiet v/verbose color= config= h/help V/version
+end
+
+function __fish_mpt_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_mpt_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_mpt_using_subcommand
+    set -l cmd (__fish_mpt_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c mpt -n "__fish_mpt_needs_command" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_needs_command" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_needs_command" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_needs_command" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_needs_command" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mpt -n "__fish_mpt_needs_command" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l timeout-ms -d 'Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l palace -d 'The local palace (else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l child -d 'The mempalace-mcp binary to start for a local palace' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l list -d 'List the server\'s tools instead'
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand call" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand call" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand call" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand call" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand config" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand config" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand config" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand config" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand config" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand config" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand config" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -l palace -d 'The palace (else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand man" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand man" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand man" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand man" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand man" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand man" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand man" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,165 @@
+//! Configuration through the binary: unknown fields refused, malformed values exit 2, token
+//! files must be 0600, and the token appears nowhere in any output, not even at -vv.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::support::primary::PrimaryOpts;
+use crate::support::{Primary, TestEnv, json, stderr, stdout};
+
+#[test]
+fn unknown_field_in_the_config_file_is_refused_with_exit_4() {
+    let env = TestEnv::new();
+    let cfg = env.path("config.json");
+    std::fs::write(&cfg, r#"{"palace": "/p", "replicaton": {"*": "local"}}"#).unwrap();
+    let o = env.mpt(
+        &["--json", "config"],
+        &[("MPT_CONFIG", cfg.to_str().unwrap())],
+    );
+    assert_eq!(o.status.code(), Some(4));
+    let v = json(&o);
+    assert_eq!(v["kind"], "refused");
+    let msg = v["message"].as_str().unwrap();
+    assert!(
+        msg.contains("replicaton") && msg.contains(cfg.to_str().unwrap()),
+        "{msg}"
+    );
+}
+
+#[test]
+fn the_xdg_config_file_is_read_and_a_bad_value_is_exit_2() {
+    let env = TestEnv::new();
+    let dir = env.home().join(".config/mpt");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"harness": "pi", "replication": {"wing_code*": "local"}}"#,
+    )
+    .unwrap();
+    let o = env.mpt(&["--json", "config"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["harness"], "pi");
+    assert_eq!(v["replication"]["wing_code*"], "local");
+
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"replication": {"*": "sometimes"}}"#,
+    )
+    .unwrap();
+    let o = env.mpt(&["--json", "config"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        json(&o)["message"]
+            .as_str()
+            .unwrap()
+            .contains("config.json")
+    );
+}
+
+#[test]
+fn malformed_env_knob_names_the_variable() {
+    let env = TestEnv::new();
+    let o = env.mpt(
+        &["--json", "config"],
+        &[("MEMPALACE_MCP_TIMEOUT_MS", "soon")],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        json(&o)["message"]
+            .as_str()
+            .unwrap()
+            .contains("MEMPALACE_MCP_TIMEOUT_MS")
+    );
+}
+
+#[test]
+fn a_token_file_others_can_read_is_refused() {
+    let env = TestEnv::new();
+    let tf = env.path("token");
+    std::fs::write(&tf, "s3cr3t-token-value\n").unwrap();
+    std::fs::set_permissions(&tf, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp"),
+        ("MPT_TOKEN_FILE", tf.to_str().unwrap()),
+    ];
+    let o = env.mpt(&["--json", "config"], &vars);
+    assert_eq!(o.status.code(), Some(4));
+    let v = json(&o);
+    assert!(v["hint"].as_str().unwrap().contains("chmod 600"));
+    assert!(!stdout(&o).contains("s3cr3t-token-value"));
+
+    std::fs::set_permissions(&tf, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = env.mpt(&["--json", "config"], &vars);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["remote"]["token"]["source"], "file");
+    assert!(!stdout(&o).contains("s3cr3t-token-value"));
+}
+
+#[test]
+fn the_token_never_appears_in_any_output_even_at_vv() {
+    let env = TestEnv::new();
+    let token = "tok-7f3a9c-never-print-me-0b1d";
+    let primary = Primary::start(
+        &env,
+        &env.palace("primary"),
+        PrimaryOpts {
+            token: Some(token),
+            ..Default::default()
+        },
+    );
+    let url = primary.url();
+    let tf = env.path("token");
+    std::fs::write(&tf, token).unwrap();
+    std::fs::set_permissions(&tf, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let via_env = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MEMPALACE_REMOTE_TOKEN", token),
+    ];
+    let via_file = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MPT_TOKEN_FILE", tf.to_str().unwrap()),
+    ];
+    let wrong = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MEMPALACE_REMOTE_TOKEN", "tok-wrong-also-secret-42"),
+    ];
+    type Run<'a> = (Vec<&'a str>, &'a [(&'a str, &'a str)], Option<i32>);
+    let runs: Vec<Run> = vec![
+        (vec!["-vv", "call", "kg_stats"], &via_env, Some(0)),
+        (
+            vec!["-vv", "--json", "call", "kg_stats"],
+            &via_file,
+            Some(0),
+        ),
+        (vec!["-vv", "call", "--list"], &via_env, Some(0)),
+        (vec!["-vv", "config"], &via_env, Some(0)),
+        (vec!["--json", "config"], &via_file, Some(0)),
+        (vec!["-vv", "--json", "call", "status"], &wrong, Some(4)),
+        (vec!["-vv", "call", "status"], &wrong, Some(4)),
+    ];
+    for (args, vars, code) in runs {
+        let o = env.mpt(&args, vars);
+        assert_eq!(o.status.code(), code, "{args:?}: {}", stderr(&o));
+        for secret in [token, "tok-wrong-also-secret-42"] {
+            assert!(
+                !stdout(&o).contains(secret),
+                "{args:?} printed the token on stdout"
+            );
+            assert!(
+                !stderr(&o).contains(secret),
+                "{args:?} printed the token on stderr"
+            );
+        }
+    }
+    // The wrong token is named as the cause, without its value.
+    let o = env.mpt(&["--json", "call", "status"], &wrong);
+    let v = json(&o);
+    assert_eq!(v["kind"], "auth");
+    assert!(
+        v["hint"]
+            .as_str()
+            .unwrap()
+            .contains("MEMPALACE_REMOTE_TOKEN")
+    );
+}

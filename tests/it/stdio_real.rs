@@ -1,0 +1,135 @@
+//! The stdio client against a real `mempalace-mcp`: the handshake, all 47 tools, a write found
+//! by a search (payloads parsed and asserted), and `success:false` surfaced as a failure.
+
+use std::time::Duration;
+
+use mpt::config::McpKnobs;
+use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt::mcp::{Deadline, McpClient, McpError};
+use serde_json::json;
+
+use crate::support::{TestEnv, json, stderr, venv_bin};
+
+pub fn real_child(env: &TestEnv, palace: &std::path::Path) -> McpClient {
+    let spec = ChildSpec {
+        program: venv_bin("mempalace-mcp"),
+        args: vec!["--palace".into(), palace.as_os_str().to_owned()],
+        env: env
+            .mempalace_env()
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect(),
+        clear_env: true,
+    };
+    McpClient::Local(StdioClient::new(
+        spec,
+        StdioOptions::new(McpKnobs::default(), false),
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handshake_write_search_and_failures_against_the_real_child() {
+    let env = TestEnv::new();
+    let client = real_child(&env, &env.palace("local"));
+    let hs = client.connect().await.expect("handshake");
+    assert_eq!(hs.server_version(), Some("3.11.0"));
+    assert_eq!(hs.init["protocolVersion"], mpt::mcp::PROTOCOL_VERSION);
+    assert_eq!(hs.tools.len(), 47, "the 3.11 catalogue");
+
+    let added = client
+        .call_tool(
+            "mempalace_add_drawer",
+            json!({"wing": "proj", "room": "decisions", "content": "the outbox survives kill -9 because enqueue commits before the ack"}),
+            Deadline::Default,
+        )
+        .await
+        .expect("add_drawer succeeds");
+    assert_eq!(added.payload["success"], true);
+    let id = added.payload["drawer_id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("drawer_proj_decisions_"), "{id}");
+
+    let found = client
+        .call_tool(
+            "mempalace_search",
+            json!({"query": "does the outbox survive kill -9", "limit": 3}),
+            Deadline::Default,
+        )
+        .await
+        .expect("search succeeds");
+    let results = found.payload["results"].as_array().expect("results array");
+    assert_eq!(
+        results[0]["drawer_id"],
+        id.as_str(),
+        "the write is found first: {}",
+        found.payload
+    );
+    assert!(results[0]["distance"].as_f64().unwrap() < 1.0);
+
+    // A failure inside a good JSON-RPC reply is a failure.
+    let err = client
+        .call_tool(
+            "mempalace_delete_drawer",
+            json!({"drawer_id": "drawer_nope_nope_000"}),
+            Deadline::Default,
+        )
+        .await
+        .unwrap_err();
+    match err {
+        McpError::ToolFailed {
+            message, payload, ..
+        } => {
+            assert_eq!(payload["success"], false);
+            assert!(message.contains("not found"), "{message}");
+        }
+        other => panic!("expected ToolFailed, got {other:?}"),
+    }
+    // An unknown parameter is a JSON-RPC error (-32602), not a success.
+    let err = client
+        .call_tool(
+            "mempalace_search",
+            json!({"qury": "x"}),
+            Deadline::After(Duration::from_secs(30)),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::Rpc { code: -32602, .. }), "{err:?}");
+    client.shutdown().await;
+}
+
+#[test]
+fn the_binary_reports_a_success_false_reply_as_exit_1() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let child = venv_bin("mempalace-mcp");
+    let add = env.mpt(
+        &[
+            "call",
+            "--palace",
+            palace.to_str().unwrap(),
+            "--child",
+            child.to_str().unwrap(),
+            "add_drawer",
+            r#"{"wing":"w","room":"r","content":"c"}"#,
+        ],
+        &[],
+    );
+    assert!(add.status.success(), "{}", stderr(&add));
+    let o = env.mpt(
+        &[
+            "--json",
+            "call",
+            "--palace",
+            palace.to_str().unwrap(),
+            "--child",
+            child.to_str().unwrap(),
+            "delete_drawer",
+            r#"{"drawer_id":"drawer_x_y_0"}"#,
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["schema"], "mpt.error/v1");
+    assert_eq!(v["kind"], "tool_failed");
+    assert_eq!(v["detail"]["success"], false);
+}

@@ -1,0 +1,143 @@
+//! Test support: the real-MemPalace testbed (venv + seeded model, provisioned by
+//! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
+
+pub mod primary;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub use primary::Primary;
+
+/// The testbed root: `MPT_TESTBED` or `<repo>/target/testbed`. Missing is a failure, not a skip:
+/// the test command in the README provisions it.
+pub fn testbed() -> PathBuf {
+    let root = std::env::var_os("MPT_TESTBED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"));
+    let venv = root.join("venv-mempalace-3.11.0");
+    assert!(
+        venv.join(".complete").exists(),
+        "the MemPalace testbed is missing at {}: run tests/testbed/provision.sh (the README's test command does)",
+        venv.display()
+    );
+    root
+}
+
+pub fn venv_bin(name: &str) -> PathBuf {
+    testbed().join("venv-mempalace-3.11.0/bin").join(name)
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A private HOME (with the seeded model cache linked in) and scratch space, removed on drop.
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let dir = tempfile::Builder::new()
+            .prefix("mpt-it-")
+            .tempdir()
+            .unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".cache")).unwrap();
+        std::os::unix::fs::symlink(
+            testbed().join("model-home/.cache/chroma"),
+            home.join(".cache/chroma"),
+        )
+        .unwrap();
+        TestEnv { dir }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// A palace in its own parent folder (hallways/tunnels live beside it).
+    pub fn palace(&self, name: &str) -> PathBuf {
+        let p = self.dir.path().join(name).join("palace");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        p
+    }
+
+    /// The environment MemPalace processes get: cleared, private HOME, no hub forwarding.
+    pub fn mempalace_env(&self) -> Vec<(String, String)> {
+        vec![
+            ("HOME".into(), self.home().display().to_string()),
+            (
+                "PATH".into(),
+                format!("{}:/usr/bin:/bin", venv_bin("").display()),
+            ),
+            ("MEMPALACE_HUB_FORWARD".into(), "0".into()),
+            ("MEMPALACE_MCP_IDLE_HOURS".into(), "0".into()),
+            ("MEMPALACE_MCP_WRITER_WAIT_SECONDS".into(), "0".into()),
+            ("HF_HUB_OFFLINE".into(), "1".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+        ]
+    }
+
+    /// `mpt` with a cleared environment plus the MemPalace one plus `extra`.
+    pub fn mpt(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mpt"));
+        cmd.env_clear().args(args).current_dir(self.dir.path());
+        for (k, v) in self.mempalace_env() {
+            cmd.env(k, v);
+        }
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
+            stdout(o),
+            stderr(o)
+        )
+    })
+}
+
+pub fn pid_alive(pid: u32) -> bool {
+    // A zombie still answers kill(0); read its state from /proc instead.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to `secs` for `cond`.
+pub fn wait_for(secs: f64, mut cond: impl FnMut() -> bool) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
+    while std::time::Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    cond()
+}

@@ -1,0 +1,143 @@
+//! A real `mempalace serve` on loopback with a private HOME: started with `--port 0`, its port
+//! read from the registry, ready on `/healthz`, and stopped by its pid on drop (also on panic).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use super::{TestEnv, venv_bin, wait_for};
+
+pub struct Primary {
+    child: Child,
+    pub port: u16,
+    pub scheme: &'static str,
+    pub serverinfo: PathBuf,
+}
+
+#[derive(Default)]
+pub struct PrimaryOpts<'a> {
+    pub token: Option<&'a str>,
+    pub read_only: bool,
+    pub tls: Option<(&'a Path, &'a Path)>,
+}
+
+impl Primary {
+    pub fn start(env: &TestEnv, palace: &Path, opts: PrimaryOpts) -> Primary {
+        let mut cmd = Command::new(venv_bin("mempalace"));
+        cmd.env_clear()
+            .args(["serve", "--palace"])
+            .arg(palace)
+            .args(["--host", "127.0.0.1", "--port", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(
+                std::fs::File::create(env.path("primary.log")).unwrap(),
+            ));
+        for (k, v) in env.mempalace_env() {
+            cmd.env(k, v);
+        }
+        if let Some(t) = opts.token {
+            // Through the environment, as `mempalace serve` itself hands it on: never argv.
+            cmd.env("MEMPALACE_MCP_HTTP_TOKEN", t);
+        }
+        if opts.read_only {
+            cmd.arg("--read-only");
+        }
+        if let Some((cert, key)) = opts.tls {
+            cmd.arg("--tls-cert").arg(cert).arg("--tls-key").arg(key);
+        }
+        let child = cmd.spawn().expect("mempalace serve starts");
+        let mut p = Primary {
+            child,
+            port: 0,
+            scheme: if opts.tls.is_some() { "https" } else { "http" },
+            serverinfo: PathBuf::new(),
+        };
+        let server_root = env.home().join(".mempalace/server");
+        let found = wait_for(60.0, || {
+            let Ok(rd) = std::fs::read_dir(&server_root) else {
+                return false;
+            };
+            for e in rd.flatten() {
+                let info = e.path().join("serverinfo.json");
+                if let Ok(t) = std::fs::read_to_string(&info)
+                    && let Ok(v) = serde_json::from_str::<serde_json::Value>(&t)
+                    && let Some(port) = v["port"].as_u64().filter(|p| *p > 0)
+                {
+                    p.port = port as u16;
+                    p.serverinfo = info;
+                    return true;
+                }
+            }
+            false
+        });
+        let log = || std::fs::read_to_string(env.path("primary.log")).unwrap_or_default();
+        assert!(
+            found,
+            "mempalace serve registered no port in 60 s; its log:\n{}",
+            log()
+        );
+        let ready = wait_for(60.0, || {
+            if p.scheme == "http" {
+                p.healthz()
+            } else {
+                TcpStream::connect(("127.0.0.1", p.port)).is_ok()
+            }
+        });
+        assert!(
+            ready,
+            "mempalace serve did not become ready; its log:\n{}",
+            log()
+        );
+        p
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn url(&self) -> String {
+        format!("{}://127.0.0.1:{}/mcp", self.scheme, self.port)
+    }
+
+    fn healthz(&self) -> bool {
+        let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+        let req = format!(
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            self.port
+        );
+        if s.write_all(req.as_bytes()).is_err() {
+            return false;
+        }
+        let mut body = String::new();
+        let _ = s.read_to_string(&mut body);
+        body.starts_with("HTTP/1.1 200") || body.starts_with("HTTP/1.0 200")
+    }
+
+    /// SIGTERM, then SIGKILL after a grace period; reaped.
+    pub fn stop(&mut self) {
+        let pid = self.child.id() as libc::pid_t;
+        if self.child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+        let exited = wait_for(5.0, || self.child.try_wait().ok().flatten().is_some());
+        if !exited {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Drop for Primary {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
