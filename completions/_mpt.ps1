@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Call one MemPalace tool through the transport the pi bridge would use')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
+            [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -87,6 +88,74 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mpt;mailbox' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print only the number of owed asks (for prompts and status bars)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
+            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;mailbox;watch' {
+            [CompletionResult]::new('--interval-ms', '--interval-ms', [CompletionResultType]::ParameterName, 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)')
+            [CompletionResult]::new('--max-polls', '--max-polls', [CompletionResultType]::ParameterName, 'Stop after this many polls')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;mailbox;ack' {
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'The terminal status that closes it')
+            [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'A reply body')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;mailbox;help' {
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
+            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;mailbox;help;watch' {
+            break
+        }
+        'mpt;mailbox;help;ack' {
+            break
+        }
+        'mpt;mailbox;help;help' {
+            break
+        }
         'mpt;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
@@ -119,6 +188,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Call one MemPalace tool through the transport the pi bridge would use')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
+            [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -131,6 +201,17 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;paths' {
+            break
+        }
+        'mpt;help;mailbox' {
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
+            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            break
+        }
+        'mpt;help;mailbox;watch' {
+            break
+        }
+        'mpt;help;mailbox;ack' {
             break
         }
         'mpt;help;completions' {

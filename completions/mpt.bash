@@ -28,6 +28,9 @@ _mpt() {
             mpt,help)
                 cmd="mpt__subcmd__help"
                 ;;
+            mpt,mailbox)
+                cmd="mpt__subcmd__mailbox"
+                ;;
             mpt,man)
                 cmd="mpt__subcmd__man"
                 ;;
@@ -46,11 +49,38 @@ _mpt() {
             mpt__subcmd__help,help)
                 cmd="mpt__subcmd__help__subcmd__help"
                 ;;
+            mpt__subcmd__help,mailbox)
+                cmd="mpt__subcmd__help__subcmd__mailbox"
+                ;;
             mpt__subcmd__help,man)
                 cmd="mpt__subcmd__help__subcmd__man"
                 ;;
             mpt__subcmd__help,paths)
                 cmd="mpt__subcmd__help__subcmd__paths"
+                ;;
+            mpt__subcmd__help__subcmd__mailbox,ack)
+                cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__ack"
+                ;;
+            mpt__subcmd__help__subcmd__mailbox,watch)
+                cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__watch"
+                ;;
+            mpt__subcmd__mailbox,ack)
+                cmd="mpt__subcmd__mailbox__subcmd__ack"
+                ;;
+            mpt__subcmd__mailbox,help)
+                cmd="mpt__subcmd__mailbox__subcmd__help"
+                ;;
+            mpt__subcmd__mailbox,watch)
+                cmd="mpt__subcmd__mailbox__subcmd__watch"
+                ;;
+            mpt__subcmd__mailbox__subcmd__help,ack)
+                cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__ack"
+                ;;
+            mpt__subcmd__mailbox__subcmd__help,help)
+                cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__mailbox__subcmd__help,watch)
+                cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__watch"
                 ;;
             *)
                 ;;
@@ -59,7 +89,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version call config paths completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version call config paths mailbox completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -159,7 +189,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help)
-            opts="call config paths completions man help"
+            opts="call config paths mailbox completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -228,6 +258,48 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__help__subcmd__mailbox)
+            opts="watch ack"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__mailbox__subcmd__ack)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__mailbox__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -249,6 +321,156 @@ _mpt() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox)
+            opts="-q -v -h -V --as --count --json --quiet --verbose --color --config --help --version watch ack help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox__subcmd__ack)
+            opts="-q -v -h -V --status --body --as --json --quiet --verbose --color --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -W "applied failed blocked superseded" -- "${cur}"))
+                    return 0
+                    ;;
+                --body)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox__subcmd__help)
+            opts="watch ack help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox__subcmd__help__subcmd__ack)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox__subcmd__help__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox__subcmd__watch)
+            opts="-q -v -h -V --interval-ms --max-polls --as --json --quiet --verbose --color --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --interval-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-polls)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

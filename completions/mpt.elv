@@ -32,6 +32,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
+            cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -80,6 +81,67 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mpt;mailbox'= {
+            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --count 'Print only the number of owed asks (for prompts and status bars)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand watch 'Poll, and announce only what became owed since the last poll'
+            cand ack 'Answer an ask with a terminal status, as this identity'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;mailbox;watch'= {
+            cand --interval-ms 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)'
+            cand --max-polls 'Stop after this many polls'
+            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;mailbox;ack'= {
+            cand --status 'The terminal status that closes it'
+            cand --body 'A reply body'
+            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;mailbox;help'= {
+            cand watch 'Poll, and announce only what became owed since the last poll'
+            cand ack 'Answer an ask with a terminal status, as this identity'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;mailbox;help;watch'= {
+        }
+        &'mpt;mailbox;help;ack'= {
+        }
+        &'mpt;mailbox;help;help'= {
+        }
         &'mpt;completions'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -110,6 +172,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
+            cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -119,6 +182,14 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;config'= {
         }
         &'mpt;help;paths'= {
+        }
+        &'mpt;help;mailbox'= {
+            cand watch 'Poll, and announce only what became owed since the last poll'
+            cand ack 'Answer an ask with a terminal status, as this identity'
+        }
+        &'mpt;help;mailbox;watch'= {
+        }
+        &'mpt;help;mailbox;ack'= {
         }
         &'mpt;help;completions'= {
         }

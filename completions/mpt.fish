@@ -36,6 +36,7 @@ complete -c mpt -n "__fish_mpt_needs_command" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -71,6 +72,50 @@ complete -c mpt -n "__fish_mpt_using_subcommand paths" -s q -l quiet -d 'Print o
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l as -d 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l count -d 'Print only the number of owed asks (for prompts and status bars)'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l interval-ms -d 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l max-polls -d 'Stop after this many polls' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l as -d 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l status -d 'The terminal status that closes it' -r -f -a "applied\t''
+failed\t''
+blocked\t''
+superseded\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l body -d 'A reply body' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l as -d 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -89,9 +134,12 @@ complete -c mpt -n "__fish_mpt_using_subcommand man" -s q -l quiet -d 'Print onl
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths mailbox completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths mailbox completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths mailbox completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths mailbox completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths mailbox completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths mailbox completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from call config paths mailbox completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'

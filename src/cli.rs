@@ -56,6 +56,8 @@ pub enum Command {
     Config,
     /// Where MemPalace keeps this palace's files, and what they hold
     Paths(PathsArgs),
+    /// What this device owes: asks addressed to it that no later terminal reply of its own answers
+    Mailbox(MailboxArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Write man pages (one per subcommand) into DIR, or print mpt(1)
@@ -102,4 +104,60 @@ pub struct CompletionsArgs {
 pub struct ManArgs {
     /// Write mpt.1 and one page per subcommand here (else print mpt(1) to stdout)
     pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct MailboxArgs {
+    #[command(subcommand)]
+    pub action: Option<MailboxAction>,
+    /// Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)
+    #[arg(long = "as", value_name = "AGENT", global = true)]
+    pub as_identity: Option<String>,
+    /// Print only the number of owed asks (for prompts and status bars)
+    #[arg(long)]
+    pub count: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MailboxAction {
+    /// Poll, and announce only what became owed since the last poll
+    Watch {
+        /// Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)
+        #[arg(long, value_name = "MS")]
+        interval_ms: Option<u64>,
+        /// Stop after this many polls
+        #[arg(long, value_name = "N")]
+        max_polls: Option<u64>,
+    },
+    /// Answer an ask with a terminal status, as this identity
+    Ack {
+        /// The event id of the ask (evt_...)
+        event: String,
+        /// The terminal status that closes it
+        #[arg(long, value_enum)]
+        status: AckStatus,
+        /// A reply body
+        #[arg(long)]
+        body: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum AckStatus {
+    Applied,
+    Failed,
+    Blocked,
+    Superseded,
+}
+
+impl AckStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AckStatus::Applied => "applied",
+            AckStatus::Failed => "failed",
+            AckStatus::Blocked => "blocked",
+            AckStatus::Superseded => "superseded",
+        }
+    }
 }

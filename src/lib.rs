@@ -5,6 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod mailbox;
 pub mod mcp;
 pub mod output;
 pub mod palace;

@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod http_fake;
 mod http_real;
+mod mailbox;
 mod palace;
 mod stall;
 mod stdio_real;

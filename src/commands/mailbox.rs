@@ -1,0 +1,260 @@
+//! `mpt mailbox`: what this device owes (list, `--count`), `watch` (poll and announce only what
+//! became owed), and `ack` (answer an ask so the derivation closes it).
+
+use std::io::Write;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::cli::{AckStatus, MailboxAction, MailboxArgs};
+use crate::error::{Exit, MptError, Result};
+use crate::mailbox::{self, Announcer, Derivation, NotifyMode, StdFs};
+use crate::mcp::{Deadline, McpClient};
+use crate::palace::PalacePaths;
+use crate::{log_debug, log_warn};
+
+const DEFAULT_POLL_MS: u64 = 300_000;
+
+pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
+    let config = ctx.config()?;
+    if matches!(
+        ctx.env.get("MEMPALACE_MAILBOX"),
+        Some("0" | "off" | "false")
+    ) {
+        return inert(ctx, "disabled by MEMPALACE_MAILBOX=0");
+    }
+    let me = match (&args.as_identity, config.stamp_identity(), &config.remote) {
+        (_, _, None) => {
+            return inert(
+                ctx,
+                "no shared palace (MEMPALACE_REMOTE_URL is unset): a solitary palace owes nobody",
+            );
+        }
+        (Some(me), _, Some(_)) => me.clone(),
+        (None, Some(me), Some(_)) => me,
+        (None, None, Some(_)) => {
+            return inert(
+                ctx,
+                "no device name (MEMPALACE_PI_DEVICE is unset): an unstamped client has no address to be reached at",
+            );
+        }
+    };
+    let rt = super::runtime()?;
+    rt.block_on(async {
+        let palace = PalacePaths::resolve(&ctx.env, None)
+            .map(|p| p.palace)
+            .unwrap_or_default();
+        let client = McpClient::from_config(&config, &palace, None, false)?;
+        let res = match args.action {
+            None => list(ctx, &client, &me, args.count).await,
+            Some(MailboxAction::Watch {
+                interval_ms,
+                max_polls,
+            }) => watch(ctx, &client, &me, interval_ms, max_polls).await,
+            Some(MailboxAction::Ack {
+                event,
+                status,
+                body,
+            }) => ack(ctx, &client, &me, &event, status, body).await,
+        };
+        client.shutdown().await;
+        res
+    })
+}
+
+fn inert(ctx: &Ctx, why: &str) -> Result<Exit> {
+    let doc = json!({"schema": mailbox::SCHEMA, "active": false, "reason": why, "owed": [], "dormant": []});
+    ctx.out
+        .emit(&doc, |w| writeln!(w, "mailbox inactive: {why}"))?;
+    Ok(Exit::Ok)
+}
+
+async fn derive_now(client: &McpClient, me: &str) -> Result<Derivation> {
+    let events = mailbox::source::fetch(client, me).await?;
+    log_debug!("mailbox: {} events read for {me}", events.len());
+    Ok(mailbox::derive(&events, me, now_unix(), &StdFs))
+}
+
+async fn list(ctx: &Ctx, client: &McpClient, me: &str, count_only: bool) -> Result<Exit> {
+    client.connect().await?;
+    let d = derive_now(client, me).await?;
+    let mut doc = serde_json::to_value(&d)
+        .map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))?;
+    doc["schema"] = json!(mailbox::SCHEMA);
+    doc["active"] = json!(true);
+    doc["owed_count"] = json!(d.owed.len());
+    doc["dormant_count"] = json!(d.dormant.len());
+    if !d.owed.is_empty() {
+        doc["note"] = json!(mailbox::DELIVERY_NOTE);
+    }
+    ctx.out.emit(&doc, |w| {
+        if count_only {
+            return writeln!(w, "{}", d.owed.len());
+        }
+        if d.owed.is_empty() {
+            writeln!(w, "nothing owed by {me}")?;
+        } else {
+            writeln!(
+                w,
+                "{} ask{} owed by {me}:",
+                d.owed.len(),
+                if d.owed.len() == 1 { "" } else { "s" }
+            )?;
+            for a in &d.owed {
+                writeln!(
+                    w,
+                    "  {}  from {}  {}  {} old{}  {}",
+                    a.id,
+                    a.from.as_deref().unwrap_or("?"),
+                    a.kind,
+                    a.age_secs.map_or("?".into(), human_age),
+                    a.correlation_id
+                        .as_deref()
+                        .map_or(String::new(), |c| format!("  [{c}]")),
+                    a.summary
+                )?;
+            }
+        }
+        if !d.dormant.is_empty() {
+            let ids: Vec<&str> = d.dormant.iter().map(|a| a.id.as_str()).collect();
+            writeln!(
+                w,
+                "{} dormant (waiting on their baselines): {}",
+                ids.len(),
+                ids.join(", ")
+            )?;
+        }
+        if !d.owed.is_empty() {
+            writeln!(w, "\n{}", mailbox::DELIVERY_NOTE)?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
+
+async fn watch(
+    ctx: &Ctx,
+    client: &McpClient,
+    me: &str,
+    interval_ms: Option<u64>,
+    max_polls: Option<u64>,
+) -> Result<Exit> {
+    let floor = match ctx.env.get("MEMPALACE_MAILBOX_POLL_MS") {
+        None => DEFAULT_POLL_MS,
+        Some(v) => v.trim().parse().map_err(|_| {
+            MptError::usage(format!(
+                "MEMPALACE_MAILBOX_POLL_MS='{v}' is not a whole number of milliseconds"
+            ))
+        })?,
+    };
+    let interval = interval_ms.unwrap_or(floor);
+    if interval < floor {
+        return Err(MptError::usage(format!("--interval-ms {interval} is below the poll floor of {floor} ms (MEMPALACE_MAILBOX_POLL_MS)"))
+            .with_hint("polling faster only loads the primary: raise --interval-ms, or lower MEMPALACE_MAILBOX_POLL_MS deliberately"));
+    }
+    let mode =
+        NotifyMode::from_env(ctx.env.get("MEMPALACE_MAILBOX_NOTIFY")).map_err(MptError::usage)?;
+    let kitty = mailbox::prefers_kitty(ctx.env.get("KITTY_WINDOW_ID"), ctx.env.get("TERM"));
+    let mut announcer = Announcer::new();
+    let mut polls = 0u64;
+    loop {
+        polls += 1;
+        let result = async {
+            client.connect().await?;
+            derive_now(client, me).await
+        }
+        .await;
+        match result {
+            Ok(d) => {
+                let due = announcer.next(&d);
+                if !due.is_empty() {
+                    deliver(ctx, &due, d.dormant.len(), mode, kitty)?;
+                }
+            }
+            // A poll that fails is skipped, not fatal: the primary may come back.
+            Err(e) => log_warn!("mailbox poll failed: {}", e.message),
+        }
+        if max_polls.is_some_and(|m| polls >= m) {
+            return Ok(Exit::Ok);
+        }
+        tokio::time::sleep(Duration::from_millis(interval)).await;
+    }
+}
+
+fn deliver(
+    ctx: &Ctx,
+    due: &[mailbox::Announcement],
+    dormant: usize,
+    mode: NotifyMode,
+    kitty: bool,
+) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let write = |out: &mut dyn Write, bytes: &[u8]| out.write_all(bytes).and_then(|_| out.flush());
+    let res = if ctx.out.json {
+        let line = json!({"schema": "mpt.mailbox.announce/v1", "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
+        write(&mut out, format!("{line}\n").as_bytes())
+    } else {
+        let text = mailbox::plain_delivery(due, dormant).unwrap_or_default();
+        write(&mut out, format!("{text}\n").as_bytes())
+    };
+    res.map_err(|e| MptError::io("writing the delivery", &e))?;
+    // The notification goes to stderr (the terminal), apart from the delivery on stdout.
+    if let Some(n) = mailbox::notification_for(due) {
+        let mut err = std::io::stderr().lock();
+        let _ = match mode {
+            NotifyMode::Off => Ok(()),
+            NotifyMode::Plain => writeln!(err, "mpt: {}", mailbox::plain(&n)),
+            NotifyMode::Desktop => err
+                .write_all(&mailbox::desktop_bytes(&n, kitty))
+                .and_then(|_| err.flush()),
+        };
+    }
+    Ok(())
+}
+
+async fn ack(
+    ctx: &Ctx,
+    client: &McpClient,
+    me: &str,
+    event: &str,
+    status: AckStatus,
+    body: Option<String>,
+) -> Result<Exit> {
+    client.connect().await?;
+    let mut args = json!({"event_id": event, "from_agent": me, "status": status.as_str()});
+    if let Some(b) = body {
+        args["body"] = json!(b);
+    }
+    let reply = client
+        .call_tool("mempalace_event_ack", args, Deadline::Default)
+        .await?;
+    let ack = reply.payload.get("event").cloned().unwrap_or(Value::Null);
+    let doc = json!({"schema": "mpt.mailbox.ack/v1", "me": me, "acked": event, "status": status.as_str(), "event": ack});
+    ctx.out.emit(&doc, |w| {
+        writeln!(
+            w,
+            "{event} answered {} as {me} ({})",
+            status.as_str(),
+            ack["id"].as_str().unwrap_or("?")
+        )
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn now_unix() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn human_age(secs: i64) -> String {
+    match secs {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m", s / 60),
+        s if s < 172_800 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}

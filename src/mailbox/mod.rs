@@ -1,0 +1,29 @@
+//! The mailbox engine: what this device owes, derived from the coordination log's events.
+//! Pure (events in, derivation out); the caller fetches events and writes notifications.
+
+// Flow for `mpt mailbox`: fetch `to_agent=<me>` and `writer=<me>` events (all pages), then
+// `derive` → print `Derivation::owed`, then `Derivation::dormant` once with their ids.
+// Flow for `mpt mailbox watch`: per poll, `derive` → `Announcer::next` → `notification_for`,
+// `plain_delivery` or `desktop_bytes` per `NotifyMode`.
+
+pub mod announce;
+pub mod derive;
+pub mod dormancy;
+pub mod event;
+pub mod notify;
+pub mod source;
+pub mod time;
+
+pub use announce::{Announcement, Announcer, Why};
+pub use derive::{
+    Ask, BROADCAST, CANDIDATE_STATUS, Derivation, Stats, TERMINAL_STATUSES, derive, derive_parsed,
+};
+pub use dormancy::{Dormancy, DormancyState, Fs, MAX_CONDITIONS, StdFs};
+pub use event::{Event, Parsed, parse_events};
+pub use notify::{
+    DELIVERY_NOTE, Notification, NotifyMode, desktop_bytes, notification_for, osc99, osc777, plain,
+    plain_delivery, prefers_kitty, sanitize_field,
+};
+
+/// `schema` of `mpt mailbox --json`.
+pub const SCHEMA: &str = "mpt.mailbox/v1";
