@@ -107,7 +107,6 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
 pub struct MailboxArgs {
     #[command(subcommand)]
     pub action: Option<MailboxAction>,
