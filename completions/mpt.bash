@@ -25,6 +25,9 @@ _mpt() {
             mpt,config)
                 cmd="mpt__subcmd__config"
                 ;;
+            mpt,doctor)
+                cmd="mpt__subcmd__doctor"
+                ;;
             mpt,help)
                 cmd="mpt__subcmd__help"
                 ;;
@@ -45,6 +48,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help,config)
                 cmd="mpt__subcmd__help__subcmd__config"
+                ;;
+            mpt__subcmd__help,doctor)
+                cmd="mpt__subcmd__help__subcmd__doctor"
                 ;;
             mpt__subcmd__help,help)
                 cmd="mpt__subcmd__help__subcmd__help"
@@ -89,7 +95,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version call config paths mailbox completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version doctor call config paths mailbox completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -188,8 +194,34 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__doctor)
+            opts="-q -v -h -V --offline --check --json --quiet --verbose --color --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__help)
-            opts="call config paths mailbox completions man help"
+            opts="doctor call config paths mailbox completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -231,6 +263,20 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand doctor 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
@@ -36,6 +37,21 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;doctor'= {
+            cand --check 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --offline 'Skip every network and child probe (files and processes only)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
         &'mpt;call'= {
             cand --timeout-ms 'Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)'
@@ -169,6 +185,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;help'= {
+            cand doctor 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
@@ -176,6 +193,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;help;doctor'= {
         }
         &'mpt;help;call'= {
         }

@@ -50,6 +50,8 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Tell the truth about this machine: each silent failure, why it matters, and its fix
+    Doctor(DoctorArgs),
     /// Call one MemPalace tool through the transport the pi bridge would use
     Call(CallArgs),
     /// Show the effective configuration and where each value came from (never a secret)
@@ -84,6 +86,16 @@ pub struct CallArgs {
     /// The mempalace-mcp binary to start for a local palace
     #[arg(long, value_name = "PATH")]
     pub child: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Skip every network and child probe (files and processes only)
+    #[arg(long)]
+    pub offline: bool,
+    /// Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers
+    #[arg(long, value_name = "ID")]
+    pub check: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,9 @@
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod doctor;
 pub mod error;
+pub mod harness;
 pub mod mailbox;
 pub mod mcp;
 pub mod output;

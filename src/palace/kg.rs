@@ -1,10 +1,9 @@
 //! Reading a MemPalace knowledge graph, strictly read-only: counts and current facts, also from a
 //! WAL database whose `-shm` is missing (copied aside and opened there, the original untouched).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rusqlite::{Connection, OpenFlags};
-
+use super::sqlite::with_reader;
 use crate::error::{ErrorKind, MptError, Result};
 
 /// What `kg_stats` reports, computed the way the server computes it (`knowledge_graph.py:933`).
@@ -58,86 +57,6 @@ pub fn current_facts(path: &Path, limit: u32) -> Result<Option<Vec<Fact>>> {
     })
 }
 
-/// Runs `f` on a read-only view of the database, or returns `None` when the file is absent.
-fn with_reader<T>(
-    path: &Path,
-    f: impl Fn(&Connection) -> rusqlite::Result<T>,
-) -> Result<Option<T>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let direct = open_read_only(path).and_then(|c| f(&c));
-    match direct {
-        Ok(v) => Ok(Some(v)),
-        Err(first) => {
-            // A WAL database without its -shm (or in a folder we may not write) cannot always be
-            // opened mode=ro. Read a private copy instead; the original is never opened for write.
-            let copy = PrivateCopy::new(path).map_err(|e| kg_error(path, &e.to_string()))?;
-            let c = Connection::open(&copy.db)
-                .map_err(|e| kg_error(path, &format!("{first}; then {e}")))?;
-            f(&c)
-                .map(Some)
-                .map_err(|e| kg_error(path, &format!("{first}; then {e}")))
-        }
-    }
-}
-
-fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
-    let c = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    c.busy_timeout(std::time::Duration::from_millis(2000))?;
-    Ok(c)
-}
-
-fn kg_error(path: &Path, msg: &str) -> MptError {
-    MptError::new(
-        ErrorKind::Io,
-        format!("cannot read the knowledge graph {}: {msg}", path.display()),
-    )
-    .with_hint("check that the file is a MemPalace knowledge graph and readable by this user")
-}
-
-/// A throwaway copy of a database and its `-wal`, removed on drop.
-struct PrivateCopy {
-    dir: PathBuf,
-    db: PathBuf,
-}
-
-impl PrivateCopy {
-    fn new(src: &Path) -> std::io::Result<Self> {
-        let dir = std::env::temp_dir().join(format!("mpt-kg-{}-{}", std::process::id(), nanos()));
-        std::fs::create_dir_all(&dir)?;
-        let db = dir.join("kg.sqlite3");
-        std::fs::copy(src, &db)?;
-        let wal = sidecar(src, "-wal");
-        if wal.exists() {
-            std::fs::copy(&wal, sidecar(&db, "-wal"))?;
-        }
-        Ok(PrivateCopy { dir, db })
-    }
-}
-
-impl Drop for PrivateCopy {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn sidecar(db: &Path, suffix: &str) -> PathBuf {
-    let mut s = db.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-fn nanos() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
-}
-
 impl From<rusqlite::Error> for MptError {
     fn from(e: rusqlite::Error) -> Self {
         MptError::new(ErrorKind::Io, format!("SQLite: {e}"))
@@ -150,6 +69,10 @@ mod tests {
 
     const SCHEMA: &str = "CREATE TABLE entities(id TEXT PRIMARY KEY, name TEXT, type TEXT DEFAULT 'unknown', properties TEXT DEFAULT '{}', created_at TEXT);
         CREATE TABLE triples(id TEXT PRIMARY KEY, subject TEXT, predicate TEXT, object TEXT, valid_from TEXT, valid_to TEXT, confidence REAL, source_closet TEXT, source_file TEXT, source_drawer_id TEXT, adapter_name TEXT, extracted_at TEXT);";
+
+    use super::super::sqlite::{nanos, sidecar};
+    use rusqlite::Connection;
+    use std::path::PathBuf;
 
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!(

@@ -2,8 +2,12 @@
 //! graph (read-only), the sidecar and registry files, and the tool catalog.
 
 pub mod catalog;
+pub mod chroma;
 pub mod files;
 pub mod kg;
+pub mod landmine;
 pub mod paths;
+pub mod procs;
+pub mod sqlite;
 
 pub use paths::PalacePaths;

@@ -2,6 +2,7 @@
 
 mod cli;
 mod config;
+mod doctor;
 mod http_fake;
 mod http_real;
 mod mailbox;

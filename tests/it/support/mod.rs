@@ -99,6 +99,64 @@ impl TestEnv {
     }
 }
 
+/// A process started for a test, killed by its pid on drop (also on panic).
+pub struct Spawned(pub std::process::Child);
+
+impl Spawned {
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        // Its own process group: the whole group goes, children included.
+        unsafe {
+            libc::kill(-(self.0.id() as libc::pid_t), libc::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+impl TestEnv {
+    /// Starts `program args` with the MemPalace environment plus `extra`, stdin a pipe kept open.
+    pub fn spawn(&self, program: &Path, args: &[&str], extra: &[(&str, &str)]) -> Spawned {
+        let mut cmd = std::process::Command::new(program);
+        cmd.env_clear().args(args).current_dir(self.dir.path());
+        for (k, v) in self.mempalace_env() {
+            cmd.env(k, v);
+        }
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        Spawned(cmd.spawn().unwrap())
+    }
+
+    /// `mpt call` on a local palace with the testbed's child; panics unless it succeeds.
+    pub fn call_local(&self, palace: &Path, tool: &str, args: &str) -> serde_json::Value {
+        let child = venv_bin("mempalace-mcp");
+        let o = self.mpt(
+            &[
+                "--json",
+                "call",
+                "--palace",
+                palace.to_str().unwrap(),
+                "--child",
+                child.to_str().unwrap(),
+                tool,
+                args,
+            ],
+            &[],
+        );
+        assert!(o.status.success(), "{tool}: {}{}", stdout(&o), stderr(&o));
+        json(&o)["payload"].clone()
+    }
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

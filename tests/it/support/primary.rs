@@ -21,6 +21,7 @@ pub struct PrimaryOpts<'a> {
     pub token: Option<&'a str>,
     pub read_only: bool,
     pub tls: Option<(&'a Path, &'a Path)>,
+    pub extra_env: Vec<(&'a str, String)>,
 }
 
 impl Primary {
@@ -41,6 +42,9 @@ impl Primary {
         if let Some(t) = opts.token {
             // Through the environment, as `mempalace serve` itself hands it on: never argv.
             cmd.env("MEMPALACE_MCP_HTTP_TOKEN", t);
+        }
+        for (k, v) in &opts.extra_env {
+            cmd.env(k, v);
         }
         if opts.read_only {
             cmd.arg("--read-only");

@@ -1,0 +1,86 @@
+//! `mpt doctor`: a line per check (ok, warning, failure, skipped), evidence and fix under what
+//! failed (`-v`: under every check), a last line with counts; `--json` as `mpt.doctor/v1`.
+
+use serde_json::json;
+
+use crate::Ctx;
+use crate::cli::DoctorArgs;
+use crate::doctor::{self, CHECKS, Inputs, Status};
+use crate::error::{Exit, MptError, Result};
+use crate::output::{Style, verbosity};
+
+pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
+    if let Some(id) = &args.check
+        && !CHECKS.iter().any(|(c, _)| c == id)
+    {
+        let ids: Vec<&str> = CHECKS.iter().map(|(c, _)| *c).collect();
+        return Err(MptError::usage(format!("there is no check '{id}'"))
+            .with_hint(format!("one of: {}", ids.join(", "))));
+    }
+    let inputs = Inputs {
+        env: ctx.env.clone(),
+        config: ctx.config(),
+        cwd: std::env::current_dir()
+            .map_err(|e| MptError::io("reading the current directory", &e))?,
+        offline: args.offline,
+        show_child_stderr: verbosity() >= 2,
+    };
+    let checks = if args.offline {
+        // No network, no child: nothing to wait for, no runtime threads to start.
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| MptError::io("starting the runtime", &e))?
+            .block_on(doctor::run(&inputs, args.check.as_deref()))
+    } else {
+        super::runtime()?.block_on(doctor::run(&inputs, args.check.as_deref()))
+    };
+    let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
+    let (ok, warn, fail, skip) = (
+        count(Status::Ok),
+        count(Status::Warn),
+        count(Status::Fail),
+        count(Status::Skip),
+    );
+    let doc = json!({
+        "schema": "mpt.doctor/v1",
+        "offline": args.offline,
+        "checks": checks,
+        "summary": {"ok": ok, "warn": warn, "fail": fail, "skip": skip},
+    });
+    let out = &ctx.out;
+    ctx.out.emit(&doc, |w| {
+        for c in &checks {
+            let (sym, style) = match c.status {
+                Status::Ok => ("✓", Style::Ok),
+                Status::Warn => ("!", Style::Warn),
+                Status::Fail => ("✗", Style::Fail),
+                Status::Skip => ("-", Style::Dim),
+            };
+            writeln!(w, "{} {:<15} {}", out.paint(style, sym), c.id, c.summary)?;
+            let detail = c.status == Status::Fail || c.status == Status::Warn || verbosity() >= 1;
+            if detail {
+                if c.status != Status::Warn || verbosity() >= 1 {
+                    for e in &c.evidence {
+                        writeln!(w, "    {}", out.paint(Style::Dim, e))?;
+                    }
+                }
+                if let Some(f) = &c.fix
+                    && c.status != Status::Ok
+                {
+                    writeln!(w, "    {} {f}", out.paint(Style::Bold, "fix:"))?;
+                }
+            }
+        }
+        writeln!(
+            w,
+            "{} checks: {ok} ok, {warn} warning(s), {fail} failure(s), {skip} skipped",
+            checks.len()
+        )
+    })?;
+    Ok(if fail > 0 {
+        Exit::CheckFailed
+    } else {
+        Exit::Ok
+    })
+}

@@ -1,0 +1,93 @@
+//! Check `extension`: the version gate of the DEPLOYED pi extension (never the repo): resolved
+//! through every symlink, dated by mtime, and the capability tokens it carries.
+
+use super::{Check, Inputs, Status};
+use crate::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
+
+pub fn check(inputs: &Inputs) -> Check {
+    let id = "extension";
+    let agent_dir = match pi::agent_dir(&inputs.env) {
+        Ok(d) => d,
+        Err(e) => return Check::new(id, Status::Skip, e.message),
+    };
+    if !agent_dir.exists() {
+        return Check::new(
+            id,
+            Status::Skip,
+            "pi is not installed for this user (no agent dir)",
+        )
+        .evidence(format!("looked for {}", agent_dir.display()));
+    }
+    let ext = match pi::extension(&agent_dir) {
+        Ok(Some(e)) => e,
+        Ok(None) => {
+            return Check::new(id, Status::Warn, "pi is installed without the MemPalace extension: its agent has no palace tools")
+                .evidence(format!("no {}", agent_dir.join("extensions/mempalace.ts").display()))
+                .fix("deploy the bridge extension to ~/.pi/agent/extensions/mempalace.ts (see the bridge README)");
+        }
+        Err(e) => {
+            return Check::new(id, Status::Fail, e.message.clone()).fix(e.hint.unwrap_or_default());
+        }
+    };
+    let date = ext
+        .modified
+        .map(iso_date)
+        .unwrap_or_else(|| "unknown".into());
+    let mut c = Check::new(id, Status::Ok, "");
+    c = c.evidence(format!(
+        "{} -> {} (modified {date})",
+        ext.path.display(),
+        ext.resolved.display()
+    ));
+    let mut missing = Vec::new();
+    for cap in CAPABILITIES {
+        let n = ext.count(cap.token);
+        c = c.evidence(format!(
+            "{}: {n} line(s) ({}, since {})",
+            cap.token, cap.what, cap.since
+        ));
+        if n == 0 {
+            missing.push(cap);
+        }
+    }
+    let edge_opt_in = inputs
+        .config
+        .as_ref()
+        .is_ok_and(|c| c.edge_opt_in && c.remote.is_some());
+    let edge_lines = ext.count(EDGE_TOKEN);
+    c = c.evidence(format!(
+        "{EDGE_TOKEN}: {edge_lines} line(s) (the edge branch in createClient())"
+    ));
+    if missing.is_empty() && !(edge_opt_in && edge_lines == 0) {
+        c.summary = format!("the deployed copy ({date}) carries feeding, stamping and the mailbox");
+        return c;
+    }
+    c.status = Status::Fail;
+    if missing.is_empty() {
+        c.summary = "MEMPALACE_EDGE=1 is set, but the deployed extension has no edge branch: pi never reaches `mpt edge`".into();
+        c.fix = Some(
+            "run `mpt edge wire pi` (it puts the edge in pi's path), or update the extension"
+                .into(),
+        );
+        return c;
+    }
+    let names: Vec<&str> = missing.iter().map(|m| m.what).collect();
+    c.summary = format!(
+        "the deployed copy ({date}) cannot do {}: the env vars may be set, but the code is absent",
+        names.join(", ")
+    );
+    let fixes: Vec<&str> = missing.iter().map(|m| m.fallback).collect();
+    c.fix = Some(format!(
+        "update the baked extension, or meanwhile: {}",
+        fixes.join("; ")
+    ));
+    c
+}
+
+fn iso_date(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    crate::mailbox::time::format_iso_utc(secs)
+}

@@ -1,0 +1,102 @@
+//! Checks `half-flip` and `false-positive`: a harness picks its transport once, at load, from ITS
+//! environment; and a remote machine's local palace is a frozen archive the CLI still reads.
+
+use super::{Check, Inputs, Status};
+use crate::palace::chroma;
+use crate::palace::procs::{self, Proc, Role};
+
+pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
+    let id = "half-flip";
+    let shell_url = inputs.env.get("MEMPALACE_REMOTE_URL").map(str::to_string);
+    let harnesses: Vec<&Proc> = procs
+        .iter()
+        .filter(|p| matches!(p.role, Some(Role::Pi | Role::Opencode)))
+        .collect();
+    if harnesses.is_empty() {
+        return Check::new(id, Status::Ok, "no pi or opencode of this user is running");
+    }
+    let mut c = Check::new(id, Status::Ok, "");
+    let mut fails = Vec::new();
+    let mut warns = Vec::new();
+    for h in &harnesses {
+        let name = if h.role == Some(Role::Pi) {
+            "pi"
+        } else {
+            "opencode"
+        };
+        let theirs = h.environ().and_then(|e| {
+            e.get("MEMPALACE_REMOTE_URL")
+                .filter(|v| !v.is_empty())
+                .cloned()
+        });
+        c = c.evidence(format!(
+            "pid {} ({name}): MEMPALACE_REMOTE_URL {}",
+            h.pid,
+            theirs.as_deref().unwrap_or("unset")
+        ));
+        match (&shell_url, &theirs) {
+            (Some(_), None) => fails.push(format!("pid {} ({name}) was started without MEMPALACE_REMOTE_URL: it still writes to the local palace", h.pid)),
+            (Some(s), Some(t)) if s != t => warns.push(format!("pid {} ({name}) uses {t}, this shell {s}", h.pid)),
+            (None, Some(t)) => warns.push(format!("pid {} ({name}) uses the primary {t} while this shell is local", h.pid)),
+            _ => {}
+        }
+    }
+    if shell_url.is_some() {
+        for child in procs.iter().filter(|p| p.role == Some(Role::Child)) {
+            let chain = procs::ancestors(procs, child.pid);
+            let through_edge = chain.iter().any(|a| a.role == Some(Role::Edge));
+            if let Some(h) = chain
+                .iter()
+                .find(|a| matches!(a.role, Some(Role::Pi | Role::Opencode)))
+                && !through_edge
+            {
+                fails.push(format!("pid {} (mempalace-mcp, started by pid {}) serves a harness from the local palace while the URL is set", child.pid, h.pid));
+            }
+        }
+    }
+    if let Some(first) = fails.first() {
+        c.status = Status::Fail;
+        c.summary = first.clone();
+        for f in &fails[1..] {
+            c = c.evidence(f.clone());
+        }
+        return c.fix("quit that harness and start it again from a shell that exports MEMPALACE_REMOTE_URL (a GUI launch or a pre-export start keeps the old transport)");
+    }
+    if let Some(first) = warns.first() {
+        c.status = Status::Warn;
+        c.summary = first.clone();
+        return c
+            .fix("restart the harness from a shell with the same MEMPALACE_* exports as this one");
+    }
+    c.summary = format!(
+        "{} running harness(es) on this shell's transport",
+        harnesses.len()
+    );
+    c
+}
+
+pub fn false_positive(inputs: &Inputs) -> Check {
+    let id = "false-positive";
+    if inputs.env.get("MEMPALACE_REMOTE_URL").is_none() {
+        return Check::new(
+            id,
+            Status::Skip,
+            "solitary machine (no MEMPALACE_REMOTE_URL): the local palace is the live one",
+        );
+    }
+    let paths = match inputs.palace() {
+        Ok(p) => p,
+        Err(e) => return Check::new(id, Status::Skip, e.message),
+    };
+    match chroma::drawer_count(&paths.palace) {
+        Ok(Some(n)) if n > 0 => Check::new(
+            id,
+            Status::Warn,
+            format!("a local palace with {n} drawers sits at {}: `mempalace status`/`search` here read this frozen archive and look healthy", paths.palace.display()),
+        )
+        .evidence("the mempalace CLI has no remote support: after the flip it reads and writes this archive, not the shared palace")
+        .fix("use the agent's palace tools (or `mpt call`) for the shared palace; mine backfills on the palace host; archive or remove the local palace"),
+        Ok(_) => Check::new(id, Status::Ok, format!("no local drawers at {}: nothing to mistake for the shared palace", paths.palace.display())),
+        Err(e) => Check::new(id, Status::Warn, format!("cannot read the local palace: {}", e.message)),
+    }
+}

@@ -1,0 +1,253 @@
+//! Check `transport`: the one the bridge picks (`MEMPALACE_REMOTE_URL` set: the primary; else a
+//! local child), probed for real: handshake, tools, `mempalace_status`, and for a primary its
+//! `/healthz` and `/statusz`. Each failure layer (DNS, refused, TLS, 401, 403, 404) has its own fix.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{Check, Inputs, Status, config_broken};
+use crate::config::{Config, McpKnobs, Remote};
+use crate::error::MptError;
+use crate::mcp::client::local_child_spec;
+use crate::mcp::http::{HttpClient, HttpOptions};
+use crate::mcp::stdio::{StdioClient, StdioOptions};
+use crate::mcp::{Deadline, McpClient, McpError};
+use crate::palace::paths::realpath;
+
+const ID: &str = "transport";
+
+pub async fn check(inputs: &Inputs) -> Check {
+    let config = match &inputs.config {
+        Ok(c) => c,
+        Err(e) => return config_broken(ID, e),
+    };
+    if inputs.offline {
+        return Check::new(ID, Status::Skip, "skipped (--offline)");
+    }
+    match &config.remote {
+        Some(remote) => remote_probe(inputs, config, remote).await,
+        None => local_probe(inputs, config).await,
+    }
+}
+
+fn failed(summary: String, e: McpError) -> Check {
+    let m = MptError::from(e);
+    let mut c = Check::new(ID, Status::Fail, format!("{summary}: {}", m.message));
+    if let Some(h) = m.hint {
+        c = c.fix(h);
+    }
+    if let Some(tail) = m
+        .detail
+        .as_ref()
+        .and_then(|d| d.get("stderr_tail"))
+        .and_then(Value::as_array)
+    {
+        for l in tail.iter().rev().take(5).rev() {
+            c = c.evidence(format!("stderr: {}", l.as_str().unwrap_or("")));
+        }
+    }
+    c
+}
+
+async fn local_probe(inputs: &Inputs, config: &Config) -> Check {
+    let paths = match inputs.palace() {
+        Ok(p) => p,
+        Err(e) => return Check::new(ID, Status::Fail, e.message),
+    };
+    let mut spec = local_child_spec(config, &paths.palace, None);
+    // Read-only: the probe must never become a second writer on a palace a session holds.
+    spec.env
+        .push(("MEMPALACE_MCP_READ_ONLY".into(), "1".into()));
+    let program = spec.program.display().to_string();
+    let knobs = McpKnobs {
+        max_respawns: 0,
+        ..config.mcp
+    };
+    let client = McpClient::Local(StdioClient::new(
+        spec,
+        StdioOptions::new(knobs, inputs.show_child_stderr || config.ext_debug),
+    ));
+    let result = async {
+        let hs = client.connect().await?;
+        let status = client
+            .request(
+                "tools/call",
+                Some(json!({"name": "mempalace_status", "arguments": {}})),
+                Deadline::Default,
+            )
+            .await?;
+        Ok::<_, McpError>((hs, crate::mcp::ToolReply::from_result(&status)))
+    }
+    .await;
+    client.shutdown().await;
+    let (hs, status) = match result {
+        Ok(r) => r,
+        Err(e @ McpError::Spawn { .. }) => {
+            return failed("local".into(), e).fix("install MemPalace (`pip install mempalace`), or set `child` in the mpt config to its mempalace-mcp");
+        }
+        Err(e) => return failed("local: the child did not answer".into(), e),
+    };
+    let mut c = Check::new(ID, Status::Ok, "")
+        .evidence(format!(
+            "local stdio: {program} --palace {}",
+            paths.palace.display()
+        ))
+        .evidence(format!(
+            "handshake {:.0} ms, {} tools (read-only probe), MemPalace {}",
+            hs.elapsed.as_secs_f64() * 1e3,
+            hs.tools.len(),
+            hs.server_version().unwrap_or("?")
+        ));
+    let p = &status.payload;
+    if p.get("error").and_then(Value::as_str) == Some("Chroma database missing") {
+        c.status = Status::Warn;
+        c.summary = format!(
+            "local palace answers, but none exists yet at {} (MemPalace creates it on the first write)",
+            paths.palace.display()
+        );
+        return c;
+    }
+    if let Some(f) = status.failure {
+        c.status = Status::Fail;
+        c.summary = format!("local: mempalace_status failed inside a good reply: {f}");
+        return c.fix("run `mempalace status` on this palace for the server's own diagnosis");
+    }
+    let drawers = p.get("total_drawers").and_then(Value::as_u64).unwrap_or(0);
+    let palace = p
+        .pointer("/sqlite_integrity/palace")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    if p.pointer("/sqlite_integrity/ok") == Some(&Value::Bool(false)) {
+        c.status = Status::Fail;
+        c.summary = format!("local palace {palace} fails its SQLite integrity check");
+        return c.fix(
+            "stop every MemPalace process on it, back it up, and run `mempalace repair-status`",
+        );
+    }
+    c.summary = format!(
+        "local stdio child serves {palace}: {drawers} drawers, handshake {:.0} ms",
+        hs.elapsed.as_secs_f64() * 1e3
+    );
+    c
+}
+
+async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Check {
+    let http = match HttpClient::new(HttpOptions {
+        url: remote.url.clone(),
+        token: remote.token.as_ref().map(|(s, _)| s.clone()),
+        ca_file: remote.ca_file.clone(),
+        timeout: Some(Duration::from_secs(20)),
+        init_timeout: config
+            .mcp
+            .init_timeout
+            .map(|d| d.min(Duration::from_secs(60))),
+        connect_timeout: Duration::from_secs(5),
+    }) {
+        Ok(h) => h,
+        Err(e) => return failed(format!("remote {}", remote.url), e),
+    };
+    let mut c = Check::new(ID, Status::Ok, "").evidence(format!("remote: {}", remote.url));
+    match http
+        .get("/healthz", Deadline::After(Duration::from_secs(10)))
+        .await
+    {
+        Ok((200, _)) => c = c.evidence("GET /healthz: ok"),
+        Ok((status, body)) => {
+            c = c.evidence(format!(
+                "GET /healthz: HTTP {status} {}",
+                body.lines().next().unwrap_or("")
+            ))
+        }
+        Err(e) => return failed(format!("remote {}: /healthz", remote.url), e),
+    }
+    let client = McpClient::Remote(http);
+    let hs = match client.connect().await {
+        Ok(h) => h,
+        Err(e) => return failed(format!("remote {}: the MCP handshake", remote.url), e),
+    };
+    c = c.evidence(format!(
+        "handshake {:.0} ms, {} tools, MemPalace {}",
+        hs.elapsed.as_secs_f64() * 1e3,
+        hs.tools.len(),
+        hs.server_version().unwrap_or("?")
+    ));
+    let status = match client
+        .call_tool("mempalace_status", json!({}), Deadline::Default)
+        .await
+    {
+        Ok(s) => s.payload,
+        Err(McpError::ToolFailed { payload, .. })
+            if payload.get("error").and_then(Value::as_str) == Some("Chroma database missing") =>
+        {
+            c.status = Status::Warn;
+            c.summary = format!(
+                "the primary {} answers, but its palace is empty: no drawers were ever filed there",
+                remote.url
+            );
+            return c.fix("if this is the fleet's primary, point MEMPALACE_REMOTE_URL at the host that holds the palace");
+        }
+        Err(e) => return failed(format!("remote {}: mempalace_status", remote.url), e),
+    };
+    let primary_palace = status
+        .pointer("/sqlite_integrity/palace")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    let drawers = status
+        .get("total_drawers")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let McpClient::Remote(http) = &client else {
+        unreachable!()
+    };
+    if let Ok((200, body)) = http
+        .get("/statusz", Deadline::After(Duration::from_secs(10)))
+        .await
+        && let Ok(s) = serde_json::from_str::<Value>(&body)
+    {
+        c = c.evidence(format!(
+            "statusz: version {}, scheme {}, read_only {}",
+            s.pointer("/server/version")
+                .and_then(Value::as_str)
+                .unwrap_or("?"),
+            s.pointer("/server/scheme")
+                .and_then(Value::as_str)
+                .unwrap_or("?"),
+            s.pointer("/writer/read_only")
+                .map_or("?".into(), |v| v.to_string())
+        ));
+    }
+    c.summary = format!(
+        "the primary serves {primary_palace}: {drawers} drawers, handshake {:.0} ms",
+        hs.elapsed.as_secs_f64() * 1e3
+    );
+    let url = reqwest::Url::parse(&remote.url).ok();
+    let host = url
+        .as_ref()
+        .and_then(|u| u.host_str())
+        .unwrap_or("")
+        .to_string();
+    if url.as_ref().is_some_and(|u| u.scheme() == "http") && !is_loopback(&host) {
+        c.status = Status::Warn;
+        c.summary = format!(
+            "plaintext http:// to {host}: the token and every memory cross the network readable ({})",
+            c.summary
+        );
+        c = c.fix("serve the primary with TLS (`mempalace serve --tls-cert … --tls-key …`) or behind an HTTPS proxy, and use https://");
+    }
+    if let Ok(local) = inputs.palace()
+        && realpath(&local.palace).to_string_lossy() == primary_palace
+    {
+        c.status = Status::Warn;
+        c.summary = format!(
+            "MEMPALACE_REMOTE_URL points back at this machine: the primary serves this machine's own palace {primary_palace}"
+        );
+        c = c.fix("point MEMPALACE_REMOTE_URL at the shared primary's host, not at this machine");
+    }
+    c
+}
+
+fn is_loopback(host: &str) -> bool {
+    host == "localhost" || host == "::1" || host == "[::1]" || host.starts_with("127.")
+}

@@ -1,0 +1,143 @@
+//! opencode's MCP registrations: `opencode.json` / `opencode.jsonc` (comments and trailing commas
+//! allowed), global and per project, entries in `mcp` (or `mcp.servers`); which ones serve MemPalace.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::jsonc;
+use crate::config::Env;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// `mempalace-mcp` as a local stdio server.
+    Mempalace,
+    /// `mpt edge`.
+    Edge,
+    /// `"type": "remote"` named for MemPalace.
+    Remote,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Entry {
+    pub file: PathBuf,
+    pub name: String,
+    pub kind: EntryKind,
+    pub command: Vec<String>,
+    pub enabled: bool,
+}
+
+/// `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
+pub fn global_dir(env: &Env) -> Option<PathBuf> {
+    match env.get("XDG_CONFIG_HOME") {
+        Some(x) => Some(Path::new(x).join("opencode")),
+        None => env
+            .get("HOME")
+            .map(|h| Path::new(h).join(".config").join("opencode")),
+    }
+}
+
+/// The config files that exist, project first (`./`, `./.opencode/`), then global.
+pub fn files(env: &Env, project: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![project.to_path_buf(), project.join(".opencode")];
+    dirs.extend(global_dir(env));
+    let mut out = Vec::new();
+    for d in dirs {
+        for name in ["opencode.json", "opencode.jsonc"] {
+            let p = d.join(name);
+            if p.is_file() && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The MemPalace entries in one file; `Err` with the reason when it does not parse.
+pub fn entries(path: &Path) -> Result<Vec<Entry>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let v: Value = serde_json::from_str(&jsonc::strip(&text)).map_err(|e| e.to_string())?;
+    let Some(mcp) = v.get("mcp").and_then(Value::as_object) else {
+        return Ok(Vec::new());
+    };
+    let nested = mcp.get("servers").and_then(Value::as_object);
+    let pairs = mcp
+        .iter()
+        .filter(|(k, _)| k.as_str() != "servers")
+        .chain(nested.into_iter().flatten());
+    Ok(pairs.filter_map(|(name, e)| entry(path, name, e)).collect())
+}
+
+fn entry(file: &Path, name: &str, e: &Value) -> Option<Entry> {
+    let command: Vec<String> = match e.get("command") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
+        Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
+    let base = |s: &String| {
+        Path::new(s)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let kind = if command.iter().any(|c| base(c) == "mempalace-mcp") {
+        EntryKind::Mempalace
+    } else if command.first().is_some_and(|c| base(c) == "mpt")
+        && command.iter().any(|c| c == "edge")
+    {
+        EntryKind::Edge
+    } else if e.get("type").and_then(Value::as_str) == Some("remote")
+        && name.to_lowercase().contains("mempalace")
+    {
+        EntryKind::Remote
+    } else {
+        return None;
+    };
+    Some(Entry {
+        file: file.to_path_buf(),
+        name: name.to_string(),
+        kind,
+        command,
+        enabled: e.get("enabled").and_then(Value::as_bool).unwrap_or(true),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_entries_flat_and_nested() {
+        let dir = std::env::temp_dir().join(format!("mpt-oc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("opencode.jsonc");
+        std::fs::write(
+            &f,
+            r#"{
+  // mine
+  "mcp": {
+    "mempalace": {"type": "local", "command": ["mempalace-mcp"], "enabled": true,},
+    "servers": {"palace-edge": {"type": "local", "command": ["/usr/local/bin/mpt", "edge"]}},
+    "github": {"type": "local", "command": ["gh-mcp"]},
+  },
+}"#,
+        )
+        .unwrap();
+        let e = entries(&f).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(
+            (e[0].name.as_str(), e[0].kind),
+            ("mempalace", EntryKind::Mempalace)
+        );
+        assert_eq!(
+            (e[1].name.as_str(), e[1].kind),
+            ("palace-edge", EntryKind::Edge)
+        );
+    }
+}

@@ -1,0 +1,636 @@
+//! `mpt doctor`: each check made to pass AND to fail on real files, real processes and a real
+//! MemPalace (child and primary), read through `--json` (`mpt.doctor/v1`).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use mpt::mcp::Deadline;
+use serde_json::{Value, json};
+
+use crate::support::primary::PrimaryOpts;
+use crate::support::{Primary, TestEnv, fixture, json, stderr, stdout, venv_bin};
+
+/// Runs one check; returns (exit code, the check's JSON).
+fn doctor(env: &TestEnv, id: &str, vars: &[(&str, &str)]) -> (i32, Value) {
+    let o = env.mpt(&["--json", "doctor", "--check", id], vars);
+    let v = json(&o);
+    assert_eq!(v["schema"], "mpt.doctor/v1");
+    let checks = v["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 1, "{}", stderr(&o));
+    (o.status.code().unwrap(), checks[0].clone())
+}
+
+fn status(c: &Value) -> &str {
+    c["status"].as_str().unwrap()
+}
+
+#[test]
+fn extension_version_gate_reads_the_deployed_copy() {
+    let env = TestEnv::new();
+    let (code, c) = doctor(&env, "extension", &[]);
+    assert_eq!((code, status(&c)), (0, "skip"), "no pi at all: {c}");
+
+    // A baked copy elsewhere, linked into place (as a devbox image does).
+    let baked = env.path("opt/pi-toolkit/mempalace.ts");
+    std::fs::create_dir_all(baked.parent().unwrap()).unwrap();
+    let ext_dir = env.home().join(".pi/agent/extensions");
+    std::fs::create_dir_all(&ext_dir).unwrap();
+    std::os::unix::fs::symlink(&baked, ext_dir.join("mempalace.ts")).unwrap();
+    std::fs::write(&baked, "const feed = process.env.MEMPALACE_FEED;\nconst dev = process.env.MEMPALACE_PI_DEVICE;\nconst mb = process.env.MEMPALACE_MAILBOX;\n").unwrap();
+    let (code, c) = doctor(&env, "extension", &[]);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    assert!(
+        c["evidence"][0]
+            .as_str()
+            .unwrap()
+            .contains("opt/pi-toolkit/mempalace.ts"),
+        "the resolved path: {c}"
+    );
+
+    // An image older than the feeding commit: the variables may be set, the code is absent.
+    std::fs::write(
+        &baked,
+        "const dev = process.env.MEMPALACE_PI_DEVICE;\nconst mb = process.env.MEMPALACE_MAILBOX;\n",
+    )
+    .unwrap();
+    let (code, c) = doctor(&env, "extension", &[("MEMPALACE_FEED", "1")]);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("transcript feeding")
+    );
+    assert!(c["fix"].as_str().unwrap().contains("mpt feed"), "{c}");
+}
+
+fn write_config(env: &TestEnv, body: Value) -> String {
+    let p = env.path("mpt-config.json");
+    std::fs::write(&p, body.to_string()).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn transport_local_probe_reports_the_palace_and_fails_without_a_binary() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    env.call_local(
+        &palace,
+        "add_drawer",
+        r#"{"wing":"w","room":"r","content":"doctor probes me"}"#,
+    );
+    let cfg = write_config(&env, json!({"palace": palace}));
+    let (code, c) = doctor(&env, "transport", &[("MPT_CONFIG", &cfg)]);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    let s = c["summary"].as_str().unwrap();
+    assert!(
+        s.contains(palace.to_str().unwrap()) && s.contains("1 drawers"),
+        "{s}"
+    );
+
+    let empty = write_config(&env, json!({"palace": env.palace("empty")}));
+    let (_, c) = doctor(&env, "transport", &[("MPT_CONFIG", &empty)]);
+    assert_eq!(status(&c), "warn", "no palace yet: {c}");
+
+    let missing = write_config(
+        &env,
+        json!({"palace": palace, "child": "/nonexistent/mempalace-mcp"}),
+    );
+    let (code, c) = doctor(&env, "transport", &[("MPT_CONFIG", &missing)]);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("pip install mempalace"));
+}
+
+#[test]
+fn transport_remote_probe_names_each_failure_layer() {
+    let env = TestEnv::new();
+    let p = Primary::start(
+        &env,
+        &env.palace("primary"),
+        PrimaryOpts {
+            token: Some("doc-token"),
+            ..Default::default()
+        },
+    );
+    let url = p.url();
+    let (_, c) = doctor(
+        &env,
+        "transport",
+        &[
+            ("MEMPALACE_REMOTE_URL", &url),
+            ("MEMPALACE_REMOTE_TOKEN", "doc-token"),
+        ],
+    );
+    assert_eq!(status(&c), "warn", "a primary with no palace yet: {c}");
+    let filed = env.mpt(
+        &[
+            "call",
+            "add_drawer",
+            r#"{"wing":"w","room":"r","content":"on the primary"}"#,
+        ],
+        &[
+            ("MEMPALACE_REMOTE_URL", &url),
+            ("MEMPALACE_REMOTE_TOKEN", "doc-token"),
+        ],
+    );
+    assert!(filed.status.success(), "{}", stderr(&filed));
+    let (code, c) = doctor(
+        &env,
+        "transport",
+        &[
+            ("MEMPALACE_REMOTE_URL", &url),
+            ("MEMPALACE_REMOTE_TOKEN", "doc-token"),
+        ],
+    );
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    assert!(c["summary"].as_str().unwrap().contains("1 drawers"), "{c}");
+    assert!(
+        c["evidence"]
+            .to_string()
+            .contains("statusz: version 3.11.0"),
+        "{c}"
+    );
+
+    let (_, c) = doctor(
+        &env,
+        "transport",
+        &[
+            ("MEMPALACE_REMOTE_URL", &url),
+            ("MEMPALACE_REMOTE_TOKEN", "wrong"),
+        ],
+    );
+    assert_eq!(status(&c), "fail");
+    assert!(
+        c["summary"].as_str().unwrap().contains("401")
+            && c["fix"]
+                .as_str()
+                .unwrap()
+                .contains("MEMPALACE_REMOTE_TOKEN"),
+        "{c}"
+    );
+    assert!(!c.to_string().contains("doc-token"));
+
+    let (_, c) = doctor(
+        &env,
+        "transport",
+        &[
+            ("MEMPALACE_REMOTE_URL", &format!("{url}/")),
+            ("MEMPALACE_REMOTE_TOKEN", "doc-token"),
+        ],
+    );
+    assert_eq!(status(&c), "fail");
+    assert!(c["fix"].as_str().unwrap().contains("/mcp"), "{c}");
+
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://127.0.0.1:{}/mcp", l.local_addr().unwrap().port());
+    drop(l);
+    let (_, c) = doctor(&env, "transport", &[("MEMPALACE_REMOTE_URL", &dead)]);
+    assert_eq!(status(&c), "fail");
+    assert!(c["summary"].as_str().unwrap().contains("refused"), "{c}");
+}
+
+fn fake_harness(env: &TestEnv, name: &str) -> std::path::PathBuf {
+    let bin = env.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = bin.join(name);
+    std::fs::write(&path, "#!/bin/sh\n# a stand-in harness: keeps its environment, optionally starts a local child\nif [ -n \"$START_CHILD\" ]; then sleep 60 | \"$START_CHILD\" --palace \"$CHILD_PALACE\" & fi\nsleep 60\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn half_flip_finds_a_harness_started_without_the_url() {
+    let env = TestEnv::new();
+    let pi = fake_harness(&env, "pi");
+    let url = "https://primary.example:8765/mcp";
+    let (_, c) = doctor(&env, "half-flip", &[("MEMPALACE_REMOTE_URL", url)]);
+    assert_eq!(status(&c), "ok", "no harness running: {c}");
+
+    let flipped = env.spawn(
+        Path::new("/bin/sh"),
+        &[pi.to_str().unwrap()],
+        &[("MEMPALACE_REMOTE_URL", url)],
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let (code, c) = doctor(&env, "half-flip", &[("MEMPALACE_REMOTE_URL", url)]);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    assert!(
+        c["evidence"][0]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("pid {} (pi)", flipped.pid())),
+        "the harness was seen: {c}"
+    );
+    drop(flipped);
+
+    let stale = env.spawn(Path::new("/bin/sh"), &[pi.to_str().unwrap()], &[]);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let (code, c) = doctor(&env, "half-flip", &[("MEMPALACE_REMOTE_URL", url)]);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("pid {}", stale.pid())),
+        "{c}"
+    );
+    assert!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .contains("exports MEMPALACE_REMOTE_URL")
+    );
+    drop(stale);
+
+    // A harness that exported the URL but still runs a local mempalace-mcp child.
+    let child = venv_bin("mempalace-mcp");
+    let palace = env.palace("local");
+    let with_child = env.spawn(
+        Path::new("/bin/sh"),
+        &[pi.to_str().unwrap()],
+        &[
+            ("MEMPALACE_REMOTE_URL", url),
+            ("START_CHILD", child.to_str().unwrap()),
+            ("CHILD_PALACE", palace.to_str().unwrap()),
+        ],
+    );
+    let found = crate::support::wait_for(10.0, || {
+        let (_, c) = doctor(&env, "half-flip", &[("MEMPALACE_REMOTE_URL", url)]);
+        status(&c) == "fail" && c["summary"].as_str().unwrap().contains("mempalace-mcp")
+    });
+    assert!(found, "the local child under a flipped harness is found");
+    drop(with_child);
+}
+
+#[test]
+fn false_positive_machine_warns_about_a_frozen_archive() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let cfg = write_config(&env, json!({"palace": palace}));
+    let url = "https://primary.example:8765/mcp";
+    let (_, c) = doctor(
+        &env,
+        "false-positive",
+        &[("MPT_CONFIG", &cfg), ("MEMPALACE_REMOTE_URL", url)],
+    );
+    assert_eq!(status(&c), "ok", "no local drawers: {c}");
+    env.call_local(
+        &palace,
+        "add_drawer",
+        r#"{"wing":"w","room":"r","content":"written before the flip"}"#,
+    );
+    env.call_local(
+        &palace,
+        "add_drawer",
+        r#"{"wing":"w","room":"r","content":"also before the flip"}"#,
+    );
+    let (code, c) = doctor(
+        &env,
+        "false-positive",
+        &[("MPT_CONFIG", &cfg), ("MEMPALACE_REMOTE_URL", url)],
+    );
+    assert_eq!((code, status(&c)), (0, "warn"), "{c}");
+    assert!(c["summary"].as_str().unwrap().contains("2 drawers"), "{c}");
+    let (_, c) = doctor(&env, "false-positive", &[("MPT_CONFIG", &cfg)]);
+    assert_eq!(status(&c), "skip", "solitary machine");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kg_path_fails_on_a_split_built_by_the_real_server() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let cfg = write_config(&env, json!({"palace": palace}));
+    let run = |vars: Vec<(&'static str, String)>| {
+        let v: Vec<(&str, &str)> = vars.iter().map(|(k, s)| (*k, s.as_str())).collect();
+        doctor(&env, "kg-path", &v)
+    };
+    let (_, c) = run(vec![("MPT_CONFIG", cfg.clone())]);
+    assert_eq!(status(&c), "ok", "{c}");
+
+    // A child started WITHOUT --palace (an older extension) files its triple under HOME.
+    let spec = mpt::mcp::stdio::ChildSpec {
+        program: venv_bin("mempalace-mcp"),
+        args: vec![],
+        env: env
+            .mempalace_env()
+            .into_iter()
+            .chain([(
+                "MEMPALACE_PALACE_PATH".to_string(),
+                palace.display().to_string(),
+            )])
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect(),
+        clear_env: true,
+    };
+    let bare = mpt::mcp::McpClient::Local(mpt::mcp::stdio::StdioClient::new(
+        spec,
+        mpt::mcp::stdio::StdioOptions::new(Default::default(), false),
+    ));
+    bare.call_tool(
+        "mempalace_kg_add",
+        json!({"subject": "alice", "predicate": "owns", "object": "laptop"}),
+        Deadline::Default,
+    )
+    .await
+    .unwrap();
+    bare.shutdown().await;
+    let (code, c) = run(vec![("MPT_CONFIG", cfg.clone())]);
+    assert_eq!((code, status(&c)), (3, "fail"), "stranded: {c}");
+    assert!(c["summary"].as_str().unwrap().contains("1 triples"), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("mpt runbook"));
+
+    // A --palace process (as serve and mpt always are) adds one palace-local: now split.
+    env.call_local(
+        &palace,
+        "kg_add",
+        r#"{"subject":"bob","predicate":"owns","object":"desktop"}"#,
+    );
+    let (code, c) = run(vec![("MPT_CONFIG", cfg.clone())]);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("two knowledge graphs: 1 palace-local and 1 under HOME"),
+        "{c}"
+    );
+}
+
+#[test]
+fn config_check_finds_what_silently_disables_a_feature() {
+    let env = TestEnv::new();
+    let url = "https://primary.example:8765/mcp";
+    let (code, c) = doctor(&env, "config", &[]);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+
+    let (_, c) = doctor(
+        &env,
+        "config",
+        &[
+            ("MEMPALACE_REMOTE_URL", url),
+            ("MEMPALACE_PI_SSH_TARGET", "me@host"),
+        ],
+    );
+    assert_eq!(status(&c), "warn");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("MEMPALACE_PI_DEVICE"),
+        "{c}"
+    );
+
+    let (_, c) = doctor(
+        &env,
+        "config",
+        &[
+            ("MEMPALACE_REMOTE_URL", url),
+            ("MEMPALACE_PI_DEVICE", "lap"),
+        ],
+    );
+    assert_eq!(status(&c), "warn");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("MEMPALACE_PI_SSH_TARGET"),
+        "{c}"
+    );
+
+    let (code, c) = doctor(
+        &env,
+        "config",
+        &[("MEMPALACE_FEED_MINE_TIMEOUT_MS", "5min")],
+    );
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+
+    let tf = env.path("token");
+    std::fs::write(&tf, "t0ken").unwrap();
+    std::fs::set_permissions(&tf, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (_, c) = doctor(
+        &env,
+        "config",
+        &[
+            ("MEMPALACE_REMOTE_URL", url),
+            ("MPT_TOKEN_FILE", tf.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(status(&c), "fail");
+    assert!(c["fix"].as_str().unwrap().contains("chmod 600"), "{c}");
+
+    std::fs::write(
+        env.path("docker-compose.yml"),
+        "services:\n  palace:\n    environment:\n      MEMPALACE_MCP_HTTP_TOKEN: s3cr3t-literal\n",
+    )
+    .unwrap();
+    let (_, c) = doctor(&env, "config", &[]);
+    assert_eq!(status(&c), "fail");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("docker-compose.yml:4"),
+        "{c}"
+    );
+    std::fs::remove_file(env.path("docker-compose.yml")).unwrap();
+
+    // Edge mode with the palace on tmpfs: un-flushed writes die with the container.
+    let shm = tempfile::Builder::new()
+        .prefix("mpt-doctor-")
+        .tempdir_in("/dev/shm")
+        .unwrap();
+    let cfg = write_config(&env, json!({"palace": shm.path().join("palace")}));
+    let (_, c) = doctor(
+        &env,
+        "config",
+        &[
+            ("MPT_CONFIG", &cfg),
+            ("MEMPALACE_REMOTE_URL", url),
+            ("MEMPALACE_PI_DEVICE", "lap"),
+            ("MEMPALACE_PI_SSH_TARGET", "me@h"),
+            ("MEMPALACE_EDGE", "1"),
+        ],
+    );
+    assert_eq!(status(&c), "fail", "{c}");
+    assert!(c["summary"].as_str().unwrap().contains("tmpfs"), "{c}");
+
+    // opencode registers the local child while this machine opted into the edge.
+    let oc = env.home().join(".config/opencode");
+    std::fs::create_dir_all(&oc).unwrap();
+    std::fs::write(oc.join("opencode.jsonc"), "{\n  // palace\n  \"mcp\": {\"mempalace\": {\"type\": \"local\", \"command\": [\"mempalace-mcp\"],},},\n}\n").unwrap();
+    let (_, c) = doctor(&env, "config", &[]);
+    assert_eq!(
+        status(&c),
+        "ok",
+        "local entry on a solitary machine agrees: {c}"
+    );
+    let (_, c) = doctor(
+        &env,
+        "config",
+        &[
+            ("MEMPALACE_REMOTE_URL", url),
+            ("MEMPALACE_PI_DEVICE", "lap"),
+            ("MEMPALACE_PI_SSH_TARGET", "me@h"),
+            ("MEMPALACE_EDGE", "1"),
+        ],
+    );
+    assert_eq!(status(&c), "warn", "{c}");
+    assert!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .contains("mpt edge wire opencode")
+    );
+}
+
+#[test]
+fn embedder_identities_must_match_to_merge() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    env.call_local(
+        &palace,
+        "add_drawer",
+        r#"{"wing":"w","room":"r","content":"minilm drawer"}"#,
+    );
+    let cfg = write_config(&env, json!({"palace": palace}));
+
+    let minilm = Primary::start(&env, &env.palace("primary-minilm"), PrimaryOpts::default());
+    let (_, c) = doctor(
+        &env,
+        "embedder",
+        &[
+            ("MPT_CONFIG", &cfg),
+            ("MEMPALACE_REMOTE_URL", &minilm.url()),
+        ],
+    );
+    assert_eq!(status(&c), "ok", "{c}");
+    assert!(c["evidence"].to_string().contains("dimension 0"), "{c}");
+    drop(minilm);
+
+    let mut fake = std::process::Command::new("python3")
+        .arg(fixture("fake_embedder.py"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(fake.stdout.as_mut().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    let api = format!("http://127.0.0.1:{}", port.trim());
+    let other = Primary::start(
+        &env,
+        &env.palace("primary-fake"),
+        PrimaryOpts {
+            extra_env: vec![
+                ("MEMPALACE_EMBEDDING_MODEL", "openai-compat".into()),
+                ("MEMPALACE_EMBEDDING_API_URL", api),
+                ("MEMPALACE_EMBEDDING_API_MODEL", "fake".into()),
+            ],
+            ..Default::default()
+        },
+    );
+    let (code, c) = doctor(
+        &env,
+        "embedder",
+        &[("MPT_CONFIG", &cfg), ("MEMPALACE_REMOTE_URL", &other.url())],
+    );
+    let _ = fake.kill();
+    let _ = fake.wait();
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(c["summary"].as_str().unwrap().contains("minilm"), "{c}");
+}
+
+#[test]
+fn writers_two_children_without_a_hub_and_a_double_registration() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let cfg = write_config(&env, json!({"palace": palace}));
+    let child = venv_bin("mempalace-mcp");
+    let one = env.spawn(&child, &["--palace", palace.to_str().unwrap()], &[]);
+    let (_, c) = doctor(&env, "writers", &[("MPT_CONFIG", &cfg)]);
+    assert_eq!(status(&c), "ok", "{c}");
+    let two = env.spawn(&child, &["--palace", palace.to_str().unwrap()], &[]);
+    let (code, c) = doctor(&env, "writers", &[("MPT_CONFIG", &cfg)]);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("2 MemPalace processes"),
+        "{c}"
+    );
+    drop((one, two));
+
+    let oc = env.home().join(".config/opencode");
+    std::fs::create_dir_all(&oc).unwrap();
+    std::fs::write(
+        oc.join("opencode.json"),
+        r#"{"mcp": {"mempalace": {"type": "local", "command": ["mempalace-mcp"]}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        env.path("opencode.json"),
+        r#"{"mcp": {"palace": {"type": "local", "command": ["mempalace-mcp", "--palace", "/p"]}}}"#,
+    )
+    .unwrap();
+    let (_, c) = doctor(&env, "writers", &[("MPT_CONFIG", &cfg)]);
+    assert_eq!(status(&c), "fail", "{c}");
+    assert!(c["summary"].as_str().unwrap().contains("2 times"), "{c}");
+}
+
+#[test]
+fn offline_skips_probes_and_an_unknown_check_is_a_usage_error() {
+    let env = TestEnv::new();
+    let o = env.mpt(&["--json", "doctor", "--offline"], &[]);
+    let v = json(&o);
+    let transport = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "transport")
+        .unwrap()
+        .clone();
+    assert_eq!(status(&transport), "skip");
+    assert_eq!(v["checks"].as_array().unwrap().len(), 8);
+    let o = env.mpt(&["doctor", "--offline"], &[]);
+    assert!(
+        stdout(&o).lines().last().unwrap().starts_with("8 checks:"),
+        "{}",
+        stdout(&o)
+    );
+    let o = env.mpt(&["--json", "doctor", "--check", "nope"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(json(&o)["hint"].as_str().unwrap().contains("kg-path"));
+}
+
+#[test]
+fn a_url_pointing_back_at_this_machine_warns() {
+    let env = TestEnv::new();
+    let palace = env.palace("shared");
+    let p = Primary::start(&env, &palace, PrimaryOpts::default());
+    let filed = env.mpt(
+        &[
+            "call",
+            "add_drawer",
+            r#"{"wing":"w","room":"r","content":"x"}"#,
+        ],
+        &[("MEMPALACE_REMOTE_URL", &p.url())],
+    );
+    assert!(filed.status.success(), "{}", stderr(&filed));
+    let cfg = write_config(&env, json!({"palace": palace}));
+    let (code, c) = doctor(
+        &env,
+        "transport",
+        &[("MPT_CONFIG", &cfg), ("MEMPALACE_REMOTE_URL", &p.url())],
+    );
+    assert_eq!((code, status(&c)), (0, "warn"), "{c}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("points back at this machine"),
+        "{c}"
+    );
+}
