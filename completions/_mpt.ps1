@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Tell the truth about this machine: each silent failure, why it matters, and its fix')
+            [CompletionResult]::new('edge', 'edge', [CompletionResultType]::ParameterValue, 'The local-first MCP proxy a harness runs instead of mempalace-mcp')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Call one MemPalace tool through the transport the pi bridge would use')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
@@ -56,6 +57,54 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;edge' {
+            [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the config''s `palace`, else MemPalace''s own rules)')
+            [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config''s, else mcp)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--standalone', '--standalone', [CompletionResultType]::ParameterName, 'Serve in this process instead of through the palace''s shared owner')
+            [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Run as the palace''s owner process (started by `mpt edge` itself)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;edge;status' {
+            [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the config''s `palace`, else MemPalace''s own rules)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;edge;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;edge;help;status' {
+            break
+        }
+        'mpt;edge;help;help' {
             break
         }
         'mpt;call' {
@@ -203,6 +252,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;help' {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Tell the truth about this machine: each silent failure, why it matters, and its fix')
+            [CompletionResult]::new('edge', 'edge', [CompletionResultType]::ParameterValue, 'The local-first MCP proxy a harness runs instead of mempalace-mcp')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Call one MemPalace tool through the transport the pi bridge would use')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
@@ -213,6 +263,13 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;doctor' {
+            break
+        }
+        'mpt;help;edge' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            break
+        }
+        'mpt;help;edge;status' {
             break
         }
         'mpt;help;call' {

@@ -28,6 +28,9 @@ _mpt() {
             mpt,doctor)
                 cmd="mpt__subcmd__doctor"
                 ;;
+            mpt,edge)
+                cmd="mpt__subcmd__edge"
+                ;;
             mpt,help)
                 cmd="mpt__subcmd__help"
                 ;;
@@ -39,6 +42,18 @@ _mpt() {
                 ;;
             mpt,paths)
                 cmd="mpt__subcmd__paths"
+                ;;
+            mpt__subcmd__edge,help)
+                cmd="mpt__subcmd__edge__subcmd__help"
+                ;;
+            mpt__subcmd__edge,status)
+                cmd="mpt__subcmd__edge__subcmd__status"
+                ;;
+            mpt__subcmd__edge__subcmd__help,help)
+                cmd="mpt__subcmd__edge__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__edge__subcmd__help,status)
+                cmd="mpt__subcmd__edge__subcmd__help__subcmd__status"
                 ;;
             mpt__subcmd__help,call)
                 cmd="mpt__subcmd__help__subcmd__call"
@@ -52,6 +67,9 @@ _mpt() {
             mpt__subcmd__help,doctor)
                 cmd="mpt__subcmd__help__subcmd__doctor"
                 ;;
+            mpt__subcmd__help,edge)
+                cmd="mpt__subcmd__help__subcmd__edge"
+                ;;
             mpt__subcmd__help,help)
                 cmd="mpt__subcmd__help__subcmd__help"
                 ;;
@@ -63,6 +81,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help,paths)
                 cmd="mpt__subcmd__help__subcmd__paths"
+                ;;
+            mpt__subcmd__help__subcmd__edge,status)
+                cmd="mpt__subcmd__help__subcmd__edge__subcmd__status"
                 ;;
             mpt__subcmd__help__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__ack"
@@ -95,7 +116,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version doctor call config paths mailbox completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version doctor edge call config paths mailbox completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -220,8 +241,114 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__edge)
+            opts="-q -v -h -V --child --palace --harness --standalone --owner --json --quiet --verbose --color --config --help --version status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --child)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --harness)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__edge__subcmd__help)
+            opts="status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__edge__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__edge__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__edge__subcmd__status)
+            opts="-q -v -h -V --child --palace --json --quiet --verbose --color --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --child)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__help)
-            opts="doctor call config paths mailbox completions man help"
+            opts="doctor edge call config paths mailbox completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -279,6 +406,34 @@ _mpt() {
         mpt__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__edge)
+            opts="status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__edge__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand doctor 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
+            cand edge 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
@@ -52,6 +53,49 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'mpt;edge'= {
+            cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
+            cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
+            cand --harness 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config''s, else mcp)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --standalone 'Serve in this process instead of through the palace''s shared owner'
+            cand --owner 'Run as the palace''s owner process (started by `mpt edge` itself)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;edge;status'= {
+            cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
+            cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;edge;help'= {
+            cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;edge;help;status'= {
+        }
+        &'mpt;edge;help;help'= {
         }
         &'mpt;call'= {
             cand --timeout-ms 'Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)'
@@ -186,6 +230,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;help'= {
             cand doctor 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
+            cand edge 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
@@ -195,6 +240,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;help;doctor'= {
+        }
+        &'mpt;help;edge'= {
+            cand status 'Whether the owner runs, and whether the primary is reachable'
+        }
+        &'mpt;help;edge;status'= {
         }
         &'mpt;help;call'= {
         }

@@ -52,6 +52,8 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Tell the truth about this machine: each silent failure, why it matters, and its fix
     Doctor(DoctorArgs),
+    /// The local-first MCP proxy a harness runs instead of mempalace-mcp
+    Edge(EdgeArgs),
     /// Call one MemPalace tool through the transport the pi bridge would use
     Call(CallArgs),
     /// Show the effective configuration and where each value came from (never a secret)
@@ -171,4 +173,31 @@ impl AckStatus {
             AckStatus::Superseded => "superseded",
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct EdgeArgs {
+    #[command(subcommand)]
+    pub action: Option<EdgeAction>,
+    /// The mempalace-mcp binary for the local child (else the config's `child`, else PATH)
+    #[arg(long, value_name = "PATH", global = true)]
+    pub child: Option<PathBuf>,
+    /// The local palace (else the config's `palace`, else MemPalace's own rules)
+    #[arg(long, value_name = "PATH", global = true)]
+    pub palace: Option<PathBuf>,
+    /// The harness this edge serves, for provenance (`<harness>@<device>`; else the config's, else mcp)
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<String>,
+    /// Serve in this process instead of through the palace's shared owner
+    #[arg(long)]
+    pub standalone: bool,
+    /// Run as the palace's owner process (started by `mpt edge` itself)
+    #[arg(long, hide = true, conflicts_with = "standalone")]
+    pub owner: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EdgeAction {
+    /// Whether the owner runs, and whether the primary is reachable
+    Status,
 }

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod doctor;
+pub mod edge;
 pub mod error;
 pub mod harness;
 pub mod mailbox;

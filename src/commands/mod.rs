@@ -5,6 +5,7 @@ mod call;
 mod completions;
 mod config;
 mod doctor;
+mod edge;
 mod mailbox;
 mod man;
 mod paths;
@@ -16,6 +17,7 @@ use crate::error::{Exit, MptError, Result};
 pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
     match command {
         Command::Doctor(args) => doctor::run(ctx, args),
+        Command::Edge(args) => edge::run(ctx, args),
         Command::Call(args) => call::run(ctx, args),
         Command::Config => config::run(ctx),
         Command::Paths(args) => paths::run(ctx, args),

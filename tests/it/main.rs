@@ -3,6 +3,8 @@
 mod cli;
 mod config;
 mod doctor;
+mod edge;
+mod edge_fuzz;
 mod http_fake;
 mod http_real;
 mod mailbox;

@@ -1,0 +1,232 @@
+//! `mpt edge`: what a harness runs as its MCP server. By default a thin shim to the palace's one
+//! owner process (started on demand); `--standalone` serves in-process; `status` reports.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::Ctx;
+use crate::cli::{EdgeAction, EdgeArgs};
+use crate::config::Config;
+use crate::edge::owner::{self, OwnerPaths};
+use crate::edge::setup::{self, EdgeOptions};
+use crate::edge::stamp::Stamper;
+use crate::edge::{serve, shim};
+use crate::error::{ErrorKind, Exit, MptError, Result};
+use crate::log_debug;
+use crate::output::verbosity;
+use crate::palace::PalacePaths;
+
+pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
+    let config = ctx.config()?;
+    let palace = match args.palace.clone().or_else(|| config.file.palace.clone()) {
+        Some(p) => PalacePaths::resolve(&ctx.env, Some(&p))?,
+        None => PalacePaths::resolve(&ctx.env, None)?,
+    };
+    let paths = OwnerPaths::new(&palace.home, &palace.palace);
+    let harness = args
+        .harness
+        .clone()
+        .unwrap_or_else(|| config.harness.clone());
+    let rt = super::runtime()?;
+    match args.action {
+        Some(EdgeAction::Status) => rt.block_on(status(ctx, &config, &paths, &palace.palace)),
+        None if args.owner => {
+            rt.block_on(run_owner(ctx, &config, &paths, &palace.palace, args.child))
+        }
+        None if args.standalone => rt.block_on(run_standalone(
+            ctx,
+            &config,
+            &paths,
+            &palace.palace,
+            args.child,
+            &harness,
+        )),
+        None => {
+            let wait = config.mcp.init_timeout.unwrap_or(Duration::from_secs(300))
+                + Duration::from_secs(10);
+            let start = || spawn_owner(ctx, &paths, &palace.palace, args.child.as_deref());
+            rt.block_on(shim::run(&paths, &harness, start, wait))?;
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+fn stamper_for(config: &Config, tools: &[serde_json::Value], harness: &str) -> Option<Stamper> {
+    let identity = match (&config.device, &config.remote) {
+        (Some(d), Some(_)) => Some(format!("{harness}@{d}")),
+        _ => None,
+    };
+    Stamper::new(identity, config.device.as_deref(), tools)
+}
+
+fn edge_options(palace: &std::path::Path, child: Option<PathBuf>) -> EdgeOptions {
+    EdgeOptions {
+        palace: palace.to_path_buf(),
+        child,
+        show_stderr: verbosity() >= 1,
+    }
+}
+
+async fn run_owner(
+    ctx: &Ctx,
+    config: &Config,
+    paths: &OwnerPaths,
+    palace: &std::path::Path,
+    child: Option<PathBuf>,
+) -> Result<Exit> {
+    let Some(_lock) = owner::take_lock(paths)? else {
+        return Err(MptError::new(
+            ErrorKind::Busy,
+            "another edge owner serves this palace",
+        ));
+    };
+    let proxy = Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), None).await?);
+    log_debug!("edge owner ready on {}", paths.socket.display());
+    let gate = Arc::clone(&proxy);
+    tokio::spawn(async move {
+        while !setup::learn_primary_embedder(&gate).await {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+    });
+    let grace = Duration::from_millis(
+        ctx.env
+            .get("MPT_EDGE_GRACE_MS")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(30_000),
+    );
+    let tools = proxy.handshake.tools.clone();
+    owner::run(proxy, paths, grace, |h| stamper_for(config, &tools, h)).await?;
+    Ok(Exit::Ok)
+}
+
+async fn run_standalone(
+    ctx: &Ctx,
+    config: &Config,
+    paths: &OwnerPaths,
+    palace: &std::path::Path,
+    child: Option<PathBuf>,
+    harness: &str,
+) -> Result<Exit> {
+    let Some(_lock) = owner::take_lock(paths)? else {
+        return Err(MptError::new(
+            ErrorKind::Busy,
+            "an edge owner already serves this palace: one writer per palace",
+        )
+        .with_hint("run `mpt edge` without --standalone to share it"));
+    };
+    let proxy = Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), None).await?);
+    let gate = Arc::clone(&proxy);
+    tokio::spawn(async move {
+        while !setup::learn_primary_embedder(&gate).await {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+    });
+    let stamper = stamper_for(config, &proxy.handshake.tools, harness);
+    serve::serve(
+        Arc::clone(&proxy),
+        stamper,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .await;
+    proxy.child.shutdown().await;
+    Ok(Exit::Ok)
+}
+
+/// Starts the owner detached (its own process group, stderr to its log) with this process's env.
+fn spawn_owner(
+    ctx: &Ctx,
+    paths: &OwnerPaths,
+    palace: &std::path::Path,
+    child: Option<&std::path::Path>,
+) -> std::io::Result<std::process::Child> {
+    let exe = std::env::current_exe()?;
+    if let Some(d) = paths.log.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&paths.log)?;
+    let mut cmd = Command::new(exe);
+    if verbosity() >= 1 {
+        cmd.arg("-v");
+    }
+    if let Some(c) = &ctx.config_flag {
+        cmd.arg("--config").arg(c);
+    }
+    cmd.args(["edge", "--owner", "--palace"]).arg(palace);
+    if let Some(c) = child {
+        cmd.arg("--child").arg(c);
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log));
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    cmd.spawn()
+}
+
+async fn status(
+    ctx: &Ctx,
+    config: &Config,
+    paths: &OwnerPaths,
+    palace: &std::path::Path,
+) -> Result<Exit> {
+    let owner_up = tokio::net::UnixStream::connect(&paths.socket).await.is_ok();
+    let primary = match &config.remote {
+        None => json!(null),
+        Some(r) => {
+            let reachable = match crate::mcp::http::HttpClient::new(crate::mcp::http::HttpOptions {
+                url: r.url.clone(),
+                token: r.token.as_ref().map(|(s, _)| s.clone()),
+                ca_file: r.ca_file.clone(),
+                timeout: Some(Duration::from_secs(5)),
+                init_timeout: None,
+                connect_timeout: Duration::from_secs(3),
+            }) {
+                Ok(h) => matches!(
+                    h.get("/healthz", crate::mcp::Deadline::Default).await,
+                    Ok((200, _))
+                ),
+                Err(_) => false,
+            };
+            json!({"url": r.url, "reachable": reachable})
+        }
+    };
+    let doc = json!({
+        "schema": "mpt.edge.status/v1",
+        "palace": palace,
+        "owner": {"running": owner_up, "socket": paths.socket, "log": paths.log},
+        "primary": primary,
+    });
+    ctx.out.emit(&doc, |w| {
+        writeln!(w, "palace    {}", palace.display())?;
+        writeln!(
+            w,
+            "owner     {}",
+            if owner_up {
+                format!("running ({})", paths.socket.display())
+            } else {
+                "not running (the next `mpt edge` starts it)".into()
+            }
+        )?;
+        match &config.remote {
+            None => writeln!(w, "primary   none: pass-through to the local child"),
+            Some(r) => writeln!(
+                w,
+                "primary   {} ({})",
+                r.url,
+                if doc["primary"]["reachable"] == true {
+                    "reachable"
+                } else {
+                    "unreachable"
+                }
+            ),
+        }
+    })?;
+    Ok(Exit::Ok)
+}

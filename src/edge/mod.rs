@@ -1,0 +1,12 @@
+//! `mpt edge`: the local-first MCP proxy (RFC 001 §4). A harness talks MCP to it on stdio; it runs
+//! the real `mempalace-mcp` on the local palace and talks to the primary over HTTPS.
+
+pub mod health;
+pub mod merge;
+pub mod owner;
+pub mod policy;
+pub mod proxy;
+pub mod serve;
+pub mod setup;
+pub mod shim;
+pub mod stamp;

@@ -1,0 +1,159 @@
+//! The one owner of a palace's child on this machine: holds the owner lock, serves every
+//! `mpt edge` shim over a Unix socket, and exits a grace period after its last client leaves.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncReadExt;
+use tokio::net::UnixListener;
+use tokio::sync::Notify;
+
+use super::proxy::Proxy;
+use super::serve::serve;
+use super::stamp::Stamper;
+use crate::error::{ErrorKind, MptError, Result};
+use crate::log_debug;
+use crate::palace::paths::realpath;
+
+/// Where the owner of one palace lives: `~/.mempalace/edge/<sha256(realpath(palace))[:16]>.*`.
+#[derive(Debug, Clone)]
+pub struct OwnerPaths {
+    pub socket: PathBuf,
+    pub lock: PathBuf,
+    pub log: PathBuf,
+}
+
+impl OwnerPaths {
+    pub fn new(home: &Path, palace: &Path) -> OwnerPaths {
+        let key: String = Sha256::digest(realpath(palace).to_string_lossy().as_bytes())
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let dir = home.join(".mempalace").join("edge");
+        OwnerPaths {
+            socket: dir.join(format!("{key}.sock")),
+            lock: dir.join(format!("{key}.owner.lock")),
+            log: dir.join(format!("{key}.owner.log")),
+        }
+    }
+}
+
+/// Takes the owner lock (`None`: another owner holds it).
+pub fn take_lock(paths: &OwnerPaths) -> Result<Option<std::fs::File>> {
+    if let Some(d) = paths.lock.parent() {
+        std::fs::create_dir_all(d)
+            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
+    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&paths.lock)
+        .map_err(|e| MptError::io(format!("opening {}", paths.lock.display()), &e))?;
+    match f.try_lock() {
+        Ok(()) => {
+            use std::io::Write;
+            // Who owns it, for `mpt edge status` and for stopping it by pid.
+            let _ = f.set_len(0);
+            let _ = writeln!(&f, "{}", std::process::id());
+            Ok(Some(f))
+        }
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(MptError::io("locking the edge owner", &e)),
+    }
+}
+
+/// The pid recorded in the lock file, when an owner holds it.
+pub fn owner_pid(paths: &OwnerPaths) -> Option<u32> {
+    std::fs::read_to_string(&paths.lock)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// What a shim says first on its connection: the harness it serves.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct Hello {
+    pub harness: String,
+}
+
+/// Serves shims until `grace` passes with none connected (or SIGTERM), then returns.
+pub async fn run(
+    proxy: Arc<Proxy>,
+    paths: &OwnerPaths,
+    grace: Duration,
+    stamper_for: impl Fn(&str) -> Option<Stamper>,
+) -> Result<()> {
+    let _ = std::fs::remove_file(&paths.socket);
+    let listener = UnixListener::bind(&paths.socket).map_err(|e| {
+        MptError::new(
+            ErrorKind::Io,
+            format!("cannot listen on {}: {e}", paths.socket.display()),
+        )
+    })?;
+    let clients = Arc::new(AtomicUsize::new(0));
+    let changed = Arc::new(Notify::new());
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
+    let mut tasks = tokio::task::JoinSet::new();
+    loop {
+        let idle = clients.load(Ordering::SeqCst) == 0;
+        let grace_timer = async {
+            if idle {
+                tokio::time::sleep(grace).await
+            } else {
+                std::future::pending::<()>().await
+            }
+        };
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                clients.fetch_add(1, Ordering::SeqCst);
+                let (proxy, clients, changed) = (Arc::clone(&proxy), Arc::clone(&clients), Arc::clone(&changed));
+                let (mut read, write) = stream.into_split();
+                let hello = read_hello(&mut read).await;
+                let stamper = hello.as_ref().and_then(|h| stamper_for(&h.harness));
+                log_debug!("edge owner: a {} client connected", hello.map_or("?".into(), |h| h.harness));
+                tasks.spawn(async move {
+                    serve(proxy, stamper, read, write).await;
+                    clients.fetch_sub(1, Ordering::SeqCst);
+                    changed.notify_one();
+                });
+            }
+            _ = changed.notified() => {}
+            _ = grace_timer => break,
+            _ = term.recv() => break,
+        }
+        while tasks.try_join_next().is_some() {}
+    }
+    let _ = std::fs::remove_file(&paths.socket);
+    drop(listener);
+    // In-flight requests of live connections finish (their replies are already being written).
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+    proxy.child.shutdown().await;
+    Ok(())
+}
+
+/// The first line of a connection, read byte by byte (nothing after it is consumed).
+async fn read_hello(r: &mut tokio::net::unix::OwnedReadHalf) -> Option<Hello> {
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while line.len() < 4096 {
+        match r.read(&mut byte).await {
+            Ok(1) if byte[0] == b'\n' => break,
+            Ok(1) => line.push(byte[0]),
+            _ => return None,
+        }
+    }
+    serde_json::from_slice::<serde_json::Value>(&line)
+        .ok()
+        .and_then(|v| serde_json::from_value(v.get("mpt_edge_hello")?.clone()).ok())
+}

@@ -1,0 +1,320 @@
+//! One MCP request from a harness, answered: `initialize`/`ping`/`tools/list` locally, tools
+//! routed by our fail-closed table — reads fanned out (merged, or primary-first with local
+//! fallback), writes applied on the child then queued for the primary, the rest child-only.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::health::Health;
+use super::merge::{self, ReadKind};
+use super::policy::Policy;
+use super::stamp::Stamper;
+use crate::error::MptError;
+use crate::mcp::stdio::StdioClient;
+use crate::mcp::{Deadline, Handshake, McpClient, McpError, ToolReply, jsonrpc};
+use crate::palace::catalog::{self, ToolClass};
+
+/// Protocol versions MemPalace 3.11 knows (`schemas.py:1153`), newest first.
+const KNOWN_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Where replicated writes go once the child accepted them (the outbox).
+pub trait WriteLog: Send + Sync {
+    /// Durably records the op; returns its id.
+    fn record(&self, tool: &str, args: &Value) -> Result<String, MptError>;
+}
+
+/// The primary side: its client and health.
+pub struct Primary {
+    pub client: McpClient,
+    pub health: Health,
+    /// The primary's embedder identity once learned (or declared in the config).
+    pub embedder: std::sync::RwLock<Option<String>>,
+    /// The local palace's embedder sidecar.
+    pub local_sidecar: std::path::PathBuf,
+    pub read_deadline: Duration,
+}
+
+impl Primary {
+    /// Why search results may not be merged now (`None`: both identities known and equal).
+    pub fn merge_gate(&self) -> Option<String> {
+        let local = crate::palace::files::embedder_identity(&self.local_sidecar)
+            .ok()
+            .flatten()
+            .map(|e| e.model_name);
+        let remote = self.embedder.read().unwrap().clone();
+        match (local, remote) {
+            (Some(l), Some(r)) if l == r => None,
+            (Some(l), Some(r)) => Some(format!("embedders differ: local {l}, primary {r}: distances are not comparable")),
+            (None, _) => Some("the local palace's embedder identity is not known yet".into()),
+            (_, None) => Some("the primary's embedder identity is unknown (declare primary_embedder in the mpt config)".into()),
+        }
+    }
+}
+
+pub struct Proxy {
+    pub child: Arc<StdioClient>,
+    pub handshake: Handshake,
+    pub primary: Option<Primary>,
+    pub policy: Policy,
+    pub log: Option<Arc<dyn WriteLog>>,
+}
+
+impl Proxy {
+    /// The reply to one incoming message (`None` for notifications and stray responses).
+    /// `stamper` is the connection's own (its harness name), when both gates hold.
+    pub async fn handle(&self, msg: Value, stamper: Option<&Stamper>) -> Option<Value> {
+        match jsonrpc::classify(&msg) {
+            jsonrpc::Kind::Notification | jsonrpc::Kind::Response => None,
+            jsonrpc::Kind::Invalid(why) => {
+                let id = msg
+                    .get("id")
+                    .filter(|i| i.is_string() || i.is_number())
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                Some(jsonrpc::error_response(
+                    &id,
+                    -32600,
+                    &format!("Invalid Request: {why}"),
+                ))
+            }
+            jsonrpc::Kind::Request => {
+                let id = msg["id"].clone();
+                let method = msg["method"].as_str().unwrap_or("").to_string();
+                let params = msg.get("params").cloned();
+                Some(match self.request(&method, params, stamper).await {
+                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Err(e) => error_reply(&id, e),
+                })
+            }
+        }
+    }
+
+    async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        stamper: Option<&Stamper>,
+    ) -> Result<Value, McpError> {
+        match method {
+            "initialize" => Ok(self.initialize(params.as_ref())),
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(json!({"tools": self.handshake.tools})),
+            "tools/call" => {
+                let p = params.unwrap_or(Value::Null);
+                let Some(name) = p.get("name").and_then(Value::as_str) else {
+                    return Err(McpError::Rpc {
+                        code: -32602,
+                        message: "tools/call needs a tool name".into(),
+                        data: None,
+                    });
+                };
+                let args = p
+                    .get("arguments")
+                    .cloned()
+                    .filter(|a| !a.is_null())
+                    .unwrap_or_else(|| json!({}));
+                self.call(name, args, stamper).await
+            }
+            other => self.child.request(other, params, Deadline::Default).await,
+        }
+    }
+
+    /// Answered as the child answers: a version it knows is echoed, an unknown one gets its newest,
+    /// none gets the oldest.
+    fn initialize(&self, params: Option<&Value>) -> Value {
+        let asked = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str);
+        let version = match asked {
+            Some(v) if KNOWN_VERSIONS.contains(&v) => v,
+            Some(_) => KNOWN_VERSIONS[0],
+            None => KNOWN_VERSIONS[KNOWN_VERSIONS.len() - 1],
+        };
+        let mut r = self.handshake.init.clone();
+        r["protocolVersion"] = json!(version);
+        r
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        args: Value,
+        stamper: Option<&Stamper>,
+    ) -> Result<Value, McpError> {
+        let args = stamper.map_or(args.clone(), |s| s.stamp(name, args));
+        match catalog::classify(name) {
+            ToolClass::Read => self.read(name, args).await,
+            ToolClass::Write => self.write(name, args).await,
+            // mine, sync, reconnect and delete_*: this palace only, never the primary.
+            ToolClass::Maintenance | ToolClass::Destructive => {
+                self.child_call(name, args, deadline_for(name)).await
+            }
+        }
+    }
+
+    async fn child_call(
+        &self,
+        name: &str,
+        args: Value,
+        deadline: Deadline,
+    ) -> Result<Value, McpError> {
+        self.child
+            .request(
+                "tools/call",
+                Some(json!({"name": name, "arguments": args})),
+                deadline,
+            )
+            .await
+    }
+
+    async fn write(&self, name: &str, args: Value) -> Result<Value, McpError> {
+        let result = self
+            .child_call(name, args.clone(), Deadline::Default)
+            .await?;
+        let accepted = ToolReply::from_result(&result).ok();
+        // A write the child rejects is not replicated.
+        if accepted
+            && self.primary.is_some()
+            && let Some(log) = &self.log
+            && self.policy.replicates(name, &args)
+        {
+            let (log, tool) = (Arc::clone(log), name.to_string());
+            let recorded = tokio::task::spawn_blocking(move || log.record(&tool, &args)).await;
+            match recorded {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(not_queued(&e.message)),
+                Err(e) => return Err(not_queued(&e.to_string())),
+            }
+        }
+        Ok(result)
+    }
+
+    async fn read(&self, name: &str, args: Value) -> Result<Value, McpError> {
+        let Some(primary) = &self.primary else {
+            return self.child_call(name, args, Deadline::Default).await;
+        };
+        if !primary.health.usable() {
+            let why = primary
+                .health
+                .last_error()
+                .unwrap_or_else(|| "the primary is unreachable".into());
+            return self.local_degraded(name, args, &why).await;
+        }
+        let remote = async {
+            let r = primary
+                .client
+                .request(
+                    "tools/call",
+                    Some(json!({"name": name, "arguments": args.clone()})),
+                    Deadline::After(primary.read_deadline),
+                )
+                .await;
+            match &r {
+                Ok(_) => primary.health.ok(),
+                Err(e) if !matches!(e, McpError::Rpc { .. }) => {
+                    primary.health.failed(&e.to_string())
+                }
+                Err(_) => {}
+            }
+            r
+        };
+        let (local, remote) = tokio::join!(
+            self.child_call(name, args.clone(), Deadline::Default),
+            remote
+        );
+        let remote_payload = remote
+            .as_ref()
+            .ok()
+            .map(ToolReply::from_result)
+            .filter(ToolReply::ok);
+        let Some(rp) = remote_payload else {
+            let why = match &remote {
+                Err(e) => e.to_string(),
+                Ok(r) => format!(
+                    "the primary reported: {}",
+                    ToolReply::from_result(r).failure.unwrap_or_default()
+                ),
+            };
+            let local = local?;
+            let lp = ToolReply::from_result(&local);
+            return Ok(merge::with_payload(
+                &local,
+                &merge::degraded(lp.payload, &why),
+            ));
+        };
+        let remote = remote.expect("checked above");
+        let lp = match &local {
+            Ok(l) => ToolReply::from_result(l),
+            Err(_) => return Ok(remote),
+        };
+        if !lp.ok() {
+            return Ok(remote);
+        }
+        let merged = match merge::read_kind(name) {
+            ReadKind::Search => match primary.merge_gate() {
+                Some(why) => merge::merge_disabled(rp.payload, &why),
+                None => merge::search(
+                    &lp.payload,
+                    &rp.payload,
+                    args.get("limit").and_then(Value::as_u64).unwrap_or(5) as usize,
+                ),
+            },
+            ReadKind::Drawers => merge::drawers(&lp.payload, &rp.payload),
+            ReadKind::Counts => merge::counts(&lp.payload, &rp.payload),
+            ReadKind::PrimaryFirst => return Ok(remote),
+        };
+        Ok(merge::with_payload(&remote, &merged))
+    }
+
+    async fn local_degraded(&self, name: &str, args: Value, why: &str) -> Result<Value, McpError> {
+        let local = self.child_call(name, args, Deadline::Default).await?;
+        let p = ToolReply::from_result(&local);
+        Ok(merge::with_payload(
+            &local,
+            &merge::degraded(p.payload, why),
+        ))
+    }
+}
+
+/// The mine needs minutes; everything else the default.
+fn deadline_for(name: &str) -> Deadline {
+    if name.ends_with("_mine") {
+        Deadline::After(Duration::from_secs(300))
+    } else {
+        Deadline::Default
+    }
+}
+
+fn not_queued(why: &str) -> McpError {
+    McpError::Rpc {
+        code: -32000,
+        message: format!(
+            "written to the local palace but NOT queued for the primary ({why}): retry the call (it is idempotent) or run `mpt doctor`"
+        ),
+        data: None,
+    }
+}
+
+/// A JSON-RPC error reply for a failed request: a server error keeps its code; a transport
+/// failure becomes -32000 with the fix in `data.hint`.
+fn error_reply(id: &Value, e: McpError) -> Value {
+    match e {
+        McpError::Rpc {
+            code,
+            message,
+            data,
+        } => {
+            let mut err = json!({"code": code, "message": message});
+            if let Some(d) = data {
+                err["data"] = d;
+            }
+            json!({"jsonrpc": "2.0", "id": id, "error": err})
+        }
+        other => {
+            let m = MptError::from(other);
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": m.message, "data": {"kind": m.kind.as_str(), "hint": m.hint}}})
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The MCP server loop of the edge over any byte stream (stdin/stdout, or a Unix socket to a shim):
+//! newline-framed JSON-RPC, requests served concurrently, replies written whole, one per line.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::proxy::Proxy;
+use super::stamp::Stamper;
+use crate::mcp::jsonrpc;
+
+/// The largest message accepted (MemPalace's own HTTP cap).
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+enum Line {
+    Data(Vec<u8>),
+    TooLong,
+    Eof,
+}
+
+/// Serves until the reader ends; in-flight requests are finished before it returns.
+pub async fn serve<R, W>(proxy: Arc<Proxy>, stamper: Option<Stamper>, reader: R, writer: W)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer_task = tokio::spawn(async move {
+        let mut w = writer;
+        while let Some(mut bytes) = rx.recv().await {
+            bytes.push(b'\n');
+            if w.write_all(&bytes).await.is_err() || w.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let stamper = Arc::new(stamper);
+    let mut reader = BufReader::new(reader);
+    let mut inflight = JoinSet::new();
+    loop {
+        let line = match read_line(&mut reader).await {
+            Line::Eof => break,
+            Line::TooLong => {
+                send(
+                    &tx,
+                    &jsonrpc::error_response(&Value::Null, -32600, "Request too large"),
+                );
+                continue;
+            }
+            Line::Data(d) => d,
+        };
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        let msg: Value = match serde_json::from_slice(text) {
+            Ok(v) => v,
+            Err(_) => {
+                send(
+                    &tx,
+                    &jsonrpc::error_response(&Value::Null, -32700, "Parse error"),
+                );
+                continue;
+            }
+        };
+        if msg.is_array() {
+            // Batches left MCP in 2025-06-18; MemPalace answers them the same way.
+            send(
+                &tx,
+                &jsonrpc::error_response(&Value::Null, -32600, "Invalid Request"),
+            );
+            continue;
+        }
+        let proxy = Arc::clone(&proxy);
+        let stamper = Arc::clone(&stamper);
+        let tx = tx.clone();
+        inflight.spawn(async move {
+            if let Some(reply) = proxy.handle(msg, stamper.as_ref().as_ref()).await {
+                send(&tx, &reply);
+            }
+        });
+        while inflight.try_join_next().is_some() {}
+    }
+    while inflight.join_next().await.is_some() {}
+    drop(tx);
+    let _ = writer_task.await;
+}
+
+fn send(tx: &mpsc::UnboundedSender<Vec<u8>>, v: &Value) {
+    if let Ok(bytes) = serde_json::to_vec(v) {
+        let _ = tx.send(bytes);
+    }
+}
+
+/// One line, at most `MAX_LINE` bytes; a longer one is consumed to its end and reported.
+async fn read_line<R: AsyncRead + Unpin>(r: &mut BufReader<R>) -> Line {
+    let mut buf = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = match r.fill_buf().await {
+            Ok(c) => c,
+            Err(_) => return Line::Eof,
+        };
+        if chunk.is_empty() {
+            return if buf.is_empty() && !too_long {
+                Line::Eof
+            } else if too_long {
+                Line::TooLong
+            } else {
+                Line::Data(buf)
+            };
+        }
+        let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > MAX_LINE + 1 {
+                too_long = true;
+                buf = Vec::new();
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        r.consume(take);
+        if done {
+            return if too_long {
+                Line::TooLong
+            } else {
+                Line::Data(buf)
+            };
+        }
+    }
+}

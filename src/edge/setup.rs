@@ -1,0 +1,105 @@
+//! Building an edge from the configuration: the local child (always `--palace`), the primary's
+//! client, and the embedder gate that decides whether search results may be merged.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::health::Health;
+use super::policy::Policy;
+use super::proxy::{Primary, Proxy, WriteLog};
+use crate::config::{Config, Env};
+use crate::error::Result;
+use crate::mcp::client::local_child_spec;
+use crate::mcp::http::{HttpClient, HttpOptions};
+use crate::mcp::stdio::{StdioClient, StdioOptions};
+use crate::mcp::{Deadline, McpClient};
+
+pub struct EdgeOptions {
+    pub palace: PathBuf,
+    pub child: Option<PathBuf>,
+    pub show_stderr: bool,
+}
+
+/// How long a read waits for the primary before answering locally (`MPT_EDGE_READ_DEADLINE_MS`).
+pub fn read_deadline(env: &Env) -> Duration {
+    let ms = env
+        .get("MPT_EDGE_READ_DEADLINE_MS")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5000);
+    Duration::from_millis(ms)
+}
+
+/// Starts the child (handshake included) and prepares the primary side.
+pub async fn build(
+    config: &Config,
+    env: &Env,
+    opts: &EdgeOptions,
+    log: Option<Arc<dyn WriteLog>>,
+) -> Result<Proxy> {
+    let spec = local_child_spec(config, &opts.palace, opts.child.as_deref());
+    let child = Arc::new(StdioClient::new(
+        spec,
+        StdioOptions::new(config.mcp, opts.show_stderr || config.ext_debug),
+    ));
+    let handshake = child.connect().await?;
+    let primary = match &config.remote {
+        None => None,
+        Some(remote) => {
+            let http = HttpClient::new(HttpOptions {
+                url: remote.url.clone(),
+                token: remote.token.as_ref().map(|(s, _)| s.clone()),
+                ca_file: remote.ca_file.clone(),
+                timeout: config.mcp.timeout,
+                init_timeout: config.mcp.init_timeout,
+                connect_timeout: Duration::from_secs(5),
+            })?;
+            Some(Primary {
+                client: McpClient::Remote(http),
+                health: Health::default(),
+                embedder: RwLock::new(config.file.primary_embedder.clone()),
+                local_sidecar: opts.palace.join("mempalace_embedder.json"),
+                read_deadline: read_deadline(env),
+            })
+        }
+    };
+    Ok(Proxy {
+        child,
+        handshake,
+        primary,
+        policy: Policy::new(config.file.replication.clone()),
+        log,
+    })
+}
+
+/// Learns the primary's embedder identity (`/sync/version_vector`); `true` once it is known.
+pub async fn learn_primary_embedder(proxy: &Proxy) -> bool {
+    let Some(primary) = &proxy.primary else {
+        return true;
+    };
+    if primary.embedder.read().unwrap().is_some() {
+        return true;
+    }
+    let McpClient::Remote(http) = &primary.client else {
+        return true;
+    };
+    let Ok((200, body)) = http
+        .get(
+            "/sync/version_vector",
+            Deadline::After(Duration::from_secs(3)),
+        )
+        .await
+    else {
+        return false;
+    };
+    let name = serde_json::from_str::<Value>(&body).ok().and_then(|v| {
+        v.pointer("/profile/accelerator/embedder")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let known = name.is_some();
+    *primary.embedder.write().unwrap() = name;
+    known
+}

@@ -1,0 +1,223 @@
+//! `mpt edge` as each harness runs it: a thin stdio relay to the palace's owner over its Unix
+//! socket, starting the owner when none runs, and restarting it if it dies (requests in flight
+//! then get an error reply, so no harness waits forever; acknowledged writes are in the outbox).
+
+use std::collections::HashSet;
+use std::process::Child;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::sync::mpsc;
+
+use super::owner::{Hello, OwnerPaths};
+use crate::error::{ErrorKind, MptError, Result};
+use crate::mcp::jsonrpc;
+use crate::{log_debug, log_warn};
+
+/// Owner restarts tolerated before the shim gives up.
+const MAX_RESTARTS: u32 = 5;
+
+type Inflight = Arc<StdMutex<HashSet<String>>>;
+/// Lines for stdout, written whole by one thread (no interleaving, no blocking-pool hop).
+type Stdout = std::sync::mpsc::Sender<Vec<u8>>;
+
+fn stdout_thread() -> (Stdout, std::thread::JoinHandle<()>) {
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let handle = std::thread::spawn(move || {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        for line in rx {
+            if out.write_all(&line).and_then(|_| out.flush()).is_err() {
+                return;
+            }
+        }
+    });
+    (tx, handle)
+}
+
+/// Relays stdin/stdout to the owner until stdin ends and every reply has been written.
+pub async fn run(
+    paths: &OwnerPaths,
+    harness: &str,
+    start_owner: impl Fn() -> std::io::Result<Child>,
+    wait: Duration,
+) -> Result<()> {
+    let inflight: Inflight = Arc::new(StdMutex::new(HashSet::new()));
+    let (stdout, stdout_done) = stdout_thread();
+    let (tx, mut from_stdin) = mpsc::unbounded_channel::<Vec<u8>>();
+    let tracked = Arc::clone(&inflight);
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut lines = std::io::stdin().lock();
+        loop {
+            let mut buf = Vec::new();
+            match lines.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if let Some(id) = request_id(&buf) {
+                        tracked.lock().unwrap().insert(id);
+                    }
+                    if tx.send(buf).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let hello = serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }})
+        .to_string()
+        + "\n";
+    let mut restarts = 0;
+    loop {
+        let stream = connect_or_start(paths, &start_owner, wait).await?;
+        let (rd, mut wr) = stream.into_split();
+        if wr.write_all(hello.as_bytes()).await.is_err() {
+            continue;
+        }
+        let mut pump = tokio::spawn(pump(rd, stdout.clone(), Arc::clone(&inflight)));
+        let owner_gone = loop {
+            tokio::select! {
+                line = from_stdin.recv() => match line {
+                    Some(l) => {
+                        if wr.write_all(&l).await.is_err() {
+                            break true;
+                        }
+                    }
+                    None => {
+                        // The harness is done: let the owner finish what it was asked, then leave.
+                        let _ = wr.shutdown().await;
+                        let _ = pump.await;
+                        drop(stdout);
+                        // Every reply is written before the process ends.
+                        let _ = tokio::task::spawn_blocking(move || stdout_done.join()).await;
+                        return Ok(());
+                    }
+                },
+                _ = &mut pump => break true,
+            }
+        };
+        if owner_gone {
+            restarts += 1;
+            answer_lost(&stdout, &inflight);
+            if restarts > MAX_RESTARTS {
+                return Err(MptError::new(
+                    ErrorKind::Unavailable,
+                    format!("the edge owner died {restarts} times"),
+                )
+                .with_hint(format!("read its log: {}", paths.log.display())));
+            }
+            log_warn!("the edge owner went away; starting a new one");
+        }
+    }
+}
+
+/// Owner → harness: every line to stdout; a reply clears its request from the in-flight set.
+async fn pump(rd: tokio::net::unix::OwnedReadHalf, stdout: Stdout, inflight: Inflight) {
+    let mut lines = BufReader::new(rd);
+    loop {
+        let mut buf = Vec::new();
+        match lines.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if let Some(id) = response_id(&buf) {
+            inflight.lock().unwrap().remove(&id);
+        }
+        if stdout.send(buf).is_err() {
+            return;
+        }
+    }
+}
+
+/// Requests the dead owner never answered get an error instead of silence.
+fn answer_lost(stdout: &Stdout, inflight: &Inflight) {
+    let ids: Vec<String> = inflight.lock().unwrap().drain().collect();
+    for key in ids {
+        let id: Value = serde_json::from_str(&key).unwrap_or(Value::Null);
+        let reply = jsonrpc::error_response(
+            &id,
+            -32000,
+            "the mpt edge owner restarted before answering: retry the call (writes already acknowledged are safe in the outbox)",
+        );
+        let _ = stdout.send(format!("{reply}\n").into_bytes());
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Envelope {
+    id: Option<Value>,
+    method: Option<serde::de::IgnoredAny>,
+    result: Option<serde::de::IgnoredAny>,
+    error: Option<serde::de::IgnoredAny>,
+}
+
+fn request_id(line: &[u8]) -> Option<String> {
+    let e: Envelope = serde_json::from_slice(line.trim_ascii()).ok()?;
+    e.method?;
+    e.id.filter(|i| i.is_string() || i.is_number())
+        .map(|i| jsonrpc::id_key(&i))
+}
+
+fn response_id(line: &[u8]) -> Option<String> {
+    let e: Envelope = serde_json::from_slice(line.trim_ascii()).ok()?;
+    if e.result.is_none() && e.error.is_none() {
+        return None;
+    }
+    e.id.map(|i| jsonrpc::id_key(&i))
+}
+
+async fn connect_or_start(
+    paths: &OwnerPaths,
+    start_owner: &impl Fn() -> std::io::Result<Child>,
+    wait: Duration,
+) -> Result<UnixStream> {
+    let deadline = Instant::now() + wait;
+    let mut owner: Option<Child> = None;
+    loop {
+        if let Ok(s) = UnixStream::connect(&paths.socket).await {
+            if let Some(mut c) = owner {
+                // Reap the detached owner whenever it ends.
+                std::thread::spawn(move || c.wait());
+            }
+            return Ok(s);
+        }
+        match owner.as_mut() {
+            None => {
+                log_debug!("no edge owner on {}: starting one", paths.socket.display());
+                owner =
+                    Some(start_owner().map_err(|e| MptError::io("starting the edge owner", &e))?);
+            }
+            Some(c) => {
+                if let Ok(Some(status)) = c.try_wait()
+                    && status.code() != Some(6)
+                {
+                    let tail = std::fs::read_to_string(&paths.log).unwrap_or_default();
+                    let last: Vec<&str> = tail.lines().rev().take(5).collect();
+                    return Err(MptError::new(
+                        ErrorKind::Unavailable,
+                        format!(
+                            "the edge owner exited ({status}) before serving: {}",
+                            last.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                        ),
+                    )
+                    .with_hint(format!("its log: {}", paths.log.display())));
+                }
+            }
+        }
+        if Instant::now() > deadline {
+            return Err(MptError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "no edge owner answered on {} in {} ms",
+                    paths.socket.display(),
+                    wait.as_millis()
+                ),
+            )
+            .with_hint(format!("its log: {}", paths.log.display())));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -1,0 +1,149 @@
+//! A harness-like MCP client for `mpt edge`: spawns it on pipes, sends requests, reads the
+//! replies matched by id. On drop it closes stdin, waits, and stops the palace's owner by pid.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::TestEnv;
+
+pub struct Harness {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    replies: mpsc::Receiver<Value>,
+    next: u64,
+    pending: Vec<Value>,
+    pub owner_lock_dir: PathBuf,
+}
+
+impl Harness {
+    pub fn start(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Harness {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
+        cmd.env_clear()
+            .arg("edge")
+            .args(args)
+            .current_dir(env.dir.path());
+        for (k, v) in env.mempalace_env() {
+            cmd.env(k, v);
+        }
+        cmd.env("MPT_EDGE_GRACE_MS", "400");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(env.path("edge.stderr"))
+                    .unwrap(),
+            ));
+        let mut child = cmd.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, replies) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("the edge wrote a non-JSON line to stdout ({e}): {line}")
+                });
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Harness {
+            child,
+            stdin,
+            replies,
+            next: 100,
+            pending: Vec::new(),
+            owner_lock_dir: env.home().join(".mempalace/edge"),
+        }
+    }
+
+    pub fn send_raw(&mut self, line: &str) {
+        let s = self.stdin.as_mut().unwrap();
+        s.write_all(line.as_bytes()).unwrap();
+        s.write_all(b"\n").unwrap();
+        s.flush().unwrap();
+    }
+
+    /// The reply to `id`, within `secs`.
+    pub fn reply(&mut self, id: &Value, secs: u64) -> Value {
+        if let Some(i) = self.pending.iter().position(|r| &r["id"] == id) {
+            return self.pending.remove(i);
+        }
+        loop {
+            let r = self
+                .replies
+                .recv_timeout(Duration::from_secs(secs))
+                .unwrap_or_else(|_| panic!("no reply to {id} in {secs} s"));
+            if &r["id"] == id {
+                return r;
+            }
+            self.pending.push(r);
+        }
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = json!(self.next);
+        self.send_raw(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        self.reply(&id, 120)
+    }
+
+    pub fn initialize(&mut self) -> Value {
+        let r = self.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test-harness", "version": "1"}}));
+        self.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        r
+    }
+
+    /// A tool call: the parsed payload of a good reply, or the JSON-RPC error.
+    pub fn call(&mut self, tool: &str, args: Value) -> Result<Value, Value> {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        match r.get("result") {
+            Some(res) => Ok(mpt::mcp::ToolReply::from_result(res).payload),
+            None => Err(r["error"].clone()),
+        }
+    }
+
+    pub fn close(&mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // The detached owner: stopped by the pid in its lock file.
+        if let Ok(rd) = std::fs::read_dir(&self.owner_lock_dir) {
+            for e in rd
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".owner.lock"))
+            {
+                if let Some(pid) = std::fs::read_to_string(e.path())
+                    .ok()
+                    .and_then(|s| s.trim().parse::<i32>().ok())
+                    && super::pid_alive(pid as u32)
+                {
+                    unsafe {
+                        libc::kill(pid, libc::SIGTERM);
+                    }
+                    super::wait_for(5.0, || !super::pid_alive(pid as u32));
+                }
+            }
+        }
+    }
+}
