@@ -49,11 +49,17 @@ _mpt() {
             mpt__subcmd__edge,status)
                 cmd="mpt__subcmd__edge__subcmd__status"
                 ;;
+            mpt__subcmd__edge,wire)
+                cmd="mpt__subcmd__edge__subcmd__wire"
+                ;;
             mpt__subcmd__edge__subcmd__help,help)
                 cmd="mpt__subcmd__edge__subcmd__help__subcmd__help"
                 ;;
             mpt__subcmd__edge__subcmd__help,status)
                 cmd="mpt__subcmd__edge__subcmd__help__subcmd__status"
+                ;;
+            mpt__subcmd__edge__subcmd__help,wire)
+                cmd="mpt__subcmd__edge__subcmd__help__subcmd__wire"
                 ;;
             mpt__subcmd__help,call)
                 cmd="mpt__subcmd__help__subcmd__call"
@@ -84,6 +90,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__edge,status)
                 cmd="mpt__subcmd__help__subcmd__edge__subcmd__status"
+                ;;
+            mpt__subcmd__help__subcmd__edge,wire)
+                cmd="mpt__subcmd__help__subcmd__edge__subcmd__wire"
                 ;;
             mpt__subcmd__help__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__ack"
@@ -116,7 +125,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version doctor edge call config paths mailbox completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge call config paths mailbox completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,7 +135,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -138,7 +147,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__call)
-            opts="-q -v -h -V --list --timeout-ms --palace --child --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --list --timeout-ms --palace --child --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -160,7 +169,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -172,7 +181,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__completions)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version bash elvish fish powershell zsh"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -182,7 +191,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -194,7 +203,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__config)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -204,7 +213,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -216,7 +225,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__doctor)
-            opts="-q -v -h -V --offline --check --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --offline --check --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -230,7 +239,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -242,7 +251,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__edge)
-            opts="-q -v -h -V --child --palace --harness --standalone --owner --json --quiet --verbose --color --config --help --version status help"
+            opts="-q -v -h -V --child --palace --harness --standalone --owner --json --quiet --verbose --color --mpt-config --help --version status wire help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -264,7 +273,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -276,7 +285,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__edge__subcmd__help)
-            opts="status help"
+            opts="status wire help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -317,8 +326,22 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__edge__subcmd__help__subcmd__wire)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__edge__subcmd__status)
-            opts="-q -v -h -V --child --palace --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --child --palace --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -336,7 +359,41 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__edge__subcmd__wire)
+            opts="-q -v -h -V --config --dry-run --child --palace --json --quiet --verbose --color --mpt-config --help --version opencode pi"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --child)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -418,7 +475,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__edge)
-            opts="status"
+            opts="status wire"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -432,6 +489,20 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__edge__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__edge__subcmd__wire)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -530,7 +601,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__mailbox)
-            opts="-q -v -h -V --as --count --json --quiet --verbose --color --config --help --version watch ack help"
+            opts="-q -v -h -V --as --count --json --quiet --verbose --color --mpt-config --help --version watch ack help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -544,7 +615,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -556,7 +627,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__mailbox__subcmd__ack)
-            opts="-q -v -h -V --status --body --as --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --status --body --as --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -578,7 +649,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -646,7 +717,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__mailbox__subcmd__watch)
-            opts="-q -v -h -V --interval-ms --max-polls --as --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --interval-ms --max-polls --as --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -668,7 +739,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -680,7 +751,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__man)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,7 +761,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -702,7 +773,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__paths)
-            opts="-q -v -h -V --palace --json --quiet --verbose --color --config --help --version"
+            opts="-q -v -h -V --palace --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -716,7 +787,7 @@ _mpt() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --config)
+                --mpt-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -19,7 +19,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
     var completions = [
         &'mpt'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -42,7 +42,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;doctor'= {
             cand --check 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --offline 'Skip every network and child probe (files and processes only)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
@@ -59,7 +59,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
             cand --harness 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config''s, else mcp)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --standalone 'Serve in this process instead of through the palace''s shared owner'
             cand --owner 'Run as the palace''s owner process (started by `mpt edge` itself)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
@@ -72,13 +72,31 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand wire 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;edge;status'= {
             cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
             cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;edge;wire'= {
+            cand --config 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c])'
+            cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
+            cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --dry-run 'Show what would change, change nothing'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -91,9 +109,12 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;edge;help'= {
             cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand wire 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;edge;help;status'= {
+        }
+        &'mpt;edge;help;wire'= {
         }
         &'mpt;edge;help;help'= {
         }
@@ -102,7 +123,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --palace 'The local palace (else MemPalace''s own rules)'
             cand --child 'The mempalace-mcp binary to start for a local palace'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --list 'List the server''s tools instead'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
@@ -116,7 +137,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;config'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -130,7 +151,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;paths'= {
             cand --palace 'The palace (else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -144,7 +165,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;mailbox'= {
             cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --count 'Print only the number of owed asks (for prompts and status bars)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
@@ -164,7 +185,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --max-polls 'Stop after this many polls'
             cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -180,7 +201,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --body 'A reply body'
             cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -204,7 +225,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;completions'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -217,7 +238,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;man'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
-            cand --config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -243,8 +264,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;help;edge'= {
             cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand wire 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
         }
         &'mpt;help;edge;status'= {
+        }
+        &'mpt;help;edge;wire'= {
         }
         &'mpt;help;call'= {
         }

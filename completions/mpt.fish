@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_mpt_global_optspecs
-    string join \n json q/quiet v/verbose color= config= h/help V/version
+    string join \n json q/quiet v/verbose color= mpt-config= h/help V/version
 end
 
 function __fish_mpt_needs_command
@@ -27,7 +27,7 @@ end
 complete -c mpt -n "__fish_mpt_needs_command" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_needs_command" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_needs_command" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_needs_command" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_needs_command" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_needs_command" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -46,41 +46,56 @@ complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l check -d 'Run one che
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l offline -d 'Skip every network and child probe (files and processes only)'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l palace -d 'The local palace (else the config\'s `palace`, else MemPalace\'s own rules)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l harness -d 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config\'s, else mcp)' -r
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l palace -d 'The local palace (else the config\'s `palace`, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l harness -d 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config\'s, else mcp)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l standalone -d 'Serve in this process instead of through the palace\'s shared owner'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l owner -d 'Run as the palace\'s owner process (started by `mpt edge` itself)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -s q -l quiet -d 'Print only errors'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -s h -l help -d 'Print help'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l standalone -d 'Serve in this process instead of through the palace\'s shared owner'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l owner -d 'Run as the palace\'s owner process (started by `mpt edge` itself)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l palace -d 'The local palace (else the config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l config -d 'The harness\'s config file (opencode: else ~/.config/opencode/opencode.json[c])' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l palace -d 'The local palace (else the config\'s `palace`, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l dry-run -d 'Show what would change, change nothing'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l timeout-ms -d 'Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l palace -d 'The local palace (else MemPalace\'s own rules)' -r -F
@@ -88,7 +103,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand call" -l child -d 'The mempalace
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand call" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l list -d 'List the server\'s tools instead'
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand call" -s q -l quiet -d 'Print only errors'
@@ -98,7 +113,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand call" -s V -l version -d 'Print 
 complete -c mpt -n "__fish_mpt_using_subcommand config" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand config" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand config" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand config" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand config" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand config" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -108,7 +123,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand paths" -l palace -d 'The palace 
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand paths" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -118,7 +133,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_sub
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l count -d 'Print only the number of owed asks (for prompts and status bars)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s q -l quiet -d 'Print only errors'
@@ -134,7 +149,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -149,7 +164,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -161,7 +176,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand completions" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -170,7 +185,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand completions" -s V -l version -d 
 complete -c mpt -n "__fish_mpt_using_subcommand man" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand man" -l config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand man" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand man" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -186,5 +201,6 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcom
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'

@@ -44,7 +44,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
     /// The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long = "mpt-config", global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
 }
 
@@ -200,4 +200,22 @@ pub struct EdgeArgs {
 pub enum EdgeAction {
     /// Whether the owner runs, and whether the primary is reachable
     Status,
+    /// Set a harness's MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)
+    Wire {
+        /// The harness
+        #[arg(value_enum)]
+        harness: WireHarness,
+        /// The harness's config file (opencode: else ~/.config/opencode/opencode.json[c])
+        #[arg(long = "config", id = "harness_config", value_name = "PATH")]
+        config: Option<PathBuf>,
+        /// Show what would change, change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WireHarness {
+    Opencode,
+    Pi,
 }

@@ -203,7 +203,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// Loads env, then the file (`flag_path` from `--config` wins over `MPT_CONFIG`).
+    /// Loads env, then the file (`flag_path` from `--mpt-config` wins over `MPT_CONFIG`).
     pub fn load(env: &Env, flag_path: Option<&Path>) -> Result<Config> {
         let (file, file_path) = load_file(env, flag_path)?;
         let mcp = McpKnobs {
@@ -290,7 +290,7 @@ fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<
             },
             format!("cannot read the config file {}: {e}", path.display()),
         )
-        .with_hint("fix the path in MPT_CONFIG / --config, or unset it")
+        .with_hint("fix the path in MPT_CONFIG / --mpt-config, or unset it")
     })?;
     let file = parse_file(&text, &path)?;
     Ok((file, Some(path)))

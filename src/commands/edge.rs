@@ -34,6 +34,11 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
     let rt = super::runtime()?;
     match args.action {
         Some(EdgeAction::Status) => rt.block_on(status(ctx, &config, &paths, &palace.palace)),
+        Some(EdgeAction::Wire {
+            harness,
+            config: file,
+            dry_run,
+        }) => super::edge_wire::run(ctx, &config, harness, file, dry_run),
         None if args.owner => {
             rt.block_on(run_owner(ctx, &config, &paths, &palace.palace, args.child))
         }
@@ -157,7 +162,7 @@ fn spawn_owner(
         cmd.arg("-v");
     }
     if let Some(c) = &ctx.config_flag {
-        cmd.arg("--config").arg(c);
+        cmd.arg("--mpt-config").arg(c);
     }
     cmd.args(["edge", "--owner", "--palace"]).arg(palace);
     if let Some(c) = child {

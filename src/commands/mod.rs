@@ -6,6 +6,7 @@ mod completions;
 mod config;
 mod doctor;
 mod edge;
+mod edge_wire;
 mod mailbox;
 mod man;
 mod paths;

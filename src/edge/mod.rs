@@ -10,3 +10,4 @@ pub mod serve;
 pub mod setup;
 pub mod shim;
 pub mod stamp;
+pub mod wire;

@@ -2,5 +2,6 @@
 //! (static JSON/JSONC MCP registrations). What is deployed, and what it can do.
 
 pub mod jsonc;
+pub mod jsonspan;
 pub mod opencode;
 pub mod pi;

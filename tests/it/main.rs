@@ -5,6 +5,7 @@ mod config;
 mod doctor;
 mod edge;
 mod edge_fuzz;
+mod edge_wire;
 mod http_fake;
 mod http_real;
 mod mailbox;

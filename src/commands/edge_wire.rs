@@ -1,0 +1,114 @@
+//! `mpt edge wire opencode|pi`: the harness's MemPalace entry set to match the opt-in, shown
+//! first with `--dry-run`; pi's extension cannot be edited by mpt, so its edit is printed.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::Ctx;
+use crate::cli::WireHarness;
+use crate::config::Config;
+use crate::edge::wire::{self, Action, PI_EDIT};
+use crate::error::{Exit, MptError, Result};
+use crate::harness::{opencode, pi};
+use crate::log_warn;
+
+pub fn run(
+    ctx: &Ctx,
+    config: &Config,
+    harness: WireHarness,
+    file: Option<PathBuf>,
+    dry_run: bool,
+) -> Result<Exit> {
+    let state = wire::opt_in(config);
+    match harness {
+        WireHarness::Pi => pi_edit(ctx, state),
+        WireHarness::Opencode => {
+            let file = match file {
+                Some(f) => f,
+                None => {
+                    let dir = opencode::global_dir(&ctx.env).ok_or_else(|| {
+                        MptError::usage("HOME is not set: say which file with --config")
+                    })?;
+                    let jsonc = dir.join("opencode.jsonc");
+                    if jsonc.exists() {
+                        jsonc
+                    } else {
+                        dir.join("opencode.json")
+                    }
+                }
+            };
+            let mpt =
+                std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
+            let installed = which("mempalace-mcp", ctx)
+                || config.file.child.as_ref().is_some_and(|c| c.exists());
+            let url = config.remote.as_ref().map(|r| r.url.as_str());
+            let plan = wire::plan_opencode(&file, state, &mpt, url, installed)?;
+            if plan.action == Action::Skipped {
+                log_warn!("{}", plan.reason);
+            }
+            let backup = if dry_run { None } else { wire::apply(&plan)? };
+            let doc = json!({"schema": "mpt.edge.wire/v1", "harness": "opencode", "dry_run": dry_run, "plan": plan, "backup": backup});
+            ctx.out.emit(&doc, |w| {
+                writeln!(
+                    w,
+                    "{} ({:?}): {}",
+                    plan.file.display(),
+                    plan.state,
+                    plan.reason
+                )?;
+                if plan.new_text.is_some() {
+                    if let Some(b) = &plan.before {
+                        writeln!(w, "- \"{}\": {b}", plan.entry)?;
+                    }
+                    if let Some(a) = &plan.after {
+                        writeln!(w, "+ \"{}\": {a}", plan.entry)?;
+                    }
+                    if dry_run {
+                        writeln!(w, "(dry run: nothing written)")?;
+                    } else if let Some(b) = &backup {
+                        writeln!(w, "backup: {}", b.display())?;
+                    }
+                }
+                Ok(())
+            })?;
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
+    let agent = pi::agent_dir(&ctx.env)?;
+    let ext = pi::extension(&agent)?;
+    let wired = ext.as_ref().is_some_and(|e| e.count(pi::EDGE_TOKEN) > 0);
+    let status = match (&ext, wired) {
+        (None, _) => "no_extension",
+        (Some(_), true) => "wired",
+        (Some(_), false) => "needs_edit",
+    };
+    let doc = json!({
+        "schema": "mpt.edge.wire/v1",
+        "harness": "pi",
+        "state": state,
+        "status": status,
+        "extension": ext.as_ref().map(|e| &e.resolved),
+        "edit": (status == "needs_edit").then_some(PI_EDIT),
+    });
+    ctx.out.emit(&doc, |w| match status {
+        "no_extension" => writeln!(w, "pi has no MemPalace extension deployed ({}): nothing to wire", agent.join("extensions/mempalace.ts").display()),
+        "wired" => writeln!(w, "pi's extension already has the MEMPALACE_EDGE branch: with MEMPALACE_EDGE=1 it starts `mpt edge`"),
+        _ => writeln!(
+            w,
+            "pi picks its transport inside its extension ({}), which mpt does not edit. The one edit it needs:\n\n{PI_EDIT}\n\nWithout it, pi with MEMPALACE_REMOTE_URL goes straight to the primary and never reaches the edge.",
+            ext.as_ref().map(|e| e.resolved.display().to_string()).unwrap_or_default()
+        ),
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn which(name: &str, ctx: &Ctx) -> bool {
+    ctx.env.get("PATH").is_some_and(|p| {
+        p.split(':')
+            .any(|d| std::path::Path::new(d).join(name).is_file())
+    })
+}

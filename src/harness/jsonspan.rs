@@ -1,0 +1,146 @@
+//! Byte spans inside JSON text (after `jsonc::strip`, so offsets match the original file): where
+//! an object member's value starts and ends, and where an object closes. Lets a tool rewrite one
+//! entry of a config file and keep every other byte, comments included.
+
+/// Where `path` (object keys from the root) is: the member's key start, its value's span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member {
+    pub key_start: usize,
+    pub value_start: usize,
+    pub value_end: usize,
+}
+
+/// The member at `path`, if every step is an object holding that key.
+pub fn find(text: &str, path: &[&str]) -> Option<Member> {
+    let b = text.as_bytes();
+    let mut at = skip_ws(b, 0);
+    let mut found = None;
+    for key in path {
+        let m = member_of(b, at, key)?;
+        at = m.value_start;
+        found = Some(m);
+    }
+    found
+}
+
+/// The offset of the closing `}` of the object at `path` (empty path: the root), and whether
+/// it has any members.
+pub fn object_close(text: &str, path: &[&str]) -> Option<(usize, bool)> {
+    let b = text.as_bytes();
+    let start = match path {
+        [] => skip_ws(b, 0),
+        _ => find(text, path)?.value_start,
+    };
+    if b.get(start) != Some(&b'{') {
+        return None;
+    }
+    let end = value_end(b, start)?;
+    let inner = skip_ws(b, start + 1);
+    Some((end - 1, inner < end - 1))
+}
+
+fn member_of(b: &[u8], obj: usize, key: &str) -> Option<Member> {
+    if b.get(obj) != Some(&b'{') {
+        return None;
+    }
+    let mut i = skip_ws(b, obj + 1);
+    while b.get(i) == Some(&b'"') {
+        let key_start = i;
+        let key_end = string_end(b, i)?;
+        let name: String = serde_json::from_slice(&b[key_start..key_end]).ok()?;
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let value_start = skip_ws(b, i + 1);
+        let value_end = value_end(b, value_start)?;
+        if name == key {
+            return Some(Member {
+                key_start,
+                value_start,
+                value_end,
+            });
+        }
+        i = skip_ws(b, value_end);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+    }
+    None
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// One past the closing quote of the string starting at `i`.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// One past the end of the value starting at `i`.
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']') && !b[j].is_ascii_whitespace()
+            {
+                j += 1;
+            }
+            Some(j)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_nested_members_and_closes() {
+        let t = r#"{ "a": 1, "mcp": { "x": {"command": ["a}", "b"]}, "mempalace": {"type": "local"} }, "z": "q" }"#;
+        let m = find(t, &["mcp", "mempalace"]).unwrap();
+        assert_eq!(&t[m.value_start..m.value_end], r#"{"type": "local"}"#);
+        assert_eq!(&t[m.key_start..m.key_start + 11], r#""mempalace""#);
+        assert!(find(t, &["mcp", "nope"]).is_none());
+        let (close, nonempty) = object_close(t, &["mcp"]).unwrap();
+        assert_eq!(&t[close..close + 1], "}");
+        assert!(nonempty);
+        let (root_close, _) = object_close(t, &[]).unwrap();
+        assert_eq!(root_close, t.len() - 1);
+    }
+}
