@@ -60,6 +60,8 @@ async fn sample(c: &McpClient, tool: &str, args: Value, n: usize) -> (f64, f64) 
 }
 
 /// `mempalace serve` on `palace`, pinned to `cpu` when given (the primary as another machine).
+/// The child is handed to the caller, who stops it with `stop`.
+#[allow(clippy::zombie_processes)]
 fn serve(bed: &Bed, palace: &Path, cpu: Option<&str>) -> (Child, String) {
     let mut cmd = match cpu {
         Some(c) => {
