@@ -5,6 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod feed;
 pub mod mailbox;
 pub mod mcp;
 pub mod output;
