@@ -2,6 +2,7 @@
 
 mod cli;
 mod config;
+mod feed;
 mod http_fake;
 mod http_real;
 mod mailbox;

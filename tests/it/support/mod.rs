@@ -1,6 +1,7 @@
 //! Test support: the real-MemPalace testbed (venv + seeded model, provisioned by
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
+pub mod feed;
 pub mod primary;
 
 use std::path::{Path, PathBuf};
