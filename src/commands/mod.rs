@@ -4,6 +4,7 @@
 mod call;
 mod completions;
 mod config;
+mod feed;
 mod mailbox;
 mod man;
 mod paths;
@@ -18,6 +19,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Config => config::run(ctx),
         Command::Paths(args) => paths::run(ctx, args),
         Command::Mailbox(args) => mailbox::run(ctx, args),
+        Command::Feed(args) => feed::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => man::run(ctx, args),
     }

@@ -50,7 +50,7 @@ pub enum SkipReason {
     InvalidHeader,
     /// Under a subagent directory.
     Subagent,
-    /// Modified within the quiet period and the reason is not shutdown.
+    /// Modified within the quiet period and the reason does not end the session.
     StillWriting,
     /// Nothing but extension-injected context or automated prompts.
     InjectedOnly,
@@ -85,16 +85,29 @@ impl SkipReason {
 }
 
 /// The trigger a prepare runs for (pi's event names plus `manual`); recorded in the report.
+///
+/// The quiet-period rule follows what each trigger says about the session being left. The bridge
+/// fires on `session_shutdown`, which "covers quit, `/new`, `/resume`, `/fork`" (seed, Automatic
+/// transcript feeding), and newer pi passes exactly those as the shutdown event's `reason`
+/// (pi-session-format §1.5): in each the old session is finished, so the trigger may name it either
+/// way (`shutdown`, or `new`/`resume`/`fork`) and all four bypass the quiet period. `reload` is also
+/// a shutdown reason but the same session carries on (javapacr's bridge skips it outright), so it
+/// keeps the quiet period, as do the mid-session triggers (`settled`, `compact`) and `manual`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Reason {
-    /// `session_shutdown`: the session is finished, so the quiet period does not apply.
+    /// `session_shutdown` (quit): the session is finished.
     Shutdown,
-    /// `agent_settled` (debounced mid-session feed).
+    /// `agent_settled` (debounced mid-session feed): the session is live.
     Settled,
+    /// `/new`: the session being left is finished.
     New,
+    /// `/resume` of another session: the session being left is finished.
     Resume,
+    /// `/fork`: the session being left is finished (the fork continues in a new file).
     Fork,
+    /// `session_before_compact`: mid-session.
     Compact,
+    /// `/reload`: the same session continues after it.
     Reload,
     Manual,
     Other(String),
@@ -129,9 +142,13 @@ impl Reason {
         }
     }
 
-    /// Only `shutdown` exports sessions that are still inside the quiet period.
+    /// The triggers that end the session being left (`shutdown`, `new`, `resume`, `fork`) export
+    /// sessions still inside the quiet period; every other trigger waits it out.
     pub fn bypasses_quiet_period(&self) -> bool {
-        matches!(self, Reason::Shutdown)
+        matches!(
+            self,
+            Reason::Shutdown | Reason::New | Reason::Resume | Reason::Fork
+        )
     }
 }
 
@@ -262,7 +279,12 @@ mod tests {
         assert_eq!(Reason::parse("Shutdown"), Reason::Shutdown);
         assert_eq!(Reason::parse("agent_settled"), Reason::Settled);
         assert_eq!(Reason::parse("cron").as_str(), "cron");
-        assert!(!Reason::New.bypasses_quiet_period());
+        for r in ["shutdown", "new", "resume", "fork"] {
+            assert!(Reason::parse(r).bypasses_quiet_period(), "{r}");
+        }
+        for r in ["settled", "compact", "reload", "manual", "cron"] {
+            assert!(!Reason::parse(r).bypasses_quiet_period(), "{r}");
+        }
         assert_eq!(
             serde_json::to_string(&SkipReason::TooFewChars).unwrap(),
             "\"too_few_chars\""

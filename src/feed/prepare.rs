@@ -13,7 +13,18 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// Called after each session is decided with (sessions done, sessions total); a CLI draws a bar.
+#[derive(Clone)]
+pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress(..)")
+    }
+}
 
 /// Everything one run needs. Build with [`PrepareOptions::new`] and adjust fields.
 #[derive(Debug, Clone)]
@@ -32,6 +43,11 @@ pub struct PrepareOptions {
     pub now: SystemTime,
     /// fsync each staged file before renaming it into place. Default true.
     pub fsync: bool,
+    /// Temp files in the staging folder older than this are removed as abandoned. Default
+    /// [`stage::STALE_TEMP_AGE`]; a caller holding an exclusive lock on the folder may pass zero
+    /// (every temp file then belongs to a run that died).
+    pub stale_temp_age: Duration,
+    pub progress: Option<Progress>,
 }
 
 impl PrepareOptions {
@@ -49,6 +65,8 @@ impl PrepareOptions {
             export: ExportOptions::default(),
             now: SystemTime::now(),
             fsync: true,
+            stale_temp_age: stage::STALE_TEMP_AGE,
+            progress: None,
         }
     }
 }
@@ -92,7 +110,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
         ..Default::default()
     };
     report.stale_temps_removed =
-        stage::clean_stale_temps(&stage_dir, stage::STALE_TEMP_AGE, opts.now)?;
+        stage::clean_stale_temps(&stage_dir, opts.stale_temp_age, opts.now)?;
     let config = state::fingerprint(&opts.gate, &opts.export);
     let old = match &opts.state_file {
         Some(p) => {
@@ -122,7 +140,10 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
     let mut new_state = State::empty(&config);
     let mut details = Vec::with_capacity(items.len());
 
-    for &i in &order {
+    for (done, &i) in order.iter().enumerate() {
+        if let Some(p) = &opts.progress {
+            (p.0)(done, items.len());
+        }
         let it = &items[i];
         let staged_now =
             |a: &usize| matches!(outcomes[*a], Some(Outcome::Exported | Outcome::Unchanged));
@@ -192,6 +213,9 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
             outcome,
             from_state,
         });
+    }
+    if let Some(p) = &opts.progress {
+        (p.0)(items.len(), items.len());
     }
     details.sort_by(|a, b| a.source.cmp(&b.source));
     report.sessions = details;
