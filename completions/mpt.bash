@@ -25,6 +25,9 @@ _mpt() {
             mpt,config)
                 cmd="mpt__subcmd__config"
                 ;;
+            mpt,feed)
+                cmd="mpt__subcmd__feed"
+                ;;
             mpt,help)
                 cmd="mpt__subcmd__help"
                 ;;
@@ -37,6 +40,24 @@ _mpt() {
             mpt,paths)
                 cmd="mpt__subcmd__paths"
                 ;;
+            mpt__subcmd__feed,help)
+                cmd="mpt__subcmd__feed__subcmd__help"
+                ;;
+            mpt__subcmd__feed,mine)
+                cmd="mpt__subcmd__feed__subcmd__mine"
+                ;;
+            mpt__subcmd__feed,prepare)
+                cmd="mpt__subcmd__feed__subcmd__prepare"
+                ;;
+            mpt__subcmd__feed__subcmd__help,help)
+                cmd="mpt__subcmd__feed__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__feed__subcmd__help,mine)
+                cmd="mpt__subcmd__feed__subcmd__help__subcmd__mine"
+                ;;
+            mpt__subcmd__feed__subcmd__help,prepare)
+                cmd="mpt__subcmd__feed__subcmd__help__subcmd__prepare"
+                ;;
             mpt__subcmd__help,call)
                 cmd="mpt__subcmd__help__subcmd__call"
                 ;;
@@ -45,6 +66,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help,config)
                 cmd="mpt__subcmd__help__subcmd__config"
+                ;;
+            mpt__subcmd__help,feed)
+                cmd="mpt__subcmd__help__subcmd__feed"
                 ;;
             mpt__subcmd__help,help)
                 cmd="mpt__subcmd__help__subcmd__help"
@@ -57,6 +81,12 @@ _mpt() {
                 ;;
             mpt__subcmd__help,paths)
                 cmd="mpt__subcmd__help__subcmd__paths"
+                ;;
+            mpt__subcmd__help__subcmd__feed,mine)
+                cmd="mpt__subcmd__help__subcmd__feed__subcmd__mine"
+                ;;
+            mpt__subcmd__help__subcmd__feed,prepare)
+                cmd="mpt__subcmd__help__subcmd__feed__subcmd__prepare"
                 ;;
             mpt__subcmd__help__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__ack"
@@ -89,7 +119,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version call config paths mailbox completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version call config paths mailbox feed completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -188,8 +218,190 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__feed)
+            opts="-q -v -h -V --json --quiet --verbose --color --config --help --version prepare mine help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help)
+            opts="prepare mine help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help__subcmd__mine)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help__subcmd__prepare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__mine)
+            opts="-q -v -h -V --reason --palace --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sessions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-user-turns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-chars)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quiet-period-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__prepare)
+            opts="-q -v -h -V --reason --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sessions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-user-turns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-chars)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quiet-period-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__help)
-            opts="call config paths mailbox completions man help"
+            opts="call config paths mailbox feed completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +445,48 @@ _mpt() {
         mpt__subcmd__help__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__feed)
+            opts="prepare mine"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__feed__subcmd__mine)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__feed__subcmd__prepare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -7,7 +7,15 @@ use std::process::{Command, Stdio};
 
 use crate::support::{TestEnv, json, stdout};
 
-const SUBCOMMANDS: &[&str] = &["call", "config", "paths", "mailbox", "completions", "man"];
+const SUBCOMMANDS: &[&str] = &[
+    "call",
+    "config",
+    "paths",
+    "mailbox",
+    "feed",
+    "completions",
+    "man",
+];
 
 #[test]
 fn help_for_every_command() {
