@@ -117,3 +117,71 @@ pub fn listing(dir: &Path) -> BTreeMap<String, SystemTime> {
 pub fn skipped(r: &PrepareReport) -> Vec<(SkipReason, usize)> {
     r.skipped.iter().map(|(k, v)| (*k, *v)).collect()
 }
+
+/// `n` synthetic pi sessions of about `kib` KiB each under `dir` (an hour old), for runs that must
+/// last long enough to be interrupted. Each passes the gate.
+pub fn synthetic_sessions(dir: &Path, n: usize, kib: usize) {
+    let para = "The cache handler returns an error because the retry budget is spent; we should \
+                refactor the config loader so the session test passes and p99 latency drops. ";
+    for i in 0..n {
+        let d = dir.join(format!("--home-u-project-{}--", i % 7));
+        fs::create_dir_all(&d).unwrap();
+        let id = format!("{i:08x}-0000-4000-8000-000000000000");
+        let mut s = format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-05-08T02:00:00.000Z\",\"cwd\":\"/home/u/p\"}}\n"
+        );
+        let (mut k, mut parent) = (0usize, "null".to_string());
+        while s.len() < kib * 1024 {
+            for role in ["user", "assistant"] {
+                k += 1;
+                let text = format!("{role} turn {k} of session {i}: {}", para.repeat(1 + k % 9));
+                let body = if role == "user" {
+                    format!(
+                        "{{\"role\":\"user\",\"content\":{}}}",
+                        serde_json::to_string(&text).unwrap()
+                    )
+                } else {
+                    format!(
+                        "{{\"role\":\"assistant\",\"content\":[{{\"type\":\"thinking\",\"thinking\":{}}},{{\"type\":\"text\",\"text\":{}}}],\"stopReason\":\"stop\"}}",
+                        serde_json::to_string(&para.repeat(6)).unwrap(),
+                        serde_json::to_string(&text).unwrap()
+                    )
+                };
+                s.push_str(&format!(
+                    "{{\"type\":\"message\",\"id\":\"e{k}\",\"parentId\":{parent},\"timestamp\":\"2026-05-08T02:00:01.000Z\",\"message\":{body}}}\n"
+                ));
+                parent = format!("\"e{k}\"");
+            }
+        }
+        let p = d.join(format!("2026-05-08T02-00-00-000Z_{id}.jsonl"));
+        fs::write(&p, s).unwrap();
+        set_mtime(&p, SystemTime::now() - Duration::from_secs(3600));
+    }
+}
+
+/// The path from `mpt feed prepare`'s one stdout line, asserting the line contract.
+pub fn mine_source(o: &std::process::Output) -> PathBuf {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out
+        .strip_suffix('\n')
+        .filter(|l| !l.contains('\n'))
+        .unwrap_or_else(|| panic!("stdout is not exactly one line: {out:?}"));
+    PathBuf::from(
+        line.strip_prefix("MINE_SOURCE=")
+            .unwrap_or_else(|| panic!("not a MINE_SOURCE line: {line:?}")),
+    )
+}
+
+/// Files in a folder and their bytes, by name.
+pub fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|f| {
+            let f = f.unwrap();
+            (
+                f.file_name().to_string_lossy().into_owned(),
+                fs::read(f.path()).unwrap(),
+            )
+        })
+        .collect()
+}

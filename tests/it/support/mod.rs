@@ -3,6 +3,7 @@
 
 pub mod feed;
 pub mod primary;
+pub mod sshd;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
