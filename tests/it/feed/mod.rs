@@ -4,4 +4,5 @@
 mod cli;
 mod crash;
 mod incremental;
+mod miner;
 mod prepare;

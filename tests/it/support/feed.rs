@@ -185,3 +185,33 @@ pub fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         })
         .collect()
 }
+
+/// The testbed's `mempalace` CLI with the test's private environment.
+pub fn mempalace(env: &crate::support::TestEnv, args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(crate::support::venv_bin("mempalace"));
+    cmd.env_clear().args(args).current_dir(env.path(""));
+    for (k, v) in env.mempalace_env() {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+/// tests/fixtures/feed/palace_inspect.py on `palace`: its JSON answer.
+pub fn inspect(env: &crate::support::TestEnv, palace: &Path, args: &[&str]) -> serde_json::Value {
+    let mut cmd = std::process::Command::new(crate::support::venv_bin("python"));
+    cmd.env_clear()
+        .arg(Path::new(FIXTURES).join("palace_inspect.py"))
+        .arg(args[0])
+        .arg(palace)
+        .args(&args[1..]);
+    for (k, v) in env.mempalace_env() {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "inspect {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
