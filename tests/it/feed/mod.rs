@@ -5,4 +5,5 @@ mod cli;
 mod crash;
 mod incremental;
 mod miner;
+mod remote;
 mod prepare;
