@@ -4,6 +4,7 @@
 mod cli;
 mod crash;
 mod incremental;
+mod mine;
 mod miner;
 mod remote;
 mod prepare;
