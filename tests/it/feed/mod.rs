@@ -6,5 +6,5 @@ mod crash;
 mod incremental;
 mod mine;
 mod miner;
-mod remote;
 mod prepare;
+mod remote;

@@ -11,7 +11,6 @@ const SSHD: &str = "/usr/sbin/sshd";
 
 pub struct Sshd {
     pub dir: PathBuf,
-    pub port: u16,
     /// The client config, for `MEMPALACE_PI_SSH_CONFIG`.
     pub ssh_config: PathBuf,
     /// The Host alias in it, for `MEMPALACE_PI_SSH_TARGET`.
@@ -85,7 +84,6 @@ impl Sshd {
             .arg(dir.join("sshd.log")));
         let s = Sshd {
             dir: dir.to_path_buf(),
-            port,
             ssh_config,
             alias: "palace",
             pidfile,
