@@ -77,12 +77,19 @@ fn man_pages_are_committed_and_current() {
     let out = env.path("man");
     let o = env.mpt(&["--json", "man", out.to_str().unwrap()], &[]);
     assert!(o.status.success());
-    let pages = json(&o)["pages"].as_array().unwrap().len();
-    assert_eq!(
-        pages,
-        SUBCOMMANDS.len() + 1,
-        "one page per subcommand plus mpt.1"
-    );
+    let pages: Vec<String> = json(&o)["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    // mpt.1, one page per subcommand, and one per nested subcommand (`mpt-feed-mine.1`, ...).
+    for page in std::iter::once("mpt.1".to_string())
+        .chain(SUBCOMMANDS.iter().map(|s| format!("mpt-{s}.1")))
+        .chain(["mpt-feed-prepare.1".into(), "mpt-feed-mine.1".into()])
+    {
+        assert!(pages.contains(&page), "{page} is generated: {pages:?}");
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
     let mut committed: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
