@@ -197,8 +197,8 @@ pub fn feed_home(xdg_state_home: Option<&str>, home: &Path) -> PathBuf {
 
 /// The state and lock files for a staging folder: beside the default one, or keyed by a hash of
 /// the folder for `--out`, always in the feed home (so never inside what the miner reads).
-pub fn state_and_lock(feed_home: &Path, stage_dir: &Path) -> (PathBuf, PathBuf) {
-    if stage_dir == feed_home.join("staged") {
+pub fn state_and_lock(feed_home: &Path, stage_dir: &Path, is_default: bool) -> (PathBuf, PathBuf) {
+    if is_default {
         return (feed_home.join("state.json"), feed_home.join("prepare.lock"));
     }
     use sha2::{Digest, Sha256};

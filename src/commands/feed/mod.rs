@@ -21,7 +21,7 @@ use crate::feed::job::{self, FeedJob, FeedRun};
 use crate::feed::remote::RemoteInbox;
 use crate::feed::{GateConfig, PrepareOptions, Progress, REPORT_SCHEMA, Reason};
 use crate::output::verbosity;
-use crate::palace::paths::absolute;
+use crate::palace::paths::{absolute, realpath};
 
 pub fn run(ctx: &Ctx, args: FeedArgs) -> Result<Exit> {
     match args.action {
@@ -63,13 +63,16 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
     };
     let home = ctx.env.home()?;
     let feed_home = job::feed_home(ctx.env.get("XDG_STATE_HOME"), &home);
-    let stage_dir = absolute(&c.out.clone().unwrap_or_else(|| feed_home.join("staged")));
+    // Resolved through symlinks: the lock (and the temp cleanup it licenses) must be one per
+    // folder, however the folder is named.
+    let stage_dir = realpath(&c.out.clone().unwrap_or_else(|| feed_home.join("staged")));
     let sessions_dir = absolute(
         &c.sessions
             .clone()
             .unwrap_or_else(|| knobs.sessions_dir(&home)),
     );
-    let (state_file, lock_file) = job::state_and_lock(&feed_home, &stage_dir);
+    let is_default = stage_dir == realpath(&feed_home.join("staged"));
+    let (state_file, lock_file) = job::state_and_lock(&feed_home, &stage_dir, is_default);
     let inbox = match (&config.remote, &knobs.ssh_target) {
         (Some(_), Some(target)) => {
             let cfg = knobs.ssh_config.clone();
