@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
+            [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -245,6 +246,83 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;mailbox;help;help' {
             break
         }
+        'mpt;feed' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;feed;prepare' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)')
+            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)')
+            [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it')
+            [CompletionResult]::new('--min-user-turns', '--min-user-turns', [CompletionResultType]::ParameterName, 'Gate: the fewest real user turns a session needs')
+            [CompletionResult]::new('--min-chars', '--min-chars', [CompletionResultType]::ParameterName, 'Gate: the fewest characters of dialogue (user and assistant text) a session needs')
+            [CompletionResult]::new('--quiet-period-ms', '--quiet-period-ms', [CompletionResultType]::ParameterName, 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--include-subagents', '--include-subagents', [CompletionResultType]::ParameterName, 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;feed;mine' {
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'The trigger, recorded (see `mpt feed prepare --help`)')
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else MemPalace''s own rules); not used with MEMPALACE_REMOTE_URL')
+            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)')
+            [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it')
+            [CompletionResult]::new('--min-user-turns', '--min-user-turns', [CompletionResultType]::ParameterName, 'Gate: the fewest real user turns a session needs')
+            [CompletionResult]::new('--min-chars', '--min-chars', [CompletionResultType]::ParameterName, 'Gate: the fewest characters of dialogue (user and assistant text) a session needs')
+            [CompletionResult]::new('--quiet-period-ms', '--quiet-period-ms', [CompletionResultType]::ParameterName, 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--include-subagents', '--include-subagents', [CompletionResultType]::ParameterName, 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;feed;help' {
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;feed;help;prepare' {
+            break
+        }
+        'mpt;feed;help;mine' {
+            break
+        }
+        'mpt;feed;help;help' {
+            break
+        }
         'mpt;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
@@ -280,6 +358,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
+            [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -317,6 +396,17 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;mailbox;ack' {
+            break
+        }
+        'mpt;help;feed' {
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
+            break
+        }
+        'mpt;help;feed;prepare' {
+            break
+        }
+        'mpt;help;feed;mine' {
             break
         }
         'mpt;help;completions' {

@@ -31,6 +31,9 @@ _mpt() {
             mpt,edge)
                 cmd="mpt__subcmd__edge"
                 ;;
+            mpt,feed)
+                cmd="mpt__subcmd__feed"
+                ;;
             mpt,help)
                 cmd="mpt__subcmd__help"
                 ;;
@@ -61,6 +64,24 @@ _mpt() {
             mpt__subcmd__edge__subcmd__help,wire)
                 cmd="mpt__subcmd__edge__subcmd__help__subcmd__wire"
                 ;;
+            mpt__subcmd__feed,help)
+                cmd="mpt__subcmd__feed__subcmd__help"
+                ;;
+            mpt__subcmd__feed,mine)
+                cmd="mpt__subcmd__feed__subcmd__mine"
+                ;;
+            mpt__subcmd__feed,prepare)
+                cmd="mpt__subcmd__feed__subcmd__prepare"
+                ;;
+            mpt__subcmd__feed__subcmd__help,help)
+                cmd="mpt__subcmd__feed__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__feed__subcmd__help,mine)
+                cmd="mpt__subcmd__feed__subcmd__help__subcmd__mine"
+                ;;
+            mpt__subcmd__feed__subcmd__help,prepare)
+                cmd="mpt__subcmd__feed__subcmd__help__subcmd__prepare"
+                ;;
             mpt__subcmd__help,call)
                 cmd="mpt__subcmd__help__subcmd__call"
                 ;;
@@ -75,6 +96,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help,edge)
                 cmd="mpt__subcmd__help__subcmd__edge"
+                ;;
+            mpt__subcmd__help,feed)
+                cmd="mpt__subcmd__help__subcmd__feed"
                 ;;
             mpt__subcmd__help,help)
                 cmd="mpt__subcmd__help__subcmd__help"
@@ -93,6 +117,12 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__edge,wire)
                 cmd="mpt__subcmd__help__subcmd__edge__subcmd__wire"
+                ;;
+            mpt__subcmd__help__subcmd__feed,mine)
+                cmd="mpt__subcmd__help__subcmd__feed__subcmd__mine"
+                ;;
+            mpt__subcmd__help__subcmd__feed,prepare)
+                cmd="mpt__subcmd__help__subcmd__feed__subcmd__prepare"
                 ;;
             mpt__subcmd__help__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__ack"
@@ -125,7 +155,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge call config paths mailbox completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge call config paths mailbox feed completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -404,8 +434,190 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__feed)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version prepare mine help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help)
+            opts="prepare mine help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help__subcmd__mine)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help__subcmd__prepare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__mine)
+            opts="-q -v -h -V --reason --palace --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sessions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-user-turns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-chars)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quiet-period-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__prepare)
+            opts="-q -v -h -V --reason --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sessions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-user-turns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-chars)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quiet-period-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__help)
-            opts="doctor edge call config paths mailbox completions man help"
+            opts="doctor edge call config paths mailbox feed completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,6 +715,48 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__edge__subcmd__wire)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__feed)
+            opts="prepare mine"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__feed__subcmd__mine)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__feed__subcmd__prepare)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

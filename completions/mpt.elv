@@ -35,6 +35,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
+            cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -223,6 +224,76 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;mailbox;help;help'= {
         }
+        &'mpt;feed'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;feed;prepare'= {
+            cand --reason 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)'
+            cand --wing 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)'
+            cand --sessions 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)'
+            cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it'
+            cand --min-user-turns 'Gate: the fewest real user turns a session needs'
+            cand --min-chars 'Gate: the fewest characters of dialogue (user and assistant text) a session needs'
+            cand --quiet-period-ms 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --include-subagents 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;feed;mine'= {
+            cand --reason 'The trigger, recorded (see `mpt feed prepare --help`)'
+            cand --palace 'The local palace (else MemPalace''s own rules); not used with MEMPALACE_REMOTE_URL'
+            cand --wing 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)'
+            cand --sessions 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)'
+            cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it'
+            cand --min-user-turns 'Gate: the fewest real user turns a session needs'
+            cand --min-chars 'Gate: the fewest characters of dialogue (user and assistant text) a session needs'
+            cand --quiet-period-ms 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --include-subagents 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;feed;help'= {
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;feed;help;prepare'= {
+        }
+        &'mpt;feed;help;mine'= {
+        }
+        &'mpt;feed;help;help'= {
+        }
         &'mpt;completions'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -256,6 +327,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
+            cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -283,6 +355,14 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;mailbox;watch'= {
         }
         &'mpt;help;mailbox;ack'= {
+        }
+        &'mpt;help;feed'= {
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
+        }
+        &'mpt;help;feed;prepare'= {
+        }
+        &'mpt;help;feed;mine'= {
         }
         &'mpt;help;completions'= {
         }

@@ -39,6 +39,7 @@ complete -c mpt -n "__fish_mpt_needs_command" -f -a "call" -d 'Call one MemPalac
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -173,6 +174,56 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l reason -d 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l wing -d 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l sessions -d 'pi\'s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt\'s state and lock files are kept outside it' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l min-user-turns -d 'Gate: the fewest real user turns a session needs' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l min-chars -d 'Gate: the fewest characters of dialogue (user and assistant text) a session needs' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l quiet-period-ms -d 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l include-subagents -d 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l reason -d 'The trigger, recorded (see `mpt feed prepare --help`)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l palace -d 'The local palace (else MemPalace\'s own rules); not used with MEMPALACE_REMOTE_URL' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l wing -d 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l sessions -d 'pi\'s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt\'s state and lock files are kept outside it' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l min-user-turns -d 'Gate: the fewest real user turns a session needs' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l min-chars -d 'Gate: the fewest characters of dialogue (user and assistant text) a session needs' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l quiet-period-ms -d 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l include-subagents -d 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -191,16 +242,19 @@ complete -c mpt -n "__fish_mpt_using_subcommand man" -s q -l quiet -d 'Print onl
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "doctor" -d 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "edge" -d 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "doctor" -d 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "edge" -d 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'

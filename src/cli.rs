@@ -62,6 +62,8 @@ pub enum Command {
     Paths(PathsArgs),
     /// What this device owes: asks addressed to it that no later terminal reply of its own answers
     Mailbox(MailboxArgs),
+    /// pi's session transcripts into the palace: stage them (never touching it), or stage and mine
+    Feed(FeedArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Write man pages (one per subcommand) into DIR, or print mpt(1)
@@ -218,4 +220,84 @@ pub enum EdgeAction {
 pub enum WireHarness {
     Opencode,
     Pi,
+}
+
+const FEED_PREPARE_AFTER: &str = "\
+stdout is exactly one line, MINE_SOURCE=<path>, when the staging folder holds transcripts (the
+remote path in remote mode); nothing to export prints no line and exits 0. Mine that path with
+`mempalace_mine {source, mode: \"convos\", wing}` through the client that holds the palace.
+Exit codes: 0 ok (also disabled, nothing to export, remote mode without MEMPALACE_PI_SSH_TARGET),
+1 I/O or rsync failure, 2 malformed flag or env, 6 another feed holds the lock, 7 the deadline
+(MEMPALACE_FEED_PREPARE_TIMEOUT_MS) passed or the palace host is unreachable.";
+
+const FEED_MINE_AFTER: &str = "\
+Mines through MEMPALACE_REMOTE_URL's primary, else the local palace's live hub, else a local
+mempalace-mcp child; never a second writer on a palace a live process holds (exit 6, naming it).
+The mine's deadline is MEMPALACE_FEED_MINE_TIMEOUT_MS (default 300000); hitting it is exit 7 and
+loses nothing. Never retried.";
+
+#[derive(Debug, Args)]
+pub struct FeedArgs {
+    #[command(subcommand)]
+    pub action: FeedAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FeedAction {
+    /// Stage pi's transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace
+    #[command(after_help = FEED_PREPARE_AFTER)]
+    Prepare(FeedPrepareArgs),
+    /// Prepare, then mine MINE_SOURCE through the palace's writer (for extensions that cannot feed)
+    #[command(after_help = FEED_MINE_AFTER)]
+    Mine(FeedMineArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FeedPrepareArgs {
+    /// The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ...
+    /// (shutdown, new, resume and fork end the session being left, so they skip the quiet period)
+    #[arg(long, value_name = "TRIGGER")]
+    pub reason: String,
+    #[command(flatten)]
+    pub common: FeedCommon,
+}
+
+#[derive(Debug, Args)]
+pub struct FeedMineArgs {
+    /// The trigger, recorded (see `mpt feed prepare --help`)
+    #[arg(long, value_name = "TRIGGER", default_value = "manual")]
+    pub reason: String,
+    /// The local palace (else MemPalace's own rules); not used with MEMPALACE_REMOTE_URL
+    #[arg(long, value_name = "PATH")]
+    pub palace: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: FeedCommon,
+}
+
+#[derive(Debug, Args)]
+pub struct FeedCommon {
+    /// The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)
+    #[arg(long, value_name = "WING")]
+    pub wing: Option<String>,
+    /// pi's sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else
+    /// $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)
+    #[arg(long, value_name = "DIR")]
+    pub sessions: Option<PathBuf>,
+    /// The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt's state
+    /// and lock files are kept outside it
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Gate: the fewest real user turns a session needs
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub min_user_turns: usize,
+    /// Gate: the fewest characters of dialogue (user and assistant text) a session needs
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub min_chars: usize,
+    /// Gate: a session written to more recently than this is still live and waits, unless the
+    /// trigger ends it
+    #[arg(long, value_name = "MS", default_value_t = 300_000)]
+    pub quiet_period_ms: u64,
+    /// Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)
+    #[arg(long)]
+    pub include_subagents: bool,
 }

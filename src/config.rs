@@ -11,6 +11,10 @@ use serde::Deserialize;
 
 use crate::error::{ErrorKind, MptError, Result};
 
+pub mod feed;
+
+pub use feed::FeedKnobs;
+
 /// A snapshot of the process environment. Empty values count as unset, as in the bridge
 /// (`if (process.env.X)`), so `MEMPALACE_REMOTE_URL=` does not flip a machine to remote.
 #[derive(Debug, Clone, Default)]
@@ -197,6 +201,7 @@ pub struct Config {
     pub harness: String,
     pub mcp: McpKnobs,
     pub ext_debug: bool,
+    pub feed: FeedKnobs,
     pub file: FileConfig,
     /// The file that was read, if any.
     pub file_path: Option<PathBuf>,
@@ -233,6 +238,7 @@ impl Config {
             harness: file.harness.clone().unwrap_or_else(|| "mcp".to_string()),
             mcp,
             ext_debug: env.flag("MEMPALACE_EXT_DEBUG", false)?,
+            feed: FeedKnobs::from_env(env)?,
             file,
             file_path,
         })

@@ -7,6 +7,7 @@ pub mod config;
 pub mod doctor;
 pub mod edge;
 pub mod error;
+pub mod feed;
 pub mod harness;
 pub mod mailbox;
 pub mod mcp;

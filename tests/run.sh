@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): provisions the real-MemPalace testbed (cached under
-# target/), then checks formatting and lints, then runs every unit and integration test.
+# target/) and installs sshd + rsync when missing (remote feeding's tests start their own sshd on
+# loopback), then checks formatting and lints, then runs every unit and integration test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 bash tests/testbed/provision.sh >/dev/null
+bash tests/testbed/sshd.sh
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
 cargo test --locked

@@ -37,6 +37,16 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             "respawn_backoff_ms": c.mcp.respawn_backoff.as_millis() as u64,
         },
         "ext_debug": c.ext_debug,
+        "feed": {
+            "enabled": c.feed.enabled,
+            "wing": c.feed.wing,
+            "prepare_timeout_ms": c.feed.prepare_timeout.map(|d| d.as_millis() as u64).unwrap_or(0),
+            "mine_timeout_ms": c.feed.mine_timeout.map(|d| d.as_millis() as u64).unwrap_or(0),
+            "sessions_dir": ctx.env.home().ok().map(|h| c.feed.sessions_dir(&h)),
+            "ssh_target": c.feed.ssh_target,
+            "ssh_config": c.feed.ssh_config,
+            "remote_path": c.remote.as_ref().map(|_| c.feed.remote_path_or_default(c.device.as_deref())),
+        },
         "palace": c.file.palace,
         "child": c.file.child,
         "replication": c.file.replication,
@@ -76,6 +86,22 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             }),
         )?;
         row(w, "edge opt-in", c.edge_opt_in.to_string())?;
+        let feed = if !c.feed.enabled {
+            "off (MEMPALACE_FEED=0)".to_string()
+        } else {
+            match (&c.remote, &c.feed.ssh_target) {
+                (None, _) => format!("local, into {}", c.feed.wing),
+                (Some(_), Some(t)) => format!(
+                    "remote via {t}:{}, into {}",
+                    c.feed.remote_path_or_default(c.device.as_deref()),
+                    c.feed.wing
+                ),
+                (Some(_), None) => {
+                    "skipped (remote palace, no MEMPALACE_PI_SSH_TARGET)".to_string()
+                }
+            }
+        };
+        row(w, "feed", feed)?;
         row(w, "mcp timeout", format!("{} ms", doc["mcp"]["timeout_ms"]))?;
         row(
             w,

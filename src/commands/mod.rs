@@ -7,6 +7,7 @@ mod config;
 mod doctor;
 mod edge;
 mod edge_wire;
+mod feed;
 mod mailbox;
 mod man;
 mod paths;
@@ -23,6 +24,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Config => config::run(ctx),
         Command::Paths(args) => paths::run(ctx, args),
         Command::Mailbox(args) => mailbox::run(ctx, args),
+        Command::Feed(args) => feed::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => man::run(ctx, args),
     }

@@ -9,10 +9,12 @@ use crate::support::{TestEnv, json, stdout};
 
 const SUBCOMMANDS: &[&str] = &[
     "doctor",
+    "edge",
     "call",
     "config",
     "paths",
     "mailbox",
+    "feed",
     "completions",
     "man",
 ];
@@ -86,7 +88,12 @@ fn man_pages_are_committed_and_current() {
     // mpt.1, one page per subcommand, and one per nested subcommand (mpt-mailbox-watch.1, ...).
     for page in std::iter::once("mpt.1".to_string())
         .chain(SUBCOMMANDS.iter().map(|s| format!("mpt-{s}.1")))
-        .chain(["mpt-mailbox-watch.1".into(), "mpt-edge-wire.1".into()])
+        .chain([
+            "mpt-mailbox-watch.1".into(),
+            "mpt-edge-wire.1".into(),
+            "mpt-feed-prepare.1".into(),
+            "mpt-feed-mine.1".into(),
+        ])
     {
         assert!(pages.contains(&page), "{page} is generated: {pages:?}");
     }

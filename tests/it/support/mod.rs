@@ -1,8 +1,10 @@
 //! Test support: the real-MemPalace testbed (venv + seeded model, provisioned by
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
+pub mod feed;
 pub mod harness;
 pub mod primary;
+pub mod sshd;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -1,0 +1,332 @@
+//! Feed bench: about 60 MB of synthetic pi JSONL in 1,000 sessions; parse+export MB/s beside `cat` of the
+//! same files, and the no-change re-run (bar <= 100 ms): `cargo run --release --example bench_feed`.
+
+use mpt::feed::{PrepareOptions, Reason, export, prepare, session};
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+const SESSIONS: usize = 1_000;
+const TARGET_BYTES: usize = 50 * 1024 * 1024;
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: &str = "the cache request handler returns error because timeout retry we should refactor module config load parse JSON session test passes fails Option<T> Result<(),Error> `serde` tokio async mutex lock file path src/lib.rs \"quoted\" naïve über 日本語 🚀 -> => { } fn let match impl trait struct latency p99 benchmark allocation";
+
+/// Roughly `base + rand(spread)` chars of prose-and-code words.
+fn words(r: &mut Rng, base: usize, spread: usize) -> String {
+    let words: Vec<&str> = WORDS.split(' ').collect();
+    let chars = base + if spread > 0 { r.below(spread) } else { 0 };
+    let mut s = String::with_capacity(chars + 16);
+    while s.len() < chars {
+        if !s.is_empty() {
+            s.push(if r.below(14) == 0 { '\n' } else { ' ' });
+        }
+        s.push_str(words[r.below(words.len())]);
+    }
+    s
+}
+
+fn j(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+/// One realistic session: header, model change, then exchanges with thinking, tool calls and
+/// (large) tool results, appended until the file reaches roughly `size` bytes.
+fn session_text(r: &mut Rng, n: usize, size: usize) -> String {
+    let id = format!(
+        "{n:08x}-0000-4000-8000-{:012x}",
+        r.next() & 0xffff_ffff_ffff
+    );
+    let mut out = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-05-08T02:00:00.000Z\",\"cwd\":\"/home/u/project-{}\"}}\n",
+        n % 37
+    );
+    out.push_str("{\"type\":\"model_change\",\"id\":\"m0\",\"parentId\":null,\"timestamp\":\"2026-05-08T02:00:00.100Z\",\"provider\":\"anthropic\",\"modelId\":\"claude-sonnet-4-5\"}\n");
+    let usage = r#""usage":{"input":1811,"output":412,"cacheRead":30211,"cacheWrite":0,"totalTokens":32434,"cost":{"input":0.0054,"output":0.0062,"cacheRead":0.009,"cacheWrite":0,"total":0.0206}}"#;
+    let (mut k, mut parent) = (0usize, "m0".to_string());
+    let mut entry = |out: &mut String, body: String| {
+        k += 1;
+        let id = format!("e{k:07x}");
+        let _ = writeln!(
+            out,
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":\"{parent}\",\"timestamp\":\"2026-05-08T02:{:02}:{:02}.000Z\",\"message\":{body}}}",
+            (k / 60) % 60,
+            k % 60
+        );
+        parent = id;
+    };
+    let mut exchanges = 0;
+    // At least three exchanges: a session with fewer is skipped by the gate and measures nothing.
+    while out.len() < size || exchanges < 3 {
+        exchanges += 1;
+        let user = words(r, 40, 400);
+        entry(
+            &mut out,
+            format!(
+                "{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"timestamp\":1778205601000}}",
+                j(&user)
+            ),
+        );
+        for step in 0..1 + r.below(4) {
+            let call_id = r.next() >> 16;
+            let thinking = words(r, 100, 1200);
+            let text = words(r, 50, 900);
+            let (tool, args) = match r.below(3) {
+                0 => (
+                    "bash",
+                    format!(
+                        "{{\"command\":{},\"timeout\":120}}",
+                        j(&format!("cargo test -p crate{step} -- --nocapture"))
+                    ),
+                ),
+                1 => (
+                    "read",
+                    format!(
+                        "{{\"path\":{}}}",
+                        j(&format!("src/module_{}.rs", r.below(50)))
+                    ),
+                ),
+                _ => (
+                    "edit",
+                    format!(
+                        "{{\"path\":\"src/lib.rs\",\"oldText\":{},\"newText\":{}}}",
+                        j(&words(r, 300, 0)),
+                        j(&words(r, 400, 0))
+                    ),
+                ),
+            };
+            entry(
+                &mut out,
+                format!(
+                    "{{\"role\":\"assistant\",\"content\":[{{\"type\":\"thinking\",\"thinking\":{},\"thinkingSignature\":\"ErMCCkYICRgCKkD{}\"}},{{\"type\":\"text\",\"text\":{}}},{{\"type\":\"toolCall\",\"id\":\"toolu_{call_id:x}\",\"name\":\"{tool}\",\"arguments\":{args}}}],\"api\":\"anthropic-messages\",\"provider\":\"anthropic\",\"model\":\"claude-sonnet-4-5\",{usage},\"stopReason\":\"toolUse\",\"timestamp\":1778205602000}}",
+                    j(&thinking),
+                    "x".repeat(120),
+                    j(&text)
+                ),
+            );
+            let output = words(r, 200, 5000);
+            entry(
+                &mut out,
+                format!(
+                    "{{\"role\":\"toolResult\",\"toolCallId\":\"toolu_{call_id:x}\",\"toolName\":\"{tool}\",\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"isError\":false,\"timestamp\":1778205603000}}",
+                    j(&output)
+                ),
+            );
+        }
+        let answer = words(r, 100, 1500);
+        entry(
+            &mut out,
+            format!(
+                "{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"api\":\"anthropic-messages\",{usage},\"stopReason\":\"stop\",\"timestamp\":1778205604000}}",
+                j(&answer)
+            ),
+        );
+    }
+    out
+}
+
+fn generate(root: &Path) -> (Vec<PathBuf>, u64) {
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    let mut paths = Vec::with_capacity(SESSIONS);
+    let mut total = 0u64;
+    // Each session overshoots its size by up to one exchange; 0.7 lands the total near the target.
+    let avg = TARGET_BYTES * 7 / 10 / SESSIONS;
+    for n in 0..SESSIONS {
+        // Skewed sizes: many small sessions, a few large ones; mean ~= avg.
+        let size = match r.below(10) {
+            0..=5 => avg / 4 + r.below(avg / 2),
+            6..=8 => avg + r.below(avg),
+            _ => 3 * avg + r.below(3 * avg),
+        };
+        let dir = root.join(format!("--home-u-project-{}--", n % 37));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(format!("2026-05-08T02-00-00-000Z_{n:08x}.jsonl"));
+        let text = session_text(&mut r, n, size);
+        total += text.len() as u64;
+        fs::write(&p, text).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        paths.push(p);
+    }
+    (paths, total)
+}
+
+/// Best of `n` runs of `f`, in seconds.
+fn best<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::MAX;
+    let mut last = None;
+    for _ in 0..n {
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed().as_secs_f64());
+        last = Some(v);
+    }
+    (best, last.unwrap())
+}
+
+/// Median of `n` runs of `f`, in milliseconds.
+fn median_ms(n: usize, mut f: impl FnMut()) -> f64 {
+    let mut v: Vec<f64> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[n / 2]
+}
+
+fn main() {
+    let mpt = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mpt").to_string());
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("sessions");
+    let t = Instant::now();
+    let (paths, total) = generate(&sessions);
+    let mb = total as f64 / 1e6;
+    println!(
+        "{SESSIONS} synthetic pi sessions, {mb:.1} MB of JSONL (generated in {:.1} s); one thread",
+        t.elapsed().as_secs_f64()
+    );
+    let row = |what: &str, secs: f64, note: &str| {
+        println!(
+            "{what:<48} {:>9.1} ms {:>8.0} MB/s  {note}",
+            secs * 1e3,
+            mb / secs
+        );
+    };
+
+    // Throughput: the I/O floor (`cat` of the same files, page cache warm) beside parse+export.
+    let read_all = || {
+        paths
+            .iter()
+            .map(|p| fs::read(p).unwrap().len() as u64)
+            .sum::<u64>()
+    };
+    assert_eq!(read_all(), total); // warms the page cache
+    let (t_cat, _) = best(5, || {
+        for chunk in paths.chunks(250) {
+            let ok = Command::new("cat")
+                .args(chunk)
+                .stdout(Stdio::null())
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }
+    });
+    row("cat > /dev/null (the I/O floor)", t_cat, "");
+    let (t_read, _) = best(5, read_all);
+    row("fs::read", t_read, "");
+    let opts = export::ExportOptions::default();
+    let (t_parse, (out_bytes, exchanges)) = best(5, || {
+        let (mut bytes, mut ex) = (0usize, 0usize);
+        for p in &paths {
+            let data = fs::read(p).unwrap();
+            let s = session::parse(&data).unwrap();
+            let t = export::build(&s, &opts);
+            let (text, n) = export::render(&t, &HashSet::new(), &opts);
+            bytes += text.len();
+            ex += n;
+        }
+        (bytes, ex)
+    });
+    row(
+        "read + parse + export",
+        t_parse,
+        &format!(
+            "{:.2}x cat's time; {exchanges} exchanges, {:.1} MB of transcript",
+            t_parse / t_cat,
+            out_bytes as f64 / 1e6
+        ),
+    );
+
+    // A first prepare (staging written, with and without fsync), then no-change re-runs.
+    let stage = tmp.path().join("out/staged");
+    let state = tmp.path().join("out/feed-state.json");
+    let mk = |state_file: Option<&Path>, fsync: bool| {
+        let mut o = PrepareOptions::new(&sessions, &stage, Reason::Settled);
+        o.state_file = state_file.map(Path::to_path_buf);
+        o.fsync = fsync;
+        o
+    };
+    for fsync in [false, true] {
+        let _ = fs::remove_dir_all(tmp.path().join("out"));
+        let t = Instant::now();
+        let r = prepare(&mk(Some(&state), fsync)).unwrap();
+        row(
+            &format!(
+                "prepare, first run (fsync {})",
+                if fsync { "on" } else { "off" }
+            ),
+            t.elapsed().as_secs_f64(),
+            &format!(
+                "exported {}, skipped {} {:?}, wrote {:.1} MB",
+                r.exported,
+                r.skipped_total,
+                r.skipped,
+                r.bytes_written as f64 / 1e6
+            ),
+        );
+    }
+    println!("no-change re-run over {SESSIONS} sessions (bar <= 100 ms), median of 11:");
+    let engine = median_ms(11, || {
+        let r = prepare(&mk(Some(&state), true)).unwrap();
+        assert_eq!((r.exported, r.bytes_read), (0, 0));
+    });
+    println!(
+        "  {:<46} {engine:>9.1} ms",
+        "feed::prepare with its state file"
+    );
+    let (t_nostate, r) = best(3, || prepare(&mk(None, true)).unwrap());
+    assert_eq!(r.exported, 0);
+    println!(
+        "  {:<46} {:>9.1} ms  (what the state file saves)",
+        "feed::prepare without state (parse + compare)",
+        t_nostate * 1e3
+    );
+    if Path::new(&mpt).is_file() {
+        let xdg = tmp.path().join("xdg");
+        let run = || {
+            let o = Command::new(&mpt)
+                .args(["feed", "prepare", "--reason", "settled", "--sessions"])
+                .arg(&sessions)
+                .env("XDG_STATE_HOME", &xdg)
+                .env("HOME", tmp.path())
+                .stderr(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(o.status.success() && o.stdout.starts_with(b"MINE_SOURCE="));
+        };
+        run(); // the first run stages everything
+        let cli = median_ms(11, run);
+        println!(
+            "  {:<46} {cli:>9.1} ms  (process, lock, state, line)",
+            "mpt feed prepare (release binary)"
+        );
+    } else {
+        println!("  (build the release binary to time `mpt feed prepare` too: {mpt} is missing)");
+    }
+}

@@ -1,0 +1,312 @@
+//! `mpt feed prepare|mine`: flags and env turned into a feed job, and its results printed (the
+//! MINE_SOURCE line, or one JSON document). The engine is `crate::feed`.
+
+mod mine;
+mod prepare;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::cli::{FeedAction, FeedArgs, FeedCommon};
+use crate::config::Config;
+use crate::config::feed::validate_wing;
+use crate::error::{Exit, MptError, Result};
+use crate::feed::job::{self, FeedJob, FeedRun};
+use crate::feed::remote::RemoteInbox;
+use crate::feed::{GateConfig, PrepareOptions, Progress, REPORT_SCHEMA, Reason};
+use crate::output::verbosity;
+use crate::palace::paths::{absolute, realpath};
+
+pub fn run(ctx: &Ctx, args: FeedArgs) -> Result<Exit> {
+    match args.action {
+        FeedAction::Prepare(a) => prepare::run(ctx, a),
+        FeedAction::Mine(a) => mine::run(ctx, a),
+    }
+}
+
+/// What a feed command will do: run a job, or nothing (and why).
+enum Plan {
+    Run(Box<FeedJob>, Meta),
+    /// Nothing to do, and why; `warn`: a configuration gap the user should hear about.
+    Inactive {
+        meta: Meta,
+        why: String,
+        warn: bool,
+    },
+}
+
+/// The facts printed beside the engine's report.
+struct Meta {
+    reason: String,
+    wing: String,
+    sessions_dir: PathBuf,
+    stage_dir: PathBuf,
+    state_file: PathBuf,
+    lock_file: PathBuf,
+    inbox: Option<RemoteInbox>,
+}
+
+/// Resolves flags and env into a job. Disabled feeding and remote mode without an SSH target are
+/// not errors: they are plans that do nothing, said out loud.
+fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) -> Result<Plan> {
+    let reason = validate_reason(reason)?;
+    let knobs = &config.feed;
+    let wing = match &c.wing {
+        Some(w) => validate_wing(w, "--wing")?,
+        None => knobs.wing.clone(),
+    };
+    let home = ctx.env.home()?;
+    let feed_home = job::feed_home(ctx.env.get("XDG_STATE_HOME"), &home);
+    // Resolved through symlinks: the lock (and the temp cleanup it licenses) must be one per
+    // folder, however the folder is named.
+    let stage_dir = realpath(&c.out.clone().unwrap_or_else(|| feed_home.join("staged")));
+    let sessions_dir = absolute(
+        &c.sessions
+            .clone()
+            .unwrap_or_else(|| knobs.sessions_dir(&home)),
+    );
+    let is_default = stage_dir == realpath(&feed_home.join("staged"));
+    let (state_file, lock_file) = job::state_and_lock(&feed_home, &stage_dir, is_default);
+    let inbox = match (&config.remote, &knobs.ssh_target) {
+        (Some(_), Some(target)) => {
+            let cfg = knobs.ssh_config.clone();
+            if let Some(p) = cfg.as_ref().filter(|p| !p.is_file()) {
+                return Err(MptError::usage(format!(
+                    "MEMPALACE_PI_SSH_CONFIG={} is not a file",
+                    p.display()
+                ))
+                .with_hint(
+                    "point it at the ssh config that reaches the palace host, or unset it",
+                ));
+            }
+            Some(RemoteInbox {
+                target: target.clone(),
+                path: knobs.remote_path_or_default(config.device.as_deref()),
+                ssh_config: cfg,
+            })
+        }
+        _ => None,
+    };
+    let meta = Meta {
+        reason: reason.as_str().to_string(),
+        wing,
+        sessions_dir: sessions_dir.clone(),
+        stage_dir: stage_dir.clone(),
+        state_file: state_file.clone(),
+        lock_file: lock_file.clone(),
+        inbox: inbox.clone(),
+    };
+    if !knobs.enabled {
+        return Ok(Plan::Inactive {
+            meta,
+            why: "feeding is disabled by MEMPALACE_FEED=0: nothing prepared".into(),
+            warn: false,
+        });
+    }
+    if let (Some(r), None) = (&config.remote, &inbox) {
+        let why = format!(
+            "feeding skipped: MEMPALACE_REMOTE_URL points at a shared primary ({}), whose miner cannot read this machine's files, and MEMPALACE_PI_SSH_TARGET is unset, so there is no way to ship them to it; set MEMPALACE_PI_SSH_TARGET (and MEMPALACE_PI_SSH_CONFIG, MEMPALACE_PI_REMOTE_PATH) to feed it",
+            r.url
+        );
+        return Ok(Plan::Inactive {
+            meta,
+            why,
+            warn: true,
+        });
+    }
+    if c.out.is_none() {
+        create_private_dir(&feed_home)?;
+    }
+    let mut p = PrepareOptions::new(&sessions_dir, &stage_dir, reason);
+    p.state_file = Some(state_file);
+    p.gate = GateConfig {
+        min_user_turns: c.min_user_turns,
+        min_chars: c.min_chars,
+        quiet_period: Duration::from_millis(c.quiet_period_ms),
+        skip_subagents: !c.include_subagents,
+        ..GateConfig::default()
+    };
+    // The lock makes every temp file in the folder a leftover of a run that died: remove them all.
+    p.stale_temp_age = Duration::ZERO;
+    p.progress = progress_bar();
+    let job = FeedJob {
+        prepare: p,
+        lock_file,
+        what: what.to_string(),
+        inbox,
+        timeout: knobs.prepare_timeout,
+    };
+    Ok(Plan::Run(Box::new(job), meta))
+}
+
+/// A trigger name: a short token (it is recorded and printed).
+fn validate_reason(r: &str) -> Result<Reason> {
+    let ok = !r.is_empty()
+        && r.len() <= 64
+        && r.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !ok {
+        return Err(
+            MptError::usage(format!("--reason '{r}' is not a trigger name")).with_hint(
+                "use pi's trigger: shutdown, settled, new, resume, fork, compact, reload or manual",
+            ),
+        );
+    }
+    Ok(Reason::parse(r))
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))
+}
+
+/// A bar on stderr, only on a terminal and only once a run has lasted a quarter second.
+fn progress_bar() -> Option<Progress> {
+    if verbosity() < 0 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::hidden());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("feed: {bar:30} {pos}/{len} sessions {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let started = Instant::now();
+    let shown = AtomicBool::new(false);
+    Some(Progress(Arc::new(move |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        if !shown.load(Ordering::Relaxed) && started.elapsed() > Duration::from_millis(250) {
+            shown.store(true, Ordering::Relaxed);
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        if done == total {
+            bar.finish_and_clear();
+        }
+    })))
+}
+
+/// The `mpt.feed.prepare/v1` document: the engine's counts plus where things are.
+fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>) -> Result<Value> {
+    let mut doc = match run {
+        Some(r) => serde_json::to_value(&r.report)
+            .map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))?,
+        None => json!({
+            "schema": REPORT_SCHEMA, "reason": meta.reason, "stage_dir": meta.stage_dir,
+            "sessions_seen": 0, "exported": 0, "unchanged": 0, "skipped": {}, "skipped_total": 0,
+            "bytes_read": 0, "bytes_written": 0,
+        }),
+    };
+    let note = note
+        .map(str::to_string)
+        .or_else(|| run.and_then(|r| r.note.clone()));
+    doc["active"] = json!(run.is_some());
+    doc["mine_source"] = json!(run.and_then(|r| r.mine_source.clone()));
+    doc["wing"] = json!(meta.wing);
+    doc["sessions_dir"] = json!(meta.sessions_dir);
+    doc["state_file"] = json!(meta.state_file);
+    doc["lock_file"] = json!(meta.lock_file);
+    doc["remote"] = match &meta.inbox {
+        None => Value::Null,
+        Some(i) => json!({
+            "target": i.target, "path": i.path, "destination": i.destination(),
+            "ssh_config": i.ssh_config,
+            "elapsed_ms": run.and_then(|r| r.pushed.as_ref()).map(|p| p.elapsed.as_secs_f64() * 1e3),
+        }),
+    };
+    doc["elapsed_ms"] = json!(run.map(|r| r.elapsed.as_secs_f64() * 1e3));
+    doc["note"] = json!(note);
+    Ok(doc)
+}
+
+/// Says why nothing runs: a warning for a configuration gap, a plain line otherwise.
+fn say_inactive(why: &str, warn: bool) {
+    if verbosity() >= 0 {
+        crate::output::log_line(if warn { "warning" } else { "feed" }, why);
+    }
+}
+
+/// One stderr line with the counts, every skip under its reason (`-q` silences it).
+fn summary_line(run: &FeedRun) -> String {
+    let r = &run.report;
+    let skipped: Vec<String> = r
+        .skipped
+        .iter()
+        .map(|(k, v)| format!("{} {v}", k.as_str()))
+        .collect();
+    let mut s = format!(
+        "{} session{} seen: {} exported, {} unchanged, {} skipped",
+        r.sessions_seen,
+        if r.sessions_seen == 1 { "" } else { "s" },
+        r.exported,
+        r.unchanged,
+        r.skipped_total
+    );
+    if !skipped.is_empty() {
+        s.push_str(&format!(" ({})", skipped.join(", ")));
+    }
+    if let Some(p) = &run.pushed {
+        s.push_str(&format!("; sent to {}", p.destination));
+    }
+    s
+}
+
+/// A MINE_SOURCE must fit on its line.
+fn check_line(source: &str) -> Result<()> {
+    if source.contains(['\n', '\r']) {
+        return Err(MptError::usage(format!(
+            "the staging path {source:?} holds a line break: MINE_SOURCE cannot be printed as one line"
+        ))
+        .with_hint("choose a staging folder (--out) without line breaks"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn gate_flag_defaults_are_the_engines() {
+        let cli =
+            crate::cli::Cli::try_parse_from(["mpt", "feed", "prepare", "--reason", "x"]).unwrap();
+        let crate::cli::Command::Feed(FeedArgs {
+            action: FeedAction::Prepare(a),
+        }) = cli.command
+        else {
+            panic!("parsed as feed prepare")
+        };
+        let g = GateConfig::default();
+        assert_eq!(a.common.min_user_turns, g.min_user_turns);
+        assert_eq!(a.common.min_chars, g.min_chars);
+        assert_eq!(
+            Duration::from_millis(a.common.quiet_period_ms),
+            g.quiet_period
+        );
+        assert_eq!(!a.common.include_subagents, g.skip_subagents);
+    }
+
+    #[test]
+    fn reasons_are_tokens() {
+        assert_eq!(validate_reason("shutdown").unwrap(), Reason::Shutdown);
+        assert_eq!(validate_reason("cron-1").unwrap().as_str(), "cron-1");
+        for bad in ["", "a b", "x\ny", "é"] {
+            assert_eq!(
+                validate_reason(bad).unwrap_err().exit().code(),
+                2,
+                "{bad:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! One feed run as `mpt feed` drives it: take the lock, run the prepare within its deadline, and
+//! in remote mode ship the staged folder; the result names the MINE_SOURCE to hand the miner.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::lock::FeedLock;
+use super::prepare::{PrepareOptions, PrepareReport, REPORT_SCHEMA, prepare};
+use super::remote::{PushError, Pushed, RemoteInbox, push};
+use crate::error::{ErrorKind, MptError, Result};
+
+/// What one run needs besides the prepare's own options.
+#[derive(Debug, Clone)]
+pub struct FeedJob {
+    pub prepare: PrepareOptions,
+    /// The lock file (outside the staging folder).
+    pub lock_file: PathBuf,
+    /// Recorded in the lock for whoever finds it held (`feed prepare`, `feed mine`).
+    pub what: String,
+    /// Remote mode: where the staged folder goes.
+    pub inbox: Option<RemoteInbox>,
+    /// `MEMPALACE_FEED_PREPARE_TIMEOUT_MS`: bounds the prepare and the transfer together.
+    pub timeout: Option<Duration>,
+}
+
+/// A finished run. The lock is still held: drop the value (or the field) to release it.
+#[derive(Debug)]
+pub struct FeedRun {
+    pub report: PrepareReport,
+    /// The path the miner must read (the remote path in remote mode), when anything is staged.
+    pub mine_source: Option<String>,
+    pub pushed: Option<Pushed>,
+    /// Why nothing was examined, when the sessions folder does not exist.
+    pub note: Option<String>,
+    pub elapsed: Duration,
+    pub lock: FeedLock,
+}
+
+/// Takes the lock (busy: exit 6 at once), prepares, and pushes in remote mode.
+pub fn run(job: &FeedJob) -> Result<FeedRun> {
+    let started = Instant::now();
+    let deadline = job.timeout.map(|t| started + t);
+    let lock = match FeedLock::try_acquire(&job.lock_file, &job.what) {
+        Ok(Ok(l)) => l,
+        Ok(Err(holder)) => {
+            let who = match (holder.pid, &holder.what) {
+                (Some(p), Some(w)) => format!("pid {p}, {w}"),
+                (Some(p), None) => format!("pid {p}"),
+                _ => "another process".to_string(),
+            };
+            return Err(MptError::new(
+                ErrorKind::Busy,
+                format!("another feed is running ({who}; lock {})", job.lock_file.display()),
+            )
+            .with_hint("nothing to do: the run in progress feeds these sessions, and the next trigger re-exports from scratch"));
+        }
+        Err(e) => {
+            return Err(MptError::io(
+                format!("taking the feed lock {}", job.lock_file.display()),
+                &e,
+            ));
+        }
+    };
+    let sessions = &job.prepare.sessions_dir;
+    if !sessions.is_dir() {
+        let report = PrepareReport {
+            schema: REPORT_SCHEMA,
+            reason: job.prepare.reason.as_str().to_string(),
+            stage_dir: job.prepare.stage_dir.clone(),
+            ..Default::default()
+        };
+        return Ok(FeedRun {
+            report,
+            mine_source: None,
+            pushed: None,
+            note: Some(format!(
+                "no pi sessions folder at {}: nothing to export",
+                sessions.display()
+            )),
+            elapsed: started.elapsed(),
+            lock,
+        });
+    }
+    let report = bounded_prepare(&job.prepare, deadline, job.timeout)?;
+    let mut pushed = None;
+    let mut mine_source = None;
+    if report.has_staged() {
+        mine_source = Some(match &job.inbox {
+            None => report.stage_dir.display().to_string(),
+            Some(inbox) => {
+                pushed = Some(
+                    push(&report.stage_dir, inbox, deadline)
+                        .map_err(|e| push_error(e, inbox, job.timeout))?,
+                );
+                inbox.path.clone()
+            }
+        });
+    }
+    Ok(FeedRun {
+        report,
+        mine_source,
+        pushed,
+        note: None,
+        elapsed: started.elapsed(),
+        lock,
+    })
+}
+
+/// The prepare on a worker thread, waited for until the deadline. On a timeout the caller exits
+/// and the thread dies with the process: staged files are renamed into place whole, so nothing
+/// partial is left for the miner, and the next (locked) run removes any abandoned temp file.
+fn bounded_prepare(
+    opts: &PrepareOptions,
+    deadline: Option<Instant>,
+    timeout: Option<Duration>,
+) -> Result<PrepareReport> {
+    let (tx, rx) = mpsc::channel();
+    let o = opts.clone();
+    std::thread::Builder::new()
+        .name("feed-prepare".into())
+        .spawn(move || {
+            let _ = tx.send(prepare(&o));
+        })
+        .map_err(|e| MptError::io("starting the prepare", &e))?;
+    let got = match deadline {
+        None => rx.recv().ok(),
+        Some(d) => rx
+            .recv_timeout(d.saturating_duration_since(Instant::now()))
+            .ok(),
+    };
+    match got {
+        Some(Ok(r)) => Ok(r),
+        Some(Err(e)) if e.kind() == std::io::ErrorKind::InvalidInput => Err(MptError::usage(
+            e.to_string(),
+        )
+        .with_hint(
+            "keep the staging folder (--out) apart from the sessions folder and from mpt's state",
+        )),
+        Some(Err(e)) => Err(MptError::io("preparing the transcripts", &e)),
+        None => Err(timeout_error("the prepare", timeout)),
+    }
+}
+
+fn timeout_error(what: &str, timeout: Option<Duration>) -> MptError {
+    let ms = timeout.map_or(0, |t| t.as_millis());
+    MptError::new(
+        ErrorKind::Timeout,
+        format!(
+            "{what} did not finish within MEMPALACE_FEED_PREPARE_TIMEOUT_MS={ms}: nothing partial is staged (each file is replaced whole) and the next trigger re-exports"
+        ),
+    )
+    .with_hint("a first run over a long history can take longer: run `mpt feed prepare --reason manual` once by hand, or raise MEMPALACE_FEED_PREPARE_TIMEOUT_MS")
+}
+
+fn push_error(e: PushError, inbox: &RemoteInbox, timeout: Option<Duration>) -> MptError {
+    let dest = inbox.destination();
+    let check = match &inbox.ssh_config {
+        Some(c) => format!("ssh -F {} {} true", c.display(), inbox.target),
+        None => format!("ssh {} true", inbox.target),
+    };
+    match e {
+        PushError::Spawn(e) => MptError::io("starting rsync", &e).with_hint(
+            "remote feeding ships transcripts with rsync over ssh: install rsync on both machines",
+        ),
+        PushError::Timeout(_) => timeout_error(&format!("the transfer to {dest}"), timeout),
+        PushError::Failed {
+            code,
+            unreachable,
+            stderr_tail,
+        } => {
+            let code = code.map_or("a signal".to_string(), |c| format!("exit {c}"));
+            let kind = if unreachable {
+                ErrorKind::Unavailable
+            } else {
+                ErrorKind::Io
+            };
+            MptError::new(
+                kind,
+                format!("rsync to {dest} failed ({code}): {}", stderr_tail.trim()),
+            )
+            .with_hint(format!(
+                "`{check}` must work without a password prompt (key auth); MEMPALACE_PI_SSH_TARGET, MEMPALACE_PI_SSH_CONFIG and MEMPALACE_PI_REMOTE_PATH say where the transcripts go"
+            ))
+        }
+    }
+}
+
+/// Where `mpt` keeps the feed's files when `--out` is not given: `$XDG_STATE_HOME/mpt/feed`
+/// (`~/.local/state/mpt/feed`); the staging folder is `staged/` inside it.
+pub fn feed_home(xdg_state_home: Option<&str>, home: &Path) -> PathBuf {
+    match xdg_state_home.map(Path::new).filter(|p| p.is_absolute()) {
+        Some(x) => x.join("mpt/feed"),
+        None => home.join(".local/state/mpt/feed"),
+    }
+}
+
+/// The state and lock files for a staging folder: beside the default one, or keyed by a hash of
+/// the folder for `--out`, always in the feed home (so never inside what the miner reads).
+pub fn state_and_lock(feed_home: &Path, stage_dir: &Path, is_default: bool) -> (PathBuf, PathBuf) {
+    if is_default {
+        return (feed_home.join("state.json"), feed_home.join("prepare.lock"));
+    }
+    use sha2::{Digest, Sha256};
+    let key = super::stage::hex(&Sha256::digest(stage_dir.to_string_lossy().as_bytes()));
+    (
+        feed_home.join(format!("state-{}.json", &key[..16])),
+        feed_home.join(format!("prepare-{}.lock", &key[..16])),
+    )
+}

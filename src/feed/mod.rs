@@ -1,0 +1,31 @@
+//! `crate::feed`: pi session transcripts → MemPalace's native `>` transcript in a staging folder,
+//! without touching the palace; plus the run around it (lock, deadline, rsync) and `feed mine`.
+
+// Pipeline per run (`prepare`): walk the sessions root for `**/*.jsonl` (`scan`); reuse the verdict
+// of any file whose size+mtime match its `state` record; otherwise apply the path and quiet-period
+// checks (`gate`), parse the current branch (`session`), build the transcript and apply the content
+// checks (`export`, `gate`), leave out entries a fork copied from a staged parent (`fork`), and write
+// `<session-id>.md` atomically, only if its bytes changed (`stage`). Around it (`job`): the
+// non-blocking lock (`lock`), the prepare deadline, and in remote mode the rsync (`remote`). `mine`
+// picks the writer for `feed mine` and makes the one call. Flags, env and printing live in the CLI.
+
+pub mod export;
+pub mod fork;
+pub mod gate;
+pub mod job;
+pub mod lock;
+pub mod mine;
+pub mod prepare;
+mod raw;
+pub mod remote;
+pub mod report;
+pub mod scan;
+pub mod session;
+pub mod stage;
+pub mod state;
+pub mod text;
+
+pub use export::ExportOptions;
+pub use gate::{GateConfig, Reason, SkipReason};
+pub use prepare::{PrepareOptions, Progress, prepare};
+pub use report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};

@@ -1,0 +1,206 @@
+//! The staging folder the miner reads: one stable `<session-id>.md` per session, replaced atomically
+//! (dot-prefixed `.tmp` in the same folder, then rename) and only when its bytes change.
+
+use sha2::{Digest, Sha256};
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// Suffix of in-flight files. The miner reads only `.txt .md .json .jsonl`, so a half-written
+/// `.x.md.<pid>-<n>.tmp` can never be mined, even if a crash leaves it behind.
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// Temp files older than this are assumed abandoned by a killed run and removed.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// What [`stage_file`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageOutcome {
+    /// The file was created or replaced; this many bytes were written.
+    Written(u64),
+    /// The file already held exactly these bytes; it was not touched (its mtime is kept).
+    Unchanged,
+}
+
+/// The staged file name for a session id: `<id>.md` when the id is a plain token (letters, digits,
+/// `-`, `_`, `.`; not starting with `.`; at most 128 bytes), else `sid-<sha256(id)[..32]>.md`.
+pub fn staged_name(session_id: &str) -> String {
+    let plain = !session_id.is_empty()
+        && session_id.len() <= 128
+        && !session_id.starts_with('.')
+        && session_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if plain {
+        format!("{session_id}.md")
+    } else {
+        format!(
+            "sid-{}.md",
+            &hex(&Sha256::digest(session_id.as_bytes()))[..32]
+        )
+    }
+}
+
+/// The name used when two session files claim the same id: `<stem>.<sha256(source)[..8]>.md`.
+pub fn disambiguated_name(name: &str, source: &Path) -> String {
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    let h = hex(&Sha256::digest(source.to_string_lossy().as_bytes()));
+    format!("{stem}.{}.md", &h[..8])
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write `content` to `dir/name` unless it already holds exactly those bytes. The new content goes
+/// to a dot-prefixed temp file in `dir` first and is renamed over the target, so a reader (or a
+/// crash) never sees a partial file. With `fsync`, data reaches the disk before the rename.
+pub fn stage_file(dir: &Path, name: &str, content: &[u8], fsync: bool) -> io::Result<StageOutcome> {
+    let target = dir.join(name);
+    if same_content(&target, content)? {
+        return Ok(StageOutcome::Unchanged);
+    }
+    let tmp = dir.join(format!(
+        ".{name}.{}-{}{TEMP_SUFFIX}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(content)?;
+        if fsync {
+            f.sync_all()?;
+        }
+        drop(f);
+        fs::rename(&tmp, &target)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(StageOutcome::Written(content.len() as u64))
+}
+
+fn same_content(target: &Path, content: &[u8]) -> io::Result<bool> {
+    match fs::metadata(target) {
+        Ok(m) if m.is_file() && m.len() == content.len() as u64 => Ok(fs::read(target)? == content),
+        Ok(_) => Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether a file name is one of this module's temp files.
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(TEMP_SUFFIX)
+}
+
+/// Remove temp files in `dir` (not recursive) last modified more than `older_than` before `now`.
+/// Returns how many were removed.
+pub fn clean_stale_temps(dir: &Path, older_than: Duration, now: SystemTime) -> io::Result<usize> {
+    let mut removed = 0;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if !is_temp_name(&name.to_string_lossy()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok());
+        if meta.is_file() && age.is_some_and(|a| a >= older_than) {
+            match fs::remove_file(entry.path()) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn writes_once_and_keeps_mtime_when_unchanged() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(
+            stage_file(d.path(), "a.md", b"> hi\n", true).unwrap(),
+            StageOutcome::Written(5)
+        );
+        let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        fs::File::options()
+            .write(true)
+            .open(d.path().join("a.md"))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(
+            stage_file(d.path(), "a.md", b"> hi\n", true).unwrap(),
+            StageOutcome::Unchanged
+        );
+        assert_eq!(
+            fs::metadata(d.path().join("a.md"))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            old
+        );
+        assert_eq!(
+            stage_file(d.path(), "a.md", b"> hi!\n", false).unwrap(),
+            StageOutcome::Written(6)
+        );
+        assert_eq!(fs::read(d.path().join("a.md")).unwrap(), b"> hi!\n");
+        assert_ne!(
+            fs::metadata(d.path().join("a.md"))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            old
+        );
+        assert_eq!(names(d.path()), ["a.md"]);
+    }
+
+    #[test]
+    fn stale_temps_are_cleaned_and_fresh_ones_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        for n in [".a.md.1-0.tmp", ".b.md.2-0.tmp", "keep.md", "x.tmp"] {
+            fs::write(d.path().join(n), b"x").unwrap();
+        }
+        let f = fs::File::options()
+            .write(true)
+            .open(d.path().join(".a.md.1-0.tmp"))
+            .unwrap();
+        f.set_modified(now - Duration::from_secs(3600)).unwrap();
+        assert_eq!(clean_stale_temps(d.path(), STALE_TEMP_AGE, now).unwrap(), 1);
+        assert_eq!(names(d.path()), [".b.md.2-0.tmp", "keep.md", "x.tmp"]);
+    }
+
+    #[test]
+    fn names_are_safe() {
+        assert_eq!(staged_name("0197a-b_c.d"), "0197a-b_c.d.md");
+        assert!(staged_name("../etc/passwd").starts_with("sid-"));
+        assert!(staged_name(".hidden").starts_with("sid-"));
+        assert!(staged_name("").starts_with("sid-"));
+        let n = disambiguated_name("abc.md", Path::new("/x/y.jsonl"));
+        assert!(n.starts_with("abc.") && n.ends_with(".md") && n.len() == "abc.".len() + 8 + 3);
+    }
+}
