@@ -11,6 +11,7 @@ pub mod mailbox;
 pub mod mcp;
 pub mod output;
 pub mod palace;
+pub mod runbook;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

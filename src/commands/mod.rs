@@ -8,6 +8,7 @@ mod doctor;
 mod mailbox;
 mod man;
 mod paths;
+mod runbook;
 
 use crate::Ctx;
 use crate::cli::Command;
@@ -16,6 +17,7 @@ use crate::error::{Exit, MptError, Result};
 pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
     match command {
         Command::Doctor(args) => doctor::run(ctx, args),
+        Command::Runbook(args) => runbook::run(ctx, args),
         Command::Call(args) => call::run(ctx, args),
         Command::Config => config::run(ctx),
         Command::Paths(args) => paths::run(ctx, args),

@@ -70,6 +70,105 @@ pub fn literal_token(line: &str) -> bool {
     false
 }
 
+/// `line` with every literal token value replaced by `<redacted>` (references like `${VAR}` kept),
+/// so a finding can quote the line it is about.
+pub fn redact(line: &str) -> String {
+    let mut out = line.to_string();
+    for key in TOKEN_KEYS {
+        let mut from = 0;
+        while let Some(pos) = out[from..].find(key).map(|p| p + from) {
+            let after = pos + key.len();
+            let skip = out[after..]
+                .find(|c: char| !matches!(c, '=' | ':' | ' ' | '"' | '\'' | ','))
+                .map_or(out.len(), |n| after + n);
+            let end = out[skip..]
+                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ']'))
+                .map_or(out.len(), |n| skip + n);
+            if skip < end && !out[skip..].starts_with('$') {
+                out.replace_range(skip..end, "<redacted>");
+            }
+            from = (skip + 1).min(out.len());
+            if from >= out.len() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The words of a command line as compose, systemd, cron and shell write them: quotes, brackets
+/// and commas around words dropped; `;`, `&&`, `||` and `|` kept as words of their own.
+pub fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in line.split_whitespace() {
+        let sep_after = raw.ends_with(';') && raw.len() > 1;
+        let w = raw
+            .trim_end_matches(';')
+            .trim_matches(|c| matches!(c, '"' | '\'' | '[' | ']' | ',' | '(' | ')' | '`'));
+        if raw == ";" {
+            out.push(";".to_string());
+            continue;
+        }
+        if !w.is_empty() {
+            out.push(w.to_string());
+        }
+        if sep_after {
+            out.push(";".to_string());
+        }
+    }
+    out
+}
+
+fn is_separator(w: &str) -> bool {
+    matches!(w, ";" | "&&" | "||" | "|" | "&")
+}
+
+fn base(w: &str) -> &str {
+    w.rsplit('/').next().unwrap_or(w)
+}
+
+/// The `mempalace` CLI's subcommand in `words` (global `--palace X` / `--backend X` skipped):
+/// `Some((index of "mempalace", subcommand))` for each invocation.
+pub fn mempalace_subcommands(words: &[String]) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let module = w == "mempalace" && i > 0 && words[i - 1] == "-m";
+        if base(w) != "mempalace" && !module {
+            continue;
+        }
+        let mut j = i + 1;
+        while j < words.len() && !is_separator(&words[j]) {
+            let a = words[j].as_str();
+            if a.starts_with('-') {
+                j += if matches!(a, "--palace" | "--backend") {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+            out.push((i, a));
+            break;
+        }
+    }
+    out
+}
+
+/// A comment in a shell, cron, compose or env file.
+pub fn is_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with('#') || t.starts_with(';')
+}
+
+/// An uncommented line that runs `mempalace sync` (RFC 001 §7.2: drawer deletion, a fleet-wide
+/// wipe against a shared palace). `mempalace logstream sync` is another command and not matched.
+pub fn runs_sync(line: &str) -> bool {
+    !is_comment(line)
+        && mempalace_subcommands(&words(line))
+            .iter()
+            .any(|(_, sub)| *sub == "sync")
+}
+
 /// The filesystem type when `palace` would live on one that does not survive a container
 /// recreate (overlay, tmpfs, ramfs, aufs); `None` on a persisted mount.
 pub fn ephemeral_fs(palace: &Path) -> Option<String> {
@@ -138,7 +237,48 @@ pub fn which(name: &str, env: &Env) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::literal_token;
+    use super::{literal_token, redact, runs_sync};
+
+    #[test]
+    fn sync_invocations_not_lookalikes() {
+        assert!(runs_sync(
+            "0 3 * * * /opt/venv/bin/mempalace sync --apply --wing code"
+        ));
+        assert!(runs_sync("mempalace --palace /srv/palace sync"));
+        assert!(runs_sync(
+            "ExecStart=/usr/bin/python3 -m mempalace sync --apply"
+        ));
+        assert!(runs_sync(
+            r#"    command: ["mempalace", "sync", "--apply"]"#
+        ));
+        assert!(runs_sync("cd /srv && mempalace sync; echo done"));
+        assert!(!runs_sync("# mempalace sync --apply"));
+        assert!(!runs_sync("mempalace logstream sync"));
+        assert!(!runs_sync("mempalace mine ~/code --wing sync"));
+        assert!(!runs_sync("mempalace-mcp --palace /p"));
+        assert!(!runs_sync("echo never run mempalace_sync"));
+    }
+
+    #[test]
+    fn redacts_values_keeps_references() {
+        assert_eq!(
+            redact("mempalace serve --token s3cr3t --host 0.0.0.0"),
+            "mempalace serve --token <redacted> --host 0.0.0.0"
+        );
+        assert_eq!(
+            redact(r#"command: ["mempalace", "serve", "--token", "abc"]"#),
+            r#"command: ["mempalace", "serve", "--token", "<redacted>"]"#
+        );
+        assert_eq!(
+            redact("MEMPALACE_REMOTE_TOKEN=${MEMPALACE_REMOTE_TOKEN}"),
+            "MEMPALACE_REMOTE_TOKEN=${MEMPALACE_REMOTE_TOKEN}"
+        );
+        assert_eq!(
+            redact("  MEMPALACE_MCP_HTTP_TOKEN: abc"),
+            "  MEMPALACE_MCP_HTTP_TOKEN: <redacted>"
+        );
+        assert_eq!(redact("--token=abc"), "--token=<redacted>");
+    }
 
     #[test]
     fn literal_tokens_not_references() {

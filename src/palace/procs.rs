@@ -84,6 +84,25 @@ impl Proc {
     }
 }
 
+impl Proc {
+    /// The inodes of the sockets it has open (`socket:[N]` in `/proc/<pid>/fd`).
+    pub fn open_sockets(&self) -> Vec<u64> {
+        let Ok(rd) = std::fs::read_dir(format!("/proc/{}/fd", self.pid)) else {
+            return Vec::new();
+        };
+        rd.flatten()
+            .filter_map(|e| std::fs::read_link(e.path()).ok())
+            .filter_map(|l| {
+                l.to_str()?
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    }
+}
+
 /// The MemPalace servers (children and hubs) in `all` that have `palace` open.
 pub fn serving<'a>(all: &'a [Proc], palace: &Path) -> Vec<&'a Proc> {
     let ours = realpath(palace);
