@@ -84,7 +84,8 @@ pub fn redact(line: &str) -> String {
             let end = out[skip..]
                 .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ']'))
                 .map_or(out.len(), |n| skip + n);
-            if skip < end && !out[skip..].starts_with('$') {
+            let reference = out[..pos].ends_with(['{', '$']);
+            if skip < end && !reference && !out[skip..].starts_with('$') {
                 out.replace_range(skip..end, "<redacted>");
             }
             from = (skip + 1).min(out.len());
