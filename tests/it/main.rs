@@ -7,6 +7,7 @@ mod http_fake;
 mod http_real;
 mod mailbox;
 mod palace;
+mod runbook;
 mod stall;
 mod stdio_real;
 mod support;
