@@ -101,7 +101,6 @@ pub struct DoctorArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
 pub struct RunbookArgs {
     #[command(subcommand)]
     pub action: Option<RunbookAction>,

@@ -47,14 +47,6 @@ impl Env {
             .filter(|v| !v.is_empty())
     }
 
-    /// The names set to a non-empty value.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.vars
-            .iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, _)| k.as_str())
-    }
-
     pub fn home(&self) -> Result<PathBuf> {
         self.get("HOME").map(PathBuf::from).ok_or_else(|| {
             MptError::usage("HOME is not set: mpt cannot find MemPalace's files without it")

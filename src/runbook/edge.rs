@@ -158,7 +158,7 @@ pub fn volume(inputs: &Inputs) -> Step {
         return Step::new(
             id,
             State::NotApplicable,
-            "not opted into the edge: with a remote URL alone the primary holds all state",
+            "not opted into the edge (MEMPALACE_EDGE=1 with a remote URL): only then must the local palace survive a recreate",
         )
         .evidence(opt_in(&inputs.env));
     }
@@ -175,15 +175,15 @@ pub fn volume(inputs: &Inputs) -> Step {
 
 pub fn r1(inputs: &Inputs) -> Step {
     let id = "r1";
-    let opted: Vec<&str> = inputs
-        .env
-        .names()
-        .filter(|n| n.starts_with("MEMPALACE_"))
+    // The opt-in is the two variables of RFC 001 §1.2's ladder; knobs (timeouts, hub forwarding)
+    // tune MemPalace but opt into nothing.
+    let opted: Vec<&str> = ["MEMPALACE_REMOTE_URL", "MEMPALACE_EDGE"]
+        .into_iter()
+        .filter(|k| inputs.env.get(k).is_some_and(|v| v != "0"))
         .collect();
     let mut findings = Vec::new();
     let mut evidence = vec![if opted.is_empty() {
-        "no MEMPALACE_* set in this environment: checking that nothing of mpt is in any path"
-            .to_string()
+        "no opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE) in this environment: nothing of mpt may be in any path".to_string()
     } else {
         format!(
             "this environment sets {}: checking the static wiring that would stay if they were commented out",

@@ -2,6 +2,7 @@
 //! stands, say why, and (where safe) apply with a backup, a read-back and an undo line.
 
 mod apply;
+mod compose;
 mod credentials;
 mod docs;
 mod edge;

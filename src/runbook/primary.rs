@@ -70,7 +70,9 @@ pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
         (_, n) => format!("{n} serve configurations checked"),
     };
     let mut s = Step::new(id, worst, summary);
-    s.evidence = lines;
+    if lines.len() > 1 {
+        s.evidence = lines;
+    }
     if worst == State::ToDo {
         s.manual = Some(match id {
             "serve-bind" => format!("bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose)"),

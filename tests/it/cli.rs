@@ -9,6 +9,7 @@ use crate::support::{TestEnv, json, stdout};
 
 const SUBCOMMANDS: &[&str] = &[
     "doctor",
+    "runbook",
     "call",
     "config",
     "paths",
@@ -77,12 +78,24 @@ fn man_pages_are_committed_and_current() {
     let out = env.path("man");
     let o = env.mpt(&["--json", "man", out.to_str().unwrap()], &[]);
     assert!(o.status.success());
-    let pages = json(&o)["pages"].as_array().unwrap().len();
-    assert_eq!(
-        pages,
-        SUBCOMMANDS.len() + 1,
-        "one page per subcommand plus mpt.1"
-    );
+    let pages: Vec<String> = json(&o)["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    // One page per command at every depth (`mpt mailbox ack`, `mpt runbook apply`), plus mpt.1.
+    fn count(c: &clap::Command) -> usize {
+        c.get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| 1 + count(s))
+            .sum()
+    }
+    let cli = <mpt::cli::Cli as clap::CommandFactory>::command();
+    assert_eq!(pages.len(), count(&cli) + 1, "{pages:?}");
+    for sub in SUBCOMMANDS {
+        assert!(pages.contains(&format!("mpt-{sub}.1")), "{sub}: {pages:?}");
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
     let mut committed: Vec<_> = std::fs::read_dir(&root)
         .unwrap()

@@ -8,6 +8,8 @@ mod http_real;
 mod mailbox;
 mod palace;
 mod runbook;
+mod runbook_files;
+mod runbook_serve;
 mod stall;
 mod stdio_real;
 mod support;
