@@ -76,7 +76,7 @@ pub fn redact(line: &str) -> String {
     let mut out = line.to_string();
     for key in TOKEN_KEYS {
         let mut from = 0;
-        while let Some(pos) = out[from..].find(key).map(|p| p + from) {
+        while let Some(pos) = out.get(from..).and_then(|r| r.find(key)).map(|p| p + from) {
             let after = pos + key.len();
             let skip = out[after..]
                 .find(|c: char| !matches!(c, '=' | ':' | ' ' | '"' | '\'' | ','))
@@ -85,13 +85,12 @@ pub fn redact(line: &str) -> String {
                 .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ']'))
                 .map_or(out.len(), |n| skip + n);
             let reference = out[..pos].ends_with(['{', '$']);
-            if skip < end && !reference && !out[skip..].starts_with('$') {
+            from = if skip < end && !reference && !out[skip..].starts_with('$') {
                 out.replace_range(skip..end, "<redacted>");
-            }
-            from = (skip + 1).min(out.len());
-            if from >= out.len() {
-                break;
-            }
+                skip + "<redacted>".len()
+            } else {
+                after
+            };
         }
     }
     out
@@ -279,6 +278,11 @@ mod tests {
             "  MEMPALACE_MCP_HTTP_TOKEN: <redacted>"
         );
         assert_eq!(redact("--token=abc"), "--token=<redacted>");
+        assert_eq!(
+            redact("--token=é --token ü"),
+            "--token=<redacted> --token <redacted>"
+        );
+        assert_eq!(redact("x --token"), "x --token");
     }
 
     #[test]

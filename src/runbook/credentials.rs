@@ -11,7 +11,7 @@ use super::scan::{Kind, ScanSet};
 use super::{Finding, Inputs, State, Step};
 use crate::error::{MptError, Result};
 use crate::palace::hygiene::{
-    TOKEN_KEYS, git_tracks, git_unignored, is_comment, literal_token, redact,
+    TOKEN_KEYS, git_tracks, git_unignored, is_comment, literal_token, redact, words,
 };
 use crate::palace::procs;
 
@@ -97,6 +97,12 @@ pub fn check(_inputs: &Inputs, scan: &ScanSet) -> Step {
     }
     for f in scan.of(|k| k.runs()) {
         for (n, line) in f.lines() {
+            let flag = words(line)
+                .iter()
+                .any(|w| w == "--token" || w.starts_with("--token="));
+            if flag && !literal_token(line) && !is_comment(line) && line.contains("mempalace") {
+                findings.push(Finding::at(&f.path, n, "passes the token with --token: every user on the machine sees it in ps while the server runs").text(line).replacement("export MEMPALACE_MCP_HTTP_TOKEN (from .env) and drop --token: `mempalace serve` reads the environment"));
+            }
             if literal_token(line) {
                 findings.push(Finding::at(&f.path, n, "a literal palace token: anyone who can read this file holds the palace").text(line).replacement("move the value to .env (0600, gitignored) and reference it as ${MEMPALACE_REMOTE_TOKEN} / ${MEMPALACE_MCP_HTTP_TOKEN}"));
             }

@@ -125,13 +125,14 @@ fn old_transport(line: &str) -> Option<String> {
         }
         let value = match inline {
             Some(v) => v,
-            None => {
+            None if w.get(i + 1).is_some_and(|v| !v.starts_with('-')) => {
                 i += 1;
-                w.get(i).cloned().unwrap_or_default()
+                w[i].clone()
             }
+            None => String::new(),
         };
         match flag {
-            "--port" => port = value,
+            "--port" if !value.is_empty() => port = value,
             "--palace" => palace = Some(value),
             _ => {}
         }
@@ -168,7 +169,14 @@ fn old_transport(line: &str) -> Option<String> {
 
 fn unauthenticated_claim(line: &str) -> Option<String> {
     let l = line.to_ascii_lowercase();
-    if !(l.contains("unauthenticated") && (l.contains("http") || l.contains("transport"))) {
+    let claim = [
+        "is unauthenticated",
+        "are unauthenticated",
+        "is not authenticated",
+    ]
+    .iter()
+    .any(|c| l.contains(c));
+    if !(claim && (l.contains("http") || l.contains("transport"))) {
         return None;
     }
     let indent_len = line.len() - line.trim_start().len();
@@ -228,6 +236,9 @@ mod tests {
             "    command: mempalace serve --host 172.17.0.1 --port 8766 --tls-cert /path/to/cert.pem --tls-key /path/to/key.pem"
         );
         assert_eq!(old_transport("mempalace-mcp --palace /p"), None);
+        // A flag without its value at the end of the line, and text around it in any script.
+        assert!(old_transport("run `mempalace-mcp --transport http --port`").is_some());
+        assert!(old_transport("é mempalace-mcp --transport http --host ü").is_some());
     }
 
     #[test]

@@ -87,11 +87,11 @@ impl ScanSet {
         let mut seen = BTreeSet::new();
         // The current folder: its top level only, and only files of a known kind.
         s.searched.push(inputs.cwd.clone());
-        s.dir(&inputs.cwd, 0, 0, false, &mut seen);
+        s.dir(&inputs.cwd, 0, 0, &mut seen);
         for p in &inputs.scan {
             s.searched.push(p.clone());
             if p.is_dir() {
-                s.dir(p, 0, MAX_DEPTH, true, &mut seen);
+                s.dir(p, 0, MAX_DEPTH, &mut seen);
             } else {
                 s.file(p, true, &mut seen);
             }
@@ -100,7 +100,7 @@ impl ScanSet {
         s.file(Path::new("/etc/crontab"), true, &mut seen);
         for d in CRON_DIRS {
             s.searched.push(PathBuf::from(d));
-            s.dir(Path::new(d), 0, 1, true, &mut seen);
+            s.dir(Path::new(d), 0, 1, &mut seen);
         }
         let mut unit_dirs = vec![PathBuf::from(SYSTEM_UNITS)];
         if let Ok(home) = inputs.env.home() {
@@ -108,7 +108,7 @@ impl ScanSet {
         }
         for d in unit_dirs {
             s.searched.push(d.clone());
-            s.dir(&d, 0, 2, false, &mut seen);
+            s.dir(&d, 0, 2, &mut seen);
         }
         s
     }
@@ -117,14 +117,7 @@ impl ScanSet {
         self.files.iter().filter(move |f| pred(f.kind))
     }
 
-    fn dir(
-        &mut self,
-        dir: &Path,
-        depth: usize,
-        max: usize,
-        any: bool,
-        seen: &mut BTreeSet<PathBuf>,
-    ) {
+    fn dir(&mut self, dir: &Path, depth: usize, max: usize, seen: &mut BTreeSet<PathBuf>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
             if dir.exists() {
                 self.unreadable.push(dir.to_path_buf());
@@ -137,24 +130,26 @@ impl ScanSet {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if p.is_dir() {
                 if depth < max && !SKIP_DIRS.contains(&name) {
-                    self.dir(&p, depth + 1, max, any, seen);
+                    self.dir(&p, depth + 1, max, seen);
                 }
             } else {
-                self.file(&p, any, seen);
+                self.file(&p, false, seen);
             }
         }
     }
 
-    /// Reads `path` when it is text of a known kind (or of any kind when `any`).
-    fn file(&mut self, path: &Path, any: bool, seen: &mut BTreeSet<PathBuf>) {
+    /// Reads `path` when it is text of a known kind (or of any kind when `explicit`).
+    fn file(&mut self, path: &Path, explicit: bool, seen: &mut BTreeSet<PathBuf>) {
         let Ok(meta) = std::fs::metadata(path) else {
             return;
         };
         if !meta.is_file() || meta.len() > MAX_BYTES {
             return;
         }
-        let kind = classify(path);
-        if kind.is_none() && !any {
+        // In a folder only what a deployment is made of (by name, or a `#!` script); a file named
+        // with `--scan` whatever it is.
+        let kind = classify(path).or_else(|| shebang(path).then_some(Kind::Script));
+        if kind.is_none() && !explicit {
             return;
         }
         if !seen.insert(realpath(path)) {
@@ -171,17 +166,21 @@ impl ScanSet {
             return;
         }
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        let kind = kind.unwrap_or(if text.starts_with("#!") {
-            Kind::Script
-        } else {
-            Kind::Other
-        });
+        let kind = kind.unwrap_or(Kind::Other);
         self.files.push(Scanned {
             path: path.to_path_buf(),
             kind,
             text,
         });
     }
+}
+
+/// Does the file start with `#!`?
+fn shebang(path: &Path) -> bool {
+    let mut head = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|_| &head == b"#!")
 }
 
 /// The kind a file's name (or folder) says it is.
@@ -221,7 +220,11 @@ pub fn classify(path: &Path) -> Option<Kind> {
     if [".sh", ".bash", ".zsh"].iter().any(|e| lower.ends_with(e)) {
         return Some(Kind::Script);
     }
-    if lower.ends_with(".md") || lower.starts_with("readme") {
+    if [".md", ".txt", ".rst", ".adoc"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+        || lower.starts_with("readme")
+    {
         return Some(Kind::Doc);
     }
     None

@@ -92,6 +92,18 @@ fn phase0_finds_each_trap_with_file_and_line_and_never_prints_a_token() {
         &ops.join("palace-prune.service"),
         "[Unit]\nDescription=prune\n[Service]\nExecStart=/opt/venv/bin/mempalace sync --apply\n",
     );
+    write(
+        &ops.join("prune"),
+        "#!/bin/sh\nexec mempalace sync --apply \"$@\"\n",
+    );
+    write(
+        &ops.join("notes.rs"),
+        "// never run mempalace sync here\nlet s = \"mempalace sync\";\n",
+    );
+    write(
+        &ops.join("serve.sh"),
+        "#!/bin/sh\nexec mempalace serve --host 172.17.0.1 --token \"$MEMPALACE_MCP_HTTP_TOKEN\"\n",
+    );
     let scan = ["phase0", "--scan", ops.to_str().unwrap()];
 
     let (code, doc) = runbook(&env, &scan, &[]);
@@ -105,9 +117,10 @@ fn phase0_finds_each_trap_with_file_and_line_and_never_prints_a_token() {
         vec![
             ("nightly.sh".into(), 3),
             ("palace-prune.service".into(), 4),
-            ("palace.crontab".into(), 2)
+            ("palace.crontab".into(), 2),
+            ("prune".into(), 2)
         ],
-        "logstream sync and comments are not sync: {sync}"
+        "a #! script without a suffix is searched; logstream sync, comments and source files are not sync: {sync}"
     );
 
     let cred = step(&doc, "credentials");
@@ -120,6 +133,13 @@ fn phase0_finds_each_trap_with_file_and_line_and_never_prints_a_token() {
     ] {
         finding(cred, file, line);
     }
+    assert!(
+        finding(cred, "serve.sh", 2)["what"]
+            .as_str()
+            .unwrap()
+            .contains("sees it in ps"),
+        "a token through a variable is still on the argv: {cred}"
+    );
     assert!(
         finding(cred, ".env", 1)["what"]
             .as_str()
