@@ -212,17 +212,19 @@ pub fn apply(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
         dry_run: !yes,
         state_before: State::ToDo,
         state_after: State::ToDo,
-        summary: if envs.is_empty() {
-            "nothing automatable: the findings need a person (see `mpt runbook phase0`)".into()
-        } else {
-            format!("chmod 600 and gitignore {} .env file(s)", envs.len())
-        },
+        summary: format!("chmod 600 and gitignore {} .env file(s)", envs.len()),
         changes,
         backup: None,
         verification: None,
         undo: None,
     };
-    if !yes || envs.is_empty() {
+    if envs.is_empty() {
+        return Err(MptError::usage(
+            "nothing here is safe to automate: each finding needs a person",
+        )
+        .with_hint("see `mpt runbook phase0`: each finding carries its replacement"));
+    }
+    if !yes {
         return Ok(out);
     }
     let home = inputs.env.home()?;
@@ -262,5 +264,13 @@ pub fn apply(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     out.verification = Some(json!({"files": verified, "ok": ok}));
     out.state_after = check(inputs, &ScanSet::collect(inputs)).state;
     manifest(&backup, &out)?;
+    if !ok {
+        return Err(MptError::new(
+            crate::error::ErrorKind::Io,
+            "the read-back does not match: an .env is still readable by others or not ignored",
+        )
+        .with_hint(format!("undo: {}", out.undo.clone().unwrap_or_default()))
+        .with_detail(serde_json::to_value(&out).unwrap_or_default()));
+    }
     Ok(out)
 }

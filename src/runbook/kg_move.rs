@@ -93,7 +93,13 @@ pub fn apply(inputs: &Inputs, yes: bool) -> Result<Applied> {
         x.map(|s| (s.triples, s.entities)) == before.map(|s| (s.triples, s.entities))
             || (before.is_none() && x.is_some_and(|s| s.triples == 0 && s.entities == 0))
     };
-    let ok = same(&after) && same(&via_home) && verdict == KgVerdict::Linked;
+    let graph_ok = !(a.link || a.move_home || a.drop_home)
+        || (same(&after) && same(&via_home) && verdict == KgVerdict::Linked);
+    let legacy_ok = a
+        .legacy
+        .iter()
+        .all(|(old, new)| new.is_file() && !old.exists());
+    let ok = graph_ok && legacy_ok;
     out.verification = Some(json!({
         "triples_before": before.map_or(0, |s| s.triples),
         "triples_after": after.map_or(0, |s| s.triples),
@@ -101,6 +107,7 @@ pub fn apply(inputs: &Inputs, yes: bool) -> Result<Applied> {
         "entities_before": before.map_or(0, |s| s.entities),
         "entities_after": after.map_or(0, |s| s.entities),
         "verdict": verdict,
+        "legacy_moved": legacy_ok,
         "ok": ok,
     }));
     out.state_after = if ok { State::Done } else { State::ToDo };

@@ -186,6 +186,11 @@ async fn stranded_kg_moved_verified_proven_through_the_link_and_undone() {
     );
     assert_eq!(triples(&home), 2);
 
+    // A legacy hallways file MemPalace 3.11 ignores (it reads the one beside the palace).
+    let legacy = env.home().join(".mempalace/hallways.json");
+    let hallways = palace.parent().unwrap().join("hallways.json");
+    std::fs::write(&legacy, r#"{"hallways": []}"#).unwrap();
+
     // The dry run: the plan with byte sizes, and not one byte or mtime changed.
     let before = (snapshot(&env.home()), snapshot(palace.parent().unwrap()));
     let o = env.mpt(
@@ -247,6 +252,10 @@ async fn stranded_kg_moved_verified_proven_through_the_link_and_undone() {
     );
     assert!(!sidecar(&home, "-wal").exists() && !sidecar(&home, "-shm").exists());
     assert_eq!(triples(&local), 2);
+    assert!(
+        hallways.is_file() && !legacy.exists(),
+        "hallways moved where 3.11 reads them"
+    );
     let (code, doc) = runbook(&env, &["phase0", "--palace", p], &[]);
     assert_eq!(state(step(&doc, "kg-location")), "done", "{doc}");
     assert_eq!(code, 0, "{doc}");
@@ -301,6 +310,7 @@ async fn stranded_kg_moved_verified_proven_through_the_link_and_undone() {
     );
     assert!(!local.exists());
     assert_eq!(triples(&home), 3, "nothing lost by the round trip");
+    assert!(legacy.is_file() && !hallways.exists());
     let (_, doc) = runbook(&env, &["phase0", "--palace", p], &[]);
     assert_eq!(
         state(step(&doc, "kg-location")),

@@ -231,6 +231,13 @@ fn phase0_finds_each_trap_with_file_and_line_and_never_prints_a_token() {
     // Fixed by hand: each step is done and the phase exits 0.
     let o = env.mpt(&["runbook", "apply", "credentials", "--yes"], &[]);
     assert!(o.status.success());
+    let o = env.mpt(&["--json", "runbook", "apply", "credentials"], &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "only the literals are left, and they need a person: {}",
+        stdout(&o)
+    );
     write(
         &dir.join("docker-compose.yml"),
         "services:\n  palace:\n    environment:\n      MEMPALACE_REMOTE_TOKEN: ${MEMPALACE_REMOTE_TOKEN}\n",
