@@ -233,7 +233,7 @@ pub fn r1(inputs: &Inputs) -> Step {
                         format!(
                             "pid {} runs `mpt edge` without MEMPALACE_EDGE=1 and a remote URL: {}",
                             p.pid,
-                            p.command_line()
+                            crate::palace::hygiene::redact(&p.command_line())
                         ),
                     )
                     .replacement(
