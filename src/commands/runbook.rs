@@ -20,6 +20,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
         scan: args.scan.clone(),
         serve_cmd: args.serve_cmd.clone(),
         palace: args.palace.clone(),
+        procs_cache: Default::default(),
     };
     if let Some(RunbookAction::Apply { step, yes }) = &args.action {
         let applied = runbook::apply(&inputs, step, *yes)?;

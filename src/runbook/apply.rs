@@ -136,20 +136,17 @@ pub fn holders(paths: &PalacePaths, inputs: &Inputs) -> Vec<Holder> {
             ),
         });
     }
-    let Ok(home) = inputs.env.home() else {
-        return out;
-    };
-    let mine = procs::mine(&procs::list(), &home);
+    let (_, mine) = inputs.procs();
     let graphs: Vec<PathBuf> = [&paths.kg_with_flag, &paths.kg_without_flag]
         .iter()
         .flat_map(|k| [k.to_path_buf(), sidecar(k, "-wal"), sidecar(k, "-shm")])
         .map(|p| realpath(&p))
         .collect();
-    let serving: Vec<u32> = procs::serving(&mine, &paths.palace)
+    let serving: Vec<u32> = procs::serving(mine, &paths.palace)
         .iter()
         .map(|p| p.pid)
         .collect();
-    for p in &mine {
+    for p in mine {
         let why = if serving.contains(&p.pid) {
             Some(format!("{:?} serving this palace", p.role.unwrap_or(Role::Child)).to_lowercase())
         } else if p.role == Some(Role::Child) && p.palace_arg().is_none() {

@@ -13,7 +13,6 @@ use crate::error::{MptError, Result};
 use crate::palace::hygiene::{
     TOKEN_KEYS, git_tracks, git_unignored, is_comment, literal_token, redact, words,
 };
-use crate::palace::procs;
 
 /// An `.env` that sets a token, and what is wrong with how it is kept.
 struct EnvFile {
@@ -60,7 +59,7 @@ fn sets_token(line: &str) -> bool {
         })
 }
 
-pub fn check(_inputs: &Inputs, scan: &ScanSet) -> Step {
+pub fn check(inputs: &Inputs, scan: &ScanSet) -> Step {
     let id = "credentials";
     let mut findings = Vec::new();
     let envs = env_files(scan);
@@ -109,7 +108,7 @@ pub fn check(_inputs: &Inputs, scan: &ScanSet) -> Step {
         }
     }
     let mut on_argv = 0;
-    for p in procs::list() {
+    for p in inputs.procs().0 {
         let mempalace = p.argv.iter().any(|a| a.contains("mempalace"));
         let flag = p
             .argv

@@ -9,7 +9,7 @@ use crate::config::Env;
 use crate::harness::opencode::{self, EntryKind, Wiring};
 use crate::harness::pi::{self, EDGE_TOKEN};
 use crate::palace::hygiene::{ephemeral_fs, which};
-use crate::palace::procs::{self, Role};
+use crate::palace::procs::Role;
 
 /// `mempalace-mcp` on PATH when it is really `mpt` (a shim): its path.
 pub fn mpt_shim(env: &Env) -> Option<PathBuf> {
@@ -215,8 +215,10 @@ pub fn r1(inputs: &Inputs) -> Step {
             evidence.push(format!("mempalace-mcp on PATH is mpt ({})", shim.display()));
         }
     }
-    if let Ok(home) = inputs.env.home() {
-        for p in procs::mine(&procs::list(), &home)
+    {
+        for p in inputs
+            .procs()
+            .1
             .iter()
             .filter(|p| p.role == Some(Role::Edge))
         {

@@ -7,7 +7,7 @@ use super::{Inputs, State, Step, cannot_run};
 use crate::palace::PalacePaths;
 use crate::palace::kg::KgStats;
 use crate::palace::landmine::{self, KgLandmine, KgVerdict};
-use crate::palace::procs::{self, Role};
+use crate::palace::procs::Role;
 
 pub use super::kg_move::apply;
 
@@ -218,10 +218,7 @@ pub fn check(inputs: &Inputs) -> Step {
 
 /// The MemPalace children running here, and which graph each one has.
 fn writers(mut s: Step, inputs: &Inputs, paths: &PalacePaths) -> Step {
-    let Ok(home) = inputs.env.home() else {
-        return s;
-    };
-    let mine = procs::mine(&procs::list(), &home);
+    let (_, mine) = inputs.procs();
     for p in mine
         .iter()
         .filter(|p| matches!(p.role, Some(Role::Child | Role::Hub)))

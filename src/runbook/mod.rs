@@ -14,6 +14,7 @@ mod scan;
 mod serve;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -23,6 +24,7 @@ pub use scan::{Kind, ScanSet};
 use crate::config::{Config, Env};
 use crate::error::MptError;
 use crate::palace::PalacePaths;
+use crate::palace::procs::{self, Proc};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -279,9 +281,24 @@ pub struct Inputs {
     pub serve_cmd: Option<String>,
     /// `--palace`: the palace (else the config's, else MemPalace's own rules).
     pub palace: Option<PathBuf>,
+    /// The processes, read from `/proc` once per run (`Inputs::procs`).
+    pub procs_cache: OnceLock<(Vec<Proc>, Vec<Proc>)>,
 }
 
 impl Inputs {
+    /// Every readable process, and this user's (same uid and HOME): read once, shared by steps.
+    pub fn procs(&self) -> (&[Proc], &[Proc]) {
+        let (all, mine) = self.procs_cache.get_or_init(|| {
+            let all = procs::list();
+            let mine = match self.env.home() {
+                Ok(h) => procs::mine(&all, &h),
+                Err(_) => Vec::new(),
+            };
+            (all, mine)
+        });
+        (all, mine)
+    }
+
     pub fn palace(&self) -> Result<PalacePaths, MptError> {
         let explicit = self.palace.clone().or_else(|| {
             self.config

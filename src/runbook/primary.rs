@@ -5,7 +5,7 @@ use super::docs::RECOMMENDED_BIND;
 use super::scan::ScanSet;
 use super::serve::{ServeConfig, find};
 use super::{Inputs, State, Step};
-use crate::palace::procs::{self, Role};
+use crate::palace::procs::Role;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bind {
@@ -50,7 +50,7 @@ pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
             "serve-bind" => bind(c),
             "serve-token" => token(c),
             "serve-tls" => tls(c),
-            _ => port(c),
+            _ => port(c, inputs),
         };
         worst = match (worst, state) {
             (State::ToDo, _) | (_, State::ToDo) => State::ToDo,
@@ -173,7 +173,7 @@ fn tls(c: &ServeConfig) -> (State, String) {
     }
 }
 
-fn port(c: &ServeConfig) -> (State, String) {
+fn port(c: &ServeConfig, inputs: &Inputs) -> (State, String) {
     let ports: Vec<u16> = if c.compose && !c.host_network {
         c.published.iter().map(|(_, p)| *p).collect()
     } else {
@@ -185,7 +185,7 @@ fn port(c: &ServeConfig) -> (State, String) {
             "no fixed host port (not published, or --port 0)".into(),
         );
     }
-    let all = procs::list();
+    let all = inputs.procs().0;
     let shown: Vec<String> = ports.iter().map(u16::to_string).collect();
     let mut ours = None;
     for port in ports {

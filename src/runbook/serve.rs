@@ -70,8 +70,8 @@ pub fn find(inputs: &Inputs, scan: &ScanSet) -> Vec<ServeConfig> {
             _ => {}
         }
     }
-    if let Ok(home) = inputs.env.home() {
-        for p in procs::mine(&procs::list(), &home) {
+    {
+        for p in inputs.procs().1 {
             if p.role != Some(Role::Hub) {
                 continue;
             }
@@ -81,7 +81,7 @@ pub fn find(inputs: &Inputs, scan: &ScanSet) -> Vec<ServeConfig> {
             if let Some(mut c) = parse(&p.argv, &vars, &format!("pid {}", p.pid)) {
                 c.pid = Some(p.pid);
                 if c.port == 0 {
-                    c.port = registered_port(inputs, &p).unwrap_or(0);
+                    c.port = registered_port(inputs, p).unwrap_or(0);
                 }
                 c.token_unknown = env.is_none() && c.token.is_none();
                 out.push(c);
