@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Tell the truth about this machine: each silent failure, why it matters, and its fix')
             [CompletionResult]::new('edge', 'edge', [CompletionResultType]::ParameterValue, 'The local-first MCP proxy a harness runs instead of mempalace-mcp')
+            [CompletionResult]::new('runbook', 'runbook', [CompletionResultType]::ParameterValue, 'RFC 001''s phases as a checklist: where this machine stands, each safe step applied with a backup')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Call one MemPalace tool through the transport the pi bridge would use')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
@@ -129,6 +130,54 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;edge;help;help' {
+            break
+        }
+        'mpt;runbook' {
+            [CompletionResult]::new('--scan', '--scan', [CompletionResultType]::ParameterName, 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)')
+            [CompletionResult]::new('--serve-cmd', '--serve-cmd', [CompletionResultType]::ParameterName, 'The primary''s serve command line for Phase 1, judged instead of what is found')
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The palace (else the config''s, else MemPalace''s own rules)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;runbook;apply' {
+            [CompletionResult]::new('--scan', '--scan', [CompletionResultType]::ParameterName, 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)')
+            [CompletionResult]::new('--serve-cmd', '--serve-cmd', [CompletionResultType]::ParameterName, 'The primary''s serve command line for Phase 1, judged instead of what is found')
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The palace (else the config''s, else MemPalace''s own rules)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Make the change (without it: the dry run, nothing changed)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;runbook;help' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;runbook;help;apply' {
+            break
+        }
+        'mpt;runbook;help;help' {
             break
         }
         'mpt;call' {
@@ -354,6 +403,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;help' {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Tell the truth about this machine: each silent failure, why it matters, and its fix')
             [CompletionResult]::new('edge', 'edge', [CompletionResultType]::ParameterValue, 'The local-first MCP proxy a harness runs instead of mempalace-mcp')
+            [CompletionResult]::new('runbook', 'runbook', [CompletionResultType]::ParameterValue, 'RFC 001''s phases as a checklist: where this machine stands, each safe step applied with a backup')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Call one MemPalace tool through the transport the pi bridge would use')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
@@ -376,6 +426,13 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;edge;wire' {
+            break
+        }
+        'mpt;help;runbook' {
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line')
+            break
+        }
+        'mpt;help;runbook;apply' {
             break
         }
         'mpt;help;call' {

@@ -46,6 +46,9 @@ _mpt() {
             mpt,paths)
                 cmd="mpt__subcmd__paths"
                 ;;
+            mpt,runbook)
+                cmd="mpt__subcmd__runbook"
+                ;;
             mpt__subcmd__edge,help)
                 cmd="mpt__subcmd__edge__subcmd__help"
                 ;;
@@ -112,6 +115,9 @@ _mpt() {
             mpt__subcmd__help,paths)
                 cmd="mpt__subcmd__help__subcmd__paths"
                 ;;
+            mpt__subcmd__help,runbook)
+                cmd="mpt__subcmd__help__subcmd__runbook"
+                ;;
             mpt__subcmd__help__subcmd__edge,status)
                 cmd="mpt__subcmd__help__subcmd__edge__subcmd__status"
                 ;;
@@ -129,6 +135,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__mailbox,watch)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__watch"
+                ;;
+            mpt__subcmd__help__subcmd__runbook,apply)
+                cmd="mpt__subcmd__help__subcmd__runbook__subcmd__apply"
                 ;;
             mpt__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__mailbox__subcmd__ack"
@@ -148,6 +157,18 @@ _mpt() {
             mpt__subcmd__mailbox__subcmd__help,watch)
                 cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__watch"
                 ;;
+            mpt__subcmd__runbook,apply)
+                cmd="mpt__subcmd__runbook__subcmd__apply"
+                ;;
+            mpt__subcmd__runbook,help)
+                cmd="mpt__subcmd__runbook__subcmd__help"
+                ;;
+            mpt__subcmd__runbook__subcmd__help,apply)
+                cmd="mpt__subcmd__runbook__subcmd__help__subcmd__apply"
+                ;;
+            mpt__subcmd__runbook__subcmd__help,help)
+                cmd="mpt__subcmd__runbook__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -155,7 +176,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge call config paths mailbox feed completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge runbook call config paths mailbox feed completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,7 +638,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help)
-            opts="doctor edge call config paths mailbox feed completions man help"
+            opts="doctor edge runbook call config paths mailbox feed completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -854,6 +875,34 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__help__subcmd__runbook)
+            opts="apply"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__runbook__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__mailbox)
             opts="-q -v -h -V --as --count --json --quiet --verbose --color --mpt-config --help --version watch ack help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1045,6 +1094,116 @@ _mpt() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__runbook)
+            opts="-q -v -h -V --scan --serve-cmd --palace --json --quiet --verbose --color --mpt-config --help --version phase0 phase1 phase2 apply help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scan)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --serve-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__runbook__subcmd__apply)
+            opts="-q -v -h -V --yes --scan --serve-cmd --palace --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scan)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --serve-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__runbook__subcmd__help)
+            opts="apply help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__runbook__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__runbook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
             cand doctor 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
             cand edge 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
+            cand runbook 'RFC 001''s phases as a checklist: where this machine stands, each safe step applied with a backup'
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
@@ -118,6 +119,49 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;edge;help;wire'= {
         }
         &'mpt;edge;help;help'= {
+        }
+        &'mpt;runbook'= {
+            cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
+            cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
+            cand --palace 'The palace (else the config''s, else MemPalace''s own rules)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand apply 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;runbook;apply'= {
+            cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
+            cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
+            cand --palace 'The palace (else the config''s, else MemPalace''s own rules)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --yes 'Make the change (without it: the dry run, nothing changed)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;runbook;help'= {
+            cand apply 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;runbook;help;apply'= {
+        }
+        &'mpt;runbook;help;help'= {
         }
         &'mpt;call'= {
             cand --timeout-ms 'Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)'
@@ -323,6 +367,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help'= {
             cand doctor 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
             cand edge 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
+            cand runbook 'RFC 001''s phases as a checklist: where this machine stands, each safe step applied with a backup'
             cand call 'Call one MemPalace tool through the transport the pi bridge would use'
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
@@ -341,6 +386,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;edge;status'= {
         }
         &'mpt;help;edge;wire'= {
+        }
+        &'mpt;help;runbook'= {
+            cand apply 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
+        }
+        &'mpt;help;runbook;apply'= {
         }
         &'mpt;help;call'= {
         }

@@ -35,6 +35,7 @@ complete -c mpt -n "__fish_mpt_needs_command" -s h -l help -d 'Print help (see m
 complete -c mpt -n "__fish_mpt_needs_command" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "doctor" -d 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "edge" -d 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "runbook" -d 'RFC 001\'s phases as a checklist: where this machine stands, each safe step applied with a backup'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
@@ -98,6 +99,35 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l scan -d 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l serve-cmd -d 'The primary\'s serve command line for Phase 1, judged instead of what is found' -r
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l palace -d 'The palace (else the config\'s, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l scan -d 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l serve-cmd -d 'The primary\'s serve command line for Phase 1, judged instead of what is found' -r
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l palace -d 'The palace (else the config\'s, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l yes -d 'Make the change (without it: the dry run, nothing changed)'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l timeout-ms -d 'Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l palace -d 'The local palace (else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l child -d 'The mempalace-mcp binary to start for a local palace' -r -F
@@ -242,18 +272,20 @@ complete -c mpt -n "__fish_mpt_using_subcommand man" -s q -l quiet -d 'Print onl
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "doctor" -d 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "edge" -d 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge call config paths mailbox feed completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "doctor" -d 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "edge" -d 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "runbook" -d 'RFC 001\'s phases as a checklist: where this machine stands, each safe step applied with a backup'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from runbook" -f -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'

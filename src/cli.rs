@@ -54,6 +54,8 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// The local-first MCP proxy a harness runs instead of mempalace-mcp
     Edge(EdgeArgs),
+    /// RFC 001's phases as a checklist: where this machine stands, each safe step applied with a backup
+    Runbook(RunbookArgs),
     /// Call one MemPalace tool through the transport the pi bridge would use
     Call(CallArgs),
     /// Show the effective configuration and where each value came from (never a secret)
@@ -100,6 +102,46 @@ pub struct DoctorArgs {
     /// Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers
     #[arg(long, value_name = "ID")]
     pub check: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunbookArgs {
+    #[command(subcommand)]
+    pub action: Option<RunbookAction>,
+    /// The phase to check (default: all three)
+    #[arg(value_enum)]
+    pub phase: Option<PhaseArg>,
+    /// Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)
+    #[arg(long, value_name = "PATH", global = true)]
+    pub scan: Vec<PathBuf>,
+    /// The primary's serve command line for Phase 1, judged instead of what is found
+    #[arg(long, value_name = "CMD", global = true, allow_hyphen_values = true)]
+    pub serve_cmd: Option<String>,
+    /// The palace (else the config's, else MemPalace's own rules)
+    #[arg(long, value_name = "PATH", global = true)]
+    pub palace: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum PhaseArg {
+    /// Hygiene before any cutover: KG location, provenance, sync, credentials, stale docs
+    Phase0,
+    /// The primary up: bind, token, TLS, port
+    Phase1,
+    /// The edge: wiring per harness, the persisted palace, R1
+    Phase2,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunbookAction {
+    /// Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line
+    Apply {
+        /// The step id (kg-location, credentials)
+        step: String,
+        /// Make the change (without it: the dry run, nothing changed)
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@ pub mod mailbox;
 pub mod mcp;
 pub mod output;
 pub mod palace;
+pub mod runbook;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -11,6 +11,7 @@ mod feed;
 mod mailbox;
 mod man;
 mod paths;
+mod runbook;
 
 use crate::Ctx;
 use crate::cli::Command;
@@ -20,6 +21,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
     match command {
         Command::Doctor(args) => doctor::run(ctx, args),
         Command::Edge(args) => edge::run(ctx, args),
+        Command::Runbook(args) => runbook::run(ctx, args),
         Command::Call(args) => call::run(ctx, args),
         Command::Config => config::run(ctx),
         Command::Paths(args) => paths::run(ctx, args),

@@ -2,13 +2,10 @@
 //! file others can read or that git tracks, a token in a compose file, an edge without a persisted
 //! palace, a device-less remote, remote feeding with no SSH target, an opencode entry that disagrees.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use super::{Check, Inputs, Status};
 use crate::config::{Config, TokenSource};
-use crate::harness::opencode::{self, EntryKind};
-use crate::palace::paths::realpath;
+use crate::harness::opencode::{self, Wiring};
+use crate::palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks, which};
 
 /// Knobs `mpt config` does not parse itself but other commands and the bridge do.
 const MILLIS_KNOBS: &[&str] = &[
@@ -126,150 +123,32 @@ fn config_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, St
 }
 
 fn opencode_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, String, String)) {
-    let files = opencode::files(&inputs.env, &inputs.cwd);
-    let global_exists = opencode::global_dir(&inputs.env).is_some_and(|d| d.is_dir());
-    if files.is_empty() && !global_exists {
+    let w = Wiring::read(&inputs.env, &inputs.cwd);
+    if !w.installed() {
         return;
     }
-    let expected = match (&c.remote, c.edge_opt_in) {
-        (None, _) => EntryKind::Mempalace,
-        (Some(_), true) => EntryKind::Edge,
-        (Some(_), false) => EntryKind::Remote,
-    };
-    let mut entries = Vec::new();
-    for f in &files {
-        match opencode::entries(f) {
-            Ok(e) => entries.extend(e),
-            Err(why) => push(
-                Status::Warn,
-                format!(
-                    "{} does not parse ({why}): opencode may ignore it",
-                    f.display()
-                ),
-                format!("fix the JSON in {}", f.display()),
+    let expected = opencode::expected_kind(c.remote.is_some(), c.edge_opt_in);
+    for (f, why) in &w.unparsable {
+        push(
+            Status::Warn,
+            format!(
+                "{} does not parse ({why}): opencode may ignore it",
+                f.display()
             ),
-        }
+            format!("fix the JSON in {}", f.display()),
+        );
     }
-    let active: Vec<_> = entries.iter().filter(|e| e.enabled).collect();
-    if active.is_empty() {
+    if w.active().is_empty() {
         if which("mempalace-mcp", &inputs.env).is_some() {
             push(Status::Warn, "opencode is set up but registers no MemPalace server: its agent has no palace tools".into(), "`mpt edge wire opencode` adds the entry".into());
         }
         return;
     }
-    for e in active.iter().filter(|e| e.kind != expected) {
+    for e in w.mismatched(expected) {
         push(
             Status::Warn,
             format!("opencode's entry '{}' in {} is {:?} but this machine's opt-in says {:?}", e.name, e.file.display(), e.kind, expected),
             "`mpt edge wire opencode` sets the entry to match MEMPALACE_REMOTE_URL / MEMPALACE_EDGE".into(),
         );
-    }
-}
-
-/// The filesystem type when the palace would live on one that does not survive a recreate.
-fn ephemeral_fs(palace: &Path) -> Option<String> {
-    let real = realpath(palace);
-    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    let mut best: Option<(usize, String)> = None;
-    for line in info.lines() {
-        let fields: Vec<&str> = line.split(' ').collect();
-        let (Some(mp), Some(sep)) = (fields.get(4), fields.iter().position(|f| *f == "-")) else {
-            continue;
-        };
-        let fstype = fields.get(sep + 1).copied().unwrap_or("");
-        if real.starts_with(mp) && best.as_ref().is_none_or(|(l, _)| mp.len() >= *l) {
-            best = Some((mp.len(), fstype.to_string()));
-        }
-    }
-    best.map(|(_, fs)| fs)
-        .filter(|fs| matches!(fs.as_str(), "overlay" | "tmpfs" | "ramfs" | "aufs"))
-}
-
-fn git_tracks(file: &Path) -> bool {
-    let Some(dir) = file.parent() else {
-        return false;
-    };
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["ls-files", "--error-unmatch"])
-        .arg(file)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Compose files in `dir` whose lines set a palace token to a literal (not `${…}`).
-fn compose_tokens(dir: &Path) -> Vec<(PathBuf, usize)> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut names: Vec<PathBuf> = rd
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            (n.starts_with("docker-compose") || n.starts_with("compose"))
-                && (n.ends_with(".yml") || n.ends_with(".yaml"))
-        })
-        .collect();
-    names.sort();
-    for f in names {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        for (i, line) in text.lines().enumerate() {
-            if literal_token(line) {
-                out.push((f.clone(), i + 1));
-            }
-        }
-    }
-    out
-}
-
-fn literal_token(line: &str) -> bool {
-    let l = line.trim_start().trim_start_matches("- ").trim();
-    if l.starts_with('#') {
-        return false;
-    }
-    for key in [
-        "MEMPALACE_REMOTE_TOKEN",
-        "MEMPALACE_MCP_HTTP_TOKEN",
-        "--token",
-    ] {
-        if let Some(pos) = l.find(key) {
-            let rest = l[pos + key.len()..].trim_start_matches(['=', ':', ' ', '"', '\'']);
-            if !rest.is_empty() && !rest.starts_with("${") && !rest.starts_with('$') {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-pub(super) fn which(name: &str, env: &crate::config::Env) -> Option<PathBuf> {
-    env.get("PATH")?
-        .split(':')
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::literal_token;
-
-    #[test]
-    fn literal_tokens_not_references() {
-        assert!(literal_token("      MEMPALACE_REMOTE_TOKEN: abc123"));
-        assert!(literal_token("  - MEMPALACE_MCP_HTTP_TOKEN=abc123"));
-        assert!(literal_token("    command: mempalace serve --token abc123"));
-        assert!(!literal_token(
-            "      MEMPALACE_REMOTE_TOKEN: ${MEMPALACE_REMOTE_TOKEN}"
-        ));
-        assert!(!literal_token("  - MEMPALACE_REMOTE_TOKEN=$TOKEN"));
-        assert!(!literal_token("  # MEMPALACE_REMOTE_TOKEN: abc"));
-        assert!(!literal_token("      MEMPALACE_REMOTE_TOKEN:"));
     }
 }

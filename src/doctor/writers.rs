@@ -2,14 +2,10 @@
 //! processes with one palace open and no hub to serialize them (the corruption cluster of
 //! MemPalace epic #1963), and the same server registered twice for one harness.
 
-use std::path::PathBuf;
-
 use super::{Check, Inputs, Status};
-use crate::config::Env;
-use crate::harness::opencode;
-use crate::palace::paths::realpath;
-use crate::palace::procs::{Proc, Role};
-use crate::palace::{PalacePaths, files};
+use crate::harness::opencode::Wiring;
+use crate::palace::files;
+use crate::palace::procs::{self, Proc, Role};
 
 pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
     let id = "writers";
@@ -33,12 +29,7 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
         ),
     };
     c = c.evidence(format!("{lease_text}: {}", paths.writer_lease.display()));
-    let ours = realpath(&paths.palace);
-    let on_palace: Vec<&Proc> = procs
-        .iter()
-        .filter(|p| matches!(p.role, Some(Role::Child | Role::Hub)))
-        .filter(|p| palace_of(p).is_some_and(|pp| realpath(&pp) == ours))
-        .collect();
+    let on_palace = procs::serving(procs, &paths.palace);
     for p in &on_palace {
         c = c.evidence(format!(
             "pid {} {:?}: {}",
@@ -56,15 +47,8 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
         .iter()
         .filter(|p| p.role == Some(Role::Child))
         .count();
-    let mut registrations = Vec::new();
-    for f in opencode::files(&inputs.env, &inputs.cwd) {
-        registrations.extend(
-            opencode::entries(&f)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|e| e.enabled),
-        );
-    }
+    let wiring = Wiring::read(&inputs.env, &inputs.cwd);
+    let registrations = wiring.active();
     if children > 1 && !hub_live {
         c.status = Status::Fail;
         c.summary = format!(
@@ -91,13 +75,4 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
         if hub_live { ", behind a live hub" } else { "" }
     );
     c
-}
-
-/// The palace a MemPalace process serves: its `--palace`, else its own environment's rules.
-fn palace_of(p: &Proc) -> Option<PathBuf> {
-    if let Some(pp) = p.palace_arg() {
-        return Some(pp);
-    }
-    let env = Env::from_pairs(p.environ()?);
-    PalacePaths::resolve(&env, None).ok().map(|x| x.palace)
 }

@@ -54,6 +54,62 @@ pub fn files(env: &Env, project: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The entry kind this machine's opt-in asks for (RFC 001 §1.2's three states): no remote →
+/// the local child; a remote → a remote entry; a remote with `MEMPALACE_EDGE=1` → `mpt edge`.
+pub fn expected_kind(remote: bool, edge_opt_in: bool) -> EntryKind {
+    match (remote, edge_opt_in) {
+        (false, _) => EntryKind::Mempalace,
+        (true, true) => EntryKind::Edge,
+        (true, false) => EntryKind::Remote,
+    }
+}
+
+/// Everything opencode would read here: its config files, their MemPalace entries, and the files
+/// that do not parse (opencode may ignore those).
+#[derive(Debug, Clone, Default)]
+pub struct Wiring {
+    pub files: Vec<PathBuf>,
+    pub entries: Vec<Entry>,
+    pub unparsable: Vec<(PathBuf, String)>,
+    /// The global config dir exists (opencode is set up even without a file).
+    pub global_dir: bool,
+}
+
+impl Wiring {
+    pub fn read(env: &Env, project: &Path) -> Wiring {
+        let mut w = Wiring {
+            files: files(env, project),
+            global_dir: global_dir(env).is_some_and(|d| d.is_dir()),
+            ..Default::default()
+        };
+        for f in &w.files {
+            match entries(f) {
+                Ok(e) => w.entries.extend(e),
+                Err(why) => w.unparsable.push((f.clone(), why)),
+            }
+        }
+        w
+    }
+
+    /// opencode is set up for this user or project.
+    pub fn installed(&self) -> bool {
+        !self.files.is_empty() || self.global_dir
+    }
+
+    /// The enabled entries.
+    pub fn active(&self) -> Vec<&Entry> {
+        self.entries.iter().filter(|e| e.enabled).collect()
+    }
+
+    /// Enabled entries whose kind disagrees with `expected`.
+    pub fn mismatched(&self, expected: EntryKind) -> Vec<&Entry> {
+        self.active()
+            .into_iter()
+            .filter(|e| e.kind != expected)
+            .collect()
+    }
+}
+
 /// The MemPalace entries in one file; `Err` with the reason when it does not parse.
 pub fn entries(path: &Path) -> Result<Vec<Entry>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;

@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod chroma;
 pub mod files;
+pub mod hygiene;
 pub mod kg;
 pub mod landmine;
 pub mod paths;

@@ -4,6 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::PalacePaths;
+use super::paths::realpath;
+use crate::config::Env;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
@@ -58,6 +62,54 @@ impl Proc {
     pub fn command_line(&self) -> String {
         self.argv.join(" ")
     }
+
+    /// The palace a MemPalace process serves: its `--palace`, else its own environment's rules.
+    pub fn palace(&self) -> Option<PathBuf> {
+        if let Some(pp) = self.palace_arg() {
+            return Some(pp);
+        }
+        let env = Env::from_pairs(self.environ()?);
+        PalacePaths::resolve(&env, None).ok().map(|x| x.palace)
+    }
+
+    /// The files it has open (`/proc/<pid>/fd`), when they are ours to read.
+    pub fn open_files(&self) -> Vec<PathBuf> {
+        let Ok(rd) = std::fs::read_dir(format!("/proc/{}/fd", self.pid)) else {
+            return Vec::new();
+        };
+        rd.flatten()
+            .filter_map(|e| std::fs::read_link(e.path()).ok())
+            .filter(|p| p.is_absolute())
+            .collect()
+    }
+}
+
+impl Proc {
+    /// The inodes of the sockets it has open (`socket:[N]` in `/proc/<pid>/fd`).
+    pub fn open_sockets(&self) -> Vec<u64> {
+        let Ok(rd) = std::fs::read_dir(format!("/proc/{}/fd", self.pid)) else {
+            return Vec::new();
+        };
+        rd.flatten()
+            .filter_map(|e| std::fs::read_link(e.path()).ok())
+            .filter_map(|l| {
+                l.to_str()?
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    }
+}
+
+/// The MemPalace servers (children and hubs) in `all` that have `palace` open.
+pub fn serving<'a>(all: &'a [Proc], palace: &Path) -> Vec<&'a Proc> {
+    let ours = realpath(palace);
+    all.iter()
+        .filter(|p| matches!(p.role, Some(Role::Child | Role::Hub)))
+        .filter(|p| p.palace().is_some_and(|pp| realpath(&pp) == ours))
+        .collect()
 }
 
 fn base(s: &str) -> &str {

@@ -28,13 +28,32 @@ pub fn with_reader<T>(
     }
 }
 
+/// Read-only, and `readonly_shm`: the `-shm` is mapped read-only too, so not even a reader's
+/// read-mark is written (a plain read-only connection still writes into a WAL's `-shm`).
 fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
     let c = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        format!("file:{}?mode=ro&readonly_shm=1", uri_path(path)),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     c.busy_timeout(std::time::Duration::from_millis(2000))?;
     Ok(c)
+}
+
+/// `path` percent-encoded for a `file:` URI.
+fn uri_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for b in path.as_os_str().as_bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(*b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 fn read_error(path: &Path, msg: &str) -> MptError {

@@ -10,6 +10,7 @@ use crate::support::{TestEnv, json, stdout};
 const SUBCOMMANDS: &[&str] = &[
     "doctor",
     "edge",
+    "runbook",
     "call",
     "config",
     "paths",
@@ -85,17 +86,17 @@ fn man_pages_are_committed_and_current() {
         .iter()
         .map(|p| p.as_str().unwrap().to_string())
         .collect();
-    // mpt.1, one page per subcommand, and one per nested subcommand (mpt-mailbox-watch.1, ...).
-    for page in std::iter::once("mpt.1".to_string())
-        .chain(SUBCOMMANDS.iter().map(|s| format!("mpt-{s}.1")))
-        .chain([
-            "mpt-mailbox-watch.1".into(),
-            "mpt-edge-wire.1".into(),
-            "mpt-feed-prepare.1".into(),
-            "mpt-feed-mine.1".into(),
-        ])
-    {
-        assert!(pages.contains(&page), "{page} is generated: {pages:?}");
+    // One page per command at every depth (`mpt mailbox ack`, `mpt runbook apply`), plus mpt.1.
+    fn count(c: &clap::Command) -> usize {
+        c.get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| 1 + count(s))
+            .sum()
+    }
+    let cli = <mpt::cli::Cli as clap::CommandFactory>::command();
+    assert_eq!(pages.len(), count(&cli) + 1, "{pages:?}");
+    for sub in SUBCOMMANDS {
+        assert!(pages.contains(&format!("mpt-{sub}.1")), "{sub}: {pages:?}");
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
     let mut committed: Vec<_> = std::fs::read_dir(&root)

@@ -1,0 +1,159 @@
+//! `mpt runbook [PHASE]`: a line per step (state, summary), the findings and what to do under
+//! each open one; `apply STEP [--yes]`: the dry run or the change. `--json`: `mpt.runbook/v1`.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use crate::Ctx;
+use crate::cli::{PhaseArg, RunbookAction, RunbookArgs};
+use crate::error::{Exit, MptError, Result};
+use crate::output::{Style, verbosity};
+use crate::runbook::{self, Applied, Inputs, Phase, State, Step};
+
+pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
+    let inputs = Inputs {
+        env: ctx.env.clone(),
+        config: ctx.config(),
+        cwd: std::env::current_dir()
+            .map_err(|e| MptError::io("reading the current directory", &e))?,
+        scan: args.scan.clone(),
+        serve_cmd: args.serve_cmd.clone(),
+        palace: args.palace.clone(),
+        procs_cache: Default::default(),
+    };
+    if let Some(RunbookAction::Apply { step, yes }) = &args.action {
+        let applied = runbook::apply(&inputs, step, *yes)?;
+        print_applied(ctx, &applied)?;
+        return Ok(Exit::Ok);
+    }
+    let phases: Vec<Phase> = match args.phase {
+        None => Vec::new(),
+        Some(PhaseArg::Phase0) => vec![Phase::Phase0],
+        Some(PhaseArg::Phase1) => vec![Phase::Phase1],
+        Some(PhaseArg::Phase2) => vec![Phase::Phase2],
+    };
+    let steps = runbook::run(&inputs, &phases);
+    let count = |s: State| steps.iter().filter(|x| x.state == s).count();
+    let (done, todo, blocked, na) = (
+        count(State::Done),
+        count(State::ToDo),
+        count(State::Blocked),
+        count(State::NotApplicable),
+    );
+    let mut shown: Vec<Phase> = steps.iter().map(|s| s.phase).collect();
+    shown.dedup();
+    let doc = json!({
+        "schema": "mpt.runbook/v1",
+        "phases": shown,
+        "steps": steps,
+        "summary": {"done": done, "to_do": todo, "blocked": blocked, "not_applicable": na},
+    });
+    ctx.out.emit(&doc, |w| {
+        let mut phase = None;
+        for s in &steps {
+            if phase != Some(s.phase) {
+                phase = Some(s.phase);
+                writeln!(w, "{}", ctx.out.paint(Style::Bold, s.phase.title()))?;
+            }
+            print_step(ctx, w, s)?;
+        }
+        writeln!(
+            w,
+            "{} steps: {done} done, {todo} to do, {blocked} blocked, {na} not applicable",
+            steps.len()
+        )
+    })?;
+    Ok(if todo + blocked > 0 {
+        Exit::CheckFailed
+    } else {
+        Exit::Ok
+    })
+}
+
+fn print_step(ctx: &Ctx, w: &mut dyn Write, s: &Step) -> std::io::Result<()> {
+    let out = &ctx.out;
+    let (sym, style) = match s.state {
+        State::Done => ("✓", Style::Ok),
+        State::ToDo => ("✗", Style::Fail),
+        State::Blocked => ("!", Style::Warn),
+        State::NotApplicable => ("-", Style::Dim),
+    };
+    writeln!(
+        w,
+        "  {} {:<14} {:<15} {}",
+        out.paint(style, sym),
+        s.id,
+        s.state.label(),
+        s.summary
+    )?;
+    let open = matches!(s.state, State::ToDo | State::Blocked);
+    if open || verbosity() >= 1 {
+        for e in &s.evidence {
+            writeln!(w, "      {}", out.paint(Style::Dim, e))?;
+        }
+    }
+    for f in &s.findings {
+        writeln!(w, "      {}  {}", f.location(), f.what)?;
+        if let Some(t) = &f.text {
+            writeln!(w, "          {}", out.paint(Style::Dim, t))?;
+        }
+        if let Some(r) = &f.replacement {
+            writeln!(w, "        {} {r}", out.paint(Style::Bold, "->"))?;
+        }
+    }
+    if let Some(a) = s.apply.as_ref().filter(|_| open) {
+        writeln!(
+            w,
+            "      {} `mpt runbook apply {} --yes`: {a}",
+            out.paint(Style::Bold, "apply:"),
+            s.id
+        )?;
+    }
+    if let Some(m) = s.manual.as_ref().filter(|_| open) {
+        writeln!(w, "      {} {m}", out.paint(Style::Bold, "by hand:"))?;
+    }
+    Ok(())
+}
+
+fn print_applied(ctx: &Ctx, a: &Applied) -> Result<()> {
+    let mut doc = serde_json::to_value(a).unwrap_or_default();
+    doc["schema"] = json!("mpt.runbook.apply/v1");
+    ctx.out.emit(&doc, |w| {
+        if a.changes.is_empty() {
+            return writeln!(w, "{}: {}", a.step, a.summary);
+        }
+        let head = if a.dry_run {
+            "dry run, nothing changed; applying would"
+        } else {
+            "applied"
+        };
+        writeln!(w, "{}: {head}: {}", a.step, a.summary)?;
+        for c in &a.changes {
+            let to =
+                c.to.as_ref()
+                    .map_or(String::new(), |t| format!(" -> {}", t.display()));
+            writeln!(
+                w,
+                "  {:<8} {}{to}  ({} bytes) {}",
+                c.action,
+                c.path.display(),
+                c.bytes,
+                c.note
+            )?;
+        }
+        if a.dry_run {
+            return writeln!(w, "run again with --yes to apply (a backup is kept)");
+        }
+        if let Some(b) = &a.backup {
+            writeln!(w, "backup: {}", b.display())?;
+        }
+        if let Some(v) = &a.verification {
+            writeln!(w, "verified: {v}")?;
+        }
+        if let Some(u) = &a.undo {
+            writeln!(w, "undo: {u}")?;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,348 @@
+//! `mpt runbook`'s engine: RFC 001's phases (§7, §8) as steps that each check where this machine
+//! stands, say why, and (where safe) apply with a backup, a read-back and an undo line.
+
+mod apply;
+mod compose;
+mod credentials;
+mod docs;
+mod edge;
+mod kg;
+mod kg_move;
+mod primary;
+mod provenance;
+mod scan;
+mod serve;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde::Serialize;
+
+pub use apply::{Applied, Change, Holder, apply};
+pub use scan::{Kind, ScanSet};
+
+use crate::config::{Config, Env};
+use crate::error::MptError;
+use crate::palace::PalacePaths;
+use crate::palace::procs::{self, Proc};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Phase0,
+    Phase1,
+    Phase2,
+}
+
+impl Phase {
+    pub fn parse(s: &str) -> Option<Phase> {
+        match s {
+            "phase0" | "0" => Some(Phase::Phase0),
+            "phase1" | "1" => Some(Phase::Phase1),
+            "phase2" | "2" => Some(Phase::Phase2),
+            _ => None,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Phase::Phase0 => "Phase 0: hygiene, before any cutover (RFC 001 §7)",
+            Phase::Phase1 => "Phase 1: the primary up (mempalace serve)",
+            Phase::Phase2 => "Phase 2: the edge, opt-in only",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    Done,
+    ToDo,
+    Blocked,
+    NotApplicable,
+}
+
+impl State {
+    pub fn label(self) -> &'static str {
+        match self {
+            State::Done => "done",
+            State::ToDo => "to do",
+            State::Blocked => "blocked",
+            State::NotApplicable => "not applicable",
+        }
+    }
+}
+
+/// One place a step found something: a file and line, what is wrong, and the line to put there.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub file: PathBuf,
+    /// 0 when the finding is about the whole file (its mode, git) or a process.
+    pub line: usize,
+    pub what: String,
+    /// The offending line, secrets redacted.
+    pub text: Option<String>,
+    pub replacement: Option<String>,
+}
+
+impl Finding {
+    pub fn at(file: &Path, line: usize, what: impl Into<String>) -> Finding {
+        Finding {
+            file: file.to_path_buf(),
+            line,
+            what: what.into(),
+            text: None,
+            replacement: None,
+        }
+    }
+
+    pub fn text(mut self, line: &str) -> Finding {
+        self.text = Some(crate::palace::hygiene::redact(line.trim()));
+        self
+    }
+
+    pub fn replacement(mut self, r: impl Into<String>) -> Finding {
+        self.replacement = Some(r.into());
+        self
+    }
+
+    pub fn location(&self) -> String {
+        if self.line > 0 {
+            format!("{}:{}", self.file.display(), self.line)
+        } else {
+            self.file.display().to_string()
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub id: &'static str,
+    pub phase: Phase,
+    pub title: &'static str,
+    pub state: State,
+    pub summary: String,
+    pub evidence: Vec<String>,
+    pub findings: Vec<Finding>,
+    /// What `mpt runbook apply ID --yes` would do, when the step is automated and not done.
+    pub apply: Option<String>,
+    /// What to do (or decide) by hand.
+    pub manual: Option<String>,
+    /// `mpt runbook apply` can do this step.
+    pub automated: bool,
+}
+
+impl Step {
+    fn new(id: &'static str, state: State, summary: impl Into<String>) -> Step {
+        let def = STEPS
+            .iter()
+            .find(|d| d.id == id)
+            .expect("every step is in STEPS");
+        Step {
+            id,
+            phase: def.phase,
+            title: def.title,
+            state,
+            summary: summary.into(),
+            evidence: Vec::new(),
+            findings: Vec::new(),
+            apply: None,
+            manual: None,
+            automated: def.automated,
+        }
+    }
+
+    fn evidence(mut self, line: impl Into<String>) -> Step {
+        self.evidence.push(line.into());
+        self
+    }
+
+    fn manual(mut self, m: impl Into<String>) -> Step {
+        self.manual = Some(m.into());
+        self
+    }
+
+    /// Done when nothing was found, else to do: the common shape of a scanning step.
+    fn from_findings(
+        id: &'static str,
+        findings: Vec<Finding>,
+        clean: impl Into<String>,
+        found: impl FnOnce(usize) -> String,
+    ) -> Step {
+        if findings.is_empty() {
+            return Step::new(id, State::Done, clean);
+        }
+        let mut s = Step::new(id, State::ToDo, found(findings.len()));
+        s.findings = findings;
+        s
+    }
+}
+
+pub struct StepDef {
+    pub id: &'static str,
+    pub phase: Phase,
+    pub title: &'static str,
+    pub automated: bool,
+}
+
+const fn def(id: &'static str, phase: Phase, title: &'static str, automated: bool) -> StepDef {
+    StepDef {
+        id,
+        phase,
+        title,
+        automated,
+    }
+}
+
+/// Every step, in the order it runs and prints.
+pub const STEPS: &[StepDef] = &[
+    def(
+        "kg-location",
+        Phase::Phase0,
+        "one knowledge graph, palace-local, that every process finds",
+        true,
+    ),
+    def(
+        "provenance",
+        Phase::Phase0,
+        "a device name and a path that stamps it",
+        false,
+    ),
+    def(
+        "no-sync",
+        Phase::Phase0,
+        "no `mempalace sync` that could reach a shared palace",
+        false,
+    ),
+    def(
+        "credentials",
+        Phase::Phase0,
+        "the token only in .env (0600, gitignored), never in compose or argv",
+        true,
+    ),
+    def(
+        "stale-docs",
+        Phase::Phase0,
+        "no doc advertises the unauthenticated transport or an http:// primary",
+        false,
+    ),
+    def(
+        "serve-bind",
+        Phase::Phase1,
+        "the primary binds the docker0 gateway, not the LAN or loopback",
+        false,
+    ),
+    def(
+        "serve-token",
+        Phase::Phase1,
+        "the primary requires a token",
+        false,
+    ),
+    def(
+        "serve-tls",
+        Phase::Phase1,
+        "TLS on a bind other machines reach",
+        false,
+    ),
+    def(
+        "serve-port",
+        Phase::Phase1,
+        "the primary's port is free",
+        false,
+    ),
+    def(
+        "edge-wiring",
+        Phase::Phase2,
+        "each harness wired as the opt-in says",
+        false,
+    ),
+    def(
+        "palace-volume",
+        Phase::Phase2,
+        "the local palace persisted under edge mode",
+        false,
+    ),
+    def(
+        "r1",
+        Phase::Phase2,
+        "R1: with no MEMPALACE_* set, no edge in any path",
+        false,
+    ),
+];
+
+/// What the steps read.
+pub struct Inputs {
+    pub env: Env,
+    pub config: Result<Config, MptError>,
+    pub cwd: PathBuf,
+    /// `--scan`: extra files and folders to search.
+    pub scan: Vec<PathBuf>,
+    /// `--serve-cmd`: the primary's command line, judged instead of what is found.
+    pub serve_cmd: Option<String>,
+    /// `--palace`: the palace (else the config's, else MemPalace's own rules).
+    pub palace: Option<PathBuf>,
+    /// The processes, read from `/proc` once per run (`Inputs::procs`).
+    pub procs_cache: OnceLock<(Vec<Proc>, Vec<Proc>)>,
+}
+
+impl Inputs {
+    /// Every readable process, and this user's (same uid and HOME): read once, shared by steps.
+    pub fn procs(&self) -> (&[Proc], &[Proc]) {
+        let (all, mine) = self.procs_cache.get_or_init(|| {
+            let all = procs::list();
+            let mine = match self.env.home() {
+                Ok(h) => procs::mine(&all, &h),
+                Err(_) => Vec::new(),
+            };
+            (all, mine)
+        });
+        (all, mine)
+    }
+
+    pub fn palace(&self) -> Result<PalacePaths, MptError> {
+        let explicit = self.palace.clone().or_else(|| {
+            self.config
+                .as_ref()
+                .ok()
+                .and_then(|c| c.file.palace.clone())
+        });
+        PalacePaths::resolve(&self.env, explicit.as_deref())
+    }
+}
+
+/// Runs the steps of `phases` (all when empty), in order.
+pub fn run(inputs: &Inputs, phases: &[Phase]) -> Vec<Step> {
+    let scan = ScanSet::collect(inputs);
+    STEPS
+        .iter()
+        .filter(|d| phases.is_empty() || phases.contains(&d.phase))
+        .map(|d| check(d.id, inputs, &scan))
+        .collect()
+}
+
+/// Runs one step.
+pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
+    match id {
+        "kg-location" => kg::check(inputs),
+        "provenance" => provenance::check(inputs, scan),
+        "no-sync" => docs::no_sync(scan),
+        "credentials" => credentials::check(inputs, scan),
+        "stale-docs" => docs::stale(scan),
+        "serve-bind" | "serve-token" | "serve-tls" | "serve-port" => {
+            primary::check(id, inputs, scan)
+        }
+        "edge-wiring" => edge::wiring(inputs),
+        "palace-volume" => edge::volume(inputs),
+        "r1" => edge::r1(inputs),
+        _ => unreachable!("every id in STEPS is dispatched"),
+    }
+}
+
+/// A step that cannot run because the configuration or the palace does not resolve.
+fn cannot_run(id: &'static str, e: &MptError) -> Step {
+    Step::new(id, State::Blocked, format!("not checked: {}", e.message)).manual(
+        e.hint
+            .clone()
+            .unwrap_or_else(|| "fix the configuration".into()),
+    )
+}

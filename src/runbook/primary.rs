@@ -1,0 +1,252 @@
+//! Phase 1 steps, judged per serve configuration found: `serve-bind` (LAN, loopback-behind-a-
+//! tunnel, or the docker0 gateway), `serve-token`, `serve-tls`, `serve-port` (8765 taken?).
+
+use super::docs::RECOMMENDED_BIND;
+use super::scan::ScanSet;
+use super::serve::{ServeConfig, find};
+use super::{Inputs, State, Step};
+use crate::palace::procs::Role;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bind {
+    Lan,
+    Loopback,
+    Gateway,
+    Specific,
+}
+
+fn classify(addr: &str) -> Bind {
+    let a = addr.trim_matches(['[', ']']);
+    match a {
+        "" | "0.0.0.0" | "::" | "*" => Bind::Lan,
+        "localhost" | "::1" => Bind::Loopback,
+        a if a.starts_with("127.") => Bind::Loopback,
+        RECOMMENDED_BIND => Bind::Gateway,
+        _ => Bind::Specific,
+    }
+}
+
+/// Where other machines would reach it: the published addresses (compose), else the bind.
+fn exposure(c: &ServeConfig) -> Vec<(String, u16)> {
+    if c.compose && !c.host_network {
+        return c.published.clone();
+    }
+    vec![(c.host.clone(), c.port)]
+}
+
+pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
+    let configs = find(inputs, scan);
+    if configs.is_empty() {
+        return Step::new(
+            id,
+            State::NotApplicable,
+            "no serve configuration found (give it with --serve-cmd, or --scan the compose file or unit)",
+        );
+    }
+    let mut worst = State::NotApplicable;
+    let mut lines = Vec::new();
+    for c in &configs {
+        let (state, line) = match id {
+            "serve-bind" => bind(c),
+            "serve-token" => token(c),
+            "serve-tls" => tls(c),
+            _ => port(c, inputs),
+        };
+        worst = match (worst, state) {
+            (State::ToDo, _) | (_, State::ToDo) => State::ToDo,
+            (State::Done, _) | (_, State::Done) => State::Done,
+            _ => State::NotApplicable,
+        };
+        lines.push(format!("[{}] {}: {line}", state.label(), c.source));
+    }
+    let summary = match (worst, lines.len()) {
+        (_, 1) => lines[0]
+            .split_once("] ")
+            .map_or(lines[0].clone(), |(_, r)| r.to_string()),
+        (State::ToDo, n) => format!(
+            "{} of {n} serve configurations need a change",
+            lines.iter().filter(|l| l.starts_with("[to do]")).count()
+        ),
+        (_, n) => format!("{n} serve configurations checked"),
+    };
+    let mut s = Step::new(id, worst, summary);
+    if lines.len() > 1 {
+        s.evidence = lines;
+    }
+    if worst == State::ToDo {
+        s.manual = Some(match id {
+            "serve-bind" => format!("bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose)"),
+            "serve-token" => "put MEMPALACE_MCP_HTTP_TOKEN in the primary's .env (0600) and pass it through compose as ${MEMPALACE_MCP_HTTP_TOKEN}; never --token".into(),
+            "serve-tls" => "add --tls-cert and --tls-key (PEM; or MEMPALACE_MCP_TLS_CERT/_KEY) and give clients an https:// URL".into(),
+            _ => "pick a free port (tor-ms22 moved to 8766: pi-studio owns 8765) and update MEMPALACE_REMOTE_URL on every client".into(),
+        });
+    }
+    s
+}
+
+fn bind(c: &ServeConfig) -> (State, String) {
+    if c.compose && !c.host_network && classify(&c.host) == Bind::Loopback {
+        return (
+            State::ToDo,
+            format!(
+                "binds {} inside its container: the published port reaches nothing",
+                c.host
+            ),
+        );
+    }
+    let exp = exposure(c);
+    if exp.is_empty() {
+        return (
+            State::Done,
+            "not published to the host: reachable only on its compose network".into(),
+        );
+    }
+    let mut worst = (State::Done, String::new());
+    for (addr, port) in exp {
+        let r = match classify(&addr) {
+            Bind::Lan => (
+                State::ToDo,
+                format!(
+                    "{addr}:{port} publishes the palace to the whole LAN; bind {RECOMMENDED_BIND} (the docker0 gateway)"
+                ),
+            ),
+            Bind::Loopback => (
+                State::ToDo,
+                format!(
+                    "{addr}:{port} is the trap that looks safe: behind a tunnel every proxied request 403s (Host is pinned on loopback), and without a token it starts with no authentication at all; bind {RECOMMENDED_BIND}"
+                ),
+            ),
+            Bind::Gateway => (
+                State::Done,
+                format!(
+                    "{addr}:{port}, the docker0 gateway: the host and its containers, not the LAN"
+                ),
+            ),
+            Bind::Specific => (
+                State::Done,
+                format!(
+                    "{addr}:{port}: reachable from that interface's network only; the docker0 gateway {RECOMMENDED_BIND} is the recommended bind"
+                ),
+            ),
+        };
+        if worst.1.is_empty() || r.0 == State::ToDo {
+            worst = r;
+        }
+    }
+    worst
+}
+
+fn token(c: &ServeConfig) -> (State, String) {
+    if let Some(how) = &c.token {
+        let note = if how.starts_with("--token") {
+            " (visible in ps: see the credentials step)"
+        } else {
+            ""
+        };
+        return (State::Done, format!("token from {how}{note}"));
+    }
+    if c.token_unknown {
+        return (State::ToDo, "its environment is not readable by this user: run the runbook as the primary's owner to know".into());
+    }
+    if c.allow_insecure {
+        return (State::ToDo, "--allow-insecure (or MEMPALACE_MCP_HTTP_ALLOW_INSECURE_NO_TOKEN) and no token: anyone who reaches the port holds the palace".into());
+    }
+    match classify(&c.host) {
+        Bind::Loopback => (State::ToDo, format!("no token on a loopback bind ({}): MemPalace mints one only for non-loopback binds, so it starts with no authentication at all", c.host)),
+        _ => (State::Done, "no token given: serve mints one (non-loopback bind) and keeps it 0600 in ~/.mempalace/server/<key>/token on the primary host; clients need its value in MEMPALACE_REMOTE_TOKEN".into()),
+    }
+}
+
+fn tls(c: &ServeConfig) -> (State, String) {
+    let exp = exposure(c);
+    let reached = exp.iter().any(|(a, _)| classify(a) != Bind::Loopback);
+    if !reached {
+        return (
+            State::NotApplicable,
+            "loopback only: TLS terminates wherever the tunnel does".into(),
+        );
+    }
+    if c.tls {
+        (State::Done, "TLS with --tls-cert/--tls-key".into())
+    } else {
+        (State::ToDo, "other machines reach it, but it speaks plain http: the bearer token crosses the network in clear text".into())
+    }
+}
+
+fn port(c: &ServeConfig, inputs: &Inputs) -> (State, String) {
+    let ports: Vec<u16> = if c.compose && !c.host_network {
+        c.published.iter().map(|(_, p)| *p).collect()
+    } else {
+        vec![c.port]
+    };
+    if ports.is_empty() || ports == [0] {
+        return (
+            State::NotApplicable,
+            "no fixed host port (not published, or --port 0)".into(),
+        );
+    }
+    let all = inputs.procs().0;
+    let shown: Vec<String> = ports.iter().map(u16::to_string).collect();
+    let mut ours = None;
+    for port in ports {
+        for inode in listeners(port) {
+            match all.iter().find(|p| p.open_sockets().contains(&inode)) {
+                Some(p) if Some(p.pid) == c.pid || p.role == Some(Role::Hub) => {
+                    ours = Some(format!(
+                        "{port}: the primary itself listens (pid {})",
+                        p.pid
+                    ));
+                }
+                Some(p) if p.argv.iter().any(|a| a.contains("docker-proxy")) => {
+                    ours = Some(format!(
+                        "{port}: published by docker (pid {}), presumably this service",
+                        p.pid
+                    ));
+                }
+                Some(p) => {
+                    let cmd = crate::palace::hygiene::redact(&p.command_line());
+                    return (
+                        State::ToDo,
+                        format!(
+                            "port clash: pid {} ({cmd}) already listens on {port}",
+                            p.pid
+                        ),
+                    );
+                }
+                None => {
+                    return (
+                        State::ToDo,
+                        format!("port clash: a process of another user already listens on {port}"),
+                    );
+                }
+            }
+        }
+    }
+    let free = format!("nothing listens on {} yet", shown.join(", "));
+    (State::Done, ours.unwrap_or(free))
+}
+
+/// Socket inodes listening on TCP `port` (`/proc/net/tcp`, `/proc/net/tcp6`).
+fn listeners(port: u16) -> Vec<u64> {
+    let mut out = Vec::new();
+    for f in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        for l in text.lines().skip(1) {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            let (Some(local), Some(st), Some(inode)) = (cols.get(1), cols.get(3), cols.get(9))
+            else {
+                continue;
+            };
+            let p = local
+                .rsplit(':')
+                .next()
+                .and_then(|h| u16::from_str_radix(h, 16).ok());
+            if *st == "0A" && p == Some(port) {
+                out.extend(inode.parse::<u64>().ok());
+            }
+        }
+    }
+    out
+}
