@@ -6,6 +6,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod mcp;
+pub mod outbox;
 pub mod output;
 pub mod palace;
 

@@ -1,0 +1,507 @@
+//! The outbox file: opening it (0600, WAL, schema), the durable enqueue every writer shares, and
+//! what operators do to it (list, show, retry, drop, purge, summary). Claims live in `lease`.
+
+use std::fs::{self, OpenOptions as FsOpen};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde_json::{Value, json};
+
+use super::schema::{self, Synchronous, sql};
+use super::{Op, OpState, Origin, replay, util};
+use crate::error::{MptError, Result};
+use crate::palace::catalog::{self, ToolClass};
+
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    pub synchronous: Synchronous,
+    /// How long a writer waits for another process's transaction.
+    pub busy_timeout: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            synchronous: Synchronous::Full,
+            busy_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// One open outbox. Several processes may hold one each on the same file.
+pub struct Outbox {
+    pub(super) conn: Connection,
+    path: PathBuf,
+}
+
+/// A write to queue. `dedupe_key`, when given, admits at most one active op per key.
+#[derive(Debug, Clone, Copy)]
+pub struct NewOp<'a> {
+    pub tool: &'a str,
+    pub payload: &'a Value,
+    pub dedupe_key: Option<&'a str>,
+}
+
+/// What an enqueue did. `deduped`: an active op with the same key already existed (returned).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enqueued {
+    pub op_id: String,
+    pub local_seq: i64,
+    pub deduped: bool,
+}
+
+/// Counts by state and what sits at the head of the queue.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub counts: Vec<(OpState, i64)>,
+    pub oldest_queued_at: Option<i64>,
+    pub head: Option<Op>,
+    pub last_seq: Option<i64>,
+}
+
+impl Summary {
+    pub fn count(&self, st: OpState) -> i64 {
+        self.counts
+            .iter()
+            .find(|(s, _)| *s == st)
+            .map_or(0, |(_, n)| *n)
+    }
+}
+
+pub(super) const COLS: &str = "id, op_id, local_seq, origin_device, origin_host, tool_name, \
+    payload_json, dedupe_key, state, attempts, sends, unconfirmed, next_attempt_at, lease_token, \
+    lease_expires_at, first_sent_at, created_at, updated_at, flushed_at, outcome, primary_ref, \
+    error_json";
+
+pub(super) fn row_to_op(r: &rusqlite::Row<'_>) -> rusqlite::Result<Op> {
+    let json_col = |i: usize| -> rusqlite::Result<Option<Value>> {
+        let t: Option<String> = r.get(i)?;
+        Ok(t.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t))))
+    };
+    let state: String = r.get(8)?;
+    Ok(Op {
+        id: r.get(0)?,
+        op_id: r.get(1)?,
+        local_seq: r.get(2)?,
+        origin_device: r.get(3)?,
+        origin_host: r.get(4)?,
+        tool_name: r.get(5)?,
+        payload: json_col(6)?.unwrap_or(Value::Null),
+        dedupe_key: r.get(7)?,
+        state: OpState::parse(&state).unwrap_or(OpState::Failed),
+        attempts: r.get(9)?,
+        sends: r.get(10)?,
+        unconfirmed: r.get::<_, i64>(11)? != 0,
+        next_attempt_at: r.get(12)?,
+        lease_token: r.get(13)?,
+        lease_expires_at: r.get(14)?,
+        first_sent_at: r.get(15)?,
+        created_at: r.get(16)?,
+        updated_at: r.get(17)?,
+        flushed_at: r.get(18)?,
+        outcome: r.get(19)?,
+        primary_ref: r.get(20)?,
+        error: json_col(21)?,
+    })
+}
+
+impl Outbox {
+    /// Opens (creating with mode 0600 in a 0700 directory) the outbox at `path`.
+    pub fn open(path: &Path, opts: OpenOptions) -> Result<Outbox> {
+        create_private(path)?;
+        let mut conn = Connection::open(path)
+            .map_err(|e| sql(&format!("opening the outbox {}", path.display()), &e))?;
+        schema::prepare(&mut conn, opts.synchronous, opts.busy_timeout)?;
+        Ok(Outbox {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Queues one write, durably (committed with the configured `synchronous`) before it
+    /// returns. `local_seq` is allocated inside the same `BEGIN IMMEDIATE` transaction, so it is
+    /// strictly monotonic per device across every process sharing this file. Maintenance and
+    /// destructive tools are refused (exit 4); reads have no business here (exit 2).
+    pub fn enqueue(&mut self, origin: &Origin, op: NewOp<'_>) -> Result<Enqueued> {
+        admit(op.tool, op.payload)?;
+        let payload_text = serde_json::to_string(op.payload)
+            .map_err(|e| MptError::usage(format!("the payload is not serialisable: {e}")))?;
+        let now = util::now_ms();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| sql("enqueueing", &e))?;
+        if let Some(key) = op.dedupe_key {
+            let existing = tx
+                .query_row(
+                    "SELECT op_id, local_seq FROM ops WHERE dedupe_key = ?1 AND state IN ('queued', 'leased')",
+                    [key],
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+                )
+                .optional()
+                .map_err(|e| sql("enqueueing", &e))?;
+            if let Some((op_id, local_seq)) = existing {
+                return Ok(Enqueued {
+                    op_id,
+                    local_seq,
+                    deduped: true,
+                });
+            }
+        }
+        let local_seq: i64 = tx
+            .query_row(
+                "INSERT INTO seqs (origin_device, last) VALUES (?1, 1)
+                 ON CONFLICT (origin_device) DO UPDATE SET last = last + 1 RETURNING last",
+                [&origin.device],
+                |r| r.get(0),
+            )
+            .map_err(|e| sql("allocating local_seq", &e))?;
+        let op_id = util::op_id(&origin.device, local_seq, op.tool, op.payload);
+        tx.execute(
+            "INSERT INTO ops (op_id, local_seq, origin_device, origin_host, tool_name, payload_json,
+                              dedupe_key, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+            params![
+                op_id,
+                local_seq,
+                origin.device,
+                origin.host,
+                op.tool,
+                payload_text,
+                op.dedupe_key,
+                now
+            ],
+        )
+        .map_err(|e| sql("enqueueing", &e))?;
+        tx.commit().map_err(|e| sql("committing the enqueue", &e))?;
+        Ok(Enqueued {
+            op_id,
+            local_seq,
+            deduped: false,
+        })
+    }
+
+    /// Ops in queue order. `states` empty = every state. `newest`: the last `limit` rather than
+    /// the first (for done/dropped history); the result is still in queue order.
+    pub fn list(&self, states: &[OpState], limit: usize, newest: bool) -> Result<Vec<Op>> {
+        let filter = if states.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = states.iter().map(|s| format!("'{}'", s.as_str())).collect();
+            format!("WHERE state IN ({})", names.join(", "))
+        };
+        let order = if newest { "DESC" } else { "ASC" };
+        let q = format!("SELECT {COLS} FROM ops {filter} ORDER BY id {order} LIMIT ?1");
+        let mut stmt = self.conn.prepare(&q).map_err(|e| sql("listing", &e))?;
+        let mut ops = stmt
+            .query_map([limit as i64], row_to_op)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| sql("listing", &e))?;
+        if newest {
+            ops.reverse();
+        }
+        Ok(ops)
+    }
+
+    /// The op whose `op_id` starts with `prefix` (at least 4 hex digits; unique).
+    pub fn find(&self, prefix: &str) -> Result<Op> {
+        let p = prefix.trim().to_ascii_lowercase();
+        if p.len() < 4 || !p.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(
+                MptError::usage(format!("'{prefix}' is not an op id")).with_hint(
+                    "give the op_id, or at least its first 4 hex digits (`mpt outbox list`)",
+                ),
+            );
+        }
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {COLS} FROM ops WHERE op_id >= ?1 AND op_id < ?1 || 'g' ORDER BY id LIMIT 2"
+            ))
+            .map_err(|e| sql("finding the op", &e))?;
+        let found = stmt
+            .query_map([&p], row_to_op)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| sql("finding the op", &e))?;
+        match found.len() {
+            0 => Err(MptError::usage(format!("no op {p} in the outbox"))
+                .with_hint("`mpt outbox list --state all` lists every op still kept")),
+            1 => Ok(found.into_iter().next().unwrap()),
+            _ => Err(MptError::usage(format!("'{p}' matches more than one op"))
+                .with_hint("give more digits of the op_id")),
+        }
+    }
+
+    pub fn summary(&self) -> Result<Summary> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT state, COUNT(*) FROM ops GROUP BY state")
+            .map_err(|e| sql("counting", &e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| sql("counting", &e))?;
+        let counts = OpState::ALL
+            .into_iter()
+            .map(|st| {
+                let n = rows
+                    .iter()
+                    .find(|(s, _)| s == st.as_str())
+                    .map_or(0, |(_, n)| *n);
+                (st, n)
+            })
+            .collect();
+        let oldest_queued_at = self
+            .conn
+            .query_row(
+                "SELECT MIN(created_at) FROM ops WHERE state IN ('queued', 'leased', 'failed')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| sql("counting", &e))?;
+        let last_seq = self
+            .conn
+            .query_row("SELECT MAX(last) FROM seqs", [], |r| r.get(0))
+            .map_err(|e| sql("counting", &e))?;
+        Ok(Summary {
+            counts,
+            oldest_queued_at,
+            head: self.head()?,
+            last_seq,
+        })
+    }
+
+    /// Puts a failed (or backing-off queued) op back at the front of the line with a fresh
+    /// attempt budget. Hold the flush lock while calling (no flusher may be mid-send).
+    pub fn retry(&mut self, op: &Op) -> Result<bool> {
+        if !matches!(op.state, OpState::Failed | OpState::Queued) {
+            return Ok(false);
+        }
+        // For a tool whose replay cannot be checked, an operator's retry is the decision to send.
+        let clear = !replay::can_verify(&op.tool_name, &op.payload);
+        let now = util::now_ms();
+        let tx = self.write_tx("retrying")?;
+        let n = tx
+            .execute(
+                "UPDATE ops SET state = 'queued', attempts = 0, next_attempt_at = 0,
+                        unconfirmed = CASE WHEN ?2 THEN 0 ELSE unconfirmed END, updated_at = ?3
+                 WHERE id = ?1 AND state IN ('failed', 'queued')",
+                params![op.id, clear, now],
+            )
+            .map_err(|e| sql("retrying", &e))?;
+        if n == 1 {
+            audit(
+                &tx,
+                now,
+                "retry",
+                Some(&op.op_id),
+                json!({"from": op.state, "attempts": op.attempts, "error": op.error}),
+            )?;
+        }
+        tx.commit().map_err(|e| sql("retrying", &e))?;
+        Ok(n == 1)
+    }
+
+    /// Every failed op, in queue order.
+    pub fn failed(&self) -> Result<Vec<Op>> {
+        self.list(&[OpState::Failed], usize::MAX >> 1, false)
+    }
+
+    /// Gives up on an op: it is never sent, and the record (with who and why) stays until
+    /// purged; the audit entry stays for good. Hold the flush lock while calling.
+    pub fn drop_op(&mut self, op: &Op, reason: Option<&str>) -> Result<()> {
+        if !op.state.is_open() {
+            return Err(MptError::usage(format!(
+                "op {} is {}: only queued, leased or failed ops can be dropped",
+                short(&op.op_id),
+                op.state.as_str()
+            )));
+        }
+        let now = util::now_ms();
+        let who = format!(
+            "{}@{} pid {}",
+            std::env::var("USER").unwrap_or_else(|_| "?".into()),
+            util::hostname(),
+            std::process::id()
+        );
+        let detail = json!({"from": op.state, "attempts": op.attempts, "reason": reason, "by": who, "error": op.error});
+        let tx = self.write_tx("dropping")?;
+        let n = tx
+            .execute(
+                "UPDATE ops SET state = 'dropped', outcome = 'dropped', flushed_at = ?2, updated_at = ?2,
+                        lease_token = NULL, lease_expires_at = NULL, inflight = 0, error_json = ?3
+                 WHERE id = ?1 AND state IN ('queued', 'leased', 'failed')",
+                params![op.id, now, detail.to_string()],
+            )
+            .map_err(|e| sql("dropping", &e))?;
+        if n != 1 {
+            return Err(MptError::usage(format!(
+                "op {} changed meanwhile; look again",
+                short(&op.op_id)
+            )));
+        }
+        audit(&tx, now, "drop", Some(&op.op_id), detail)?;
+        tx.commit().map_err(|e| sql("dropping", &e))
+    }
+
+    /// Deletes done and dropped ops settled before `older_than` ago. Open ops are never touched.
+    pub fn purge(&mut self, older_than: Duration) -> Result<i64> {
+        let now = util::now_ms();
+        let cutoff = now - older_than.as_millis() as i64;
+        let tx = self.write_tx("purging")?;
+        let n = tx
+            .execute(
+                "DELETE FROM ops WHERE state IN ('done', 'dropped') AND flushed_at <= ?1",
+                [cutoff],
+            )
+            .map_err(|e| sql("purging", &e))? as i64;
+        if n > 0 {
+            audit(
+                &tx,
+                now,
+                "purge",
+                None,
+                json!({"deleted": n, "older_than_s": older_than.as_secs()}),
+            )?;
+        }
+        tx.commit().map_err(|e| sql("purging", &e))?;
+        Ok(n)
+    }
+
+    /// Operator actions on one op (or, with `None`, every action), oldest first.
+    pub fn audit_trail(&self, op_id: Option<&str>) -> Result<Vec<Value>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT at, action, op_id, detail_json FROM audit WHERE ?1 IS NULL OR op_id = ?1 ORDER BY id")
+            .map_err(|e| sql("reading the audit trail", &e))?;
+        stmt.query_map([op_id], |r| {
+            let detail: String = r.get(3)?;
+            Ok(json!({
+                "at": util::rfc3339(r.get(0)?),
+                "action": r.get::<_, String>(1)?,
+                "op_id": r.get::<_, Option<String>>(2)?,
+                "detail": serde_json::from_str::<Value>(&detail).unwrap_or(Value::Null),
+            }))
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(|e| sql("reading the audit trail", &e))
+    }
+
+    /// `PRAGMA integrity_check`: "ok" or the problems SQLite found.
+    pub fn integrity_check(&self) -> Result<String> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .map_err(|e| sql("checking integrity", &e))?;
+        let lines = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| sql("checking integrity", &e))?;
+        Ok(lines.join("\n"))
+    }
+
+    pub(super) fn write_tx(&mut self, what: &str) -> Result<rusqlite::Transaction<'_>> {
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| sql(what, &e))
+    }
+}
+
+fn audit(
+    tx: &rusqlite::Transaction<'_>,
+    at: i64,
+    action: &str,
+    op_id: Option<&str>,
+    detail: Value,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO audit (at, action, op_id, detail_json) VALUES (?1, ?2, ?3, ?4)",
+        params![at, action, op_id, detail.to_string()],
+    )
+    .map(|_| ())
+    .map_err(|e| sql("recording the audit entry", &e))
+}
+
+/// What may enter the outbox: writes only, as a JSON object.
+fn admit(tool: &str, payload: &Value) -> Result<()> {
+    if !tool.starts_with("mempalace_") || tool.len() <= "mempalace_".len() {
+        return Err(MptError::usage(format!(
+            "'{tool}' is not a MemPalace tool name (mempalace_*)"
+        )));
+    }
+    match catalog::classify(tool) {
+        ToolClass::Maintenance | ToolClass::Destructive => {
+            return Err(MptError::refused(format!(
+                "{tool} is a {} tool: it is never queued for the shared primary",
+                if catalog::classify(tool) == ToolClass::Maintenance {
+                    "maintenance"
+                } else {
+                    "destructive"
+                }
+            ))
+            .with_hint(
+                "run it on the palace host itself; the outbox carries only replicated writes",
+            ));
+        }
+        ToolClass::Read => {
+            return Err(MptError::usage(format!(
+                "{tool} only reads: there is nothing to replicate"
+            ))
+            .with_hint("call it directly with `mpt call`"));
+        }
+        ToolClass::Write => {}
+    }
+    if !payload.is_object() {
+        return Err(MptError::usage("the tool arguments must be a JSON object"));
+    }
+    Ok(())
+}
+
+/// Creates the file 0600 (and its directory 0700) before SQLite opens it; SQLite gives its
+/// `-wal` and `-shm` files the database's mode. An existing file open to others is tightened.
+fn create_private(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.exists()
+    {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
+    }
+    FsOpen::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| MptError::io(format!("creating the outbox {}", path.display()), &e))?;
+    for p in [
+        path.to_path_buf(),
+        sidecar(path, "-wal"),
+        sidecar(path, "-shm"),
+    ] {
+        if let Ok(meta) = fs::metadata(&p)
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o600))
+                .map_err(|e| MptError::io(format!("making {} private", p.display()), &e))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+pub fn short(op_id: &str) -> &str {
+    &op_id[..op_id.len().min(12)]
+}
