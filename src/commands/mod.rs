@@ -5,6 +5,7 @@ mod call;
 mod completions;
 mod config;
 mod man;
+mod outbox;
 mod paths;
 
 use crate::Ctx;
@@ -16,6 +17,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Call(args) => call::run(ctx, args),
         Command::Config => config::run(ctx),
         Command::Paths(args) => paths::run(ctx, args),
+        Command::Outbox(args) => outbox::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => man::run(ctx, args),
     }

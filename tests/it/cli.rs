@@ -7,7 +7,12 @@ use std::process::{Command, Stdio};
 
 use crate::support::{TestEnv, json, stdout};
 
-const SUBCOMMANDS: &[&str] = &["call", "config", "paths", "completions", "man"];
+const SUBCOMMANDS: &[&str] = &["call", "config", "paths", "outbox", "completions", "man"];
+/// Subcommands with their own subcommands (each gets its own man page too).
+const NESTED: &[(&str, &[&str])] = &[(
+    "outbox",
+    &["list", "show", "enqueue", "flush", "retry", "drop", "purge"],
+)];
 
 #[test]
 fn help_for_every_command() {
@@ -28,6 +33,13 @@ fn help_for_every_command() {
         text.contains("Exit codes"),
         "help carries the exit-code table"
     );
+    for (group, subs) in NESTED {
+        for sub in *subs {
+            let o = env.mpt(&[group, sub, "--help"], &[]);
+            assert!(o.status.success(), "{group} {sub} --help");
+            assert!(stdout(&env.mpt(&[group, "--help"], &[])).contains(sub));
+        }
+    }
 }
 
 #[test]
@@ -70,10 +82,11 @@ fn man_pages_are_committed_and_current() {
     let o = env.mpt(&["--json", "man", out.to_str().unwrap()], &[]);
     assert!(o.status.success());
     let pages = json(&o)["pages"].as_array().unwrap().len();
+    let nested: usize = NESTED.iter().map(|(_, subs)| subs.len()).sum();
     assert_eq!(
         pages,
-        SUBCOMMANDS.len() + 1,
-        "one page per subcommand plus mpt.1"
+        SUBCOMMANDS.len() + nested + 1,
+        "one page per subcommand (nested ones too) plus mpt.1"
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
     let mut committed: Vec<_> = std::fs::read_dir(&root)
