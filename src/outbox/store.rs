@@ -428,8 +428,9 @@ fn audit(
     .map_err(|e| sql("recording the audit entry", &e))
 }
 
-/// What may enter the outbox: writes only, as a JSON object.
-fn admit(tool: &str, payload: &Value) -> Result<()> {
+/// What may enter the outbox: writes only, as a JSON object (exit 4 for maintenance and
+/// destructive tools, exit 2 for reads and non-objects).
+pub fn admit(tool: &str, payload: &Value) -> Result<()> {
     if !tool.starts_with("mempalace_") || tool.len() <= "mempalace_".len() {
         return Err(MptError::usage(format!(
             "'{tool}' is not a MemPalace tool name (mempalace_*)"

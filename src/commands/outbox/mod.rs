@@ -272,7 +272,7 @@ fn enqueue(
     })?;
     if let Some((token, _)) = config.remote.as_ref().and_then(|r| r.token.as_ref())
         && !token.expose().is_empty()
-        && args.contains(token.expose())
+        && (args.contains(token.expose()) || payload.to_string().contains(token.expose()))
     {
         return Err(MptError::refused(
             "the arguments contain the remote token: it never enters the outbox",
@@ -280,6 +280,8 @@ fn enqueue(
         .with_hint("remove the token from the payload"));
     }
     let tool = outbox::full_tool_name(tool);
+    // Refused before the outbox is created or opened.
+    outbox::store::admit(&tool, &payload)?;
     let mut store = Outbox::open(path, OpenOptions::default())?;
     let e = store.enqueue(
         &Origin::from_config(config),
