@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod http_fake;
 mod http_real;
+mod outbox;
 mod palace;
 mod stall;
 mod stdio_real;

@@ -2,6 +2,7 @@
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
 pub mod primary;
+pub mod proxy;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
