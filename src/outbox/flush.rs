@@ -1,16 +1,21 @@
 //! The flush engine: claims ops in queue order, resolves an earlier unanswered send before
 //! resending, sends, classifies, and stops the drain on a transient failure or a failed op.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use super::classify::{self, Sent, Verdict};
-use super::lease::{Head, Nack};
+use super::lease::{Ack, Head, Nack};
 use super::replay::{self, Check, Schemas};
 use super::{FlushLock, Op, OpState, Outbox, error_json, util};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::mcp::{Deadline, McpClient};
+
+/// Ops claimed per commit. Their in-flight marks cost one durable commit per window; each ack
+/// is a cheap relaxed commit (see `Outbox::relaxed`).
+pub const WINDOW: usize = 32;
 
 #[derive(Debug, Clone)]
 pub struct FlushOptions {
@@ -119,6 +124,8 @@ pub async fn flush(
         failed: Vec::new(),
         total: 0,
         streak: 0,
+        window: VecDeque::new(),
+        pending: Vec::new(),
     };
     let (stop, error) = run.drain(progress).await?;
     let blocked_by = match stop {
@@ -148,11 +155,17 @@ struct Run<'a> {
     total: i64,
     /// Consecutive transient failures (the backoff exponent).
     streak: u32,
+    /// Claimed, not yet sent, in queue order.
+    window: VecDeque<Op>,
+    /// Settled on the primary, not yet marked done: committed with the next window's claim
+    /// (or before a check, a failure or the end). A crash before that commit leaves them
+    /// leased and in flight: the next flush checks or (for idempotent tools) resends them.
+    pending: Vec<Ack>,
 }
 
 /// What to do after one op.
 enum Next {
-    Continue(Option<Box<Op>>),
+    Continue,
     Finish(Stop, Option<MptError>),
 }
 
@@ -189,9 +202,8 @@ impl Run<'_> {
             }
         };
         self.streak = 0;
-        let mut cur = self.claim()?;
         loop {
-            let Some(op) = cur.take() else {
+            let Some(op) = self.next_op()? else {
                 return self.why_idle();
             };
             let next = self.one(op, &schemas).await?;
@@ -199,11 +211,44 @@ impl Run<'_> {
                 settled: self.settled(),
                 total: self.total,
             });
-            match next {
-                Next::Continue(n) => cur = n.map(|b| *b),
-                Next::Finish(stop, err) => return Ok((stop, err)),
+            if let Next::Finish(stop, err) = next {
+                self.commit_acks()?;
+                self.release_window()?;
+                return Ok((stop, err));
             }
         }
+    }
+
+    /// The next claimed op, claiming a new window when the last one is used up.
+    fn next_op(&mut self) -> Result<Option<Op>> {
+        if self.window.is_empty() {
+            let room = self.opts.limit.map_or(WINDOW, |l| {
+                (l.saturating_sub(self.settled()) as usize).clamp(1, WINDOW)
+            });
+            let ops = self.store.claim_window(
+                &self.token,
+                util::now_ms(),
+                self.gate(),
+                self.lease_ms(),
+                room,
+                &self.pending,
+            )?;
+            self.pending.clear();
+            self.window.extend(ops);
+        }
+        Ok(self.window.pop_front())
+    }
+
+    fn commit_acks(&mut self) -> Result<()> {
+        self.store.ack_many(&self.pending, &self.token)?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Claimed ops that were never sent go back to the queue as they were.
+    fn release_window(&mut self) -> Result<()> {
+        let rest: Vec<Op> = self.window.drain(..).collect();
+        self.store.release(&rest, &self.token)
     }
 
     /// Sends one claimed op (after checking the primary if an earlier send went unanswered).
@@ -211,6 +256,8 @@ impl Run<'_> {
         let mut args = None;
         let mut found_ref = None;
         if op.unconfirmed {
+            // The check must see every effect this run already owns.
+            self.commit_acks()?;
             let confirmed = self.store.confirmed_refs(
                 &replay::ref_tools(&op.tool_name),
                 replay::window_start(&op),
@@ -277,19 +324,11 @@ impl Run<'_> {
     /// Done; and, unless the limit is reached, the next op claimed in the same commit.
     fn settle(&mut self, op: &Op, outcome: &str, primary_ref: Option<&str>) -> Result<Next> {
         self.streak = 0;
+        self.pending.push(Ack::new(op, outcome, primary_ref));
         if self.opts.limit.is_some_and(|l| self.settled() >= l) {
-            self.store.ack(op, &self.token, outcome, primary_ref)?;
             return Ok(Next::Finish(Stop::Limit, None));
         }
-        let next = self.store.ack_and_claim(
-            op,
-            &self.token,
-            outcome,
-            primary_ref,
-            self.gate(),
-            self.lease_ms(),
-        )?;
-        Ok(Next::Continue(next.map(Box::new)))
+        Ok(Next::Continue)
     }
 
     /// A send (or a check) that did not land.
@@ -299,6 +338,7 @@ impl Run<'_> {
         verdict: Verdict,
         check_failed: bool,
     ) -> Result<Next> {
+        self.commit_acks()?;
         // An earlier unanswered send stays unconfirmed unless a check ran and found nothing.
         let earlier_unknown = op.unconfirmed && check_failed;
         match verdict {
@@ -322,8 +362,9 @@ impl Run<'_> {
                         error: error_json(&err),
                     },
                 )?;
+                self.release_window()?;
                 if self.pause(wait).await {
-                    return Ok(Next::Continue(self.claim()?.map(Box::new)));
+                    return Ok(Next::Continue);
                 }
                 Ok(Next::Finish(Stop::Unavailable, Some(err)))
             }
@@ -346,9 +387,10 @@ impl Run<'_> {
                     return Ok(Next::Finish(Stop::Blocked, None));
                 }
                 // Bounded: MAX_ATTEMPTS tries, a second or two apart, then failed.
+                self.release_window()?;
                 if self.opts.deadline.is_none() || self.time_left() > wait {
                     tokio::time::sleep(wait).await;
-                    return Ok(Next::Continue(self.claim()?.map(Box::new)));
+                    return Ok(Next::Continue);
                 }
                 Ok(Next::Finish(Stop::Deadline, Some(err)))
             }
@@ -395,11 +437,6 @@ impl Run<'_> {
                 )),
             ),
         })
-    }
-
-    fn claim(&mut self) -> Result<Option<Op>> {
-        self.store
-            .claim(&self.token, util::now_ms(), self.gate(), self.lease_ms())
     }
 
     fn gate(&self) -> i64 {

@@ -9,17 +9,15 @@ use super::store::{COLS, Outbox, row_to_op};
 use super::{MAX_ATTEMPTS, Op, OpState, util};
 use crate::error::{ErrorKind, MptError, Result};
 
-/// Claims the head of the queue, if it may be sent now: queued (and, with `gate`, due), or
-/// leased by someone whose lease expired. A failed head blocks: nothing behind it is claimed.
-/// The claim marks the op in flight, durably, before anything is sent; a claim of an op whose
-/// previous send never settled turns that into `unconfirmed` (check the primary first).
+/// Claims one op, if it may be sent now: queued, or leased by someone whose lease expired.
+/// The claim marks the op in flight; a claim of an op whose previous send never settled turns
+/// that into `unconfirmed` (check the primary first). Candidates come from the head of the
+/// queue (`claim_window`); a failed head blocks: nothing behind it is claimed.
 pub(super) const CLAIM: &str = "
-UPDATE ops SET state = 'leased', lease_token = ?1, lease_expires_at = ?2 + ?4,
+UPDATE ops SET state = 'leased', lease_token = ?1, lease_expires_at = ?3,
        sends = sends + 1, unconfirmed = (unconfirmed OR inflight), inflight = 1,
        first_sent_at = COALESCE(first_sent_at, ?2), updated_at = ?2
- WHERE id = (SELECT id FROM ops WHERE state IN ('queued', 'leased', 'failed') ORDER BY id LIMIT 1)
-   AND (state = 'queued' OR (state = 'leased' AND lease_expires_at <= ?2))
-   AND next_attempt_at <= ?3";
+ WHERE id = ?4 AND (state = 'queued' OR (state = 'leased' AND lease_expires_at <= ?2))";
 
 /// How an attempt that did not land ends.
 #[derive(Debug, Clone)]
@@ -31,6 +29,26 @@ pub struct Nack {
     /// Not before this instant (unix ms) for a flusher that honours backoff.
     pub retry_at: i64,
     pub error: Value,
+}
+
+/// An op settled on the primary, to be marked done.
+#[derive(Debug, Clone)]
+pub struct Ack {
+    pub id: i64,
+    pub op_id: String,
+    pub outcome: String,
+    pub primary_ref: Option<String>,
+}
+
+impl Ack {
+    pub fn new(op: &Op, outcome: &str, primary_ref: Option<&str>) -> Ack {
+        Ack {
+            id: op.id,
+            op_id: op.op_id.clone(),
+            outcome: outcome.to_string(),
+            primary_ref: primary_ref.map(str::to_string),
+        }
+    }
 }
 
 /// What the head of the queue is doing when nothing could be claimed.
@@ -46,13 +64,82 @@ impl Outbox {
     /// Claims the head under a fresh lease of `lease_ms`. `gate`: only if due by then
     /// (`i64::MAX` ignores the backoff schedule).
     pub fn claim(&mut self, token: &str, now: i64, gate: i64, lease_ms: i64) -> Result<Option<Op>> {
-        let tx = self.write_tx("claiming")?;
-        let op = claim_in(&tx, token, now, gate, lease_ms)?;
-        tx.commit().map_err(|e| sql("claiming", &e))?;
-        Ok(op)
+        Ok(self
+            .claim_window(token, now, gate, lease_ms, 1, &[])?
+            .into_iter()
+            .next())
     }
 
-    /// Marks the leased op done (only with its lease token).
+    /// Claims up to `max` ops from the head, in queue order, under one lease, in one commit
+    /// made with the configured `synchronous` (FULL: the in-flight marks are on disk before
+    /// any of them is sent). The window stops at the first op that is not claimable, and
+    /// before a second knowledge-graph write to the same subject and predicate: replaying a
+    /// window after a power loss then never replays an add after its own invalidate.
+    /// `acks` (done ops of the previous window) are committed in the same transaction.
+    pub fn claim_window(
+        &mut self,
+        token: &str,
+        now: i64,
+        gate: i64,
+        lease_ms: i64,
+        max: usize,
+        acks: &[Ack],
+    ) -> Result<Vec<Op>> {
+        let tx = self.write_tx("claiming")?;
+        for a in acks {
+            ack_in(&tx, a, token)?;
+        }
+        let candidates = tx
+            .prepare_cached(&format!(
+                "SELECT {COLS} FROM ops WHERE state IN ('queued', 'leased', 'failed') ORDER BY id LIMIT ?1"
+            ))
+            .and_then(|mut st| {
+                st.query_map([max.max(1) as i64], row_to_op)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| sql("claiming", &e))?;
+        let mut facts = std::collections::HashSet::new();
+        let mut claimed = Vec::new();
+        for op in candidates {
+            let claimable = match op.state {
+                OpState::Queued => true,
+                OpState::Leased => op.lease_expires_at.unwrap_or(0) <= now,
+                _ => false,
+            };
+            if !claimable || op.next_attempt_at > gate {
+                break;
+            }
+            if let Some(key) = kg_fact_key(&op)
+                && !facts.insert(key)
+            {
+                break;
+            }
+            let expires = now + lease_ms.saturating_mul(claimed.len() as i64 + 1);
+            let op = tx
+                .prepare_cached(&format!("{CLAIM} RETURNING {COLS}"))
+                .and_then(|mut st| st.query_row(params![token, now, expires, op.id], row_to_op))
+                .map_err(|e| sql("claiming", &e))?;
+            claimed.push(op);
+        }
+        tx.commit().map_err(|e| sql("claiming", &e))?;
+        Ok(claimed)
+    }
+
+    /// Marks leased ops done (only with their lease token), in one relaxed commit (see
+    /// `Outbox::relaxed`).
+    pub fn ack_many(&mut self, acks: &[Ack], token: &str) -> Result<()> {
+        if acks.is_empty() {
+            return Ok(());
+        }
+        self.relaxed(|s| {
+            let tx = s.write_tx("acknowledging")?;
+            for a in acks {
+                ack_in(&tx, a, token)?;
+            }
+            tx.commit().map_err(|e| sql("acknowledging", &e))
+        })
+    }
+
     pub fn ack(
         &mut self,
         op: &Op,
@@ -60,27 +147,24 @@ impl Outbox {
         outcome: &str,
         primary_ref: Option<&str>,
     ) -> Result<()> {
-        let tx = self.write_tx("acknowledging")?;
-        ack_in(&tx, op, token, outcome, primary_ref)?;
-        tx.commit().map_err(|e| sql("acknowledging", &e))
+        self.ack_many(&[Ack::new(op, outcome, primary_ref)], token)
     }
 
-    /// Marks the op done and claims the next one in a single commit: one fsync per op, and the
-    /// next op is durably in flight before it is sent.
-    pub fn ack_and_claim(
-        &mut self,
-        op: &Op,
-        token: &str,
-        outcome: &str,
-        primary_ref: Option<&str>,
-        gate: i64,
-        lease_ms: i64,
-    ) -> Result<Option<Op>> {
-        let tx = self.write_tx("acknowledging")?;
-        ack_in(&tx, op, token, outcome, primary_ref)?;
-        let next = claim_in(&tx, token, util::now_ms(), gate, lease_ms)?;
-        tx.commit().map_err(|e| sql("acknowledging", &e))?;
-        Ok(next)
+    /// Returns claimed ops that were never sent to the queue, as they were.
+    pub fn release(&mut self, ops: &[Op], token: &str) -> Result<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let tx = self.write_tx("releasing")?;
+        for op in ops {
+            tx.prepare_cached(
+                "UPDATE ops SET state = 'queued', inflight = 0, lease_token = NULL, lease_expires_at = NULL
+                  WHERE id = ?1 AND lease_token = ?2 AND state = 'leased'",
+            )
+            .and_then(|mut st| st.execute(params![op.id, token]))
+            .map_err(|e| sql("releasing", &e))?;
+        }
+        tx.commit().map_err(|e| sql("releasing", &e))
     }
 
     /// Returns the op to the queue (or fails it at `MAX_ATTEMPTS` hard failures). Returns its
@@ -209,43 +293,49 @@ impl Outbox {
     }
 }
 
-fn claim_in(
-    tx: &rusqlite::Transaction<'_>,
-    token: &str,
-    now: i64,
-    gate: i64,
-    lease_ms: i64,
-) -> Result<Option<Op>> {
-    tx.query_row(
-        &format!("{CLAIM} RETURNING {COLS}"),
-        params![token, now, gate, lease_ms],
-        row_to_op,
-    )
-    .optional()
-    .map_err(|e| sql("claiming", &e))
-}
-
-fn ack_in(
-    tx: &rusqlite::Transaction<'_>,
-    op: &Op,
-    token: &str,
-    outcome: &str,
-    primary_ref: Option<&str>,
-) -> Result<()> {
+fn ack_in(tx: &rusqlite::Transaction<'_>, a: &Ack, token: &str) -> Result<()> {
     let now = util::now_ms();
     let n = tx
-        .execute(
+        .prepare_cached(
             "UPDATE ops SET state = 'done', outcome = ?3, primary_ref = ?4, flushed_at = ?5, updated_at = ?5,
                     lease_token = NULL, lease_expires_at = NULL, inflight = 0, unconfirmed = 0,
                     next_attempt_at = 0
               WHERE id = ?1 AND lease_token = ?2 AND state = 'leased'",
-            params![op.id, token, outcome, primary_ref, now],
         )
+        .and_then(|mut st| st.execute(params![a.id, token, a.outcome, a.primary_ref, now]))
         .map_err(|e| sql("acknowledging", &e))?;
     if n != 1 {
-        return Err(lease_lost(op));
+        return Err(MptError::new(
+            ErrorKind::Busy,
+            format!(
+                "the lease on op {} was lost: another flusher reclaimed it",
+                super::store::short(&a.op_id)
+            ),
+        )
+        .with_hint("only one flusher may run per outbox; this one stops here"));
     }
     Ok(())
+}
+
+/// Knowledge-graph writes to one subject and predicate are order-sensitive on replay.
+fn kg_fact_key(op: &Op) -> Option<String> {
+    let bare = op.tool_name.strip_prefix("mempalace_")?;
+    if !matches!(bare, "kg_add" | "kg_invalidate" | "kg_supersede") {
+        return None;
+    }
+    let field = |k: &str| {
+        op.payload
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim()
+            .to_lowercase()
+    };
+    Some(format!(
+        "{}\u{1f}{}",
+        field("subject").replace(' ', "_"),
+        field("predicate").replace(' ', "_")
+    ))
 }
 
 fn lease_lost(op: &Op) -> MptError {

@@ -46,6 +46,29 @@ pub fn resolve_path(env: &Env, config: &Config) -> Result<PathBuf> {
         .join("outbox.sqlite3"))
 }
 
+/// How this invocation opens the outbox: `MPT_OUTBOX_SYNC` = `full` (the default: a returned
+/// enqueue survives a power loss) or `normal` (it survives a process kill; for slow disks).
+pub fn open_options(env: &Env) -> Result<OpenOptions> {
+    let synchronous = match env
+        .get("MPT_OUTBOX_SYNC")
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("full") => Synchronous::Full,
+        Some("normal") => Synchronous::Normal,
+        Some(other) => {
+            return Err(MptError::usage(format!(
+                "MPT_OUTBOX_SYNC='{other}' is neither full nor normal"
+            ))
+            .with_hint("unset it for full (the default), or set normal"));
+        }
+    };
+    Ok(OpenOptions {
+        synchronous,
+        ..OpenOptions::default()
+    })
+}
+
 /// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {

@@ -31,7 +31,9 @@ impl Synchronous {
 
 const V1: &str = "
 CREATE TABLE ops (
-    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    -- Queue order. No AUTOINCREMENT: its sqlite_sequence write would cost a page per enqueue;
+    -- a reused id (after a purge of the newest rows) still sorts after every open op.
+    id               INTEGER PRIMARY KEY,
     op_id            TEXT NOT NULL UNIQUE,
     local_seq        INTEGER NOT NULL,
     origin_device    TEXT NOT NULL,
@@ -54,9 +56,10 @@ CREATE TABLE ops (
     flushed_at       INTEGER,
     outcome          TEXT,
     primary_ref      TEXT,
-    error_json       TEXT,
-    UNIQUE (origin_device, local_seq)
+    error_json       TEXT
 ) STRICT;
+-- (origin_device, local_seq) is unique by construction: allocated from `seqs` inside the
+-- enqueuing transaction. No index for it: every index is a page written per enqueue.
 -- RFC 001 §4.3 (daemon.py's idx_jobs_dedupe_active): at most one active op per dedupe key.
 CREATE UNIQUE INDEX idx_ops_dedupe_active ON ops(dedupe_key)
     WHERE state IN ('queued', 'leased') AND dedupe_key IS NOT NULL;

@@ -34,6 +34,8 @@ impl Default for OpenOptions {
 pub struct Outbox {
     pub(super) conn: Connection,
     path: PathBuf,
+    /// The configured durability of commits that make a promise (enqueue, claim).
+    pub(super) sync: Synchronous,
 }
 
 /// A write to queue. `dedupe_key`, when given, admits at most one active op per key.
@@ -117,6 +119,7 @@ impl Outbox {
         Ok(Outbox {
             conn,
             path: path.to_path_buf(),
+            sync: opts.synchronous,
         })
     }
 
@@ -129,62 +132,82 @@ impl Outbox {
     /// strictly monotonic per device across every process sharing this file. Maintenance and
     /// destructive tools are refused (exit 4); reads have no business here (exit 2).
     pub fn enqueue(&mut self, origin: &Origin, op: NewOp<'_>) -> Result<Enqueued> {
-        admit(op.tool, op.payload)?;
-        let payload_text = serde_json::to_string(op.payload)
-            .map_err(|e| MptError::usage(format!("the payload is not serialisable: {e}")))?;
+        let mut done = self.enqueue_batch(origin, &[op])?;
+        Ok(done.remove(0))
+    }
+
+    /// Queues several writes in one transaction, in order: all or none, durable together with
+    /// one commit. For a process that gathers concurrent writers (group commit).
+    pub fn enqueue_batch(&mut self, origin: &Origin, ops: &[NewOp<'_>]) -> Result<Vec<Enqueued>> {
+        let mut texts = Vec::with_capacity(ops.len());
+        for op in ops {
+            admit(op.tool, op.payload)?;
+            texts.push(
+                serde_json::to_string(op.payload).map_err(|e| {
+                    MptError::usage(format!("the payload is not serialisable: {e}"))
+                })?,
+            );
+        }
         let now = util::now_ms();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| sql("enqueueing", &e))?;
-        if let Some(key) = op.dedupe_key {
-            let existing = tx
-                .query_row(
-                    "SELECT op_id, local_seq FROM ops WHERE dedupe_key = ?1 AND state IN ('queued', 'leased')",
-                    [key],
-                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+        let mut out = Vec::with_capacity(ops.len());
+        for (op, payload_text) in ops.iter().zip(texts) {
+            if let Some(key) = op.dedupe_key {
+                let existing = tx
+                    .prepare_cached(
+                        "SELECT op_id, local_seq FROM ops WHERE dedupe_key = ?1 AND state IN ('queued', 'leased')",
+                    )
+                    .and_then(|mut st| {
+                        st.query_row([key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                            .optional()
+                    })
+                    .map_err(|e| sql("enqueueing", &e))?;
+                if let Some((op_id, local_seq)) = existing {
+                    out.push(Enqueued {
+                        op_id,
+                        local_seq,
+                        deduped: true,
+                    });
+                    continue;
+                }
+            }
+            let local_seq: i64 = tx
+                .prepare_cached(
+                    "INSERT INTO seqs (origin_device, last) VALUES (?1, 1)
+                     ON CONFLICT (origin_device) DO UPDATE SET last = last + 1 RETURNING last",
                 )
-                .optional()
-                .map_err(|e| sql("enqueueing", &e))?;
-            if let Some((op_id, local_seq)) = existing {
-                return Ok(Enqueued {
+                .and_then(|mut st| st.query_row([&origin.device], |r| r.get(0)))
+                .map_err(|e| sql("allocating local_seq", &e))?;
+            let op_id = util::op_id(&origin.device, local_seq, op.tool, op.payload);
+            tx.prepare_cached(
+                "INSERT INTO ops (op_id, local_seq, origin_device, origin_host, tool_name, payload_json,
+                                  dedupe_key, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![
                     op_id,
                     local_seq,
-                    deduped: true,
-                });
-            }
-        }
-        let local_seq: i64 = tx
-            .query_row(
-                "INSERT INTO seqs (origin_device, last) VALUES (?1, 1)
-                 ON CONFLICT (origin_device) DO UPDATE SET last = last + 1 RETURNING last",
-                [&origin.device],
-                |r| r.get(0),
-            )
-            .map_err(|e| sql("allocating local_seq", &e))?;
-        let op_id = util::op_id(&origin.device, local_seq, op.tool, op.payload);
-        tx.execute(
-            "INSERT INTO ops (op_id, local_seq, origin_device, origin_host, tool_name, payload_json,
-                              dedupe_key, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
-            params![
+                    origin.device,
+                    origin.host,
+                    op.tool,
+                    payload_text,
+                    op.dedupe_key,
+                    now
+                ])
+            })
+            .map_err(|e| sql("enqueueing", &e))?;
+            out.push(Enqueued {
                 op_id,
                 local_seq,
-                origin.device,
-                origin.host,
-                op.tool,
-                payload_text,
-                op.dedupe_key,
-                now
-            ],
-        )
-        .map_err(|e| sql("enqueueing", &e))?;
+                deduped: false,
+            });
+        }
         tx.commit().map_err(|e| sql("committing the enqueue", &e))?;
-        Ok(Enqueued {
-            op_id,
-            local_seq,
-            deduped: false,
-        })
+        Ok(out)
     }
 
     /// Ops in queue order. `states` empty = every state. `newest`: the last `limit` rather than
@@ -404,6 +427,23 @@ impl Outbox {
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(|e| sql("checking integrity", &e))?;
         Ok(lines.join("\n"))
+    }
+
+    /// Runs `f` with commits at synchronous=NORMAL (no fsync), then restores the configured
+    /// setting. For acks only: a process kill cannot lose them (they are in the OS), and the
+    /// next window claim's commit makes them durable against power loss too.
+    pub(super) fn relaxed<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let set = |c: &Connection, s: Synchronous| {
+            c.pragma_update(None, "synchronous", s.as_str())
+                .map_err(|e| sql("setting synchronous", &e))
+        };
+        if self.sync == Synchronous::Normal {
+            return f(self);
+        }
+        set(&self.conn, Synchronous::Normal)?;
+        let r = f(self);
+        set(&self.conn, self.sync)?;
+        r
     }
 
     pub(super) fn write_tx(&mut self, what: &str) -> Result<rusqlite::Transaction<'_>> {

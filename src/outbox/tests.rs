@@ -200,10 +200,8 @@ fn claims_follow_queue_order_and_need_the_token() {
         6
     );
     assert!(o.nack(&first, "not-the-token", &nack(true)).is_err());
-    let second = o
-        .ack_and_claim(&first, &t, "applied", Some("t_1"), i64::MAX, 60_000)
-        .unwrap()
-        .unwrap();
+    o.ack(&first, &t, "applied", Some("t_1")).unwrap();
+    let second = o.claim(&t, now, i64::MAX, 60_000).unwrap().unwrap();
     assert_eq!(second.local_seq, 2);
     let done = o.find(&first.op_id[..8]).unwrap();
     assert_eq!(
@@ -364,4 +362,118 @@ fn find_takes_a_unique_prefix() {
     assert_eq!(o.find(&e.op_id[..6].to_uppercase()).unwrap().op_id, e.op_id);
     assert_eq!(o.find("xyz1").unwrap_err().exit().code(), 2);
     assert_eq!(o.find("ab").unwrap_err().exit().code(), 2);
+}
+
+#[test]
+fn a_window_stops_before_a_second_write_to_one_fact_and_at_a_failed_op() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = open(&dir);
+    let kg = |o: &mut Outbox, tool: &str, s: &str| {
+        o.enqueue(
+            &origin(),
+            NewOp {
+                tool,
+                payload: &json!({"subject": s, "predicate": "Uses", "object": "x"}),
+                dedupe_key: None,
+            },
+        )
+        .unwrap()
+    };
+    kg(&mut o, "mempalace_kg_add", "a");
+    kg(&mut o, "mempalace_kg_add", "b");
+    put(&mut o, "mempalace_event_append", 3);
+    kg(&mut o, "mempalace_kg_invalidate", " A ");
+    put(&mut o, "mempalace_event_append", 5);
+    let t = util::lease_token();
+    let now = util::now_ms();
+    let w = o.claim_window(&t, now, i64::MAX, 60_000, 32, &[]).unwrap();
+    let seqs: Vec<i64> = w.iter().map(|op| op.local_seq).collect();
+    assert_eq!(
+        seqs,
+        [1, 2, 3],
+        "the invalidate of fact a waits for the next window"
+    );
+    assert!(w.iter().all(|op| op.state == OpState::Leased));
+    // Unsent ops go back as they were (not unconfirmed); sent ones are acked.
+    o.ack(&w[0], &t, "applied", None).unwrap();
+    o.release(&w[1..], &t).unwrap();
+    let back = o.find(&w[1].op_id).unwrap();
+    assert_eq!((back.state, back.unconfirmed), (OpState::Queued, false));
+    let w = o.claim_window(&t, now, i64::MAX, 60_000, 32, &[]).unwrap();
+    assert_eq!(
+        w.iter().map(|op| op.local_seq).collect::<Vec<_>>(),
+        [2, 3, 4, 5]
+    );
+    // A failed op ends the window (and heads it: nothing claimed).
+    for op in &w[1..] {
+        o.release(std::slice::from_ref(op), &t).unwrap();
+    }
+    o.nack(
+        &w[0],
+        &t,
+        &Nack {
+            hard: true,
+            unconfirmed: false,
+            retry_at: 0,
+            error: json!({}),
+        },
+    )
+    .unwrap();
+    o.conn
+        .execute("UPDATE ops SET state = 'failed' WHERE local_seq = 2", [])
+        .unwrap();
+    assert!(
+        o.claim_window(&t, now, i64::MAX, 60_000, 32, &[])
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_batch_is_one_transaction_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = open(&dir);
+    let (a, b) = (json!({"n": 1}), json!({"n": 2}));
+    let ops = [
+        NewOp {
+            tool: "mempalace_kg_add",
+            payload: &a,
+            dedupe_key: Some("k"),
+        },
+        NewOp {
+            tool: "mempalace_kg_add",
+            payload: &b,
+            dedupe_key: Some("k"),
+        },
+        NewOp {
+            tool: "mempalace_kg_add",
+            payload: &b,
+            dedupe_key: None,
+        },
+    ];
+    let done = o.enqueue_batch(&origin(), &ops).unwrap();
+    assert_eq!(
+        done.iter()
+            .map(|e| (e.local_seq, e.deduped))
+            .collect::<Vec<_>>(),
+        [(1, false), (1, true), (2, false)]
+    );
+    // One refused op refuses the batch: nothing written, no sequence number used.
+    let bad = [
+        NewOp {
+            tool: "mempalace_kg_add",
+            payload: &a,
+            dedupe_key: None,
+        },
+        NewOp {
+            tool: "mempalace_sync",
+            payload: &a,
+            dedupe_key: None,
+        },
+    ];
+    assert_eq!(
+        o.enqueue_batch(&origin(), &bad).unwrap_err().exit().code(),
+        4
+    );
+    assert_eq!(put(&mut o, "mempalace_kg_add", 9).local_seq, 3);
 }

@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::McpClient;
 use crate::outbox::flush::{Progress, report_json};
-use crate::outbox::{self, FlushLock, FlushOptions, OpenOptions, Outbox, Stop, util};
+use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
 use crate::output::verbosity;
 
 pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Result<Exit> {
@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
     } else {
         FlushLock::acquire_or_busy(path, "flush")?
     };
-    let mut store = Outbox::open(path, OpenOptions::default())?;
+    let mut store = Outbox::open(path, outbox::open_options(&ctx.env)?)?;
     // The lease outlives any call: the call deadline plus a margin (10 min with no deadline).
     let lease = config
         .mcp

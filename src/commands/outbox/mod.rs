@@ -43,6 +43,7 @@ fn open_existing(path: &Path) -> Result<Option<Outbox>> {
     if !path.exists() {
         return Ok(None);
     }
+    // Operator commands commit rarely: always with FULL, whatever MPT_OUTBOX_SYNC says.
     Outbox::open(path, OpenOptions::default()).map(Some)
 }
 
@@ -282,7 +283,7 @@ fn enqueue(
     let tool = outbox::full_tool_name(tool);
     // Refused before the outbox is created or opened.
     outbox::store::admit(&tool, &payload)?;
-    let mut store = Outbox::open(path, OpenOptions::default())?;
+    let mut store = Outbox::open(path, outbox::open_options(&ctx.env)?)?;
     let e = store.enqueue(
         &Origin::from_config(config),
         NewOp {
