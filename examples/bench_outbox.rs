@@ -1,8 +1,9 @@
-//! The outbox's two bars, side by side in one run: durable enqueues per second with
-//! synchronous=FULL (the choice) and NORMAL; and the flush rate against a real `mempalace serve`
-//! vs the primary's own serial rate for the same calls made directly.
-//! Usage: cargo run --release --example bench_outbox [N ops per flush block, default 200]
-//! (MPT_TESTBED: the testbed root, default target/testbed)
+//! The outbox's bars side by side in one run: durable enqueues/s (FULL vs NORMAL), and the flush
+//! rate against a real `mempalace serve` vs the same calls made directly, serially.
+
+// Usage: cargo build --release --example bench_outbox && target/release/examples/bench_outbox [N]
+// N ops per flush block (default 200); MPT_TESTBED names the testbed (default target/testbed);
+// BENCH_VERBOSE=1 prints each block.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

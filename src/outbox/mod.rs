@@ -1,11 +1,13 @@
 //! The outbox: a durable, ordered queue of MCP write calls in one SQLite file (`store`, `lease`),
 //! drained to the primary by one flusher at a time (`lock`, `flush`), replay-safe (`replay`).
 
+pub mod admin;
 pub mod classify;
 pub mod flush;
 pub mod lease;
 pub mod lock;
 pub mod replay;
+pub mod report;
 pub mod schema;
 pub mod store;
 pub mod util;
@@ -20,10 +22,12 @@ use serde_json::{Value, json};
 use crate::config::{Config, Env};
 use crate::error::{MptError, Result};
 
-pub use flush::{FlushOptions, FlushReport, Stop};
+pub use admin::Summary;
+pub use flush::FlushOptions;
 pub use lock::FlushLock;
+pub use report::{FlushReport, Stop};
 pub use schema::Synchronous;
-pub use store::{Enqueued, NewOp, OpenOptions, Outbox, Summary};
+pub use store::{Enqueued, NewOp, OpenOptions, Outbox};
 
 /// Hard failures an op may have before it is failed and blocks the queue (daemon.py's MAX_ATTEMPTS).
 pub const MAX_ATTEMPTS: i64 = 3;

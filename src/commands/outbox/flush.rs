@@ -10,7 +10,8 @@ use crate::cli::OutboxFlushArgs;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::McpClient;
-use crate::outbox::flush::{Progress, report_json};
+use crate::outbox::flush::Progress;
+use crate::outbox::report::report_json;
 use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
 use crate::output::verbosity;
 

@@ -1,6 +1,5 @@
-//! The outbox under faults, against a real primary: the primary killed mid-flush and restarted,
-//! replies lost after the primary applied them, the flusher killed -9 at random points,
-//! two flushers at once, three processes enqueueing at once.
+//! The outbox under faults, against a real primary: the primary killed and restarted, replies
+//! lost after it applied them, kill -9 of the flusher, two flushers, three enqueuers at once.
 
 use std::collections::HashMap;
 use std::time::Duration;

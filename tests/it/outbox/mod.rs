@@ -3,6 +3,7 @@
 
 mod faults;
 mod flow;
+mod mixed;
 
 use std::path::PathBuf;
 use std::process::Output;

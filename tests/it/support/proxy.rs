@@ -1,6 +1,5 @@
-//! A fault-injecting HTTP proxy (axum) in front of a real primary: counts every tools/call by
-//! tool, delays calls, and for chosen tools forwards the call (so it applies) and then drops
-//! the connection mid-reply: the AMBIGUOUS case the real server cannot produce on demand.
+//! A fault-injecting proxy (axum) before a real primary: counts tools/call, delays them, and can
+//! forward a call (it applies) then drop the reply: the AMBIGUOUS case, on demand.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
