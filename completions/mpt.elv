@@ -37,6 +37,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
             cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
+            cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, unblock it'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -338,6 +339,154 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;feed;help;help'= {
         }
+        &'mpt;outbox'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'List ops in queue order (default: the open ones, head first)'
+            cand show 'Show one op: payload, attempts, last error, what operators did to it'
+            cand enqueue 'Queue one write for the primary (for scripts and tests; the edge queues its own)'
+            cand flush 'Send the queued ops to the primary, in order, each effect exactly once'
+            cand retry 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget'
+            cand drop 'Give up on one op; it is recorded, never silent'
+            cand purge 'Delete done and dropped ops older than the retention (open ops are never touched)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;outbox;list'= {
+            cand --state 'Which ops'
+            cand --limit 'At most this many (done, dropped and all: the most recent)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;outbox;show'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;outbox;enqueue'= {
+            cand --dedupe-key 'At most one open op per key: a second enqueue with the same key returns the first'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;outbox;flush'= {
+            cand --limit 'Settle at most N ops, then stop'
+            cand --deadline 'Keep retrying an unreachable primary, with backoff, for this long (e.g. 90s, 5m); without it the flush stops at the first transient failure'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --wait 'Wait for another flusher to finish instead of exiting 6 at once'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;outbox;retry'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --failed 'Every failed op'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;outbox;drop'= {
+            cand --reason 'Why, for the record'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --yes 'Confirm: the op will never reach the primary'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;outbox;purge'= {
+            cand --older-than 'Settled longer ago than this (e.g. 7d, 12h, 0s)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;outbox;help'= {
+            cand list 'List ops in queue order (default: the open ones, head first)'
+            cand show 'Show one op: payload, attempts, last error, what operators did to it'
+            cand enqueue 'Queue one write for the primary (for scripts and tests; the edge queues its own)'
+            cand flush 'Send the queued ops to the primary, in order, each effect exactly once'
+            cand retry 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget'
+            cand drop 'Give up on one op; it is recorded, never silent'
+            cand purge 'Delete done and dropped ops older than the retention (open ops are never touched)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;outbox;help;list'= {
+        }
+        &'mpt;outbox;help;show'= {
+        }
+        &'mpt;outbox;help;enqueue'= {
+        }
+        &'mpt;outbox;help;flush'= {
+        }
+        &'mpt;outbox;help;retry'= {
+        }
+        &'mpt;outbox;help;drop'= {
+        }
+        &'mpt;outbox;help;purge'= {
+        }
+        &'mpt;outbox;help;help'= {
+        }
         &'mpt;completions'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -373,6 +522,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
             cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
+            cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, unblock it'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -413,6 +563,29 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;feed;prepare'= {
         }
         &'mpt;help;feed;mine'= {
+        }
+        &'mpt;help;outbox'= {
+            cand list 'List ops in queue order (default: the open ones, head first)'
+            cand show 'Show one op: payload, attempts, last error, what operators did to it'
+            cand enqueue 'Queue one write for the primary (for scripts and tests; the edge queues its own)'
+            cand flush 'Send the queued ops to the primary, in order, each effect exactly once'
+            cand retry 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget'
+            cand drop 'Give up on one op; it is recorded, never silent'
+            cand purge 'Delete done and dropped ops older than the retention (open ops are never touched)'
+        }
+        &'mpt;help;outbox;list'= {
+        }
+        &'mpt;help;outbox;show'= {
+        }
+        &'mpt;help;outbox;enqueue'= {
+        }
+        &'mpt;help;outbox;flush'= {
+        }
+        &'mpt;help;outbox;retry'= {
+        }
+        &'mpt;help;outbox;drop'= {
+        }
+        &'mpt;help;outbox;purge'= {
         }
         &'mpt;help;completions'= {
         }

@@ -66,6 +66,8 @@ pub enum Command {
     Mailbox(MailboxArgs),
     /// pi's session transcripts into the palace: stage them (never touching it), or stage and mine
     Feed(FeedArgs),
+    /// The durable queue of writes for the shared primary: inspect it, flush it, unblock it
+    Outbox(OutboxArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Write man pages (one per subcommand) into DIR, or print mpt(1)
@@ -342,4 +344,115 @@ pub struct FeedCommon {
     /// Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)
     #[arg(long)]
     pub include_subagents: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Without a subcommand: counts by state, the oldest open op's age, the primary it targets.
+The outbox is MPT_OUTBOX, else `outbox` in the mpt config, else ~/.mempalace/edge/outbox.sqlite3.
+flush exits 0 drained, 3 a failed op blocks the queue, 6 another flusher runs, 7 the primary
+could not be reached (the ops stay queued).")]
+pub struct OutboxArgs {
+    #[command(subcommand)]
+    pub command: Option<OutboxCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OutboxCommand {
+    /// List ops in queue order (default: the open ones, head first)
+    List(OutboxListArgs),
+    /// Show one op: payload, attempts, last error, what operators did to it
+    Show(OutboxOpArg),
+    /// Queue one write for the primary (for scripts and tests; the edge queues its own)
+    Enqueue(OutboxEnqueueArgs),
+    /// Send the queued ops to the primary, in order, each effect exactly once
+    Flush(OutboxFlushArgs),
+    /// Put a failed op (or every failed op) back in the queue with a fresh attempt budget
+    Retry(OutboxRetryArgs),
+    /// Give up on one op; it is recorded, never silent
+    Drop(OutboxDropArgs),
+    /// Delete done and dropped ops older than the retention (open ops are never touched)
+    Purge(OutboxPurgeArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutboxStateFilter {
+    /// queued, leased and failed
+    Open,
+    Queued,
+    Leased,
+    Done,
+    Failed,
+    Dropped,
+    All,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxListArgs {
+    /// Which ops
+    #[arg(long, value_enum, default_value_t = OutboxStateFilter::Open)]
+    pub state: OutboxStateFilter,
+    /// At most this many (done, dropped and all: the most recent)
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxOpArg {
+    /// The op_id, or its first hex digits (at least 4)
+    pub op: String,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxEnqueueArgs {
+    /// The write tool, e.g. kg_add (the mempalace_ prefix may be left out)
+    pub tool: String,
+    /// Its arguments as a JSON object
+    pub args: String,
+    /// At most one open op per key: a second enqueue with the same key returns the first
+    #[arg(long, value_name = "KEY")]
+    pub dedupe_key: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxFlushArgs {
+    /// Settle at most N ops, then stop
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Keep retrying an unreachable primary, with backoff, for this long (e.g. 90s, 5m);
+    /// without it the flush stops at the first transient failure
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// Wait for another flusher to finish instead of exiting 6 at once
+    #[arg(long)]
+    pub wait: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxRetryArgs {
+    /// The failed op
+    #[arg(required_unless_present = "failed", conflicts_with = "failed")]
+    pub op: Option<String>,
+    /// Every failed op
+    #[arg(long)]
+    pub failed: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxDropArgs {
+    /// The op to give up
+    pub op: String,
+    /// Confirm: the op will never reach the primary
+    #[arg(long)]
+    pub yes: bool,
+    /// Why, for the record
+    #[arg(long)]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxPurgeArgs {
+    /// Settled longer ago than this (e.g. 7d, 12h, 0s)
+    #[arg(long, value_name = "DURATION", default_value = "7d")]
+    pub older_than: String,
 }

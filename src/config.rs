@@ -189,6 +189,8 @@ pub struct FileConfig {
     /// Per-wing replication policy: glob → `replicated` | `local`.
     #[serde(default)]
     pub replication: BTreeMap<String, WingPolicy>,
+    /// The outbox file (else `MPT_OUTBOX`, else `~/.mempalace/edge/outbox.sqlite3`).
+    pub outbox: Option<PathBuf>,
 }
 
 /// Everything a command may need, resolved once.

@@ -11,6 +11,7 @@ pub mod feed;
 pub mod harness;
 pub mod mailbox;
 pub mod mcp;
+pub mod outbox;
 pub mod output;
 pub mod palace;
 pub mod runbook;

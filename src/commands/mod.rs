@@ -10,6 +10,7 @@ mod edge_wire;
 mod feed;
 mod mailbox;
 mod man;
+mod outbox;
 mod paths;
 mod runbook;
 
@@ -27,6 +28,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Paths(args) => paths::run(ctx, args),
         Command::Mailbox(args) => mailbox::run(ctx, args),
         Command::Feed(args) => feed::run(ctx, args),
+        Command::Outbox(args) => outbox::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => man::run(ctx, args),
     }

@@ -16,6 +16,7 @@ const SUBCOMMANDS: &[&str] = &[
     "paths",
     "mailbox",
     "feed",
+    "outbox",
     "completions",
     "man",
 ];
@@ -39,6 +40,24 @@ fn help_for_every_command() {
         text.contains("Exit codes"),
         "help carries the exit-code table"
     );
+    // Every nested command too (`mpt outbox flush`, `mpt runbook apply`, ...), from clap's tree.
+    fn walk(c: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>) {
+        for s in c.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+            let mut p = path.clone();
+            p.push(s.get_name().to_string());
+            out.push(p.clone());
+            walk(s, p, out);
+        }
+    }
+    let mut all = Vec::new();
+    walk(&<mpt::cli::Cli as clap::CommandFactory>::command(), Vec::new(), &mut all);
+    assert!(all.len() > SUBCOMMANDS.len(), "nested commands exist");
+    for path in all {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let o = env.mpt(&args, &[]);
+        assert!(o.status.success() && stdout(&o).contains("Usage: mpt"), "{args:?}");
+    }
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod feed;
 mod http_fake;
 mod http_real;
 mod mailbox;
+mod outbox;
 mod palace;
 mod runbook;
 mod runbook_files;

@@ -4,6 +4,7 @@
 pub mod feed;
 pub mod harness;
 pub mod primary;
+pub mod proxy;
 pub mod sshd;
 
 use std::path::{Path, PathBuf};

@@ -22,6 +22,8 @@ pub struct PrimaryOpts<'a> {
     pub read_only: bool,
     pub tls: Option<(&'a Path, &'a Path)>,
     pub extra_env: Vec<(&'a str, String)>,
+    /// A fixed port (to restart a primary where its clients expect it); else an ephemeral one.
+    pub port: Option<u16>,
 }
 
 impl Primary {
@@ -30,7 +32,8 @@ impl Primary {
         cmd.env_clear()
             .args(["serve", "--palace"])
             .arg(palace)
-            .args(["--host", "127.0.0.1", "--port", "0"])
+            .args(["--host", "127.0.0.1", "--port"])
+            .arg(opts.port.unwrap_or(0).to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(
@@ -66,8 +69,10 @@ impl Primary {
             };
             for e in rd.flatten() {
                 let info = e.path().join("serverinfo.json");
+                // A record left by an earlier primary of this HOME (same palace) is not ours.
                 if let Ok(t) = std::fs::read_to_string(&info)
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(&t)
+                    && v["pid"].as_u64() == Some(u64::from(p.child.id()))
                     && let Some(port) = v["port"].as_u64().filter(|p| *p > 0)
                 {
                     p.port = port as u16;
@@ -121,6 +126,14 @@ impl Primary {
         let mut body = String::new();
         let _ = s.read_to_string(&mut body);
         body.starts_with("HTTP/1.1 200") || body.starts_with("HTTP/1.0 200")
+    }
+
+    /// SIGKILL, no grace: the primary dies mid-request if it was in one; reaped.
+    pub fn kill9(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 
     /// SIGTERM, then SIGKILL after a grace period; reaped.

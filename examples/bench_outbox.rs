@@ -1,0 +1,327 @@
+//! The outbox's bars side by side in one run: durable enqueues/s (FULL vs NORMAL), and the flush
+//! rate against a real `mempalace serve` vs the same calls made directly, serially.
+
+// Usage: cargo build --release --example bench_outbox && target/release/examples/bench_outbox [N]
+// N ops per flush block (default 200); MPT_TESTBED names the testbed (default target/testbed);
+// BENCH_VERBOSE=1 prints each block.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mpt::mcp::http::{HttpClient, HttpOptions};
+use mpt::mcp::{Deadline, McpClient};
+use mpt::outbox::{self, FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Synchronous};
+use serde_json::{Value, json};
+
+/// Blocks per measurement, interleaved (the machine is shared: interleaving spreads its load
+/// over every row alike), and the median block is reported.
+const BLOCKS: usize = 7;
+const ENQUEUES_PER_BLOCK: usize = 1_000;
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(200);
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut full, mut normal, mut batched, mut floor) = (vec![], vec![], vec![], vec![]);
+    let mut obs: Vec<Outbox> = [Synchronous::Full, Synchronous::Normal, Synchronous::Full]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            Outbox::open(
+                &tmp.path().join(format!("e{i}/outbox.sqlite3")),
+                OpenOptions {
+                    synchronous: *s,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        })
+        .collect();
+    for b in 0..BLOCKS {
+        floor.push(fsync_rate(&tmp.path().join("fsync.bin"), 200));
+        full.push(enqueue_rate(&mut obs[0], b, 1));
+        normal.push(enqueue_rate(&mut obs[1], b, 1));
+        batched.push(enqueue_rate(&mut obs[2], b, 16));
+    }
+    let (full, normal, batched, floor) =
+        (median(full), median(normal), median(batched), median(floor));
+    println!(
+        "{:<48} {:>13} {:>24} {:>7} {:>10}",
+        "what", "figure", "baseline", "ratio", "bar"
+    );
+    println!(
+        "{:<48} {:>11.0}/s {:>13} {:>8.0}/s {:>6.2}x {:>10}",
+        "durable enqueues, synchronous=FULL (chosen)",
+        full,
+        "NORMAL",
+        normal,
+        full / normal,
+        ">= 2,000/s"
+    );
+    println!(
+        "{:<48} {:>11.0}/s {:>13} {:>8.0}/s {:>6.2}x",
+        "durable enqueues, synchronous=NORMAL",
+        normal,
+        "FULL",
+        full,
+        normal / full
+    );
+    println!(
+        "{:<48} {:>11.0}/s {:>13} {:>8.0}/s {:>6.2}x",
+        "durable enqueues, FULL, batches of 16",
+        batched,
+        "FULL",
+        full,
+        batched / full
+    );
+    println!(
+        "{:<48} {:>11.0}/s {:>24} {:>7}",
+        "this disk's fsync floor (4 KiB append + fsync)", floor, "", ""
+    );
+
+    let primary = Primary::start(tmp.path());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (mut direct, mut flushed, mut ratios) = (vec![], vec![], vec![]);
+    // Warm the primary up (imports, first writes), then alternate which side goes first: the
+    // palace grows as the run goes, and neither side should always meet the bigger one.
+    rt.block_on(direct_rate(&primary.url(), usize::MAX, 50));
+    for round in 0..BLOCKS {
+        let ob = tmp.path().join(format!("ob{round}"));
+        let (d, f) = if round % 2 == 0 {
+            let d = rt.block_on(direct_rate(&primary.url(), round, n));
+            (d, rt.block_on(flush_rate(&primary.url(), &ob, round, n)))
+        } else {
+            let f = rt.block_on(flush_rate(&primary.url(), &ob, round, n));
+            (rt.block_on(direct_rate(&primary.url(), round, n)), f)
+        };
+        direct.push(d);
+        flushed.push(f);
+        ratios.push(f / d);
+        if std::env::var_os("BENCH_VERBOSE").is_some() {
+            eprintln!(
+                "block {round}: direct {d:.1} op/s, flush {f:.1} op/s, {:.2}x",
+                f / d
+            );
+        }
+    }
+    let (d, f, r) = (median(direct), median(flushed), median(ratios));
+    println!(
+        "{:<48} {:>8.1} op/s {:>13} {:>5.1} op/s {:>6.2}x {:>10}",
+        format!("flush of {n} ops (kg_add + event_append)"),
+        f,
+        "direct serial",
+        d,
+        r,
+        ">= 0.9x"
+    );
+    println!(
+        "(medians of {BLOCKS} interleaved blocks; the flush ratio is the median of per-block ratios)"
+    );
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// What one durable write costs this disk right now: append 4 KiB, fsync.
+fn fsync_rate(path: &Path, n: usize) -> f64 {
+    let mut f = std::fs::File::create(path).unwrap();
+    let t = Instant::now();
+    for _ in 0..n {
+        f.write_all(&[0u8; 4096]).unwrap();
+        f.sync_all().unwrap();
+    }
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+fn enqueue_rate(ob: &mut Outbox, block: usize, batch: usize) -> f64 {
+    let origin = Origin {
+        device: "bench".into(),
+        host: "bench".into(),
+    };
+    let payloads: Vec<Value> = (0..ENQUEUES_PER_BLOCK)
+        .map(|i| json!({"type": "status.note", "stream": "project/bench", "room": "status", "from_agent": "pi@bench", "body": format!("enqueue {block} {i}")}))
+        .collect();
+    let t = Instant::now();
+    for chunk in payloads.chunks(batch) {
+        let ops: Vec<NewOp> = chunk
+            .iter()
+            .map(|p| NewOp {
+                tool: "mempalace_event_append",
+                payload: p,
+                dedupe_key: None,
+            })
+            .collect();
+        ob.enqueue_batch(&origin, &ops).unwrap();
+    }
+    ENQUEUES_PER_BLOCK as f64 / t.elapsed().as_secs_f64()
+}
+
+/// The i-th call of a round: alternately a fact and an event, all distinct.
+fn call_of(round: usize, tag: &str, i: usize) -> (&'static str, Value) {
+    if i.is_multiple_of(2) {
+        (
+            "mempalace_kg_add",
+            json!({"subject": format!("{tag}{round}_{i}"), "predicate": "runs_on", "object": "bench"}),
+        )
+    } else {
+        (
+            "mempalace_event_append",
+            json!({"type": "status.note", "stream": "project/bench", "room": "status", "from_agent": "pi@bench", "body": format!("{tag} {round} {i}")}),
+        )
+    }
+}
+
+fn client(url: &str) -> McpClient {
+    McpClient::Remote(
+        HttpClient::new(HttpOptions {
+            url: url.into(),
+            token: None,
+            ca_file: None,
+            timeout: Some(Duration::from_secs(60)),
+            init_timeout: Some(Duration::from_secs(120)),
+            connect_timeout: Duration::from_secs(5),
+        })
+        .unwrap(),
+    )
+}
+
+async fn direct_rate(url: &str, round: usize, n: usize) -> f64 {
+    let c = client(url);
+    let t = Instant::now();
+    c.connect().await.unwrap();
+    for i in 0..n {
+        let (tool, args) = call_of(round, "direct", i);
+        c.call_tool(tool, args, Deadline::Default).await.unwrap();
+    }
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+async fn flush_rate(url: &str, dir: &Path, round: usize, n: usize) -> f64 {
+    let path = dir.join("outbox.sqlite3");
+    let mut ob = Outbox::open(&path, OpenOptions::default()).unwrap();
+    let origin = Origin {
+        device: "bench".into(),
+        host: "bench".into(),
+    };
+    for i in 0..n {
+        let (tool, args) = call_of(round, "flushed", i);
+        ob.enqueue(
+            &origin,
+            NewOp {
+                tool,
+                payload: &args,
+                dedupe_key: None,
+            },
+        )
+        .unwrap();
+    }
+    let lock = FlushLock::try_acquire(&path).unwrap().unwrap();
+    let c = client(url);
+    let t = Instant::now();
+    let r = outbox::flush::flush(&mut ob, &lock, &c, &FlushOptions::default(), &mut |_| {})
+        .await
+        .unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    assert_eq!(
+        (r.stop, r.settled()),
+        (outbox::Stop::Drained, n as u64),
+        "{:?}",
+        r.error
+    );
+    n as f64 / secs
+}
+
+/// A real `mempalace serve` with a private HOME (the testbed's venv and model cache).
+struct Primary(Child, u16);
+
+impl Primary {
+    fn start(tmp: &Path) -> Primary {
+        let testbed = std::env::var_os("MPT_TESTBED")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"));
+        let bin = testbed.join("venv-mempalace-3.11.0/bin");
+        let home = tmp.join("home");
+        std::fs::create_dir_all(home.join(".cache")).unwrap();
+        std::os::unix::fs::symlink(
+            testbed.join("model-home/.cache/chroma"),
+            home.join(".cache/chroma"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(tmp.join("p")).unwrap();
+        let child = Command::new(bin.join("mempalace"))
+            .env_clear()
+            .env("HOME", &home)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("MEMPALACE_HUB_FORWARD", "0")
+            .env("MEMPALACE_MCP_IDLE_HOURS", "0")
+            .env("MEMPALACE_MCP_WRITER_WAIT_SECONDS", "0")
+            .env("HF_HUB_OFFLINE", "1")
+            .args(["serve", "--palace"])
+            .arg(tmp.join("p/palace"))
+            .args(["--host", "127.0.0.1", "--port", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mempalace serve (is the testbed provisioned? tests/testbed/provision.sh)");
+        let mut p = Primary(child, 0);
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(60) {
+            if p.1 == 0 {
+                p.1 = read_port(&home.join(".mempalace/server"), p.0.id()).unwrap_or(0);
+            } else if healthz(p.1) {
+                return p;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("mempalace serve did not become ready in 60 s");
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.1)
+    }
+}
+
+impl Drop for Primary {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn read_port(server_root: &Path, pid: u32) -> Option<u16> {
+    for e in std::fs::read_dir(server_root).ok()?.flatten() {
+        let text = std::fs::read_to_string(e.path().join("serverinfo.json")).ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        if v["pid"].as_u64() == Some(u64::from(pid)) {
+            return v["port"].as_u64().map(|p| p as u16).filter(|p| *p > 0);
+        }
+    }
+    None
+}
+
+fn healthz(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let req =
+        format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if s.write_all(req.as_bytes()).is_err() {
+        return false;
+    }
+    let mut body = String::new();
+    let _ = s.read_to_string(&mut body);
+    body.starts_with("HTTP/1.1 200") || body.starts_with("HTTP/1.0 200")
+}

@@ -1,0 +1,107 @@
+//! `mpt outbox flush`: one flusher at a time (exit 6 if another runs, unless `--wait`), the
+//! drain to the primary with a progress line on a terminal, the report, the exit code.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::Ctx;
+use crate::cli::OutboxFlushArgs;
+use crate::config::Config;
+use crate::error::{Exit, MptError, Result};
+use crate::mcp::McpClient;
+use crate::outbox::flush::Progress;
+use crate::outbox::report::report_json;
+use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
+use crate::output::verbosity;
+
+pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Result<Exit> {
+    let remote = config.remote.as_ref().ok_or_else(|| {
+        MptError::usage("MEMPALACE_REMOTE_URL is not set: the outbox has no primary to flush to")
+            .with_hint("set it to the primary's endpoint, e.g. https://palace.example:8765/mcp")
+    })?;
+    let deadline = args
+        .deadline
+        .as_deref()
+        .map(util::parse_duration)
+        .transpose()?;
+    if !path.exists() {
+        let doc = serde_json::json!({"schema": "mpt.outbox.flush/v1", "result": "drained", "exit_code": 0,
+            "sent": 0, "settled": 0, "remaining": 0, "outbox": path, "primary": remote.url});
+        ctx.out.emit(&doc, |w| {
+            writeln!(w, "nothing to flush (no outbox at {})", path.display())
+        })?;
+        return Ok(Exit::Ok);
+    }
+    let lock = if args.wait {
+        FlushLock::acquire(path)?
+    } else {
+        FlushLock::acquire_or_busy(path, "flush")?
+    };
+    let mut store = Outbox::open(path, outbox::open_options(&ctx.env)?)?;
+    // The lease outlives any call: the call deadline plus a margin (10 min with no deadline).
+    let lease = config
+        .mcp
+        .timeout
+        .map_or(Duration::from_secs(600), |t| t + Duration::from_secs(60));
+    let opts = FlushOptions {
+        limit: args.limit,
+        deadline,
+        lease,
+        ..FlushOptions::default()
+    };
+    let client = McpClient::from_config(config, Path::new("/"), None, verbosity() >= 1)?;
+    let show_progress = !ctx.out.json && verbosity() >= 0 && std::io::stderr().is_terminal();
+    let mut progress = |p: &Progress| {
+        if show_progress {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(e, "\rmpt: flushing {}/{} ", p.settled, p.total);
+            let _ = e.flush();
+        }
+    };
+    let rt = crate::commands::runtime()?;
+    let report = rt.block_on(outbox::flush::flush(
+        &mut store,
+        &lock,
+        &client,
+        &opts,
+        &mut progress,
+    ))?;
+    if show_progress {
+        eprintln!();
+    }
+    let exit = report.stop.exit_code(report.error.as_ref());
+    let mut doc = report_json(&report, exit.code());
+    doc["outbox"] = serde_json::json!(path);
+    doc["primary"] = serde_json::json!(remote.url);
+    ctx.out.emit(&doc, |w| {
+        let c = &report.counts;
+        writeln!(
+            w,
+            "{}: {} settled ({} applied, {} already there, {} found by a replay check), {} sent, {} left, {:.1} s",
+            match report.stop {
+                Stop::Drained => "drained",
+                Stop::Limit => "stopped at --limit",
+                Stop::Blocked => "blocked",
+                Stop::Unavailable => "primary unavailable",
+                Stop::Deadline => "deadline passed",
+                Stop::Refused => "refused",
+            },
+            report.settled(), c.applied, c.already_there, c.verified_present, c.sent,
+            report.remaining, report.elapsed.as_secs_f64()
+        )?;
+        if let Some(b) = &report.blocked_by {
+            writeln!(w, "op #{} {} ({}) failed after {} attempts: {}", b.local_seq, outbox::store::short(&b.op_id),
+                b.short_tool(), b.attempts, b.error_line().unwrap_or_default())?;
+            writeln!(w, "  it blocks the queue: fix the cause, then `mpt outbox retry {0}`, or `mpt outbox drop {0} --yes`",
+                outbox::store::short(&b.op_id))?;
+        }
+        Ok(())
+    })?;
+    if !ctx.out.json
+        && let Some(e) = &report.error
+    {
+        ctx.out.error(e);
+    }
+    Ok(exit)
+}

@@ -1,0 +1,392 @@
+//! `mpt outbox [list|show|enqueue|flush|retry|drop|purge]`: argument handling and printing for
+//! the outbox engine (`crate::outbox`); no SQL here. Flushing is in `flush.rs`.
+
+mod flush;
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::cli::{OutboxArgs, OutboxCommand, OutboxStateFilter};
+use crate::config::Config;
+use crate::error::{Exit, MptError, Result};
+use crate::log_warn;
+use crate::outbox::{self, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Outbox, util};
+use crate::output::Style;
+
+pub fn run(ctx: &Ctx, args: OutboxArgs) -> Result<Exit> {
+    let config = ctx.config()?;
+    let path = outbox::resolve_path(&ctx.env, &config)?;
+    match args.command {
+        None => summary(ctx, &config, &path),
+        Some(OutboxCommand::List(a)) => list(ctx, &path, a.state, a.limit),
+        Some(OutboxCommand::Show(a)) => show(ctx, &path, &a.op),
+        Some(OutboxCommand::Enqueue(a)) => enqueue(
+            ctx,
+            &config,
+            &path,
+            &a.tool,
+            &a.args,
+            a.dedupe_key.as_deref(),
+        ),
+        Some(OutboxCommand::Flush(a)) => flush::run(ctx, &config, &path, a),
+        Some(OutboxCommand::Retry(a)) => retry(ctx, &path, a.op.as_deref()),
+        Some(OutboxCommand::Drop(a)) => drop_op(ctx, &path, &a.op, a.yes, a.reason.as_deref()),
+        Some(OutboxCommand::Purge(a)) => purge(ctx, &path, &a.older_than),
+    }
+}
+
+/// The outbox if it exists: reading commands never create one.
+fn open_existing(path: &Path) -> Result<Option<Outbox>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    // Operator commands commit rarely: always with FULL, whatever MPT_OUTBOX_SYNC says.
+    Outbox::open(path, OpenOptions::default()).map(Some)
+}
+
+fn open_or_missing(path: &Path) -> Result<Outbox> {
+    open_existing(path)?.ok_or_else(|| {
+        MptError::usage(format!("there is no outbox at {}", path.display()))
+            .with_hint("nothing was ever queued here; MPT_OUTBOX (or `outbox` in the mpt config) names another")
+    })
+}
+
+fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
+    let store = open_existing(path)?;
+    let s = store.as_ref().map(Outbox::summary).transpose()?;
+    let flusher = if store.is_some() {
+        FlushLock::holder(path)?
+    } else {
+        None
+    };
+    let now = util::now_ms();
+    let counts: serde_json::Map<String, Value> = OpState::ALL
+        .iter()
+        .map(|st| {
+            (
+                st.as_str().to_string(),
+                json!(s.as_ref().map_or(0, |s| s.count(*st))),
+            )
+        })
+        .collect();
+    let open: i64 = OpState::ALL
+        .iter()
+        .filter(|st| st.is_open())
+        .map(|st| s.as_ref().map_or(0, |s| s.count(*st)))
+        .sum();
+    let head = s.as_ref().and_then(|s| s.head.clone());
+    let blocked = head.as_ref().is_some_and(|h| h.state == OpState::Failed);
+    let oldest = s.as_ref().and_then(|s| s.oldest_queued_at);
+    let doc = json!({
+        "schema": "mpt.outbox.summary/v1",
+        "outbox": path,
+        "exists": store.is_some(),
+        "primary": config.remote.as_ref().map(|r| r.url.clone()),
+        "device": Origin::from_config(config).device,
+        "counts": counts,
+        "open": open,
+        "oldest_open_age_s": oldest.map(|t| (now - t).max(0) / 1000),
+        "blocked": blocked,
+        "head": head.as_ref().map(|h| h.to_json(false)),
+        "last_local_seq": s.as_ref().and_then(|s| s.last_seq),
+        "flusher_pid": flusher,
+    });
+    ctx.out.emit(&doc, |w| {
+        let row = |w: &mut dyn Write, k: &str, v: String| writeln!(w, "{k:<10} {v}");
+        row(
+            w,
+            "outbox",
+            format!(
+                "{}{}",
+                path.display(),
+                if store.is_none() { "  (none yet)" } else { "" }
+            ),
+        )?;
+        row(
+            w,
+            "primary",
+            config
+                .remote
+                .as_ref()
+                .map_or("(MEMPALACE_REMOTE_URL unset)".into(), |r| r.url.clone()),
+        )?;
+        let c = |st: OpState| s.as_ref().map_or(0, |s| s.count(st));
+        row(
+            w,
+            "open",
+            format!(
+                "{open} (queued {}, leased {}, failed {}){}",
+                c(OpState::Queued),
+                c(OpState::Leased),
+                c(OpState::Failed),
+                oldest
+                    .map(|t| format!(", oldest {}", util::human_age(now - t)))
+                    .unwrap_or_default()
+            ),
+        )?;
+        row(
+            w,
+            "settled",
+            format!("{} done, {} dropped", c(OpState::Done), c(OpState::Dropped)),
+        )?;
+        if let Some(h) = &head {
+            let state = if blocked {
+                ctx.out.paint(Style::Fail, "failed")
+            } else {
+                h.state.as_str().to_string()
+            };
+            row(
+                w,
+                "head",
+                format!(
+                    "#{} {} {} {state} ({} attempts){}",
+                    h.local_seq,
+                    short(h),
+                    h.short_tool(),
+                    h.attempts,
+                    h.error_line().map(|e| format!(": {e}")).unwrap_or_default()
+                ),
+            )?;
+            if blocked {
+                row(
+                    w,
+                    "",
+                    format!(
+                        "blocks the queue: `mpt outbox retry {0}` or `mpt outbox drop {0} --yes`",
+                        short(h)
+                    ),
+                )?;
+            }
+        }
+        row(
+            w,
+            "flusher",
+            flusher.map_or("none running".into(), |p| format!("pid {p}")),
+        )
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn list(ctx: &Ctx, path: &Path, filter: OutboxStateFilter, limit: usize) -> Result<Exit> {
+    use OutboxStateFilter as F;
+    let (states, newest): (Vec<OpState>, bool) = match filter {
+        F::Open => (
+            vec![OpState::Queued, OpState::Leased, OpState::Failed],
+            false,
+        ),
+        F::Queued => (vec![OpState::Queued], false),
+        F::Leased => (vec![OpState::Leased], false),
+        F::Failed => (vec![OpState::Failed], false),
+        F::Done => (vec![OpState::Done], true),
+        F::Dropped => (vec![OpState::Dropped], true),
+        F::All => (vec![], true),
+    };
+    let ops = match open_existing(path)? {
+        Some(s) => s.list(&states, limit, newest)?,
+        None => vec![],
+    };
+    let state_name = format!("{filter:?}").to_lowercase();
+    let doc = json!({
+        "schema": "mpt.outbox.list/v1",
+        "outbox": path,
+        "state": state_name,
+        "count": ops.len(),
+        "ops": ops.iter().map(|o| o.to_json(false)).collect::<Vec<_>>(),
+    });
+    let now = util::now_ms();
+    ctx.out.emit(&doc, |w| {
+        writeln!(
+            w,
+            "{:>6}  {:<12}  {:<20} {:<8} {:>5}  {:>5}  note",
+            "seq", "op", "tool", "state", "tries", "age"
+        )?;
+        for o in &ops {
+            let note = o
+                .error_line()
+                .or_else(|| o.outcome.clone())
+                .unwrap_or_default();
+            writeln!(
+                w,
+                "{:>6}  {:<12}  {:<20} {:<8} {:>5}  {:>5}  {}",
+                o.local_seq,
+                short(o),
+                o.short_tool(),
+                o.state.as_str(),
+                o.attempts,
+                util::human_age(now - o.created_at),
+                note
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
+    let store = open_or_missing(path)?;
+    let o = store.find(op)?;
+    let audit = store.audit_trail(Some(&o.op_id))?;
+    let doc = json!({"schema": "mpt.outbox.op/v1", "outbox": path, "op": o.to_json(true), "audit": audit});
+    ctx.out.emit(&doc, |w| {
+        for (k, v) in doc["op"].as_object().into_iter().flatten() {
+            if k != "payload" && !v.is_null() {
+                writeln!(
+                    w,
+                    "{k:<17} {}",
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                )?;
+            }
+        }
+        writeln!(
+            w,
+            "payload\n{}",
+            serde_json::to_string_pretty(&o.payload).unwrap_or_default()
+        )?;
+        for a in &audit {
+            writeln!(
+                w,
+                "audit {} {} {}",
+                a["at"].as_str().unwrap_or(""),
+                a["action"].as_str().unwrap_or(""),
+                a["detail"]
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn enqueue(
+    ctx: &Ctx,
+    config: &Config,
+    path: &Path,
+    tool: &str,
+    args: &str,
+    key: Option<&str>,
+) -> Result<Exit> {
+    let payload: Value = serde_json::from_str(args).map_err(|e| {
+        MptError::usage(format!("the tool arguments are not JSON: {e}"))
+            .with_hint(r#"pass one JSON object, e.g. '{"subject": "mpt", "predicate": "uses", "object": "sqlite"}'"#)
+    })?;
+    if let Some((token, _)) = config.remote.as_ref().and_then(|r| r.token.as_ref())
+        && !token.expose().is_empty()
+        && (args.contains(token.expose()) || payload.to_string().contains(token.expose()))
+    {
+        return Err(MptError::refused(
+            "the arguments contain the remote token: it never enters the outbox",
+        )
+        .with_hint("remove the token from the payload"));
+    }
+    let tool = outbox::full_tool_name(tool);
+    // Refused before the outbox is created or opened.
+    outbox::store::admit(&tool, &payload)?;
+    let mut store = Outbox::open(path, outbox::open_options(&ctx.env)?)?;
+    let e = store.enqueue(
+        &Origin::from_config(config),
+        NewOp {
+            tool: &tool,
+            payload: &payload,
+            dedupe_key: key,
+        },
+    )?;
+    let doc = json!({
+        "schema": "mpt.outbox.enqueue/v1",
+        "outbox": path,
+        "op_id": e.op_id,
+        "local_seq": e.local_seq,
+        "tool": tool,
+        "deduped": e.deduped,
+    });
+    ctx.out.emit(&doc, |w| {
+        let note = if e.deduped {
+            "  (already queued under that key)"
+        } else {
+            ""
+        };
+        writeln!(w, "{}  #{}  {tool}{note}", e.op_id, e.local_seq)
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn retry(ctx: &Ctx, path: &Path, op: Option<&str>) -> Result<Exit> {
+    let mut store = open_or_missing(path)?;
+    let _lock = FlushLock::acquire_or_busy(path, "retry")?;
+    let targets: Vec<Op> = match op {
+        Some(p) => {
+            let o = store.find(p)?;
+            if !matches!(o.state, OpState::Failed | OpState::Queued) {
+                return Err(MptError::usage(format!(
+                    "op {} is {}: only failed or queued ops are retried",
+                    short(&o),
+                    o.state.as_str()
+                )));
+            }
+            vec![o]
+        }
+        None => store.failed()?,
+    };
+    let mut retried = Vec::new();
+    for o in &targets {
+        if store.retry(o)? {
+            retried.push(o.op_id.clone());
+        }
+    }
+    let doc = json!({"schema": "mpt.outbox.retry/v1", "outbox": path, "retried": retried, "count": retried.len()});
+    ctx.out.emit(&doc, |w| {
+        writeln!(
+            w,
+            "{} op(s) back in the queue; `mpt outbox flush` sends them",
+            retried.len()
+        )
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn drop_op(ctx: &Ctx, path: &Path, op: &str, yes: bool, reason: Option<&str>) -> Result<Exit> {
+    let mut store = open_or_missing(path)?;
+    let o = store.find(op)?;
+    if !yes {
+        return Err(MptError::usage(format!(
+            "dropping op {} ({}) means it never reaches the primary",
+            short(&o),
+            o.short_tool()
+        ))
+        .with_hint(format!(
+            "confirm with `mpt outbox drop {} --yes [--reason TEXT]`",
+            short(&o)
+        )));
+    }
+    let _lock = FlushLock::acquire_or_busy(path, "drop")?;
+    store.drop_op(&o, reason)?;
+    let dropped = store.find(&o.op_id)?;
+    log_warn!(
+        "dropped op {} ({}): it will never reach the primary; recorded in the outbox's audit trail",
+        short(&o),
+        o.short_tool()
+    );
+    let doc = json!({"schema": "mpt.outbox.drop/v1", "outbox": path, "op": dropped.to_json(true)});
+    ctx.out.emit(&doc, |w| {
+        writeln!(w, "dropped {} ({})", dropped.op_id, dropped.short_tool())
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn purge(ctx: &Ctx, path: &Path, older_than: &str) -> Result<Exit> {
+    let age = util::parse_duration(older_than)?;
+    let deleted = match open_existing(path)? {
+        Some(mut s) => s.purge(age)?,
+        None => 0,
+    };
+    let doc = json!({"schema": "mpt.outbox.purge/v1", "outbox": path, "deleted": deleted, "older_than_s": age.as_secs()});
+    ctx.out.emit(&doc, |w| {
+        writeln!(w, "purged {deleted} settled op(s) older than {older_than}")
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn short(o: &Op) -> &str {
+    outbox::store::short(&o.op_id)
+}

@@ -1,0 +1,284 @@
+//! What a send's outcome means for the op: applied (or already there) → done; transient → back
+//! off and stop this drain; hard → an attempt counted; stop → not the op's fault, change nothing.
+
+use serde_json::Value;
+
+use crate::mcp::{HttpFailure, McpError, ToolReply};
+
+/// Whether the primary may have applied a send we got no clear answer to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    /// Certainly not applied (never sent, or refused before any effect).
+    No,
+    /// Sent, no complete answer: it may have applied (AMBIGUOUS).
+    Maybe,
+}
+
+#[derive(Debug)]
+pub enum Verdict {
+    /// The effect is on the primary. `already`: the server said it was there before this send.
+    Applied {
+        already: bool,
+        primary_ref: Option<String>,
+    },
+    /// The primary is down, busy or unhealthy: keep the op, back off, stop the drain.
+    Transient { sent: Sent, error: McpError },
+    /// The primary refused this op: counts toward MAX_ATTEMPTS.
+    Hard { sent: Sent, error: McpError },
+    /// Our credentials or endpoint are wrong: every op would fail the same way; stop, count nothing.
+    Stop { error: McpError },
+}
+
+/// Classifies the outcome of calling `tool`.
+pub fn classify(tool: &str, result: Result<ToolReply, McpError>) -> Verdict {
+    let reply = match result {
+        Ok(r) => r,
+        Err(e) => return classify_error(e),
+    };
+    if let Some(msg) = partial_failure(tool, &reply.payload) {
+        // checkpoint reports item and diary failures inside a reply without success:false.
+        return Verdict::Hard {
+            sent: Sent::Maybe,
+            error: McpError::ToolFailed {
+                tool: tool.to_string(),
+                message: msg,
+                payload: reply.payload,
+            },
+        };
+    }
+    Verdict::Applied {
+        already: reply.payload.get("reason").and_then(Value::as_str) == Some("already_exists"),
+        primary_ref: primary_ref(&reply.payload),
+    }
+}
+
+/// Classifies a failed call (also the read calls a replay check makes).
+pub fn classify_error(e: McpError) -> Verdict {
+    use HttpFailure as H;
+    let (sent, transient) = match &e {
+        McpError::ToolFailed {
+            payload, message, ..
+        } => {
+            let lock_refusal = payload
+                .get("error_class")
+                .and_then(Value::as_str)
+                .is_some_and(|c| c.contains("LockHeld") || c.contains("MineAlreadyRunning"))
+                || message.contains("another mine is in progress");
+            (Sent::No, lock_refusal)
+        }
+        McpError::Rpc { code, .. } => match code {
+            // The writer lease is held elsewhere; integrity, diverged index, stale library:
+            // the primary must be fixed or freed, the op is fine.
+            -32001 | -32002 | -32004 | -32005 => (Sent::No, true),
+            // Malformed, unknown, read-only: refused before the tool ran.
+            -32700 | -32600 | -32601 | -32602 | -32003 => (Sent::No, false),
+            // The tool raised part-way (-32000) or the server failed (-32603): it may have written.
+            _ => (Sent::Maybe, false),
+        },
+        McpError::Http { failure, .. } => match failure {
+            H::Dns | H::Refused | H::Connect | H::Tls => (Sent::No, true),
+            H::Server | H::Dropped => (Sent::Maybe, true),
+            H::Unauthorized | H::Forbidden | H::NotFound => return Verdict::Stop { error: e },
+            H::TooLarge => (Sent::No, false),
+            H::Status => (Sent::Maybe, false),
+        },
+        McpError::Timeout { .. } | McpError::ChildExited { .. } => (Sent::Maybe, true),
+        McpError::Spawn { .. } | McpError::Down { .. } => (Sent::No, true),
+        McpError::Protocol(_) => (Sent::Maybe, false),
+    };
+    if transient {
+        Verdict::Transient { sent, error: e }
+    } else {
+        Verdict::Hard { sent, error: e }
+    }
+}
+
+/// The id the primary gave what it stored, wherever the tool puts it.
+pub fn primary_ref(payload: &Value) -> Option<String> {
+    [
+        "/event/id",
+        "/task/id",
+        "/artifact/id",
+        "/diary/timestamp",
+        "/timestamp",
+        "/drawer_id",
+        "/triple_id",
+        "/id",
+    ]
+    .iter()
+    .find_map(|p| payload.pointer(p).and_then(Value::as_str))
+    .map(str::to_string)
+}
+
+fn partial_failure(tool: &str, payload: &Value) -> Option<String> {
+    if tool != "mempalace_checkpoint" {
+        return None;
+    }
+    if let Some(errs) = payload.get("errors").and_then(Value::as_array)
+        && !errs.is_empty()
+    {
+        return Some(format!(
+            "checkpoint reported {} error(s): {}",
+            errs.len(),
+            Value::Array(errs.clone())
+        ));
+    }
+    let diary = payload.get("diary")?;
+    let reply = ToolReply::from_result(
+        &serde_json::json!({"content": [{"type": "text", "text": diary.to_string()}]}),
+    );
+    reply
+        .failure
+        .map(|f| format!("checkpoint's diary entry failed: {f}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn reply(v: Value) -> ToolReply {
+        ToolReply::from_result(&json!({"content": [{"type": "text", "text": v.to_string()}]}))
+    }
+
+    #[test]
+    fn applied_and_already_there() {
+        let v = classify(
+            "mempalace_add_drawer",
+            Ok(reply(json!({"success": true, "drawer_id": "d1"}))),
+        );
+        assert!(
+            matches!(v, Verdict::Applied { already: false, primary_ref: Some(ref r) } if r == "d1")
+        );
+        let v = classify(
+            "mempalace_add_drawer",
+            Ok(reply(
+                json!({"success": true, "reason": "already_exists", "drawer_id": "d1"}),
+            )),
+        );
+        assert!(matches!(v, Verdict::Applied { already: true, .. }));
+        let v = classify(
+            "mempalace_event_append",
+            Ok(reply(json!({"success": true, "event": {"id": "evt_1"}}))),
+        );
+        assert!(matches!(v, Verdict::Applied { primary_ref: Some(ref r), .. } if r == "evt_1"));
+    }
+
+    #[test]
+    fn rpc_codes() {
+        let rpc = |code| McpError::Rpc {
+            code,
+            message: "m".into(),
+            data: None,
+        };
+        assert!(matches!(
+            classify_error(rpc(-32001)),
+            Verdict::Transient { sent: Sent::No, .. }
+        ));
+        assert!(matches!(
+            classify_error(rpc(-32602)),
+            Verdict::Hard { sent: Sent::No, .. }
+        ));
+        assert!(matches!(
+            classify_error(rpc(-32003)),
+            Verdict::Hard { sent: Sent::No, .. }
+        ));
+        assert!(matches!(
+            classify_error(rpc(-32000)),
+            Verdict::Hard {
+                sent: Sent::Maybe,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn http_failures() {
+        let http = |failure| McpError::Http {
+            failure,
+            status: None,
+            detail: "d".into(),
+        };
+        assert!(matches!(
+            classify_error(http(HttpFailure::Refused)),
+            Verdict::Transient { sent: Sent::No, .. }
+        ));
+        assert!(matches!(
+            classify_error(http(HttpFailure::Dropped)),
+            Verdict::Transient {
+                sent: Sent::Maybe,
+                ..
+            }
+        ));
+        assert!(matches!(
+            classify_error(http(HttpFailure::Server)),
+            Verdict::Transient {
+                sent: Sent::Maybe,
+                ..
+            }
+        ));
+        assert!(matches!(
+            classify_error(http(HttpFailure::Unauthorized)),
+            Verdict::Stop { .. }
+        ));
+        let t = McpError::Timeout {
+            what: "w".into(),
+            ms: 1,
+        };
+        assert!(matches!(
+            classify_error(t),
+            Verdict::Transient {
+                sent: Sent::Maybe,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn success_false_is_hard_unless_a_lock_refusal() {
+        let failed = |payload: Value| McpError::ToolFailed {
+            tool: "t".into(),
+            message: "x".into(),
+            payload,
+        };
+        let v = classify_error(failed(
+            json!({"success": false, "error": "status='done' is not one of"}),
+        ));
+        assert!(matches!(v, Verdict::Hard { sent: Sent::No, .. }));
+        let v = classify_error(failed(
+            json!({"success": false, "error": "another mine is in progress", "error_class": "LockHeldByOtherProcess"}),
+        ));
+        assert!(matches!(v, Verdict::Transient { .. }));
+    }
+
+    #[test]
+    fn checkpoint_errors_inside_a_good_reply_are_failures() {
+        let v = classify(
+            "mempalace_checkpoint",
+            Ok(reply(
+                json!({"added": [], "duplicates": [], "errors": [{"error": "boom"}]}),
+            )),
+        );
+        assert!(matches!(
+            v,
+            Verdict::Hard {
+                sent: Sent::Maybe,
+                ..
+            }
+        ));
+        let v = classify(
+            "mempalace_checkpoint",
+            Ok(reply(
+                json!({"added": [], "duplicates": [], "errors": [], "diary": {"success": false, "error": "x"}}),
+            )),
+        );
+        assert!(matches!(v, Verdict::Hard { .. }));
+        let v = classify(
+            "mempalace_checkpoint",
+            Ok(reply(
+                json!({"added": [], "duplicates": [], "errors": [], "diary": {"success": true, "timestamp": "t"}}),
+            )),
+        );
+        assert!(matches!(v, Verdict::Applied { primary_ref: Some(ref r), .. } if r == "t"));
+    }
+}

@@ -1,0 +1,426 @@
+//! The flush engine: claims ops in queue order, resolves an earlier unanswered send before
+//! resending, sends, classifies, and stops the drain on a transient failure or a failed op.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::classify::{self, Sent, Verdict};
+use super::lease::{Ack, Head, Nack};
+use super::replay::{self, Check, Schemas};
+use super::report::{Counts, FlushReport, Stop};
+use super::{FlushLock, Op, OpState, Outbox, error_json, util};
+use crate::error::{ErrorKind, MptError, Result};
+use crate::mcp::{Deadline, McpClient};
+
+/// Ops claimed per commit: one durable commit per window marks them in flight and records the
+/// previous window's acks. A crash leaves at most one window to check or resend.
+pub const WINDOW: usize = 32;
+
+#[derive(Debug, Clone)]
+pub struct FlushOptions {
+    /// Settle at most this many ops, then stop (exit 0).
+    pub limit: Option<u64>,
+    /// Keep retrying transient failures with backoff until this much time has passed. `None`:
+    /// stop at the first transient failure (a timer runs the flush again later).
+    pub deadline: Option<Duration>,
+    /// Each call's own deadline.
+    pub call_deadline: Deadline,
+    /// How long a claim stays ours: longer than any call can take.
+    pub lease: Duration,
+    /// Honour the backoff recorded on ops (`next_attempt_at`). An explicit flush does not: it
+    /// is the signal to try now.
+    pub honour_backoff: bool,
+}
+
+impl Default for FlushOptions {
+    fn default() -> Self {
+        FlushOptions {
+            limit: None,
+            deadline: None,
+            call_deadline: Deadline::Default,
+            lease: Duration::from_secs(120),
+            honour_backoff: false,
+        }
+    }
+}
+
+/// After each settled or failed op.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub settled: u64,
+    /// Open ops when the flush started.
+    pub total: i64,
+}
+
+/// Drains `store` to the primary behind `client`. The caller holds the flush lock.
+pub async fn flush(
+    store: &mut Outbox,
+    lock: &FlushLock,
+    client: &McpClient,
+    opts: &FlushOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<FlushReport> {
+    let started = Instant::now();
+    let recovered = store.recover_leases(lock)?;
+    let mut run = Run {
+        store,
+        client,
+        opts,
+        started,
+        token: util::lease_token(),
+        counts: Counts::default(),
+        failed: Vec::new(),
+        total: 0,
+        streak: 0,
+        window: VecDeque::new(),
+        pending: Vec::new(),
+    };
+    let (stop, error) = run.drain(progress).await?;
+    let blocked_by = match stop {
+        Stop::Blocked => run.store.head()?.filter(|h| h.state == OpState::Failed),
+        _ => None,
+    };
+    Ok(FlushReport {
+        stop,
+        counts: run.counts,
+        failed: run.failed,
+        blocked_by,
+        recovered_leases: recovered,
+        remaining: run.store.open_count()?,
+        elapsed: started.elapsed(),
+        error,
+    })
+}
+
+struct Run<'a> {
+    store: &'a mut Outbox,
+    client: &'a McpClient,
+    opts: &'a FlushOptions,
+    started: Instant,
+    token: String,
+    counts: Counts,
+    failed: Vec<String>,
+    total: i64,
+    /// Consecutive transient failures (the backoff exponent).
+    streak: u32,
+    /// Claimed, not yet sent, in queue order.
+    window: VecDeque<Op>,
+    /// Settled on the primary, not yet marked done: committed with the next window's claim
+    /// (or before a check, a failure or the end). A crash before that commit leaves them
+    /// leased and in flight: the next flush checks or (for idempotent tools) resends them.
+    pending: Vec<Ack>,
+}
+
+/// What to do after one op.
+enum Next {
+    Continue,
+    Finish(Stop, Option<MptError>),
+}
+
+impl Run<'_> {
+    async fn drain(
+        &mut self,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(Stop, Option<MptError>)> {
+        self.total = self.store.open_count()?;
+        if let Head::Failed(_) = self.store.head_status(util::now_ms())? {
+            return Ok((Stop::Blocked, None));
+        }
+        if self.total == 0 {
+            return Ok((Stop::Drained, None));
+        }
+        if self.opts.limit == Some(0) {
+            return Ok((Stop::Limit, None));
+        }
+        let schemas = loop {
+            match self.client.connect().await {
+                Ok(hs) => break Schemas::from_tools(&hs.tools),
+                Err(e) => match classify::classify_error(e) {
+                    Verdict::Transient { error, .. } => {
+                        self.streak += 1;
+                        if !self.pause(self.backoff()).await {
+                            return Ok((Stop::Unavailable, Some(error.into())));
+                        }
+                    }
+                    Verdict::Stop { error } => return Ok((Stop::Refused, Some(error.into()))),
+                    // Not a MemPalace at that URL, or one that cannot speak: not worth retrying.
+                    Verdict::Hard { error, .. } => return Err(error.into()),
+                    Verdict::Applied { .. } => unreachable!("a failed handshake applied nothing"),
+                },
+            }
+        };
+        self.streak = 0;
+        loop {
+            let Some(op) = self.next_op()? else {
+                return self.why_idle();
+            };
+            let next = self.one(op, &schemas).await?;
+            progress(&Progress {
+                settled: self.settled(),
+                total: self.total,
+            });
+            if let Next::Finish(stop, err) = next {
+                self.commit_acks()?;
+                self.release_window()?;
+                return Ok((stop, err));
+            }
+        }
+    }
+
+    /// The next claimed op, claiming a new window when the last one is used up.
+    fn next_op(&mut self) -> Result<Option<Op>> {
+        if self.window.is_empty() {
+            let room = self.opts.limit.map_or(WINDOW, |l| {
+                (l.saturating_sub(self.settled()) as usize).clamp(1, WINDOW)
+            });
+            let ops = self.store.claim_window(
+                &self.token,
+                util::now_ms(),
+                self.gate(),
+                self.lease_ms(),
+                room,
+                &self.pending,
+            )?;
+            self.pending.clear();
+            self.window.extend(ops);
+        }
+        Ok(self.window.pop_front())
+    }
+
+    fn commit_acks(&mut self) -> Result<()> {
+        self.store.ack_many(&self.pending, &self.token)?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Claimed ops that were never sent go back to the queue as they were.
+    fn release_window(&mut self) -> Result<()> {
+        let rest: Vec<Op> = self.window.drain(..).collect();
+        self.store.release(&rest, &self.token)
+    }
+
+    /// Sends one claimed op (after checking the primary if an earlier send went unanswered).
+    async fn one(&mut self, op: Op, schemas: &Schemas) -> Result<Next> {
+        let mut args = None;
+        let mut found_ref = None;
+        if op.unconfirmed {
+            // The check must see every effect this run already owns.
+            self.commit_acks()?;
+            let confirmed = self.store.confirmed_refs(
+                &replay::ref_tools(&op.tool_name),
+                replay::window_start(&op),
+                op.id,
+            )?;
+            match replay::check(self.client, &op, schemas, &confirmed).await {
+                Ok(Check::Present(r)) => {
+                    self.counts.verified_present += 1;
+                    return self.settle(&op, "verified_present", r.as_deref());
+                }
+                Ok(Check::Resend {
+                    args: a,
+                    primary_ref,
+                }) => {
+                    args = Some(a);
+                    found_ref = primary_ref;
+                }
+                Ok(Check::Absent | Check::NotNeeded) => {}
+                Ok(Check::Unverifiable(why)) => {
+                    let e = MptError::new(ErrorKind::CheckFailed, format!(
+                        "op {} may have reached the primary in an unanswered send, and {why}",
+                        super::store::short(&op.op_id)
+                    ))
+                    .with_hint("look on the primary: `mpt outbox retry OP` resends it, `mpt outbox drop OP --yes` gives it up");
+                    self.store.fail_now(&op, &self.token, error_json(&e))?;
+                    self.failed.push(op.op_id.clone());
+                    return Ok(Next::Finish(Stop::Blocked, None));
+                }
+                // The check could not be made: nothing was sent, the op stays unconfirmed.
+                Err(e) => {
+                    return self
+                        .failed_attempt(&op, classify::classify_error(e), true)
+                        .await;
+                }
+            }
+        }
+        let args = args.unwrap_or_else(|| replay::send_args(&op, schemas));
+        self.counts.sent += 1;
+        let result = self
+            .client
+            .call_tool(&op.tool_name, args, self.opts.call_deadline)
+            .await;
+        match classify::classify(&op.tool_name, result) {
+            Verdict::Applied {
+                already,
+                primary_ref,
+            } => {
+                if already {
+                    self.counts.already_there += 1;
+                } else {
+                    self.counts.applied += 1;
+                }
+                let r = primary_ref.or(found_ref);
+                self.settle(
+                    &op,
+                    if already { "already_there" } else { "applied" },
+                    r.as_deref(),
+                )
+            }
+            failure => self.failed_attempt(&op, failure, false).await,
+        }
+    }
+
+    /// Done: recorded with the next commit (the next window's claim, or the end of the run).
+    fn settle(&mut self, op: &Op, outcome: &str, primary_ref: Option<&str>) -> Result<Next> {
+        self.streak = 0;
+        self.pending.push(Ack::new(op, outcome, primary_ref));
+        if self.opts.limit.is_some_and(|l| self.settled() >= l) {
+            return Ok(Next::Finish(Stop::Limit, None));
+        }
+        Ok(Next::Continue)
+    }
+
+    /// A send (or a check) that did not land.
+    async fn failed_attempt(
+        &mut self,
+        op: &Op,
+        verdict: Verdict,
+        check_failed: bool,
+    ) -> Result<Next> {
+        self.commit_acks()?;
+        // An earlier unanswered send stays unconfirmed unless a check ran and found nothing.
+        let earlier_unknown = op.unconfirmed && check_failed;
+        match verdict {
+            Verdict::Applied { .. } => unreachable!("handled by the caller"),
+            Verdict::Transient { sent, error } => {
+                self.counts.transient_failures += 1;
+                self.streak += 1;
+                let wait = self.backoff().max(if sent == Sent::Maybe {
+                    Duration::from_secs(2)
+                } else {
+                    Duration::ZERO
+                });
+                let err: MptError = error.into();
+                self.store.nack(
+                    op,
+                    &self.token,
+                    &Nack {
+                        hard: false,
+                        unconfirmed: earlier_unknown || sent == Sent::Maybe,
+                        retry_at: util::now_ms() + wait.as_millis() as i64,
+                        error: error_json(&err),
+                    },
+                )?;
+                self.release_window()?;
+                if self.pause(wait).await {
+                    return Ok(Next::Continue);
+                }
+                Ok(Next::Finish(Stop::Unavailable, Some(err)))
+            }
+            Verdict::Hard { sent, error } => {
+                self.counts.hard_failures += 1;
+                let err: MptError = error.into();
+                let wait = Duration::from_secs(u64::from(op.attempts.clamp(0, 4) as u32 + 1));
+                let state = self.store.nack(
+                    op,
+                    &self.token,
+                    &Nack {
+                        hard: true,
+                        unconfirmed: earlier_unknown || sent == Sent::Maybe,
+                        retry_at: util::now_ms() + wait.as_millis() as i64,
+                        error: error_json(&err),
+                    },
+                )?;
+                if state == OpState::Failed {
+                    self.failed.push(op.op_id.clone());
+                    return Ok(Next::Finish(Stop::Blocked, None));
+                }
+                // Bounded: MAX_ATTEMPTS tries, a second or two apart, then failed.
+                self.release_window()?;
+                if self.opts.deadline.is_none() || self.time_left() > wait {
+                    tokio::time::sleep(wait).await;
+                    return Ok(Next::Continue);
+                }
+                Ok(Next::Finish(Stop::Deadline, Some(err)))
+            }
+            Verdict::Stop { error } => {
+                let err: MptError = error.into();
+                self.store.nack(
+                    op,
+                    &self.token,
+                    &Nack {
+                        hard: false,
+                        unconfirmed: earlier_unknown,
+                        retry_at: 0,
+                        error: error_json(&err),
+                    },
+                )?;
+                Ok(Next::Finish(Stop::Refused, Some(err)))
+            }
+        }
+    }
+
+    fn why_idle(&mut self) -> Result<(Stop, Option<MptError>)> {
+        Ok(match self.store.head_status(util::now_ms())? {
+            Head::Empty => (Stop::Drained, None),
+            Head::Failed(_) => (Stop::Blocked, None),
+            Head::Leased(op) => (
+                Stop::Unavailable,
+                Some(MptError::new(
+                    ErrorKind::Busy,
+                    format!(
+                        "op {} is leased by another flusher",
+                        super::store::short(&op.op_id)
+                    ),
+                )),
+            ),
+            Head::Waiting(op) => (
+                Stop::Unavailable,
+                Some(MptError::new(
+                    ErrorKind::Unavailable,
+                    format!(
+                        "op {} is backing off until {}",
+                        super::store::short(&op.op_id),
+                        util::rfc3339(op.next_attempt_at)
+                    ),
+                )),
+            ),
+        })
+    }
+
+    fn gate(&self) -> i64 {
+        if self.opts.honour_backoff {
+            util::now_ms()
+        } else {
+            i64::MAX
+        }
+    }
+
+    fn lease_ms(&self) -> i64 {
+        self.opts.lease.as_millis() as i64
+    }
+
+    fn settled(&self) -> u64 {
+        self.counts.applied + self.counts.already_there + self.counts.verified_present
+    }
+
+    /// Exponential: 0.5 s doubled per consecutive transient failure, capped at 30 s.
+    fn backoff(&self) -> Duration {
+        let ms = 500u64.saturating_mul(1 << self.streak.min(6));
+        Duration::from_millis(ms.min(30_000))
+    }
+
+    fn time_left(&self) -> Duration {
+        self.opts
+            .deadline
+            .map_or(Duration::ZERO, |d| d.saturating_sub(self.started.elapsed()))
+    }
+
+    /// Sleeps `d` if the deadline leaves room for it and another try; false = give up now.
+    async fn pause(&self, d: Duration) -> bool {
+        if self.time_left() <= d {
+            return false;
+        }
+        tokio::time::sleep(d).await;
+        true
+    }
+}

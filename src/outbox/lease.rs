@@ -1,0 +1,350 @@
+//! Claims under a lease (goqite-style: one `UPDATE … RETURNING` of the head of the queue), and
+//! ack / nack that only the holder of the lease token can make. An expired lease is reclaimable.
+
+use rusqlite::{OptionalExtension, params};
+use serde_json::Value;
+
+use super::schema::sql;
+use super::store::{COLS, Outbox, row_to_op};
+use super::{MAX_ATTEMPTS, Op, OpState, util};
+use crate::error::{ErrorKind, MptError, Result};
+
+/// Claims one op, if it may be sent now: queued, or leased by someone whose lease expired.
+/// The claim marks the op in flight; a claim of an op whose previous send never settled turns
+/// that into `unconfirmed` (check the primary first). Candidates come from the head of the
+/// queue (`claim_window`); a failed head blocks: nothing behind it is claimed.
+pub(super) const CLAIM: &str = "
+UPDATE ops SET state = 'leased', lease_token = ?1, lease_expires_at = ?3,
+       sends = sends + 1, unconfirmed = (unconfirmed OR inflight), inflight = 1,
+       first_sent_at = COALESCE(first_sent_at, ?2), updated_at = ?2
+ WHERE id = ?4 AND (state = 'queued' OR (state = 'leased' AND lease_expires_at <= ?2))";
+
+/// How an attempt that did not land ends.
+#[derive(Debug, Clone)]
+pub struct Nack {
+    /// Counts toward `MAX_ATTEMPTS` (a hard failure); transient failures do not.
+    pub hard: bool,
+    /// Whether an earlier or this send may have reached the primary unseen.
+    pub unconfirmed: bool,
+    /// Not before this instant (unix ms) for a flusher that honours backoff.
+    pub retry_at: i64,
+    pub error: Value,
+}
+
+/// An op settled on the primary, to be marked done.
+#[derive(Debug, Clone)]
+pub struct Ack {
+    pub id: i64,
+    pub op_id: String,
+    pub outcome: String,
+    pub primary_ref: Option<String>,
+}
+
+impl Ack {
+    pub fn new(op: &Op, outcome: &str, primary_ref: Option<&str>) -> Ack {
+        Ack {
+            id: op.id,
+            op_id: op.op_id.clone(),
+            outcome: outcome.to_string(),
+            primary_ref: primary_ref.map(str::to_string),
+        }
+    }
+}
+
+/// What the head of the queue is doing when nothing could be claimed.
+#[derive(Debug, Clone)]
+pub enum Head {
+    Empty,
+    Failed(Op),
+    Leased(Op),
+    Waiting(Op),
+}
+
+impl Outbox {
+    /// Claims the head under a fresh lease of `lease_ms`. `gate`: only if due by then
+    /// (`i64::MAX` ignores the backoff schedule).
+    pub fn claim(&mut self, token: &str, now: i64, gate: i64, lease_ms: i64) -> Result<Option<Op>> {
+        Ok(self
+            .claim_window(token, now, gate, lease_ms, 1, &[])?
+            .into_iter()
+            .next())
+    }
+
+    /// Claims up to `max` ops from the head, in queue order, under one lease, in one commit
+    /// made with the configured `synchronous` (FULL: the in-flight marks are on disk before
+    /// any of them is sent). The window stops at the first op that is not claimable, and
+    /// before a second knowledge-graph write to the same subject and predicate: replaying a
+    /// window after a power loss then never replays an add after its own invalidate.
+    /// `acks` (done ops of the previous window) are committed in the same transaction.
+    pub fn claim_window(
+        &mut self,
+        token: &str,
+        now: i64,
+        gate: i64,
+        lease_ms: i64,
+        max: usize,
+        acks: &[Ack],
+    ) -> Result<Vec<Op>> {
+        let tx = self.write_tx("claiming")?;
+        for a in acks {
+            ack_in(&tx, a, token)?;
+        }
+        let candidates = tx
+            .prepare_cached(&format!(
+                "SELECT {COLS} FROM ops WHERE state IN ('queued', 'leased', 'failed') ORDER BY id LIMIT ?1"
+            ))
+            .and_then(|mut st| {
+                st.query_map([max.max(1) as i64], row_to_op)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| sql("claiming", &e))?;
+        let mut facts = std::collections::HashSet::new();
+        let mut claimed = Vec::new();
+        for op in candidates {
+            let claimable = match op.state {
+                OpState::Queued => true,
+                OpState::Leased => op.lease_expires_at.unwrap_or(0) <= now,
+                _ => false,
+            };
+            if !claimable || op.next_attempt_at > gate {
+                break;
+            }
+            if let Some(key) = kg_fact_key(&op)
+                && !facts.insert(key)
+            {
+                break;
+            }
+            let expires = now + lease_ms.saturating_mul(claimed.len() as i64 + 1);
+            let op = tx
+                .prepare_cached(&format!("{CLAIM} RETURNING {COLS}"))
+                .and_then(|mut st| st.query_row(params![token, now, expires, op.id], row_to_op))
+                .map_err(|e| sql("claiming", &e))?;
+            claimed.push(op);
+        }
+        tx.commit().map_err(|e| sql("claiming", &e))?;
+        Ok(claimed)
+    }
+
+    /// Marks leased ops done (only with their lease token), in one relaxed commit (see
+    /// `Outbox::relaxed`).
+    pub fn ack_many(&mut self, acks: &[Ack], token: &str) -> Result<()> {
+        if acks.is_empty() {
+            return Ok(());
+        }
+        self.relaxed(|s| {
+            let tx = s.write_tx("acknowledging")?;
+            for a in acks {
+                ack_in(&tx, a, token)?;
+            }
+            tx.commit().map_err(|e| sql("acknowledging", &e))
+        })
+    }
+
+    pub fn ack(
+        &mut self,
+        op: &Op,
+        token: &str,
+        outcome: &str,
+        primary_ref: Option<&str>,
+    ) -> Result<()> {
+        self.ack_many(&[Ack::new(op, outcome, primary_ref)], token)
+    }
+
+    /// Returns claimed ops that were never sent to the queue, as they were.
+    pub fn release(&mut self, ops: &[Op], token: &str) -> Result<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let tx = self.write_tx("releasing")?;
+        for op in ops {
+            tx.prepare_cached(
+                "UPDATE ops SET state = 'queued', inflight = 0, lease_token = NULL, lease_expires_at = NULL
+                  WHERE id = ?1 AND lease_token = ?2 AND state = 'leased'",
+            )
+            .and_then(|mut st| st.execute(params![op.id, token]))
+            .map_err(|e| sql("releasing", &e))?;
+        }
+        tx.commit().map_err(|e| sql("releasing", &e))
+    }
+
+    /// Returns the op to the queue (or fails it at `MAX_ATTEMPTS` hard failures). Returns its
+    /// new state.
+    pub fn nack(&mut self, op: &Op, token: &str, nack: &Nack) -> Result<OpState> {
+        let now = util::now_ms();
+        let tx = self.write_tx("recording the failure")?;
+        let state: Option<String> = tx
+            .query_row(
+                "UPDATE ops SET attempts = attempts + ?3,
+                        state = CASE WHEN attempts + ?3 >= ?4 THEN 'failed' ELSE 'queued' END,
+                        lease_token = NULL, lease_expires_at = NULL, inflight = 0,
+                        unconfirmed = ?5, next_attempt_at = ?6, error_json = ?7, updated_at = ?8
+                  WHERE id = ?1 AND lease_token = ?2 AND state = 'leased'
+                 RETURNING state",
+                params![
+                    op.id,
+                    token,
+                    i64::from(nack.hard),
+                    MAX_ATTEMPTS,
+                    nack.unconfirmed,
+                    nack.retry_at,
+                    nack.error.to_string(),
+                    now
+                ],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| sql("recording the failure", &e))?;
+        let state = state.ok_or_else(|| lease_lost(op))?;
+        tx.commit().map_err(|e| sql("recording the failure", &e))?;
+        Ok(OpState::parse(&state).unwrap_or(OpState::Failed))
+    }
+
+    /// Fails the op at once (an ambiguous send mpt cannot check): an operator decides.
+    pub fn fail_now(&mut self, op: &Op, token: &str, error: Value) -> Result<()> {
+        let tx = self.write_tx("failing the op")?;
+        let n = tx
+            .execute(
+                "UPDATE ops SET state = 'failed', attempts = MAX(attempts, ?3), lease_token = NULL,
+                        lease_expires_at = NULL, inflight = 0, unconfirmed = 1, error_json = ?4, updated_at = ?5
+                  WHERE id = ?1 AND lease_token = ?2 AND state = 'leased'",
+                params![op.id, token, MAX_ATTEMPTS, error.to_string(), util::now_ms()],
+            )
+            .map_err(|e| sql("failing the op", &e))?;
+        if n != 1 {
+            return Err(lease_lost(op));
+        }
+        tx.commit().map_err(|e| sql("failing the op", &e))
+    }
+
+    /// Returns every leased op to the queue. Only for the holder of the flush lock: with the lock
+    /// held no other flusher is alive, so every lease is a dead flusher's. An op that was in
+    /// flight becomes unconfirmed.
+    pub fn recover_leases(&mut self, _lock: &super::FlushLock) -> Result<usize> {
+        let tx = self.write_tx("recovering leases")?;
+        let n = tx
+            .execute(
+                "UPDATE ops SET state = 'queued', unconfirmed = (unconfirmed OR inflight), inflight = 0,
+                        lease_token = NULL, lease_expires_at = NULL, updated_at = ?1
+                  WHERE state = 'leased'",
+                [util::now_ms()],
+            )
+            .map_err(|e| sql("recovering leases", &e))?;
+        tx.commit().map_err(|e| sql("recovering leases", &e))?;
+        Ok(n)
+    }
+
+    /// The first op not yet done or dropped.
+    pub fn head(&self) -> Result<Option<Op>> {
+        self.conn
+            .query_row(
+                &format!("SELECT {COLS} FROM ops WHERE state IN ('queued', 'leased', 'failed') ORDER BY id LIMIT 1"),
+                [],
+                row_to_op,
+            )
+            .optional()
+            .map_err(|e| sql("reading the head of the queue", &e))
+    }
+
+    /// Why nothing can be claimed right now.
+    pub fn head_status(&self, now: i64) -> Result<Head> {
+        Ok(match self.head()? {
+            None => Head::Empty,
+            Some(op) if op.state == OpState::Failed => Head::Failed(op),
+            Some(op) if op.state == OpState::Leased && op.lease_expires_at.unwrap_or(0) > now => {
+                Head::Leased(op)
+            }
+            Some(op) => Head::Waiting(op),
+        })
+    }
+
+    /// Ops not yet done or dropped.
+    pub fn open_count(&self) -> Result<i64> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM ops WHERE state IN ('queued', 'leased', 'failed')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| sql("counting", &e))
+    }
+
+    /// The primary's ids for effects already confirmed by other ops of these tools since
+    /// `since` (unix ms): a replay check never claims one of those as its own.
+    pub fn confirmed_refs(&self, tools: &[&str], since: i64, except: i64) -> Result<Vec<String>> {
+        let placeholders: Vec<String> = (0..tools.len()).map(|i| format!("?{}", i + 3)).collect();
+        let q = format!(
+            "SELECT primary_ref FROM ops WHERE state = 'done' AND primary_ref IS NOT NULL
+               AND flushed_at >= ?1 AND id != ?2 AND tool_name IN ({})",
+            placeholders.join(", ")
+        );
+        let mut stmt = self
+            .conn
+            .prepare(&q)
+            .map_err(|e| sql("reading confirmed ops", &e))?;
+        let mut args: Vec<rusqlite::types::Value> = vec![since.into(), except.into()];
+        args.extend(
+            tools
+                .iter()
+                .map(|t| rusqlite::types::Value::from(t.to_string())),
+        );
+        stmt.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| sql("reading confirmed ops", &e))
+    }
+}
+
+fn ack_in(tx: &rusqlite::Transaction<'_>, a: &Ack, token: &str) -> Result<()> {
+    let now = util::now_ms();
+    let n = tx
+        .prepare_cached(
+            "UPDATE ops SET state = 'done', outcome = ?3, primary_ref = ?4, flushed_at = ?5, updated_at = ?5,
+                    lease_token = NULL, lease_expires_at = NULL, inflight = 0, unconfirmed = 0,
+                    next_attempt_at = 0
+              WHERE id = ?1 AND lease_token = ?2 AND state = 'leased'",
+        )
+        .and_then(|mut st| st.execute(params![a.id, token, a.outcome, a.primary_ref, now]))
+        .map_err(|e| sql("acknowledging", &e))?;
+    if n != 1 {
+        return Err(MptError::new(
+            ErrorKind::Busy,
+            format!(
+                "the lease on op {} was lost: another flusher reclaimed it",
+                super::store::short(&a.op_id)
+            ),
+        )
+        .with_hint("only one flusher may run per outbox; this one stops here"));
+    }
+    Ok(())
+}
+
+/// Knowledge-graph writes to one subject and predicate are order-sensitive on replay.
+fn kg_fact_key(op: &Op) -> Option<String> {
+    let bare = op.tool_name.strip_prefix("mempalace_")?;
+    if !matches!(bare, "kg_add" | "kg_invalidate" | "kg_supersede") {
+        return None;
+    }
+    let field = |k: &str| {
+        op.payload
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim()
+            .to_lowercase()
+    };
+    Some(format!(
+        "{}\u{1f}{}",
+        field("subject").replace(' ', "_"),
+        field("predicate").replace(' ', "_")
+    ))
+}
+
+fn lease_lost(op: &Op) -> MptError {
+    MptError::new(
+        ErrorKind::Busy,
+        format!(
+            "the lease on op {} was lost: another flusher reclaimed it",
+            super::store::short(&op.op_id)
+        ),
+    )
+    .with_hint("only one flusher may run per outbox; this one stops here")
+}

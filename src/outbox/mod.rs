@@ -1,0 +1,224 @@
+//! The outbox: a durable, ordered queue of MCP write calls in one SQLite file (`store`, `lease`),
+//! drained to the primary by one flusher at a time (`lock`, `flush`), replay-safe (`replay`).
+
+pub mod admin;
+pub mod classify;
+pub mod flush;
+pub mod lease;
+pub mod lock;
+pub mod replay;
+pub mod report;
+pub mod schema;
+pub mod store;
+pub mod util;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::config::{Config, Env};
+use crate::error::{MptError, Result};
+
+pub use admin::Summary;
+pub use flush::FlushOptions;
+pub use lock::FlushLock;
+pub use report::{FlushReport, Stop};
+pub use schema::Synchronous;
+pub use store::{Enqueued, NewOp, OpenOptions, Outbox};
+
+/// Hard failures an op may have before it is failed and blocks the queue (daemon.py's MAX_ATTEMPTS).
+pub const MAX_ATTEMPTS: i64 = 3;
+/// Done and dropped ops are kept this long, then `purge` removes them (daemon.py's 7 days).
+pub const RETENTION_DAYS: u64 = 7;
+
+/// Where the outbox lives: `MPT_OUTBOX`, else `outbox` in the config file, else
+/// `~/.mempalace/edge/outbox.sqlite3` (under the MemPalace home the edge-mode volume persists).
+pub fn resolve_path(env: &Env, config: &Config) -> Result<PathBuf> {
+    if let Some(p) = env.get("MPT_OUTBOX") {
+        return Ok(PathBuf::from(p));
+    }
+    if let Some(p) = &config.file.outbox {
+        return Ok(p.clone());
+    }
+    Ok(env
+        .home()?
+        .join(".mempalace")
+        .join("edge")
+        .join("outbox.sqlite3"))
+}
+
+/// How this invocation opens the outbox: `MPT_OUTBOX_SYNC` = `full` (the default: a returned
+/// enqueue survives a power loss) or `normal` (it survives a process kill; for slow disks).
+pub fn open_options(env: &Env) -> Result<OpenOptions> {
+    let synchronous = match env
+        .get("MPT_OUTBOX_SYNC")
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("full") => Synchronous::Full,
+        Some("normal") => Synchronous::Normal,
+        Some(other) => {
+            return Err(MptError::usage(format!(
+                "MPT_OUTBOX_SYNC='{other}' is neither full nor normal"
+            ))
+            .with_hint("unset it for full (the default), or set normal"));
+        }
+    };
+    Ok(OpenOptions {
+        synchronous,
+        ..OpenOptions::default()
+    })
+}
+
+/// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub device: String,
+    pub host: String,
+}
+
+impl Origin {
+    pub fn from_config(config: &Config) -> Origin {
+        let host = util::hostname();
+        Origin {
+            device: config.device.clone().unwrap_or_else(|| host.clone()),
+            host,
+        }
+    }
+}
+
+/// An op's place in its life: queued → leased → done, or failed (blocks) → queued by retry, or
+/// dropped by an operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpState {
+    Queued,
+    Leased,
+    Done,
+    Failed,
+    Dropped,
+}
+
+impl OpState {
+    pub const ALL: [OpState; 5] = [
+        OpState::Queued,
+        OpState::Leased,
+        OpState::Done,
+        OpState::Failed,
+        OpState::Dropped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpState::Queued => "queued",
+            OpState::Leased => "leased",
+            OpState::Done => "done",
+            OpState::Failed => "failed",
+            OpState::Dropped => "dropped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OpState> {
+        OpState::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    /// Not yet settled: still ahead of (or at) the head of the queue.
+    pub fn is_open(self) -> bool {
+        matches!(self, OpState::Queued | OpState::Leased | OpState::Failed)
+    }
+}
+
+/// One row of the outbox.
+#[derive(Debug, Clone)]
+pub struct Op {
+    /// Queue order (insertion order across every process sharing the file).
+    pub id: i64,
+    pub op_id: String,
+    pub local_seq: i64,
+    pub origin_device: String,
+    pub origin_host: String,
+    pub tool_name: String,
+    pub payload: Value,
+    pub dedupe_key: Option<String>,
+    pub state: OpState,
+    /// Hard failures so far; at `MAX_ATTEMPTS` the op is failed.
+    pub attempts: i64,
+    /// Times the op was claimed for sending.
+    pub sends: i64,
+    /// A send may have reached the primary without our knowing its outcome: check before resending.
+    pub unconfirmed: bool,
+    pub next_attempt_at: i64,
+    pub lease_token: Option<String>,
+    pub lease_expires_at: Option<i64>,
+    pub first_sent_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub flushed_at: Option<i64>,
+    /// applied | already_there | verified_present | dropped
+    pub outcome: Option<String>,
+    /// The id the primary gave the effect (event id, drawer id, diary timestamp...).
+    pub primary_ref: Option<String>,
+    pub error: Option<Value>,
+}
+
+impl Op {
+    /// The op for `--json` and `show`; the payload only when asked (lists stay small).
+    pub fn to_json(&self, with_payload: bool) -> Value {
+        let ts = |v: Option<i64>| v.filter(|t| *t > 0).map(util::rfc3339);
+        let mut v = json!({
+            "op_id": self.op_id,
+            "local_seq": self.local_seq,
+            "origin_device": self.origin_device,
+            "origin_host": self.origin_host,
+            "tool": self.tool_name,
+            "state": self.state,
+            "attempts": self.attempts,
+            "sends": self.sends,
+            "unconfirmed": self.unconfirmed,
+            "dedupe_key": self.dedupe_key,
+            "created_at": util::rfc3339(self.created_at),
+            "next_attempt_at": ts(Some(self.next_attempt_at)),
+            "lease_expires_at": ts(self.lease_expires_at),
+            "first_sent_at": ts(self.first_sent_at),
+            "flushed_at": ts(self.flushed_at),
+            "outcome": self.outcome,
+            "primary_ref": self.primary_ref,
+            "error": self.error,
+        });
+        if with_payload {
+            v["payload"] = self.payload.clone();
+        }
+        v
+    }
+
+    /// `mempalace_kg_add` → `kg_add`, for people.
+    pub fn short_tool(&self) -> &str {
+        self.tool_name
+            .strip_prefix("mempalace_")
+            .unwrap_or(&self.tool_name)
+    }
+
+    /// The first line of the last error's message.
+    pub fn error_line(&self) -> Option<String> {
+        let e = self.error.as_ref()?;
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        Some(msg.lines().next().unwrap_or("").to_string())
+    }
+}
+
+/// `kg_add` → `mempalace_kg_add`.
+pub fn full_tool_name(t: &str) -> String {
+    if t.starts_with("mempalace_") {
+        t.to_string()
+    } else {
+        format!("mempalace_{t}")
+    }
+}
+
+/// An `MptError` as stored in `error_json` (never a secret: messages name URLs, not tokens).
+pub fn error_json(e: &MptError) -> Value {
+    json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint, "at": util::rfc3339(util::now_ms())})
+}

@@ -1,0 +1,100 @@
+//! What a flush did and how it ended: the counts, why the drain stopped, the exit code that
+//! follows from it, and the `mpt.outbox.flush/v1` document.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::Op;
+use crate::error::{ErrorKind, MptError};
+
+/// Why the drain ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// Nothing left to send.
+    Drained,
+    /// `--limit` ops settled.
+    Limit,
+    /// A failed op heads the queue: nothing behind it is sent until it is retried or dropped.
+    Blocked,
+    /// The primary could not be reached, was busy or unhealthy: try later.
+    Unavailable,
+    /// The deadline passed with ops still queued.
+    Deadline,
+    /// Credentials or endpoint refused (401/403/404): nothing can be sent until fixed.
+    Refused,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Counts {
+    /// Calls that carried an op to the primary.
+    pub sent: u64,
+    pub applied: u64,
+    pub already_there: u64,
+    /// Found on the primary by a replay check (the earlier, unanswered send had landed).
+    pub verified_present: u64,
+    pub hard_failures: u64,
+    pub transient_failures: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct FlushReport {
+    pub stop: Stop,
+    pub counts: Counts,
+    /// Ops that became failed in this run.
+    pub failed: Vec<String>,
+    /// The failed op at the head of the queue, when blocked.
+    pub blocked_by: Option<Op>,
+    /// Leases of a dead flusher returned to the queue at the start.
+    pub recovered_leases: usize,
+    pub remaining: i64,
+    pub elapsed: Duration,
+    pub error: Option<MptError>,
+}
+
+impl FlushReport {
+    pub fn settled(&self) -> u64 {
+        self.counts.applied + self.counts.already_there + self.counts.verified_present
+    }
+}
+
+/// The flush report as `mpt.outbox.flush/v1` (also used by the future edge's status).
+pub fn report_json(r: &FlushReport, exit_code: u8) -> serde_json::Value {
+    let secs = r.elapsed.as_secs_f64();
+    json!({
+        "schema": "mpt.outbox.flush/v1",
+        "result": r.stop,
+        "exit_code": exit_code,
+        "sent": r.counts.sent,
+        "settled": r.settled(),
+        "applied": r.counts.applied,
+        "already_there": r.counts.already_there,
+        "verified_present": r.counts.verified_present,
+        "hard_failures": r.counts.hard_failures,
+        "transient_failures": r.counts.transient_failures,
+        "failed": r.failed,
+        "blocked_by": r.blocked_by.as_ref().map(|o| o.to_json(false)),
+        "recovered_leases": r.recovered_leases,
+        "remaining": r.remaining,
+        "elapsed_ms": secs * 1e3,
+        "ops_per_s": if secs > 0.0 { r.settled() as f64 / secs } else { 0.0 },
+        "error": r.error.as_ref().map(|e| json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint})),
+    })
+}
+
+impl Stop {
+    /// The exit code a flush that ended this way returns (README "Outbox").
+    pub fn exit_code(self, error: Option<&MptError>) -> crate::error::Exit {
+        use crate::error::Exit;
+        match self {
+            Stop::Drained | Stop::Limit => Exit::Ok,
+            Stop::Blocked => Exit::CheckFailed,
+            Stop::Unavailable | Stop::Deadline => match error.map(|e| e.kind) {
+                Some(ErrorKind::Busy) => Exit::Busy,
+                _ => Exit::Unavailable,
+            },
+            Stop::Refused => error.map_or(Exit::Refused, |e| e.exit()),
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The outbox file's schema and connection settings: WAL, the chosen `synchronous`, a busy
+//! timeout, and migrations keyed on `PRAGMA user_version`.
+
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::{ErrorKind, MptError, Result};
+
+/// The schema this build writes. A file with a higher version was made by a newer mpt.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// How hard a commit waits for the disk (README "Outbox": what an enqueue survives).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Synchronous {
+    /// fsync of the WAL at every commit: a returned enqueue survives a process kill and a
+    /// power loss or OS crash.
+    Full,
+    /// No fsync at commit: survives a process kill; a power loss may roll back the last commits.
+    Normal,
+}
+
+impl Synchronous {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Synchronous::Full => "FULL",
+            Synchronous::Normal => "NORMAL",
+        }
+    }
+}
+
+const V1: &str = "
+CREATE TABLE ops (
+    -- Queue order. No AUTOINCREMENT: its sqlite_sequence write would cost a page per enqueue;
+    -- a reused id (after a purge of the newest rows) still sorts after every open op.
+    id               INTEGER PRIMARY KEY,
+    op_id            TEXT NOT NULL UNIQUE,
+    local_seq        INTEGER NOT NULL,
+    origin_device    TEXT NOT NULL,
+    origin_host      TEXT NOT NULL,
+    tool_name        TEXT NOT NULL,
+    payload_json     TEXT NOT NULL,
+    dedupe_key       TEXT,
+    state            TEXT NOT NULL DEFAULT 'queued'
+                     CHECK (state IN ('queued', 'leased', 'done', 'failed', 'dropped')),
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    sends            INTEGER NOT NULL DEFAULT 0,
+    inflight         INTEGER NOT NULL DEFAULT 0,
+    unconfirmed      INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  INTEGER NOT NULL DEFAULT 0,
+    lease_token      TEXT,
+    lease_expires_at INTEGER,
+    first_sent_at    INTEGER,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    flushed_at       INTEGER,
+    outcome          TEXT,
+    primary_ref      TEXT,
+    error_json       TEXT
+) STRICT;
+-- (origin_device, local_seq) is unique by construction: allocated from `seqs` inside the
+-- enqueuing transaction. No index for it: every index is a page written per enqueue.
+-- RFC 001 §4.3 (daemon.py's idx_jobs_dedupe_active): at most one active op per dedupe key.
+CREATE UNIQUE INDEX idx_ops_dedupe_active ON ops(dedupe_key)
+    WHERE state IN ('queued', 'leased') AND dedupe_key IS NOT NULL;
+-- The head of the queue: the first op not yet done or dropped.
+CREATE INDEX idx_ops_open ON ops(id) WHERE state IN ('queued', 'leased', 'failed');
+CREATE INDEX idx_ops_closed ON ops(flushed_at) WHERE state IN ('done', 'dropped');
+-- The per-device counter: allocated inside the enqueuing transaction, never reused.
+CREATE TABLE seqs (
+    origin_device TEXT PRIMARY KEY,
+    last          INTEGER NOT NULL
+) STRICT;
+-- What operators did (retry, drop, purge): kept when the ops themselves are purged.
+CREATE TABLE audit (
+    id          INTEGER PRIMARY KEY,
+    at          INTEGER NOT NULL,
+    action      TEXT NOT NULL,
+    op_id       TEXT,
+    detail_json TEXT NOT NULL
+) STRICT;
+";
+
+/// WAL, `synchronous`, busy timeout; then the schema, created or checked, in one writer
+/// transaction so several processes opening a new file at once agree.
+pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Result<()> {
+    conn.busy_timeout(busy)
+        .map_err(|e| sql("setting the busy timeout", &e))?;
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+        .map_err(|e| sql("switching the outbox to WAL", &e))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(MptError::new(
+            ErrorKind::Io,
+            format!("the outbox could not switch to WAL (journal_mode is {mode})"),
+        )
+        .with_hint("put the outbox on a local filesystem (MPT_OUTBOX); WAL needs shared memory"));
+    }
+    conn.pragma_update(None, "synchronous", sync.as_str())
+        .map_err(|e| sql("setting synchronous", &e))?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| sql("opening the outbox", &e))?;
+    let version: i64 = tx
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| sql("reading the schema version", &e))?;
+    match version {
+        0 => {
+            tx.execute_batch(V1)
+                .map_err(|e| sql("creating the outbox schema", &e))?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(|e| sql("stamping the schema version", &e))?;
+        }
+        SCHEMA_VERSION => {}
+        newer => {
+            return Err(MptError::new(
+                ErrorKind::Io,
+                format!("the outbox has schema version {newer}; this mpt knows {SCHEMA_VERSION}"),
+            )
+            .with_hint("a newer mpt wrote this outbox: use that version (never edit it by hand)"));
+        }
+    }
+    tx.commit().map_err(|e| sql("opening the outbox", &e))
+}
+
+/// A SQLite failure as an `MptError`: busy beyond the timeout is exit 6, the rest exit 1.
+pub fn sql(context: &str, e: &rusqlite::Error) -> MptError {
+    let busy = matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    );
+    if busy {
+        MptError::new(
+            ErrorKind::Busy,
+            format!("{context}: the outbox stayed locked: {e}"),
+        )
+        .with_hint("another process held the outbox for longer than the busy timeout; try again")
+    } else {
+        MptError::new(ErrorKind::Io, format!("{context}: {e}"))
+            .with_hint("check the outbox file with `sqlite3 <file> 'PRAGMA integrity_check'`")
+    }
+}
