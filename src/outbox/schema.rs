@@ -81,14 +81,28 @@ CREATE TABLE audit (
 ) STRICT;
 ";
 
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+}
+
 /// WAL, `synchronous`, busy timeout; then the schema, created or checked, in one writer
 /// transaction so several processes opening a new file at once agree.
 pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Result<()> {
     conn.busy_timeout(busy)
         .map_err(|e| sql("setting the busy timeout", &e))?;
-    let mode: String = conn
-        .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
-        .map_err(|e| sql("switching the outbox to WAL", &e))?;
+    // Switching a new file to WAL takes an exclusive lock, and SQLite can answer BUSY there
+    // without consulting the busy handler when several processes open the file at once: retry
+    // within the same budget.
+    let started = std::time::Instant::now();
+    let mode: String = loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0)) {
+            Ok(m) => break m,
+            Err(e) if is_busy(&e) && started.elapsed() < busy => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) => return Err(sql("switching the outbox to WAL", &e)),
+        }
+    };
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(MptError::new(
             ErrorKind::Io,

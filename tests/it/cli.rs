@@ -42,7 +42,10 @@ fn help_for_every_command() {
     );
     // Every nested command too (`mpt outbox flush`, `mpt runbook apply`, ...), from clap's tree.
     fn walk(c: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>) {
-        for s in c.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+        for s in c
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+        {
             let mut p = path.clone();
             p.push(s.get_name().to_string());
             out.push(p.clone());
@@ -50,13 +53,20 @@ fn help_for_every_command() {
         }
     }
     let mut all = Vec::new();
-    walk(&<mpt::cli::Cli as clap::CommandFactory>::command(), Vec::new(), &mut all);
+    walk(
+        &<mpt::cli::Cli as clap::CommandFactory>::command(),
+        Vec::new(),
+        &mut all,
+    );
     assert!(all.len() > SUBCOMMANDS.len(), "nested commands exist");
     for path in all {
         let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
         args.push("--help");
         let o = env.mpt(&args, &[]);
-        assert!(o.status.success() && stdout(&o).contains("Usage: mpt"), "{args:?}");
+        assert!(
+            o.status.success() && stdout(&o).contains("Usage: mpt"),
+            "{args:?}"
+        );
     }
 }
 

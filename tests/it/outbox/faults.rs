@@ -345,7 +345,7 @@ fn three_processes_enqueueing_at_once() {
                         .map(|i| {
                             let a = json!({"type": "note", "stream": "s", "room": "r", "from_agent": format!("w{w}"), "body": format!("{w}-{i}")});
                             let o = mpt(env, url, &["--json", "outbox", "enqueue", "event_append", &a.to_string()]);
-                            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                            assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
                             let v = json(&o);
                             (v["local_seq"].as_i64().unwrap(), v["op_id"].as_str().unwrap().to_string())
                         })
