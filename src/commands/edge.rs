@@ -12,11 +12,14 @@ use crate::Ctx;
 use crate::cli::{EdgeAction, EdgeArgs};
 use crate::config::Config;
 use crate::edge::owner::{self, OwnerPaths};
+use crate::edge::proxy::WriteLog;
+use crate::edge::replicate::{self, OutboxLog};
 use crate::edge::setup::{self, EdgeOptions};
 use crate::edge::stamp::Stamper;
 use crate::edge::{serve, shim};
 use crate::error::{ErrorKind, Exit, MptError, Result};
 use crate::log_debug;
+use crate::outbox;
 use crate::output::verbosity;
 use crate::palace::PalacePaths;
 
@@ -76,6 +79,40 @@ fn edge_options(palace: &std::path::Path, child: Option<PathBuf>) -> EdgeOptions
     }
 }
 
+/// The child, the primary side, the outbox and its flusher, the embedder watch: one edge.
+async fn start_edge(
+    ctx: &Ctx,
+    config: &Config,
+    palace: &std::path::Path,
+    child: Option<PathBuf>,
+) -> Result<Arc<crate::edge::proxy::Proxy>> {
+    let log = match &config.remote {
+        None => None,
+        Some(_) => {
+            let path = outbox::resolve_path(&ctx.env, config)?;
+            let opts = outbox::open_options(&ctx.env)?;
+            Some(Arc::new(OutboxLog::open(
+                path,
+                opts,
+                outbox::Origin::from_config(config),
+            )?))
+        }
+    };
+    let write_log = log.clone().map(|l| l as Arc<dyn WriteLog>);
+    let proxy =
+        Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), write_log).await?);
+    if let (Some(log), Some(client)) = (log, setup::primary_client(config)?) {
+        replicate::spawn_flusher(Arc::clone(&proxy), log, client);
+    }
+    let gate = Arc::clone(&proxy);
+    tokio::spawn(async move {
+        while !setup::learn_primary_embedder(&gate).await {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+    });
+    Ok(proxy)
+}
+
 async fn run_owner(
     ctx: &Ctx,
     config: &Config,
@@ -89,14 +126,8 @@ async fn run_owner(
             "another edge owner serves this palace",
         ));
     };
-    let proxy = Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), None).await?);
+    let proxy = start_edge(ctx, config, palace, child).await?;
     log_debug!("edge owner ready on {}", paths.socket.display());
-    let gate = Arc::clone(&proxy);
-    tokio::spawn(async move {
-        while !setup::learn_primary_embedder(&gate).await {
-            tokio::time::sleep(Duration::from_secs(5)).await;
-        }
-    });
     let grace = Duration::from_millis(
         ctx.env
             .get("MPT_EDGE_GRACE_MS")
@@ -123,13 +154,7 @@ async fn run_standalone(
         )
         .with_hint("run `mpt edge` without --standalone to share it"));
     };
-    let proxy = Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), None).await?);
-    let gate = Arc::clone(&proxy);
-    tokio::spawn(async move {
-        while !setup::learn_primary_embedder(&gate).await {
-            tokio::time::sleep(Duration::from_secs(5)).await;
-        }
-    });
+    let proxy = start_edge(ctx, config, palace, child).await?;
     let stamper = stamper_for(config, &proxy.handshake.tools, harness);
     serve::serve(
         Arc::clone(&proxy),

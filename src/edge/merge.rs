@@ -14,7 +14,9 @@ pub enum ReadKind {
     Drawers,
     /// Union of name → count maps (a count is the larger of the two: replicated drawers exist on both).
     Counts,
-    /// Primary first, local when the primary fails; never unioned (KG, diary, coordination...).
+    /// Union of diary entries by their text, newest first (an entry not yet flushed is still read).
+    Diary,
+    /// Primary first, local when the primary fails; never unioned (KG, coordination, drawers by id).
     PrimaryFirst,
 }
 
@@ -23,6 +25,7 @@ pub fn read_kind(tool: &str) -> ReadKind {
         "search" => ReadKind::Search,
         "list_drawers" => ReadKind::Drawers,
         "list_wings" | "list_rooms" | "get_taxonomy" => ReadKind::Counts,
+        "diary_read" => ReadKind::Diary,
         _ => ReadKind::PrimaryFirst,
     }
 }
@@ -99,6 +102,47 @@ pub fn drawers(local: &Value, primary: &Value) -> Value {
     }
     if let Some(o) = out.as_object_mut() {
         o.insert(key.into(), Value::Array(list));
+    }
+    out
+}
+
+/// Two `diary_read` payloads as one: each entry once (by its text), newest first, at most `limit`.
+pub fn diary(local: &Value, primary: &Value, limit: usize) -> Value {
+    let mut out = if primary.get("entries").is_some() {
+        primary.clone()
+    } else {
+        local.clone()
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut entries: Vec<Value> = [primary, local]
+        .iter()
+        .flat_map(|v| {
+            v.get("entries")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|e| {
+            seen.insert(
+                e.get("content")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        })
+        .collect();
+    let stamp = |e: &Value| {
+        e.get("timestamp")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    entries.sort_by_key(|e| std::cmp::Reverse(stamp(e)));
+    entries.truncate(limit);
+    if let Some(o) = out.as_object_mut() {
+        o.remove("message");
+        o.insert("showing".into(), json!(entries.len()));
+        o.insert("entries".into(), Value::Array(entries));
     }
     out
 }
@@ -196,6 +240,22 @@ mod tests {
                 .len(),
             2
         );
+    }
+
+    #[test]
+    fn diary_union_keeps_unflushed_entries_once_newest_first() {
+        let l = json!({"agent": "pi", "entries": [{"content": "HOST:a|new", "timestamp": "2026-11-30T10:00:00"}, {"content": "HOST:a|old", "timestamp": "2026-11-29T10:00:00"}]});
+        let p = json!({"agent": "pi", "entries": [{"content": "HOST:a|old", "timestamp": "2026-11-29T10:00:05"}]});
+        let d = diary(&l, &p, 10);
+        let texts: Vec<&str> = d["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["content"].as_str().unwrap())
+            .collect();
+        assert_eq!(texts, ["HOST:a|new", "HOST:a|old"]);
+        let empty = json!({"agent": "pi", "entries": [], "message": "No diary entries yet."});
+        assert!(diary(&l, &empty, 10).get("message").is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod merge;
 pub mod owner;
 pub mod policy;
 pub mod proxy;
+pub mod replicate;
 pub mod serve;
 pub mod setup;
 pub mod shim;

@@ -170,6 +170,35 @@ impl Proxy {
     }
 
     async fn write(&self, name: &str, args: Value) -> Result<Value, McpError> {
+        // The coordination log lives on the primary and its ids are minted by whichever palace
+        // applies the call: while the primary answers, these go straight there (no local copy
+        // whose ids the fleet would never see); when it does not, local first and queued.
+        if is_coordination(name)
+            && let Some(primary) = &self.primary
+            && primary.health.usable()
+        {
+            let sent = primary
+                .client
+                .request(
+                    "tools/call",
+                    Some(json!({"name": name, "arguments": args.clone()})),
+                    Deadline::Default,
+                )
+                .await;
+            match sent {
+                Ok(result) => {
+                    primary.health.ok();
+                    return Ok(result);
+                }
+                Err(e) if !e.is_transient() => return Err(e),
+                Err(e) if e.is_ambiguous() => {
+                    // It may have applied: queued, the outbox checks the primary before resending.
+                    primary.health.failed(&e.to_string());
+                    return self.queue_only(name, args).await;
+                }
+                Err(e) => primary.health.failed(&e.to_string()),
+            }
+        }
         let result = self
             .child_call(name, args.clone(), Deadline::Default)
             .await?;
@@ -189,6 +218,26 @@ impl Proxy {
             }
         }
         Ok(result)
+    }
+
+    /// An op the primary may already hold: queued (replay-checked), not applied locally.
+    async fn queue_only(&self, name: &str, args: Value) -> Result<Value, McpError> {
+        let Some(log) = &self.log else {
+            return Err(not_queued("no outbox is configured"));
+        };
+        let (log, tool, a) = (Arc::clone(log), name.to_string(), args);
+        let op = tokio::task::spawn_blocking(move || log.record(&tool, &a)).await;
+        match op {
+            Ok(Ok(op_id)) => Ok(
+                json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&json!({
+                "success": true,
+                "queued": op_id,
+                "note": "the primary stopped answering mid-call: the op is queued and checked against the primary before it is resent",
+            })).unwrap_or_default()}]}),
+            ),
+            Ok(Err(e)) => Err(not_queued(&e.message)),
+            Err(e) => Err(not_queued(&e.to_string())),
+        }
     }
 
     async fn read(&self, name: &str, args: Value) -> Result<Value, McpError> {
@@ -263,6 +312,11 @@ impl Proxy {
             },
             ReadKind::Drawers => merge::drawers(&lp.payload, &rp.payload),
             ReadKind::Counts => merge::counts(&lp.payload, &rp.payload),
+            ReadKind::Diary => merge::diary(
+                &lp.payload,
+                &rp.payload,
+                args.get("last_n").and_then(Value::as_u64).unwrap_or(10) as usize,
+            ),
             ReadKind::PrimaryFirst => return Ok(remote),
         };
         Ok(merge::with_payload(&remote, &merged))
@@ -276,6 +330,14 @@ impl Proxy {
             &merge::degraded(p.payload, why),
         ))
     }
+}
+
+/// Writes to the coordination log (RFC 003): primary-first.
+fn is_coordination(name: &str) -> bool {
+    matches!(
+        name.strip_prefix("mempalace_").unwrap_or(name),
+        "event_append" | "event_ack" | "task_create" | "artifact_put" | "patch_submit"
+    )
 }
 
 /// The mine needs minutes; everything else the default.

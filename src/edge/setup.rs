@@ -47,23 +47,13 @@ pub async fn build(
     let handshake = child.connect().await?;
     let primary = match &config.remote {
         None => None,
-        Some(remote) => {
-            let http = HttpClient::new(HttpOptions {
-                url: remote.url.clone(),
-                token: remote.token.as_ref().map(|(s, _)| s.clone()),
-                ca_file: remote.ca_file.clone(),
-                timeout: config.mcp.timeout,
-                init_timeout: config.mcp.init_timeout,
-                connect_timeout: Duration::from_secs(5),
-            })?;
-            Some(Primary {
-                client: McpClient::Remote(http),
-                health: Health::default(),
-                embedder: RwLock::new(config.file.primary_embedder.clone()),
-                local_sidecar: opts.palace.join("mempalace_embedder.json"),
-                read_deadline: read_deadline(env),
-            })
-        }
+        Some(_) => Some(Primary {
+            client: primary_client(config)?.expect("a remote is configured"),
+            health: Health::default(),
+            embedder: RwLock::new(config.file.primary_embedder.clone()),
+            local_sidecar: opts.palace.join("mempalace_embedder.json"),
+            read_deadline: read_deadline(env),
+        }),
     };
     Ok(Proxy {
         child,
@@ -72,6 +62,22 @@ pub async fn build(
         policy: Policy::new(config.file.replication.clone()),
         log,
     })
+}
+
+/// A client for the configured primary (`None` without one).
+pub fn primary_client(config: &Config) -> Result<Option<McpClient>> {
+    let Some(remote) = &config.remote else {
+        return Ok(None);
+    };
+    let http = HttpClient::new(HttpOptions {
+        url: remote.url.clone(),
+        token: remote.token.as_ref().map(|(s, _)| s.clone()),
+        ca_file: remote.ca_file.clone(),
+        timeout: config.mcp.timeout,
+        init_timeout: config.mcp.init_timeout,
+        connect_timeout: Duration::from_secs(5),
+    })?;
+    Ok(Some(McpClient::Remote(http)))
 }
 
 /// Learns the primary's embedder identity (`/sync/version_vector`); `true` once it is known.

@@ -197,6 +197,16 @@ fn maintenance_and_destructive_tools_never_reach_the_primary() {
     );
     h.initialize();
     h.call("mempalace_add_drawer", shared).unwrap();
+    // Let the flusher replicate that write first: only then is the primary quiet.
+    let drained = crate::support::wait_for(30.0, || {
+        let o = env.mpt(
+            &["--json", "outbox"],
+            &[("MEMPALACE_REMOTE_URL", url.as_str())],
+        );
+        let c = &crate::support::json(&o)["counts"];
+        c["queued"] == 0 && c["leased"] == 0 && c["done"] == 1
+    });
+    assert!(drained, "the write was flushed");
     let before = requests_total(&rt, &url);
     let del = h
         .call(

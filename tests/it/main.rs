@@ -5,6 +5,7 @@ mod config;
 mod doctor;
 mod edge;
 mod edge_fuzz;
+mod edge_replication;
 mod edge_wire;
 mod feed;
 mod http_fake;

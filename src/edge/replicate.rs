@@ -1,0 +1,141 @@
+//! The edge's replication: writes the child accepted are queued in the outbox (durable before
+//! the harness hears back), and one background flusher drains it whenever the primary answers.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use super::proxy::{Proxy, WriteLog};
+use crate::error::{MptError, Result};
+use crate::mcp::McpClient;
+use crate::outbox::flush::flush;
+use crate::outbox::{FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Stop};
+use crate::{log_debug, log_warn};
+
+/// How often the flusher looks again when no write woke it (the primary may be back).
+const POLL: Duration = Duration::from_secs(2);
+
+pub struct OutboxLog {
+    store: Mutex<Outbox>,
+    origin: Origin,
+    pub path: PathBuf,
+    pub opts: OpenOptions,
+    pub wake: Arc<Notify>,
+}
+
+impl OutboxLog {
+    pub fn open(path: PathBuf, opts: OpenOptions, origin: Origin) -> Result<OutboxLog> {
+        let store = Outbox::open(&path, opts)?;
+        Ok(OutboxLog {
+            store: Mutex::new(store),
+            origin,
+            path,
+            opts,
+            wake: Arc::new(Notify::new()),
+        })
+    }
+}
+
+impl WriteLog for OutboxLog {
+    fn record(&self, tool: &str, args: &Value) -> Result<String, MptError> {
+        let done = self.store.lock().unwrap().enqueue(
+            &self.origin,
+            NewOp {
+                tool,
+                payload: args,
+                dedupe_key: None,
+            },
+        )?;
+        self.wake.notify_one();
+        Ok(done.op_id)
+    }
+}
+
+/// Starts the flusher on its own thread (a SQLite connection is not `Send`), with its own
+/// runtime and its own client for the primary; the proxy's health is shared with it.
+pub fn spawn_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) {
+    std::thread::spawn(move || {
+        let rt = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt,
+            Err(e) => return log_warn!("the edge cannot start its flusher: {e}"),
+        };
+        rt.block_on(run_flusher(proxy, log, client));
+    });
+}
+
+/// Drains the outbox to the primary until the process ends. One flusher per outbox at a time:
+/// when `mpt outbox flush` (or another owner) holds the flush lock, this one waits its turn.
+async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) {
+    let Some(primary) = &proxy.primary else {
+        return;
+    };
+    let mut store = match Outbox::open(&log.path, log.opts) {
+        Ok(s) => s,
+        Err(e) => {
+            log_warn!(
+                "the edge cannot open its outbox for flushing: {}",
+                e.message
+            );
+            return;
+        }
+    };
+    let opts = FlushOptions {
+        honour_backoff: true,
+        ..Default::default()
+    };
+    let mut warned_blocked = false;
+    loop {
+        let _ = tokio::time::timeout(POLL, log.wake.notified()).await;
+        if !primary.health.usable() {
+            continue;
+        }
+        let lock = match FlushLock::try_acquire(&log.path) {
+            Ok(Some(l)) => l,
+            _ => continue,
+        };
+        match flush(&mut store, &lock, &client, &opts, &mut |_| {}).await {
+            Ok(report) => {
+                if report.settled() > 0 {
+                    log_debug!(
+                        "edge flushed {} op(s); {} remaining",
+                        report.settled(),
+                        report.remaining
+                    );
+                }
+                match report.stop {
+                    Stop::Drained | Stop::Limit => {
+                        primary.health.ok();
+                        warned_blocked = false;
+                    }
+                    Stop::Unavailable | Stop::Deadline => {
+                        let why = report
+                            .error
+                            .as_ref()
+                            .map_or("the primary did not answer".to_string(), |e| {
+                                e.message.clone()
+                            });
+                        primary.health.failed(&why);
+                    }
+                    Stop::Blocked if !warned_blocked => {
+                        warned_blocked = true;
+                        log_warn!(
+                            "the outbox is blocked by a failed op: `mpt outbox` shows it, `mpt outbox retry|drop` unblocks it"
+                        );
+                    }
+                    Stop::Blocked => {}
+                    Stop::Refused => log_warn!(
+                        "the primary refused the outbox's credentials or path: fix it, then ops flush again"
+                    ),
+                }
+            }
+            Err(e) => log_warn!("flushing the outbox failed: {}", e.message),
+        }
+        drop(lock);
+    }
+}
