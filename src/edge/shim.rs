@@ -67,6 +67,8 @@ pub async fn run(
             }
         }
     });
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
     let hello = serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }})
         .to_string()
         + "\n";
@@ -97,6 +99,15 @@ pub async fn run(
                     }
                 },
                 _ = &mut pump => break true,
+                // SIGTERM: no new work; what is in flight is answered (bounded), then leave.
+                _ = term.recv() => {
+                    let _ = wr.shutdown().await;
+                    let _ = tokio::time::timeout(Duration::from_secs(10), &mut pump).await;
+                    answer_lost(&stdout, &inflight);
+                    drop(stdout);
+                    let _ = tokio::task::spawn_blocking(move || stdout_done.join()).await;
+                    return Ok(());
+                }
             }
         };
         if owner_gone {

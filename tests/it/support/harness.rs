@@ -116,6 +116,24 @@ impl Harness {
         }
     }
 
+    /// SIGTERM to the edge, then its exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        self.child.wait().unwrap()
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub fn send(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = json!(self.next);
+        self.send_raw(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        id
+    }
+
     pub fn close(&mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
         self.child.wait().unwrap()
