@@ -409,6 +409,16 @@ fn a_stalled_child_fails_within_the_deadline_and_is_respawned() {
         true,
         "respawned, later calls work"
     );
+
+    // SIGTERM with a request in flight: no new work, the in-flight reply still written, exit 0.
+    let id = h.send("tools/call", json!({"name": "stall", "arguments": {}}));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(h.terminate().success(), "a clean exit on SIGTERM");
+    let reply = h.reply(&id, 5);
+    assert!(
+        reply.get("error").is_some(),
+        "the in-flight request was answered: {reply}"
+    );
 }
 
 #[test]
