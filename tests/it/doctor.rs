@@ -8,7 +8,7 @@ use mpt::mcp::Deadline;
 use serde_json::{Value, json};
 
 use crate::support::primary::PrimaryOpts;
-use crate::support::{Primary, TestEnv, fixture, json, stderr, stdout, venv_bin};
+use crate::support::{Primary, TestEnv, json, stderr, stdout, venv_bin};
 
 /// Runs one check; returns (exit code, the check's JSON).
 fn doctor(env: &TestEnv, id: &str, vars: &[(&str, &str)]) -> (i32, Value) {
@@ -308,24 +308,7 @@ async fn kg_path_fails_on_a_split_built_by_the_real_server() {
     assert_eq!(status(&c), "ok", "{c}");
 
     // A child started WITHOUT --palace (an older extension) files its triple under HOME.
-    let spec = mpt::mcp::stdio::ChildSpec {
-        program: venv_bin("mempalace-mcp"),
-        args: vec![],
-        env: env
-            .mempalace_env()
-            .into_iter()
-            .chain([(
-                "MEMPALACE_PALACE_PATH".to_string(),
-                palace.display().to_string(),
-            )])
-            .map(|(k, v)| (k.into(), v.into()))
-            .collect(),
-        clear_env: true,
-    };
-    let bare = mpt::mcp::McpClient::Local(mpt::mcp::stdio::StdioClient::new(
-        spec,
-        mpt::mcp::stdio::StdioOptions::new(Default::default(), false),
-    ));
+    let bare = env.bare_child(&palace);
     bare.call_tool(
         "mempalace_kg_add",
         json!({"subject": "alice", "predicate": "owns", "object": "laptop"}),
@@ -507,27 +490,12 @@ fn embedder_identities_must_match_to_merge() {
     assert!(c["evidence"].to_string().contains("dimension 0"), "{c}");
     drop(minilm);
 
-    let mut fake = std::process::Command::new("python3")
-        .arg(fixture("fake_embedder.py"))
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(fake.stdout.as_mut().unwrap()),
-        &mut port,
-    )
-    .unwrap();
-    let api = format!("http://127.0.0.1:{}", port.trim());
+    let fake = crate::support::FakeEmbedder::start();
     let other = Primary::start(
         &env,
         &env.palace("primary-fake"),
         PrimaryOpts {
-            extra_env: vec![
-                ("MEMPALACE_EMBEDDING_MODEL", "openai-compat".into()),
-                ("MEMPALACE_EMBEDDING_API_URL", api),
-                ("MEMPALACE_EMBEDDING_API_MODEL", "fake".into()),
-            ],
+            extra_env: fake.env(),
             ..Default::default()
         },
     );
@@ -536,8 +504,7 @@ fn embedder_identities_must_match_to_merge() {
         "embedder",
         &[("MPT_CONFIG", &cfg), ("MEMPALACE_REMOTE_URL", &other.url())],
     );
-    let _ = fake.kill();
-    let _ = fake.wait();
+    drop(fake);
     assert_eq!((code, status(&c)), (3, "fail"), "{c}");
     assert!(c["summary"].as_str().unwrap().contains("minilm"), "{c}");
 }

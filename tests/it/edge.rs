@@ -303,29 +303,12 @@ fn stamping_follows_both_gates() {
 fn different_embedders_disable_the_merge_and_say_why() {
     let env = TestEnv::new();
     let palace = env.palace("local");
-    let mut fake = std::process::Command::new("python3")
-        .arg(fixture("fake_embedder.py"))
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(fake.stdout.as_mut().unwrap()),
-        &mut port,
-    )
-    .unwrap();
+    let fake = crate::support::FakeEmbedder::start();
     let p = Primary::start(
         &env,
         &env.palace("primary"),
         PrimaryOpts {
-            extra_env: vec![
-                ("MEMPALACE_EMBEDDING_MODEL", "openai-compat".into()),
-                (
-                    "MEMPALACE_EMBEDDING_API_URL",
-                    format!("http://127.0.0.1:{}", port.trim()),
-                ),
-                ("MEMPALACE_EMBEDDING_API_MODEL", "fake".into()),
-            ],
+            extra_env: fake.env(),
             ..Default::default()
         },
     );
@@ -356,8 +339,7 @@ fn different_embedders_disable_the_merge_and_say_why() {
             .as_str()
             .is_some_and(|m| m.contains("embedders differ"))
     });
-    let _ = fake.kill();
-    let _ = fake.wait();
+    drop(fake);
     assert!(s, "the payload says why it did not merge");
 }
 

@@ -126,24 +126,7 @@ async fn a_child_without_the_palace_flag_writes_its_kg_under_home() {
     let env = TestEnv::new();
     let palace = env.palace("local");
     // The landmine: the palace chosen by MEMPALACE_PALACE_PATH, but no --palace flag.
-    let spec = mpt::mcp::stdio::ChildSpec {
-        program: venv_bin("mempalace-mcp"),
-        args: vec![],
-        env: env
-            .mempalace_env()
-            .into_iter()
-            .chain([(
-                "MEMPALACE_PALACE_PATH".to_string(),
-                palace.display().to_string(),
-            )])
-            .map(|(k, v)| (k.into(), v.into()))
-            .collect(),
-        clear_env: true,
-    };
-    let c = mpt::mcp::McpClient::Local(mpt::mcp::stdio::StdioClient::new(
-        spec,
-        mpt::mcp::stdio::StdioOptions::new(Default::default(), false),
-    ));
+    let c = env.bare_child(&palace);
     c.call_tool(
         "mempalace_kg_add",
         json!({"subject": "mpt", "predicate": "reads", "object": "the KG"}),

@@ -6,7 +6,6 @@ use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
 use mpt::mcp::{Deadline, McpClient};
 use mpt::palace::kg;
 use serde_json::{Value, json};
@@ -39,24 +38,7 @@ pub fn state(s: &Value) -> &str {
 /// A `mempalace-mcp` started WITHOUT `--palace`, as an older extension starts it: the palace from
 /// MEMPALACE_PALACE_PATH, the knowledge graph at ~/.mempalace (the landmine).
 fn bare_child(env: &TestEnv, palace: &Path) -> McpClient {
-    let spec = ChildSpec {
-        program: venv_bin("mempalace-mcp"),
-        args: vec![],
-        env: env
-            .mempalace_env()
-            .into_iter()
-            .chain([(
-                "MEMPALACE_PALACE_PATH".to_string(),
-                palace.display().to_string(),
-            )])
-            .map(|(k, v)| (k.into(), v.into()))
-            .collect(),
-        clear_env: true,
-    };
-    McpClient::Local(StdioClient::new(
-        spec,
-        StdioOptions::new(Default::default(), false),
-    ))
+    env.bare_child(palace)
 }
 
 async fn kg_add(c: &McpClient, s: &str, p: &str, o: &str) {

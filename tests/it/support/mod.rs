@@ -161,6 +161,75 @@ impl TestEnv {
     }
 }
 
+impl TestEnv {
+    /// A real `mempalace-mcp` started WITHOUT `--palace` (an older extension, the landmine): the
+    /// palace comes from `MEMPALACE_PALACE_PATH`, its knowledge graph lands under HOME.
+    pub fn bare_child(&self, palace: &Path) -> mpt::mcp::McpClient {
+        let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = self
+            .mempalace_env()
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        env.push((
+            "MEMPALACE_PALACE_PATH".into(),
+            palace.as_os_str().to_owned(),
+        ));
+        let spec = mpt::mcp::stdio::ChildSpec {
+            program: venv_bin("mempalace-mcp"),
+            args: vec![],
+            env,
+            clear_env: true,
+        };
+        mpt::mcp::McpClient::Local(mpt::mcp::stdio::StdioClient::new(
+            spec,
+            mpt::mcp::stdio::StdioOptions::new(Default::default(), false),
+        ))
+    }
+}
+
+/// The deterministic OpenAI-compatible embedder (tests/fixtures/fake_embedder.py) on loopback,
+/// stopped on drop: a palace embedded with it does not share MiniLM's identity.
+pub struct FakeEmbedder {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl FakeEmbedder {
+    pub fn start() -> FakeEmbedder {
+        let mut child = std::process::Command::new("python3")
+            .arg(fixture("fake_embedder.py"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut port = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut port,
+        )
+        .unwrap();
+        FakeEmbedder {
+            child,
+            url: format!("http://127.0.0.1:{}", port.trim()),
+        }
+    }
+
+    /// The environment a MemPalace process needs to embed with it.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("MEMPALACE_EMBEDDING_MODEL", "openai-compat".into()),
+            ("MEMPALACE_EMBEDDING_API_URL", self.url.clone()),
+            ("MEMPALACE_EMBEDDING_API_MODEL", "fake".into()),
+        ]
+    }
+}
+
+impl Drop for FakeEmbedder {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
