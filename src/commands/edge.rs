@@ -227,11 +227,34 @@ async fn status(
             json!({"url": r.url, "reachable": reachable})
         }
     };
+    let queue = match &config.remote {
+        None => json!(null),
+        Some(_) => {
+            let path = outbox::resolve_path(&ctx.env, config)?;
+            if path.exists() {
+                let store = outbox::Outbox::open(&path, outbox::open_options(&ctx.env)?)?;
+                let sum = store.summary()?;
+                let open: i64 = [
+                    outbox::OpState::Queued,
+                    outbox::OpState::Leased,
+                    outbox::OpState::Failed,
+                ]
+                .iter()
+                .map(|s| sum.count(*s))
+                .sum();
+                json!({"path": path, "open": open, "failed": sum.count(outbox::OpState::Failed), "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339)})
+            } else {
+                json!({"path": path, "open": 0, "failed": 0, "last_flush": null})
+            }
+        }
+    };
+    let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);
     let doc = json!({
         "schema": "mpt.edge.status/v1",
         "palace": palace,
-        "owner": {"running": owner_up, "socket": paths.socket, "log": paths.log},
+        "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log},
         "primary": primary,
+        "outbox": queue,
     });
     ctx.out.emit(&doc, |w| {
         writeln!(w, "palace    {}", palace.display())?;

@@ -30,6 +30,17 @@ impl Summary {
 }
 
 impl Outbox {
+    /// When an op last reached the primary (`None`: never).
+    pub fn last_flushed_at(&self) -> Result<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT MAX(flushed_at) FROM ops WHERE state = 'done'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| sql("reading the last flush", &e))
+    }
+
     /// Ops in queue order. `states` empty = every state. `newest`: the last `limit` rather than
     /// the first (for done/dropped history); the result is still in queue order.
     pub fn list(&self, states: &[OpState], limit: usize, newest: bool) -> Result<Vec<Op>> {

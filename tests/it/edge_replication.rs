@@ -308,3 +308,74 @@ fn three_edges_each_write_reaches_the_primary_once() {
         h.close();
     }
 }
+
+#[test]
+fn a_local_wing_never_enters_the_outbox_and_status_reports_the_queue() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let url = p.url();
+    let cfg = env.path("mpt.json");
+    std::fs::write(
+        &cfg,
+        r#"{"replication": {"wing_private*": "local", "*": "replicated"}}"#,
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap().to_string();
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MPT_CONFIG", cfg.as_str()),
+    ];
+    let mut h = Harness::start(&env, &["--palace", palace.to_str().unwrap()], &vars);
+    h.initialize();
+    let private = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_private_notes", "room": "r", "content": "stays on this machine"}),
+        )
+        .unwrap();
+    let shared = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_shared", "room": "r", "content": "goes to the fleet"}),
+        )
+        .unwrap();
+    assert!(wait_for(20.0, || on_primary(
+        &url,
+        "mempalace_get_drawer",
+        json!({"drawer_id": shared["drawer_id"]})
+    )
+    .is_ok_and(|d| d["drawer_id"] == shared["drawer_id"])));
+    assert!(
+        on_primary(
+            &url,
+            "mempalace_get_drawer",
+            json!({"drawer_id": private["drawer_id"]})
+        )
+        .is_err(),
+        "the local wing never reached the primary"
+    );
+    let o = crate::support::json(&env.mpt(&["--json", "outbox", "list", "--state", "all"], &vars));
+    let ops = o["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 1, "only the replicated write was queued: {o}");
+    let st = env.mpt(
+        &[
+            "--json",
+            "edge",
+            "status",
+            "--palace",
+            palace.to_str().unwrap(),
+        ],
+        &vars,
+    );
+    let st = crate::support::json(&st);
+    assert_eq!(st["owner"]["running"], true, "{st}");
+    assert_eq!(st["primary"]["reachable"], true);
+    assert_eq!(st["outbox"]["open"], 0);
+    assert!(
+        st["outbox"]["last_flush"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
+        "{st}"
+    );
+}
