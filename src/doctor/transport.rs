@@ -55,6 +55,10 @@ async fn local_probe(inputs: &Inputs, config: &Config) -> Check {
         Ok(p) => p,
         Err(e) => return Check::new(ID, Status::Fail, e.message),
     };
+    // When an edge owner runs for the palace its child is the one writer: probe through it.
+    if let Some(owner) = crate::edge::owner::live(&paths.home, &paths.palace) {
+        return owner_probe(config, &owner, &paths.palace).await;
+    }
     let mut spec = local_child_spec(config, &paths.palace, None);
     // Read-only: the probe must never become a second writer on a palace a session holds.
     spec.env
@@ -130,6 +134,59 @@ async fn local_probe(inputs: &Inputs, config: &Config) -> Check {
         hs.elapsed.as_secs_f64() * 1e3
     );
     c
+}
+
+async fn owner_probe(
+    config: &Config,
+    owner: &crate::edge::owner::OwnerPaths,
+    palace: &std::path::Path,
+) -> Check {
+    let client = crate::edge::owner::client(owner, "doctor", config.mcp.timeout);
+    let pid = crate::edge::owner::owner_pid(owner).map_or("?".into(), |p| p.to_string());
+    let result = async {
+        let hs = client.connect().await?;
+        let status = client
+            .call_tool("mempalace_status", json!({}), Deadline::Default)
+            .await?;
+        Ok::<_, McpError>((hs, status.payload))
+    }
+    .await;
+    match result {
+        Ok((hs, p)) => {
+            let drawers = p.get("total_drawers").and_then(Value::as_u64).unwrap_or(0);
+            Check::new(
+                ID,
+                Status::Ok,
+                format!(
+                    "the edge owner (pid {pid}) serves {}: {drawers} drawers, handshake {:.0} ms",
+                    palace.display(),
+                    hs.elapsed.as_secs_f64() * 1e3
+                ),
+            )
+            .evidence(format!(
+                "through {} (one writer per palace: no second child started)",
+                owner.socket.display()
+            ))
+            .evidence(format!(
+                "{} tools, MemPalace {}",
+                hs.tools.len(),
+                hs.server_version().unwrap_or("?")
+            ))
+        }
+        Err(McpError::ToolFailed { payload, .. })
+            if payload.get("error").and_then(Value::as_str) == Some("Chroma database missing") =>
+        {
+            Check::new(
+                ID,
+                Status::Warn,
+                format!(
+                    "the edge owner (pid {pid}) answers, but no palace exists yet at {}",
+                    palace.display()
+                ),
+            )
+        }
+        Err(e) => failed(format!("local: the edge owner (pid {pid})"), e),
+    }
 }
 
 async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Check {

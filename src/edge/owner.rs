@@ -76,6 +76,29 @@ pub fn owner_pid(paths: &OwnerPaths) -> Option<u32> {
         .ok()
 }
 
+/// The palace's owner when one answers on its socket (`None`: no edge runs for it).
+pub fn live(home: &Path, palace: &Path) -> Option<OwnerPaths> {
+    let paths = OwnerPaths::new(home, palace);
+    std::os::unix::net::UnixStream::connect(&paths.socket)
+        .ok()
+        .map(|_| paths)
+}
+
+/// A client that talks to the owner as `harness` (its stamping applies to what it sends).
+pub fn client(
+    paths: &OwnerPaths,
+    harness: &str,
+    timeout: Option<Duration>,
+) -> crate::mcp::McpClient {
+    let hello =
+        serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }}).to_string();
+    crate::mcp::McpClient::Owner(crate::mcp::unix::UnixClient::new(
+        paths.socket.clone(),
+        Some(hello),
+        timeout,
+    ))
+}
+
 /// What a shim says first on its connection: the harness it serves.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Hello {

@@ -26,6 +26,9 @@ pub enum Route {
         pid: u32,
         palace: PathBuf,
     },
+    /// An `mpt edge` owner serves the local palace: its one child is the writer, so the mine
+    /// goes through its socket.
+    Edge { socket: PathBuf, pid: Option<u32> },
     /// Nobody holds the local palace: a `mempalace-mcp --palace` child of our own.
     Child { palace: PathBuf },
 }
@@ -41,6 +44,11 @@ impl Route {
         match self {
             Route::Primary { url } => format!("the primary {url}"),
             Route::Hub { url, pid, .. } => format!("the palace's hub {url} (pid {pid})"),
+            Route::Edge { socket, pid } => format!(
+                "the palace's edge owner {} (pid {})",
+                socket.display(),
+                pid.map_or("?".into(), |p| p.to_string())
+            ),
             Route::Child { palace } => format!("a local mempalace-mcp on {}", palace.display()),
         }
     }
@@ -53,6 +61,13 @@ pub fn choose_route(env: &Env, config: &Config, palace: Option<&Path>) -> Result
         return Ok(Route::Primary { url: r.url.clone() });
     }
     let paths = PalacePaths::resolve(env, palace.or(config.file.palace.as_deref()))?;
+    if let Some(owner) = crate::edge::owner::live(&paths.home, &paths.palace) {
+        let pid = crate::edge::owner::owner_pid(&owner);
+        return Ok(Route::Edge {
+            socket: owner.socket,
+            pid,
+        });
+    }
     if let Some(hub) = files::server_info(&paths.serverinfo)?
         && hub.alive
         && !hub.read_only
@@ -108,6 +123,18 @@ pub fn client_for(
             show_stderr,
         )?),
         Route::Child { palace } => Ok(McpClient::from_config(config, palace, None, show_stderr)?),
+        Route::Edge { socket, .. } => {
+            let paths = crate::edge::owner::OwnerPaths {
+                socket: socket.clone(),
+                lock: PathBuf::new(),
+                log: PathBuf::new(),
+            };
+            Ok(crate::edge::owner::client(
+                &paths,
+                &config.harness,
+                config.mcp.timeout,
+            ))
+        }
         Route::Hub { url, palace, .. } => {
             let paths = PalacePaths::resolve(env, Some(palace))?;
             let token_file = paths.server_dir.join("token");

@@ -33,6 +33,8 @@ impl Handshake {
 pub enum McpClient {
     Local(StdioClient),
     Remote(HttpClient),
+    /// Through the palace's edge owner (its Unix socket): the one writer when it runs.
+    Owner(super::unix::UnixClient),
 }
 
 impl McpClient {
@@ -63,6 +65,7 @@ impl McpClient {
         match self {
             McpClient::Local(_) => "local",
             McpClient::Remote(_) => "remote",
+            McpClient::Owner(_) => "edge",
         }
     }
 
@@ -70,6 +73,7 @@ impl McpClient {
         match self {
             McpClient::Local(c) => c.connect().await,
             McpClient::Remote(c) => c.handshake().await,
+            McpClient::Owner(c) => c.handshake().await,
         }
     }
 
@@ -82,6 +86,7 @@ impl McpClient {
         match self {
             McpClient::Local(c) => c.request(method, params, deadline).await,
             McpClient::Remote(c) => c.request(method, params, deadline).await,
+            McpClient::Owner(c) => c.request(method, params, deadline).await,
         }
     }
 

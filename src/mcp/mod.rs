@@ -7,6 +7,7 @@ pub mod jsonrpc;
 pub mod sse;
 pub mod stdio;
 pub mod tool_result;
+pub mod unix;
 
 use std::time::Duration;
 

@@ -241,3 +241,58 @@ async fn the_mine_deadline_is_the_transports_own_and_never_retried() {
     assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
     assert_eq!(json(&o)["kind"], "busy");
 }
+
+#[test]
+fn a_running_edge_owner_is_mined_through_and_probed_by_the_doctor() {
+    let env = TestEnv::new();
+    let s = sessions_copy(&env);
+    let palace = env.palace("edged");
+    let mut h =
+        crate::support::harness::Harness::start(&env, &["--palace", palace.to_str().unwrap()], &[]);
+    h.initialize();
+    // The owner's child writes first, so it holds the palace's writer lease.
+    h.call(
+        "mempalace_add_drawer",
+        json!({"wing": "w", "room": "r", "content": "the edge holds this palace"}),
+    )
+    .unwrap();
+    let o = mine(&env, &s, &palace, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "through the owner, not exit 6: {}",
+        stderr(&o)
+    );
+    let m = &json(&o)["mine"];
+    assert_eq!(m["route"]["via"], "edge", "{m}");
+    assert_eq!(m["summary"]["drawers_filed"], 20, "{m}");
+    let found = h
+        .call(
+            "mempalace_search",
+            json!({"query": "Cache-Control no-store", "limit": 3}),
+        )
+        .unwrap();
+    assert!(
+        found["results"].as_array().is_some_and(|r| !r.is_empty()),
+        "the mined transcripts are in the palace the edge serves: {found}"
+    );
+
+    let d = env.mpt(
+        &["--json", "doctor", "--check", "transport"],
+        &[("MEMPALACE_PALACE_PATH", palace.to_str().unwrap())],
+    );
+    let c = &json(&d)["checks"][0];
+    assert_eq!(c["status"], "ok", "{c}");
+    assert!(
+        c["summary"].as_str().unwrap().starts_with("the edge owner"),
+        "{c}"
+    );
+    let children = mpt::palace::procs::list()
+        .into_iter()
+        .filter(|p| {
+            p.role == Some(mpt::palace::procs::Role::Child)
+                && p.palace_arg().is_some_and(|a| a == palace)
+        })
+        .count();
+    assert_eq!(children, 1, "still one child on the palace");
+}
