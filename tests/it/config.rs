@@ -4,6 +4,8 @@
 use std::os::unix::fs::PermissionsExt;
 
 use crate::support::primary::PrimaryOpts;
+use serde_json::json;
+
 use crate::support::{Primary, TestEnv, json, stderr, stdout};
 
 #[test]
@@ -162,4 +164,92 @@ fn the_token_never_appears_in_any_output_even_at_vv() {
             .unwrap()
             .contains("MEMPALACE_REMOTE_TOKEN")
     );
+}
+
+#[test]
+fn the_token_never_appears_from_edge_mailbox_or_outbox() {
+    let env = TestEnv::new();
+    let token = "tok-edge-9d2e-never-print-me";
+    let primary = Primary::start(
+        &env,
+        &env.palace("primary"),
+        PrimaryOpts {
+            token: Some(token),
+            ..Default::default()
+        },
+    );
+    let url = primary.url();
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MEMPALACE_REMOTE_TOKEN", token),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+    ];
+    let mut outputs = Vec::new();
+
+    // The edge at -vv: a replicated write, a merged read, then its owner's log and the outbox.
+    let palace = env.palace("local");
+    let mut h = crate::support::harness::Harness::start(
+        &env,
+        &["-vv", "--palace", palace.to_str().unwrap()],
+        &vars,
+    );
+    h.initialize();
+    h.call(
+        "mempalace_add_drawer",
+        json!({"wing": "w", "room": "r", "content": "through the edge with a token"}),
+    )
+    .unwrap();
+    h.call("mempalace_search", json!({"query": "token"}))
+        .unwrap();
+    let drained = crate::support::wait_for(30.0, || {
+        let o = env.mpt(&["--json", "outbox"], &vars);
+        json(&o)["counts"]["done"] == 1
+    });
+    assert!(drained, "the write was flushed with the token");
+    h.close();
+    drop(h);
+    outputs.push((
+        "edge stderr",
+        std::fs::read(env.path("edge.stderr")).unwrap_or_default(),
+    ));
+    for e in std::fs::read_dir(env.home().join(".mempalace/edge"))
+        .unwrap()
+        .flatten()
+    {
+        outputs.push(("edge file", std::fs::read(e.path()).unwrap_or_default()));
+    }
+
+    // The mailbox and the outbox at -vv, human and JSON.
+    for args in [
+        vec!["-vv", "mailbox", "--as", "pi@lap"],
+        vec!["-vv", "--json", "mailbox", "--as", "pi@lap"],
+        vec!["-vv", "outbox"],
+        vec!["-vv", "--json", "outbox", "list", "--state", "all"],
+        vec![
+            "-vv",
+            "outbox",
+            "enqueue",
+            "kg_add",
+            r#"{"subject":"a","predicate":"b","object":"c"}"#,
+        ],
+        vec!["-vv", "--json", "outbox", "flush"],
+        vec![
+            "-vv",
+            "edge",
+            "status",
+            "--palace",
+            palace.to_str().unwrap(),
+        ],
+    ] {
+        let o = env.mpt(&args, &vars);
+        assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+        outputs.push(("stdout", o.stdout));
+        outputs.push(("stderr", o.stderr));
+    }
+    for (what, bytes) in outputs {
+        assert!(
+            !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+            "the token appeared in {what}"
+        );
+    }
 }
