@@ -244,6 +244,9 @@ impl Proxy {
         let Some(primary) = &self.primary else {
             return self.child_call(name, args, Deadline::Default).await;
         };
+        if name.ends_with("event_wait") {
+            return self.event_wait(primary, name, args).await;
+        }
         if !primary.health.usable() {
             let why = primary
                 .health
@@ -320,6 +323,48 @@ impl Proxy {
             ReadKind::PrimaryFirst => return Ok(remote),
         };
         Ok(merge::with_payload(&remote, &merged))
+    }
+
+    /// `event_wait` blocks for up to `timeout_ms`: it waits on the primary alone (whose log it is),
+    /// with a deadline past its own, never on the local child (whose stdio server it would block).
+    /// Offline it asks the local log without waiting, marked degraded.
+    async fn event_wait(
+        &self,
+        primary: &Primary,
+        name: &str,
+        args: Value,
+    ) -> Result<Value, McpError> {
+        if primary.health.usable() {
+            let wait_ms = args
+                .get("timeout_ms")
+                .and_then(Value::as_u64)
+                .unwrap_or(60_000)
+                .min(300_000);
+            let deadline = Deadline::After(Duration::from_millis(wait_ms) + primary.read_deadline);
+            match primary
+                .client
+                .request(
+                    "tools/call",
+                    Some(json!({"name": name, "arguments": args.clone()})),
+                    deadline,
+                )
+                .await
+            {
+                Ok(r) => {
+                    primary.health.ok();
+                    return Ok(r);
+                }
+                Err(e @ McpError::Rpc { .. }) => return Err(e),
+                Err(e) => primary.health.failed(&e.to_string()),
+            }
+        }
+        let mut now = args;
+        now["timeout_ms"] = json!(0);
+        let why = primary
+            .health
+            .last_error()
+            .unwrap_or_else(|| "the primary is unreachable".into());
+        self.local_degraded(name, now, &why).await
     }
 
     async fn local_degraded(&self, name: &str, args: Value, why: &str) -> Result<Value, McpError> {

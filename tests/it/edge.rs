@@ -450,3 +450,41 @@ fn three_edges_share_one_owner_and_one_writer() {
     assert_eq!(status["sqlite_integrity"]["checked"], true, "{status}");
     assert_eq!(status["sqlite_integrity"]["ok"], true, "{status}");
 }
+
+#[test]
+fn event_wait_waits_on_the_primary_without_blocking_the_child() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let url = p.url();
+    let mut h = Harness::start(
+        &env,
+        &["--palace", palace.to_str().unwrap()],
+        &[("MEMPALACE_REMOTE_URL", url.as_str())],
+    );
+    h.initialize();
+    h.call("mempalace_kg_stats", json!({})).unwrap();
+    let t = std::time::Instant::now();
+    let wait = h.send("tools/call", json!({"name": "mempalace_event_wait", "arguments": {"to_agent": "pi@lap", "timeout_ms": 6000}}));
+    std::thread::sleep(Duration::from_millis(300));
+    let quick = std::time::Instant::now();
+    let stats = h.call("mempalace_kg_stats", json!({})).unwrap();
+    assert!(
+        quick.elapsed() < Duration::from_secs(2),
+        "the child answered while the wait ran: {:?}",
+        quick.elapsed()
+    );
+    assert!(
+        stats.get("degraded").is_none(),
+        "a long wait does not mark the primary down: {stats}"
+    );
+    let r = h.reply(&wait, 30);
+    assert!(
+        t.elapsed() >= Duration::from_millis(5900),
+        "it waited its full timeout on the primary: {:?}",
+        t.elapsed()
+    );
+    let payload = mpt::mcp::ToolReply::from_result(&r["result"]).payload;
+    assert_eq!(payload["timed_out"], true, "{payload}");
+    assert!(payload.get("degraded").is_none(), "{payload}");
+}
