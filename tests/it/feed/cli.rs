@@ -15,6 +15,26 @@ pub fn feed(env: &TestEnv, args: &[&str], extra: &[(&str, &str)]) -> std::proces
     env.mpt(args, &all)
 }
 
+/// `mpt feed prepare --reason R --sessions S` plus `more` (e.g. `--json`, `--out DIR`).
+pub fn prepare(
+    env: &TestEnv,
+    sessions: &std::path::Path,
+    reason: &str,
+    more: &[&str],
+    extra: &[(&str, &str)],
+) -> std::process::Output {
+    let mut args = vec![
+        "feed",
+        "prepare",
+        "--reason",
+        reason,
+        "--sessions",
+        sessions.to_str().unwrap(),
+    ];
+    args.extend_from_slice(more);
+    feed(env, &args, extra)
+}
+
 pub fn sessions_copy(env: &TestEnv) -> std::path::PathBuf {
     let s = env.path("sessions");
     copy_tree(&std::path::Path::new(FIXTURES).join("sessions"), &s);
@@ -25,18 +45,7 @@ pub fn sessions_copy(env: &TestEnv) -> std::path::PathBuf {
 fn prepare_prints_exactly_the_mine_source_line_and_keeps_state_outside() {
     let env = TestEnv::new();
     let s = sessions_copy(&env);
-    let o = feed(
-        &env,
-        &[
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let o = prepare(&env, &s, "settled", &[], &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let src = mine_source(&o);
     assert_eq!(
@@ -62,19 +71,7 @@ fn prepare_prints_exactly_the_mine_source_line_and_keeps_state_outside() {
         "{err}"
     );
 
-    let j = json(&feed(
-        &env,
-        &[
-            "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &[],
-    ));
+    let j = json(&prepare(&env, &s, "settled", &["--json"], &[]));
     assert_eq!(j["schema"], "mpt.feed.prepare/v1");
     assert_eq!(j["mine_source"], src.to_str().unwrap());
     assert_eq!(
@@ -87,16 +84,12 @@ fn prepare_prints_exactly_the_mine_source_line_and_keeps_state_outside() {
 
     // --out elsewhere: its state and lock still live in the feed home, keyed by the folder.
     let out = env.path("elsewhere/staged");
-    let o = feed(
+    let o = prepare(
         &env,
+        &s,
+        "manual",
         &[
             "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "manual",
-            "--sessions",
-            s.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
             "--wing",
@@ -128,34 +121,11 @@ fn nothing_to_export_is_exit_0_and_no_line() {
         &s.join("t.jsonl"),
         SystemTime::now() - Duration::from_secs(3600),
     );
-    let o = feed(
-        &env,
-        &[
-            "feed",
-            "prepare",
-            "--reason",
-            "shutdown",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let o = prepare(&env, &s, "shutdown", &[], &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), "", "no MINE_SOURCE line");
     assert!(stderr(&o).contains("no MINE_SOURCE"), "{}", stderr(&o));
-    let j = json(&feed(
-        &env,
-        &[
-            "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "shutdown",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &[],
-    ));
+    let j = json(&prepare(&env, &s, "shutdown", &["--json"], &[]));
     assert_eq!(j["mine_source"], serde_json::Value::Null);
     assert_eq!(j["skipped_total"], 1);
 
@@ -306,19 +276,11 @@ fn the_quiet_period_yields_only_to_triggers_that_end_the_session() {
     let run = |reason: &str| {
         set_mtime(&live, now);
         let out = env.path(&format!("out-{reason}"));
-        json(&feed(
+        json(&prepare(
             &env,
-            &[
-                "--json",
-                "feed",
-                "prepare",
-                "--reason",
-                reason,
-                "--sessions",
-                s.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ],
+            &s,
+            reason,
+            &["--json", "--out", out.to_str().unwrap()],
             &[],
         ))
     };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::cli::feed;
+use super::cli::{feed, prepare};
 use crate::support::feed::*;
 use crate::support::{TestEnv, json, stderr, wait_for};
 
@@ -75,19 +75,11 @@ fn two_concurrent_prepares_one_is_busy_at_once_the_other_completes() {
         "the first prepare holds the lock while it runs"
     );
     let t = Instant::now();
-    let second = feed(
+    let second = prepare(
         &env,
-        &[
-            "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
+        &s,
+        "settled",
+        &["--json", "--out", out.to_str().unwrap()],
         &[],
     );
     let waited = t.elapsed();
@@ -114,18 +106,11 @@ fn kill_9_mid_export_leaves_no_partial_transcript() {
     let env = TestEnv::new();
     let s = big_sessions(&env);
     let reference = env.path("reference");
-    let o = feed(
+    let o = prepare(
         &env,
-        &[
-            "feed",
-            "prepare",
-            "--reason",
-            "shutdown",
-            "--sessions",
-            s.to_str().unwrap(),
-            "--out",
-            reference.to_str().unwrap(),
-        ],
+        &s,
+        "shutdown",
+        &["--out", reference.to_str().unwrap()],
         &[],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -165,20 +150,7 @@ fn kill_9_mid_export_leaves_no_partial_transcript() {
         mid_run >= 2,
         "at least two kills landed mid-export ({mid_run})"
     );
-    let o = feed(
-        &env,
-        &[
-            "feed",
-            "prepare",
-            "--reason",
-            "shutdown",
-            "--sessions",
-            s.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let o = prepare(&env, &s, "shutdown", &["--out", out.to_str().unwrap()], &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         contents(&out),
@@ -193,19 +165,11 @@ fn the_prepare_deadline_is_exit_7_and_stages_nothing_partial() {
     let s = big_sessions(&env);
     let out = env.path("staged");
     let t = Instant::now();
-    let o = feed(
+    let o = prepare(
         &env,
-        &[
-            "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "shutdown",
-            "--sessions",
-            s.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
+        &s,
+        "shutdown",
+        &["--json", "--out", out.to_str().unwrap()],
         &[("MEMPALACE_FEED_PREPARE_TIMEOUT_MS", "100")],
     );
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
@@ -219,18 +183,11 @@ fn the_prepare_deadline_is_exit_7_and_stages_nothing_partial() {
             .contains("MEMPALACE_FEED_PREPARE_TIMEOUT_MS=100")
     );
     let reference = env.path("reference");
-    let full = feed(
+    let full = prepare(
         &env,
-        &[
-            "feed",
-            "prepare",
-            "--reason",
-            "shutdown",
-            "--sessions",
-            s.to_str().unwrap(),
-            "--out",
-            reference.to_str().unwrap(),
-        ],
+        &s,
+        "shutdown",
+        &["--out", reference.to_str().unwrap()],
         &[],
     );
     assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));

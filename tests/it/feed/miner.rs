@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::cli::{feed, sessions_copy};
+use super::cli::{prepare, sessions_copy};
 use crate::support::feed::*;
 use crate::support::{TestEnv, stderr};
 
@@ -54,19 +54,9 @@ fn top_source(env: &TestEnv, palace: &Path, query: &str) -> String {
         .unwrap_or_else(|| panic!("no Source: in the search output:\n{out}{}", stderr(&o)))
 }
 
-fn prepare(env: &TestEnv, s: &Path) -> std::path::PathBuf {
-    let o = feed(
-        env,
-        &[
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &[],
-    );
+/// The MINE_SOURCE of a successful `prepare --reason settled`.
+fn staged_source(env: &TestEnv, s: &Path) -> std::path::PathBuf {
+    let o = prepare(env, s, "settled", &[], &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     mine_source(&o)
 }
@@ -78,7 +68,7 @@ fn the_real_convo_miner_files_what_prepare_stages() {
     let palace = env.palace("p");
 
     // 1. prepare, then mine: one drawer per exchange, as the miner's own chunker counts them.
-    let src = prepare(&env, &s);
+    let src = staged_source(&env, &s);
     assert_eq!(contents(&src).len(), 6);
     let log = mine(&env, &palace, &src);
     assert_eq!(count(&log, "Drawers filed:"), 20, "{log}");
@@ -150,19 +140,7 @@ fn the_real_convo_miner_files_what_prepare_stages() {
 
     // 4. no change: prepare touches nothing, and the miner re-mines nothing.
     let before = listing(&src);
-    let o = feed(
-        &env,
-        &[
-            "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let o = prepare(&env, &s, "settled", &["--json"], &[]);
     let j = crate::support::json(&o);
     assert_eq!(
         (
@@ -196,19 +174,7 @@ fn the_real_convo_miner_files_what_prepare_stages() {
         &f,
         std::time::SystemTime::now() - std::time::Duration::from_secs(600),
     );
-    let j = crate::support::json(&feed(
-        &env,
-        &[
-            "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &[],
-    ));
+    let j = crate::support::json(&prepare(&env, &s, "settled", &["--json"], &[]));
     assert_eq!(
         (j["exported"].as_u64(), j["unchanged"].as_u64()),
         (Some(1), Some(5))

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::cli::{feed, sessions_copy};
+use super::cli::{feed, prepare, sessions_copy};
 use crate::support::feed::*;
 use crate::support::primary::PrimaryOpts;
 use crate::support::sshd::Sshd;
@@ -37,18 +37,7 @@ fn prepare_ships_the_staged_folder_and_prints_the_remote_path() {
         inbox.to_str().unwrap(),
         "http://127.0.0.1:9/mcp",
     );
-    let o = feed(
-        &env,
-        &[
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &vars,
-    );
+    let o = prepare(&env, &s, "settled", &[], &vars);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -80,19 +69,7 @@ fn prepare_ships_the_staged_folder_and_prints_the_remote_path() {
     );
 
     // A no-change run ships nothing new and keeps the remote mtimes.
-    let j = json(&feed(
-        &env,
-        &[
-            "--json",
-            "feed",
-            "prepare",
-            "--reason",
-            "settled",
-            "--sessions",
-            s.to_str().unwrap(),
-        ],
-        &vars,
-    ));
+    let j = json(&prepare(&env, &s, "settled", &["--json"], &vars));
     assert_eq!(j["mine_source"], inbox.to_str().unwrap());
     assert_eq!(j["remote"]["target"], "palace");
     assert_eq!(j["unchanged"], 6);
