@@ -1,24 +1,23 @@
-//! The supervised stdio child (`mempalace-mcp`): newline framing, the handshake, concurrent
-//! requests matched by id, stall kill (SIGTERM then SIGKILL) and bounded self-heal respawns.
+//! Supervising a stdio MCP child (`mempalace-mcp`): the handshake, requests matched by id with
+//! deadlines, a stall killing the child, bounded self-heal respawns. `session` is one running child.
 
-use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::{Mutex, oneshot};
+
+mod session;
+
+use session::Session;
 
 use super::{Deadline, Handshake, McpError, PROTOCOL_VERSION, jsonrpc};
 use crate::config::McpKnobs;
 use crate::{log_debug, log_trace};
-
-const STDERR_TAIL: usize = 20;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -54,48 +53,6 @@ impl StdioOptions {
             knobs,
             show_stderr,
             kill_grace: Duration::from_secs(2),
-        }
-    }
-}
-
-type Pending = StdMutex<HashMap<String, oneshot::Sender<Value>>>;
-
-/// One running child and what it told us at its handshake.
-struct Session {
-    pid: u32,
-    stdin: Mutex<Option<ChildStdin>>,
-    pending: Arc<Pending>,
-    alive: Arc<AtomicBool>,
-    child: Mutex<Option<Child>>,
-    stderr_tail: Arc<StdMutex<VecDeque<String>>>,
-    handshake: StdMutex<Option<Handshake>>,
-}
-
-impl Session {
-    fn tail(&self) -> Vec<String> {
-        self.stderr_tail.lock().unwrap().iter().cloned().collect()
-    }
-
-    /// Stops the child: close stdin, SIGTERM, wait `grace`, SIGKILL. Idempotent.
-    async fn terminate(&self, grace: Duration, close_stdin_first: bool) {
-        self.alive.store(false, Ordering::SeqCst);
-        let mut guard = self.child.lock().await;
-        let Some(mut child) = guard.take() else {
-            return;
-        };
-        if close_stdin_first {
-            self.stdin.lock().await.take();
-            if tokio::time::timeout(grace, child.wait()).await.is_ok() {
-                return;
-            }
-        }
-        // SAFETY: kill(2) on the pid of a child we spawned and have not yet reaped.
-        unsafe {
-            libc::kill(self.pid as libc::pid_t, libc::SIGTERM);
-        }
-        if tokio::time::timeout(grace, child.wait()).await.is_err() {
-            log_debug!("child {} ignored SIGTERM; sending SIGKILL", self.pid);
-            let _ = child.kill().await;
         }
     }
 }
@@ -334,7 +291,7 @@ impl StdioClient {
     }
 
     async fn spawn_and_handshake(&self) -> Result<Arc<Session>, McpError> {
-        let session = self.spawn()?;
+        let session = Session::spawn(&self.spec, self.opts.show_stderr)?;
         let started = Instant::now();
         let init_timeout = self.opts.knobs.init_timeout;
         let result = async {
@@ -413,119 +370,5 @@ impl StdioClient {
                 _ => return Ok(tools),
             }
         }
-    }
-
-    fn spawn(&self) -> Result<Arc<Session>, McpError> {
-        let mut cmd = Command::new(&self.spec.program);
-        if self.spec.clear_env {
-            cmd.env_clear();
-        }
-        cmd.args(&self.spec.args)
-            .envs(self.spec.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| McpError::Spawn {
-            program: self.spec.program.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let pid = child.id().unwrap_or(0);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let pending: Arc<Pending> = Arc::new(StdMutex::new(HashMap::new()));
-        let alive = Arc::new(AtomicBool::new(true));
-        let tail = Arc::new(StdMutex::new(VecDeque::with_capacity(STDERR_TAIL)));
-        tokio::spawn(read_stdout(
-            stdout,
-            Arc::clone(&pending),
-            Arc::clone(&alive),
-            pid,
-        ));
-        tokio::spawn(drain_stderr(
-            stderr,
-            Arc::clone(&tail),
-            self.opts.show_stderr,
-            self.spec.label(),
-            pid,
-        ));
-        log_debug!("started {} (pid {pid})", self.spec.program.display());
-        Ok(Arc::new(Session {
-            pid,
-            stdin: Mutex::new(stdin),
-            pending,
-            alive,
-            child: Mutex::new(Some(child)),
-            stderr_tail: tail,
-            handshake: StdMutex::new(None),
-        }))
-    }
-}
-
-/// Routes each response line to the request waiting for its id; on EOF fails them all.
-async fn read_stdout(
-    stdout: tokio::process::ChildStdout,
-    pending: Arc<Pending>,
-    alive: Arc<AtomicBool>,
-    pid: u32,
-) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let text = line.trim_ascii();
-        if text.is_empty() {
-            continue;
-        }
-        let msg: Value = match serde_json::from_slice(text) {
-            Ok(v) => v,
-            Err(e) => {
-                log_debug!("child {pid} wrote a line that is not JSON ({e}); ignored");
-                continue;
-            }
-        };
-        match jsonrpc::classify(&msg) {
-            jsonrpc::Kind::Response => {
-                let key = jsonrpc::id_key(&msg["id"]);
-                let waiter = pending.lock().unwrap().remove(&key);
-                match waiter {
-                    Some(tx) => {
-                        let _ = tx.send(msg);
-                    }
-                    None => log_debug!(
-                        "child {pid} answered id {key}, which nobody waits for (late reply after a timeout?)"
-                    ),
-                }
-            }
-            other => log_trace!("child {pid} sent a {other:?}; ignored"),
-        }
-    }
-    alive.store(false, Ordering::SeqCst);
-    // Dropping the senders wakes every waiter with "exited".
-    pending.lock().unwrap().clear();
-}
-
-async fn drain_stderr(
-    stderr: tokio::process::ChildStderr,
-    tail: Arc<StdMutex<VecDeque<String>>>,
-    show: bool,
-    label: String,
-    pid: u32,
-) {
-    let mut lines = BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if show {
-            eprintln!("{label}[{pid}]: {line}");
-        }
-        let mut t = tail.lock().unwrap();
-        if t.len() == STDERR_TAIL {
-            t.pop_front();
-        }
-        t.push_back(line);
     }
 }

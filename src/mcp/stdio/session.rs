@@ -1,0 +1,176 @@
+//! One running stdio child and its pipes: spawned with piped stdio, responses routed to waiting
+//! requests by id, stderr drained (its tail kept), and stopped with stdin close, SIGTERM, SIGKILL.
+
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::{Mutex, oneshot};
+
+use super::ChildSpec;
+use crate::mcp::{Handshake, McpError, jsonrpc};
+use crate::{log_debug, log_trace};
+
+const STDERR_TAIL: usize = 20;
+
+type Pending = StdMutex<HashMap<String, oneshot::Sender<Value>>>;
+
+/// One running child and what it told us at its handshake.
+pub(super) struct Session {
+    pub(super) pid: u32,
+    pub(super) stdin: Mutex<Option<ChildStdin>>,
+    pub(super) pending: Arc<Pending>,
+    pub(super) alive: Arc<AtomicBool>,
+    pub(super) child: Mutex<Option<Child>>,
+    pub(super) stderr_tail: Arc<StdMutex<VecDeque<String>>>,
+    pub(super) handshake: StdMutex<Option<Handshake>>,
+}
+
+impl Session {
+    /// Starts the child with piped stdio, a stdout router and a stderr drain.
+    pub(super) fn spawn(spec: &ChildSpec, show_stderr: bool) -> Result<Arc<Session>, McpError> {
+        let mut cmd = Command::new(&spec.program);
+        if spec.clear_env {
+            cmd.env_clear();
+        }
+        cmd.args(&spec.args)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| McpError::Spawn {
+            program: spec.program.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let pid = child.id().unwrap_or(0);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let pending: Arc<Pending> = Arc::new(StdMutex::new(HashMap::new()));
+        let alive = Arc::new(AtomicBool::new(true));
+        let tail = Arc::new(StdMutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+        tokio::spawn(read_stdout(
+            stdout,
+            Arc::clone(&pending),
+            Arc::clone(&alive),
+            pid,
+        ));
+        tokio::spawn(drain_stderr(
+            stderr,
+            Arc::clone(&tail),
+            show_stderr,
+            spec.label(),
+            pid,
+        ));
+        log_debug!("started {} (pid {pid})", spec.program.display());
+        Ok(Arc::new(Session {
+            pid,
+            stdin: Mutex::new(stdin),
+            pending,
+            alive,
+            child: Mutex::new(Some(child)),
+            stderr_tail: tail,
+            handshake: StdMutex::new(None),
+        }))
+    }
+
+    pub(super) fn tail(&self) -> Vec<String> {
+        self.stderr_tail.lock().unwrap().iter().cloned().collect()
+    }
+
+    /// Stops the child: close stdin, SIGTERM, wait `grace`, SIGKILL. Idempotent.
+    pub(super) async fn terminate(&self, grace: Duration, close_stdin_first: bool) {
+        self.alive.store(false, Ordering::SeqCst);
+        let mut guard = self.child.lock().await;
+        let Some(mut child) = guard.take() else {
+            return;
+        };
+        if close_stdin_first {
+            self.stdin.lock().await.take();
+            if tokio::time::timeout(grace, child.wait()).await.is_ok() {
+                return;
+            }
+        }
+        // SAFETY: kill(2) on the pid of a child we spawned and have not yet reaped.
+        unsafe {
+            libc::kill(self.pid as libc::pid_t, libc::SIGTERM);
+        }
+        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+            log_debug!("child {} ignored SIGTERM; sending SIGKILL", self.pid);
+            let _ = child.kill().await;
+        }
+    }
+}
+
+/// Routes each response line to the request waiting for its id; on EOF fails them all.
+async fn read_stdout(
+    stdout: tokio::process::ChildStdout,
+    pending: Arc<Pending>,
+    alive: Arc<AtomicBool>,
+    pid: u32,
+) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        let msg: Value = match serde_json::from_slice(text) {
+            Ok(v) => v,
+            Err(e) => {
+                log_debug!("child {pid} wrote a line that is not JSON ({e}); ignored");
+                continue;
+            }
+        };
+        match jsonrpc::classify(&msg) {
+            jsonrpc::Kind::Response => {
+                let key = jsonrpc::id_key(&msg["id"]);
+                let waiter = pending.lock().unwrap().remove(&key);
+                match waiter {
+                    Some(tx) => {
+                        let _ = tx.send(msg);
+                    }
+                    None => log_debug!(
+                        "child {pid} answered id {key}, which nobody waits for (late reply after a timeout?)"
+                    ),
+                }
+            }
+            other => log_trace!("child {pid} sent a {other:?}; ignored"),
+        }
+    }
+    alive.store(false, Ordering::SeqCst);
+    // Dropping the senders wakes every waiter with "exited".
+    pending.lock().unwrap().clear();
+}
+
+async fn drain_stderr(
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<StdMutex<VecDeque<String>>>,
+    show: bool,
+    label: String,
+    pid: u32,
+) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if show {
+            eprintln!("{label}[{pid}]: {line}");
+        }
+        let mut t = tail.lock().unwrap();
+        if t.len() == STDERR_TAIL {
+            t.pop_front();
+        }
+        t.push_back(line);
+    }
+}
