@@ -211,12 +211,10 @@ async fn status(
         None => json!(null),
         Some(r) => {
             let reachable = match crate::mcp::http::HttpClient::new(crate::mcp::http::HttpOptions {
-                url: r.url.clone(),
-                token: r.token.as_ref().map(|(s, _)| s.clone()),
-                ca_file: r.ca_file.clone(),
                 timeout: Some(Duration::from_secs(5)),
                 init_timeout: None,
                 connect_timeout: Duration::from_secs(3),
+                ..crate::mcp::http::HttpOptions::for_remote(r, &config.mcp)
             }) {
                 Ok(h) => matches!(
                     h.get("/healthz", crate::mcp::Deadline::Default).await,

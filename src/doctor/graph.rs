@@ -113,12 +113,10 @@ pub async fn embedder(inputs: &Inputs) -> Check {
     let mut primary: Option<(String, &str)> = None;
     if !inputs.offline
         && let Ok(http) = HttpClient::new(HttpOptions {
-            url: remote.url.clone(),
-            token: remote.token.as_ref().map(|(s, _)| s.clone()),
-            ca_file: remote.ca_file.clone(),
             timeout: Some(Duration::from_secs(10)),
             init_timeout: None,
             connect_timeout: Duration::from_secs(5),
+            ..HttpOptions::for_remote(remote, &config.mcp)
         })
         && let Ok((200, body)) = http.get("/sync/version_vector", Deadline::Default).await
         && let Some(name) = serde_json::from_str::<Value>(&body).ok().and_then(|v| {

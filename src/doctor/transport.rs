@@ -191,15 +191,13 @@ async fn owner_probe(
 
 async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Check {
     let http = match HttpClient::new(HttpOptions {
-        url: remote.url.clone(),
-        token: remote.token.as_ref().map(|(s, _)| s.clone()),
-        ca_file: remote.ca_file.clone(),
         timeout: Some(Duration::from_secs(20)),
         init_timeout: config
             .mcp
             .init_timeout
             .map(|d| d.min(Duration::from_secs(60))),
         connect_timeout: Duration::from_secs(5),
+        ..HttpOptions::for_remote(remote, &config.mcp)
     }) {
         Ok(h) => h,
         Err(e) => return failed(format!("remote {}", remote.url), e),

@@ -70,12 +70,8 @@ pub fn primary_client(config: &Config) -> Result<Option<McpClient>> {
         return Ok(None);
     };
     let http = HttpClient::new(HttpOptions {
-        url: remote.url.clone(),
-        token: remote.token.as_ref().map(|(s, _)| s.clone()),
-        ca_file: remote.ca_file.clone(),
-        timeout: config.mcp.timeout,
-        init_timeout: config.mcp.init_timeout,
         connect_timeout: Duration::from_secs(5),
+        ..HttpOptions::for_remote(remote, &config.mcp)
     })?;
     Ok(Some(McpClient::Remote(http)))
 }

@@ -46,14 +46,9 @@ impl McpClient {
         show_stderr: bool,
     ) -> Result<McpClient, McpError> {
         match &config.remote {
-            Some(remote) => Ok(McpClient::Remote(HttpClient::new(HttpOptions {
-                url: remote.url.clone(),
-                token: remote.token.as_ref().map(|(s, _)| s.clone()),
-                ca_file: remote.ca_file.clone(),
-                timeout: config.mcp.timeout,
-                init_timeout: config.mcp.init_timeout,
-                connect_timeout: Duration::from_secs(10),
-            })?)),
+            Some(remote) => Ok(McpClient::Remote(HttpClient::new(
+                HttpOptions::for_remote(remote, &config.mcp),
+            )?)),
             None => Ok(McpClient::Local(StdioClient::new(
                 local_child_spec(config, palace, child),
                 StdioOptions::new(config.mcp, show_stderr || config.ext_debug),

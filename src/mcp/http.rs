@@ -31,6 +31,23 @@ pub struct HttpOptions {
     pub connect_timeout: Duration,
 }
 
+impl HttpOptions {
+    /// The configured primary with the MCP knobs' deadlines; callers override what differs.
+    pub fn for_remote(
+        remote: &crate::config::Remote,
+        knobs: &crate::config::McpKnobs,
+    ) -> HttpOptions {
+        HttpOptions {
+            url: remote.url.clone(),
+            token: remote.token.as_ref().map(|(s, _)| s.clone()),
+            ca_file: remote.ca_file.clone(),
+            timeout: knobs.timeout,
+            init_timeout: knobs.init_timeout,
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
 pub struct HttpClient {
     http: reqwest::Client,
     opts: HttpOptions,
