@@ -160,6 +160,8 @@ fn enqueue_rate(ob: &mut Outbox, block: usize, batch: usize) -> f64 {
                 tool: "mempalace_event_append",
                 payload: p,
                 dedupe_key: None,
+                local_reply: None,
+                maybe_applied: false,
             })
             .collect();
         ob.enqueue_batch(&origin, &ops).unwrap();
@@ -222,6 +224,8 @@ async fn flush_rate(url: &str, dir: &Path, round: usize, n: usize) -> f64 {
                 tool,
                 payload: &args,
                 dedupe_key: None,
+                local_reply: None,
+                maybe_applied: false,
             },
         )
         .unwrap();

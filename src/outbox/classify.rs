@@ -20,6 +20,8 @@ pub enum Verdict {
     Applied {
         already: bool,
         primary_ref: Option<String>,
+        /// The primary's reply payload (the ids it minted for the op).
+        reply: Value,
     },
     /// The primary is down, busy or unhealthy: keep the op, back off, stop the drain.
     Transient { sent: Sent, error: McpError },
@@ -49,6 +51,7 @@ pub fn classify(tool: &str, result: Result<ToolReply, McpError>) -> Verdict {
     Verdict::Applied {
         already: reply.payload.get("reason").and_then(Value::as_str) == Some("already_exists"),
         primary_ref: primary_ref(&reply.payload),
+        reply: reply.payload,
     }
 }
 
@@ -148,7 +151,7 @@ mod tests {
             Ok(reply(json!({"success": true, "drawer_id": "d1"}))),
         );
         assert!(
-            matches!(v, Verdict::Applied { already: false, primary_ref: Some(ref r) } if r == "d1")
+            matches!(v, Verdict::Applied { already: false, primary_ref: Some(ref r), .. } if r == "d1")
         );
         let v = classify(
             "mempalace_add_drawer",

@@ -6,6 +6,7 @@ pub mod classify;
 pub mod flush;
 pub mod lease;
 pub mod lock;
+pub mod refs;
 pub mod replay;
 pub mod report;
 pub mod schema;

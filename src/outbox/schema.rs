@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{ErrorKind, MptError, Result};
 
 /// The schema this build writes. A file with a higher version was made by a newer mpt.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How hard a commit waits for the disk (README "Outbox": what an enqueue survives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +81,25 @@ CREATE TABLE audit (
 ) STRICT;
 ";
 
+/// Version 2: references between ops (`refs`). `minted`: each id a palace minted for an op,
+/// from the local reply, and the primary's id for it once the op landed. `deps`: which op's
+/// minted id another op references (it waits for that op to land).
+const V2: &str = "
+CREATE TABLE minted (
+    local_id   TEXT PRIMARY KEY,
+    op_row     INTEGER NOT NULL,
+    pointer    TEXT NOT NULL,
+    primary_id TEXT
+) STRICT;
+CREATE INDEX idx_minted_op ON minted(op_row);
+CREATE TABLE deps (
+    op_row   INTEGER NOT NULL,
+    on_row   INTEGER NOT NULL,
+    local_id TEXT NOT NULL,
+    PRIMARY KEY (op_row, local_id)
+) STRICT;
+";
+
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
@@ -119,9 +138,13 @@ pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Resu
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(|e| sql("reading the schema version", &e))?;
     match version {
-        0 => {
-            tx.execute_batch(V1)
-                .map_err(|e| sql("creating the outbox schema", &e))?;
+        0 | 1 => {
+            if version == 0 {
+                tx.execute_batch(V1)
+                    .map_err(|e| sql("creating the outbox schema", &e))?;
+            }
+            tx.execute_batch(V2)
+                .map_err(|e| sql("upgrading the outbox schema to version 2", &e))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(|e| sql("stamping the schema version", &e))?;
         }

@@ -44,6 +44,11 @@ pub struct NewOp<'a> {
     pub tool: &'a str,
     pub payload: &'a Value,
     pub dedupe_key: Option<&'a str>,
+    /// The local palace's reply when the write was applied there first: the ids it minted are
+    /// mapped to the primary's when the op lands (`refs`).
+    pub local_reply: Option<&'a Value>,
+    /// The primary may already hold it (a send got no complete answer): checked before sending.
+    pub maybe_applied: bool,
 }
 
 /// What an enqueue did. `deduped`: an active op with the same key already existed (returned).
@@ -166,8 +171,11 @@ impl Outbox {
             let op_id = util::op_id(&origin.device, local_seq, op.tool, op.payload);
             tx.prepare_cached(
                 "INSERT INTO ops (op_id, local_seq, origin_device, origin_host, tool_name, payload_json,
-                                  dedupe_key, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                                  dedupe_key, created_at, updated_at, unconfirmed, first_sent_at,
+                                  next_attempt_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, CASE WHEN ?9 THEN ?8 END,
+                         CASE WHEN ?9 THEN ?8 + 2000 ELSE 0 END)",
+            // (a maybe-applied op is checked no sooner than 2 s after its send: `flush`)
             )
             .and_then(|mut st| {
                 st.execute(params![
@@ -178,10 +186,12 @@ impl Outbox {
                     op.tool,
                     payload_text,
                     op.dedupe_key,
-                    now
+                    now,
+                    op.maybe_applied
                 ])
             })
             .map_err(|e| sql("enqueueing", &e))?;
+            super::refs::record(&tx, tx.last_insert_rowid(), op.payload, op.local_reply)?;
             out.push(Enqueued {
                 op_id,
                 local_seq,

@@ -121,7 +121,7 @@ pub async fn check(
                     ) == want
                 });
             Ok(if hit {
-                Check::Present(None)
+                Check::Present(None, None)
             } else {
                 Check::Absent
             })
@@ -142,7 +142,7 @@ pub async fn check(
                 confirmed,
             )
             .await?;
-            Ok(found.map_or(Check::Absent, |ts| Check::Present(Some(ts))))
+            Ok(found.map_or(Check::Absent, |ts| Check::Present(Some(ts), None)))
         }
         Strategy::Checkpoint => {
             let d = &p["diary"];
@@ -172,7 +172,7 @@ pub async fn check(
                             primary_ref: Some(ts),
                         }
                     } else {
-                        Check::Present(Some(ts))
+                        Check::Present(Some(ts), None)
                     }
                 }
             })
@@ -189,7 +189,7 @@ enum Scan {
 impl Scan {
     fn into_check(self) -> Check {
         match self {
-            Scan::Found(e) => Check::Present(e["id"].as_str().map(str::to_string)),
+            Scan::Found(e) => Check::Present(e["id"].as_str().map(str::to_string), Some(e)),
             Scan::NotFound => Check::Absent,
             Scan::TooMany => Check::Unverifiable(format!(
                 "more than {} events in the check's window: too many to scan",

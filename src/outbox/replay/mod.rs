@@ -122,16 +122,35 @@ pub fn send_args(op: &Op, schemas: &Schemas) -> Value {
         Strategy::EventKey | Strategy::Orphan
     );
     if keyed && schemas.declares_object(&op.tool_name, "metadata") {
-        match args.get_mut("metadata") {
-            None | Some(Value::Null) => args["metadata"] = json!({OP_KEY: op.op_id}),
-            Some(Value::Object(m)) => {
-                m.entry(OP_KEY)
-                    .or_insert_with(|| Value::String(op.op_id.clone()));
-            }
-            Some(_) => {} // not an object: the server refuses it, a hard failure.
-        }
+        stamp_key(&mut args, &op.op_id);
     }
     args
+}
+
+/// Whether `tool` in a `tools/list` declares an object-typed argument `arg`.
+pub fn declares_object(tools: &[Value], tool: &str, arg: &str) -> bool {
+    tools.iter().any(|t| {
+        t["name"] == tool
+            && t.pointer(&format!("/inputSchema/properties/{arg}/type"))
+                .and_then(Value::as_str)
+                == Some("object")
+    })
+}
+
+/// Sets `metadata.mpt_op_id` to `key` unless the caller set one (a `metadata` that is not an
+/// object is left for the server to refuse).
+pub fn stamp_key(args: &mut Value, key: &str) {
+    if !args.is_object() {
+        return;
+    }
+    match args.get_mut("metadata") {
+        None | Some(Value::Null) => args["metadata"] = json!({OP_KEY: key}),
+        Some(Value::Object(m)) => {
+            m.entry(OP_KEY)
+                .or_insert_with(|| Value::String(key.to_string()));
+        }
+        Some(_) => {}
+    }
 }
 
 /// What a replay check found.
@@ -139,8 +158,9 @@ pub fn send_args(op: &Op, schemas: &Schemas) -> Value {
 pub enum Check {
     /// Nothing to check: a replay is harmless.
     NotNeeded,
-    /// The earlier send landed: done, with the primary's id for it.
-    Present(Option<String>),
+    /// The earlier send landed: done, with the primary's id for it and, for a coordination
+    /// write, the event found (its ids map to the ones minted locally).
+    Present(Option<String>, Option<Value>),
     /// It did not land: send.
     Absent,
     /// Part of it landed: send these arguments instead (checkpoint without its diary).

@@ -10,6 +10,7 @@ use super::lease::{Head, Nack};
 use super::*;
 
 mod lease;
+mod refs;
 
 fn origin() -> Origin {
     Origin {
@@ -33,6 +34,8 @@ fn put(o: &mut Outbox, tool: &str, n: i64) -> Enqueued {
             tool,
             payload: &json!({"n": n}),
             dedupe_key: None,
+            local_reply: None,
+            maybe_applied: false,
         },
     )
     .unwrap()
@@ -104,6 +107,8 @@ fn local_seq_is_per_device_and_survives_purge() {
                 tool: "mempalace_kg_add",
                 payload: &json!({}),
                 dedupe_key: None,
+                local_reply: None,
+                maybe_applied: false,
             },
         )
         .unwrap();
@@ -128,6 +133,8 @@ fn refusals() {
                 tool,
                 payload: &payload,
                 dedupe_key: None,
+                local_reply: None,
+                maybe_applied: false,
             },
         )
         .unwrap_err()
@@ -157,6 +164,8 @@ fn dedupe_key_admits_one_active_op() {
         tool: "mempalace_add_drawer",
         payload: &p,
         dedupe_key: Some(k),
+        local_reply: None,
+        maybe_applied: false,
     };
     let a = o.enqueue(&origin(), op("k1")).unwrap();
     let b = o.enqueue(&origin(), op("k1")).unwrap();
@@ -214,16 +223,22 @@ fn a_batch_is_one_transaction_in_order() {
             tool: "mempalace_kg_add",
             payload: &a,
             dedupe_key: Some("k"),
+            local_reply: None,
+            maybe_applied: false,
         },
         NewOp {
             tool: "mempalace_kg_add",
             payload: &b,
             dedupe_key: Some("k"),
+            local_reply: None,
+            maybe_applied: false,
         },
         NewOp {
             tool: "mempalace_kg_add",
             payload: &b,
             dedupe_key: None,
+            local_reply: None,
+            maybe_applied: false,
         },
     ];
     let done = o.enqueue_batch(&origin(), &ops).unwrap();
@@ -239,11 +254,15 @@ fn a_batch_is_one_transaction_in_order() {
             tool: "mempalace_kg_add",
             payload: &a,
             dedupe_key: None,
+            local_reply: None,
+            maybe_applied: false,
         },
         NewOp {
             tool: "mempalace_sync",
             payload: &a,
             dedupe_key: None,
+            local_reply: None,
+            maybe_applied: false,
         },
     ];
     assert_eq!(
