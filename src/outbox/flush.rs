@@ -1,14 +1,14 @@
 //! The flush engine: claims ops in queue order, resolves an earlier unanswered send before
 //! resending, sends, classifies, and stops the drain on a transient failure or a failed op.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::classify::{self, Sent, Verdict};
-use super::lease::{Ack, Head, Nack};
+use super::lease::{Ack, Nack};
 use super::replay::{self, Check, Schemas};
 use super::report::{Counts, FlushReport, Stop};
-use super::{FlushLock, Op, OpState, Outbox, error_json, util};
+use super::{FlushLock, Op, OpState, Outbox, error_json, refs, util};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::mcp::{Deadline, McpClient};
 
@@ -74,10 +74,12 @@ pub async fn flush(
         streak: 0,
         window: VecDeque::new(),
         pending: Vec::new(),
+        retrying: HashSet::new(),
+        held_back: 0,
     };
     let (stop, error) = run.drain(progress).await?;
     let blocked_by = match stop {
-        Stop::Blocked => run.store.head()?.filter(|h| h.state == OpState::Failed),
+        Stop::Blocked => run.store.failed()?.into_iter().next(),
         _ => None,
     };
     Ok(FlushReport {
@@ -85,6 +87,7 @@ pub async fn flush(
         counts: run.counts,
         failed: run.failed,
         blocked_by,
+        held_back: run.held_back,
         recovered_leases: recovered,
         remaining: run.store.open_count()?,
         elapsed: started.elapsed(),
@@ -109,6 +112,10 @@ struct Run<'a> {
     /// (or before a check, a failure or the end). A crash before that commit leaves them
     /// leased and in flight: the next flush checks or (for idempotent tools) resends them.
     pending: Vec<Ack>,
+    /// Ops a hard failure of this run sent back for another attempt.
+    retrying: HashSet<i64>,
+    /// Ops left waiting for a failed op (or one that has not landed) when the drain ended.
+    held_back: i64,
 }
 
 /// What to do after one op.
@@ -117,17 +124,27 @@ enum Next {
     Finish(Stop, Option<MptError>),
 }
 
+/// What to do when nothing could be claimed.
+enum Idle {
+    /// An op is due again (a retry of this run, or a backoff within the deadline): claim again.
+    Again,
+    End(Stop, Option<MptError>),
+}
+
 impl Run<'_> {
     async fn drain(
         &mut self,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(Stop, Option<MptError>)> {
         self.total = self.store.open_count()?;
-        if let Head::Failed(_) = self.store.head_status(util::now_ms())? {
-            return Ok((Stop::Blocked, None));
+        if !self.opts.honour_backoff {
+            // An explicit flush is the signal to try now; backoffs set in this run still hold.
+            self.store.reset_backoff()?;
         }
-        if self.total == 0 {
-            return Ok((Stop::Drained, None));
+        if self.store.backlog(util::now_ms(), self.gate())?.sendable == 0
+            && let Idle::End(stop, err) = self.idle().await?
+        {
+            return Ok((stop, err));
         }
         if self.opts.limit == Some(0) {
             return Ok((Stop::Limit, None));
@@ -152,7 +169,11 @@ impl Run<'_> {
         self.streak = 0;
         loop {
             let Some(op) = self.next_op()? else {
-                return self.why_idle();
+                self.commit_acks()?;
+                match self.idle().await? {
+                    Idle::Again => continue,
+                    Idle::End(stop, err) => return Ok((stop, err)),
+                }
             };
             let next = self.one(op, &schemas).await?;
             progress(&Progress {
@@ -184,7 +205,11 @@ impl Run<'_> {
             self.pending.clear();
             self.window.extend(ops);
         }
-        Ok(self.window.pop_front())
+        // References to ids minted by ops that landed since it was queued: the primary's ids.
+        self.window
+            .pop_front()
+            .map(|op| self.store.resolve_refs(op))
+            .transpose()
     }
 
     fn commit_acks(&mut self) -> Result<()> {
@@ -212,9 +237,10 @@ impl Run<'_> {
                 op.id,
             )?;
             match replay::check(self.client, &op, schemas, &confirmed).await {
-                Ok(Check::Present(r)) => {
+                Ok(Check::Present(r, found)) => {
                     self.counts.verified_present += 1;
-                    return self.settle(&op, "verified_present", r.as_deref());
+                    let landed = found.map(|e| refs::landed_from_found(&op.tool_name, &e));
+                    return self.settle(&op, "verified_present", r.as_deref(), landed);
                 }
                 Ok(Check::Resend {
                     args: a,
@@ -232,7 +258,7 @@ impl Run<'_> {
                     .with_hint("look on the primary: `mpt outbox retry OP` resends it, `mpt outbox drop OP --yes` gives it up");
                     self.store.fail_now(&op, &self.token, error_json(&e))?;
                     self.failed.push(op.op_id.clone());
-                    return Ok(Next::Finish(Stop::Blocked, None));
+                    return Ok(Next::Continue);
                 }
                 // The check could not be made: nothing was sent, the op stays unconfirmed.
                 Err(e) => {
@@ -252,6 +278,7 @@ impl Run<'_> {
             Verdict::Applied {
                 already,
                 primary_ref,
+                reply,
             } => {
                 if already {
                     self.counts.already_there += 1;
@@ -263,6 +290,7 @@ impl Run<'_> {
                     &op,
                     if already { "already_there" } else { "applied" },
                     r.as_deref(),
+                    Some(reply),
                 )
             }
             failure => self.failed_attempt(&op, failure, false).await,
@@ -270,9 +298,16 @@ impl Run<'_> {
     }
 
     /// Done: recorded with the next commit (the next window's claim, or the end of the run).
-    fn settle(&mut self, op: &Op, outcome: &str, primary_ref: Option<&str>) -> Result<Next> {
+    fn settle(
+        &mut self,
+        op: &Op,
+        outcome: &str,
+        primary_ref: Option<&str>,
+        landed: Option<serde_json::Value>,
+    ) -> Result<Next> {
         self.streak = 0;
-        self.pending.push(Ack::new(op, outcome, primary_ref));
+        self.pending
+            .push(Ack::new(op, outcome, primary_ref).with_landed(landed));
         if self.opts.limit.is_some_and(|l| self.settled() >= l) {
             return Ok(Next::Finish(Stop::Limit, None));
         }
@@ -331,16 +366,14 @@ impl Run<'_> {
                     },
                 )?;
                 if state == OpState::Failed {
+                    // Loud (the report, `mpt outbox`, doctor, edge status), and it holds back
+                    // only the ops that depend on it: the drain goes on.
                     self.failed.push(op.op_id.clone());
-                    return Ok(Next::Finish(Stop::Blocked, None));
+                } else {
+                    // Bounded: MAX_ATTEMPTS tries, a second or two apart, then failed.
+                    self.retrying.insert(op.id);
                 }
-                // Bounded: MAX_ATTEMPTS tries, a second or two apart, then failed.
-                self.release_window()?;
-                if self.opts.deadline.is_none() || self.time_left() > wait {
-                    tokio::time::sleep(wait).await;
-                    return Ok(Next::Continue);
-                }
-                Ok(Next::Finish(Stop::Deadline, Some(err)))
+                Ok(Next::Continue)
             }
             Verdict::Stop { error } => {
                 let err: MptError = error.into();
@@ -359,22 +392,29 @@ impl Run<'_> {
         }
     }
 
-    fn why_idle(&mut self) -> Result<(Stop, Option<MptError>)> {
-        Ok(match self.store.head_status(util::now_ms())? {
-            Head::Empty => (Stop::Drained, None),
-            Head::Failed(_) => (Stop::Blocked, None),
-            Head::Leased(op) => (
-                Stop::Unavailable,
-                Some(MptError::new(
-                    ErrorKind::Busy,
-                    format!(
-                        "op {} is leased by another flusher",
-                        super::store::short(&op.op_id)
-                    ),
-                )),
-            ),
-            Head::Waiting(op) => (
-                Stop::Unavailable,
+    /// Nothing could be claimed: wait for an op this run is retrying, or say why the drain ends.
+    async fn idle(&mut self) -> Result<Idle> {
+        let b = self.store.backlog(util::now_ms(), self.gate())?;
+        self.held_back = b.held_back;
+        if b.sendable > 0 {
+            return Ok(Idle::Again);
+        }
+        if let Some(op) = &b.next_due {
+            let wait = Duration::from_millis((op.next_attempt_at - util::now_ms()).max(0) as u64);
+            // A hard failure of this run is retried a second or two later (bounded by its
+            // attempts); another backoff is waited out only within a deadline.
+            let ours = self.retrying.contains(&op.id) && self.opts.deadline.is_none();
+            if ours || self.time_left() > wait {
+                tokio::time::sleep(wait).await;
+                return Ok(Idle::Again);
+            }
+            let stop = if self.opts.deadline.is_some() {
+                Stop::Deadline
+            } else {
+                Stop::Unavailable
+            };
+            return Ok(Idle::End(
+                stop,
                 Some(MptError::new(
                     ErrorKind::Unavailable,
                     format!(
@@ -383,16 +423,26 @@ impl Run<'_> {
                         util::rfc3339(op.next_attempt_at)
                     ),
                 )),
-            ),
-        })
+            ));
+        }
+        if b.leased > 0 {
+            return Ok(Idle::End(
+                Stop::Unavailable,
+                Some(MptError::new(
+                    ErrorKind::Busy,
+                    format!("{} op(s) are leased by another flusher", b.leased),
+                )),
+            ));
+        }
+        if !b.failed.is_empty() || b.held_back > 0 {
+            return Ok(Idle::End(Stop::Blocked, None));
+        }
+        Ok(Idle::End(Stop::Drained, None))
     }
 
+    /// Backoff is honoured within a run; an explicit flush reset it at the start.
     fn gate(&self) -> i64 {
-        if self.opts.honour_backoff {
-            util::now_ms()
-        } else {
-            i64::MAX
-        }
+        util::now_ms()
     }
 
     fn lease_ms(&self) -> i64 {

@@ -4,6 +4,7 @@
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
+use super::refs::Wait;
 use super::schema::sql;
 use super::store::{COLS, Outbox, row_to_op};
 use super::{MAX_ATTEMPTS, Op, OpState, util};
@@ -38,6 +39,9 @@ pub struct Ack {
     pub op_id: String,
     pub outcome: String,
     pub primary_ref: Option<String>,
+    /// The primary's reply (or the record a replay check found, in the reply's shape): the ids
+    /// it holds are mapped to the ones the local palace minted for this op (`refs`).
+    pub landed: Option<Value>,
 }
 
 impl Ack {
@@ -47,7 +51,13 @@ impl Ack {
             op_id: op.op_id.clone(),
             outcome: outcome.to_string(),
             primary_ref: primary_ref.map(str::to_string),
+            landed: None,
         }
+    }
+
+    pub fn with_landed(mut self, landed: Option<Value>) -> Ack {
+        self.landed = landed;
+        self
     }
 }
 
@@ -70,12 +80,14 @@ impl Outbox {
             .next())
     }
 
-    /// Claims up to `max` ops from the head, in queue order, under one lease, in one commit
-    /// made with the configured `synchronous` (FULL: the in-flight marks are on disk before
-    /// any of them is sent). The window stops at the first op that is not claimable, and
-    /// before a second knowledge-graph write to the same subject and predicate: replaying a
-    /// window after a power loss then never replays an add after its own invalidate.
-    /// `acks` (done ops of the previous window) are committed in the same transaction.
+    /// Claims up to `max` sendable ops, in queue order, under one lease, in one commit made
+    /// with the configured `synchronous` (FULL: the in-flight marks are on disk before any of
+    /// them is sent). An op that is not sendable is passed over, and holds back only what
+    /// depends on it (`Standing`): an op referencing an id it minted, or a later
+    /// knowledge-graph write to the same subject and predicate (whose order matters). A second
+    /// such write waits for the next window too: replaying a window after a power loss then
+    /// never replays an add after its own invalidate. `acks` (done ops of the previous window)
+    /// are committed in the same transaction, before the candidates are read.
     pub fn claim_window(
         &mut self,
         token: &str,
@@ -89,40 +101,61 @@ impl Outbox {
         for a in acks {
             ack_in(&tx, a, token)?;
         }
-        let candidates = tx
-            .prepare_cached(&format!(
-                "SELECT {COLS} FROM ops WHERE state IN ('queued', 'leased', 'failed') ORDER BY id LIMIT ?1"
-            ))
-            .and_then(|mut st| {
-                st.query_map([max.max(1) as i64], row_to_op)?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map_err(|e| sql("claiming", &e))?;
-        let mut facts = std::collections::HashSet::new();
+        let mut order = Order::default();
         let mut claimed = Vec::new();
-        for op in candidates {
-            let claimable = match op.state {
-                OpState::Queued => true,
-                OpState::Leased => op.lease_expires_at.unwrap_or(0) <= now,
-                _ => false,
-            };
-            if !claimable || op.next_attempt_at > gate {
-                break;
+        let mut after = 0;
+        'pages: loop {
+            let page = open_page(&tx, after)?;
+            let Some(last) = page.last() else { break };
+            after = last.id;
+            for op in page {
+                if order.standing(&tx, &op, now, gate)? != Standing::Sendable {
+                    continue;
+                }
+                let expires = now + lease_ms.saturating_mul(claimed.len() as i64 + 1);
+                let op = tx
+                    .prepare_cached(&format!("{CLAIM} RETURNING {COLS}"))
+                    .and_then(|mut st| st.query_row(params![token, now, expires, op.id], row_to_op))
+                    .map_err(|e| sql("claiming", &e))?;
+                claimed.push(op);
+                if claimed.len() >= max.max(1) {
+                    break 'pages;
+                }
             }
-            if let Some(key) = kg_fact_key(&op)
-                && !facts.insert(key)
-            {
-                break;
-            }
-            let expires = now + lease_ms.saturating_mul(claimed.len() as i64 + 1);
-            let op = tx
-                .prepare_cached(&format!("{CLAIM} RETURNING {COLS}"))
-                .and_then(|mut st| st.query_row(params![token, now, expires, op.id], row_to_op))
-                .map_err(|e| sql("claiming", &e))?;
-            claimed.push(op);
         }
         tx.commit().map_err(|e| sql("claiming", &e))?;
         Ok(claimed)
+    }
+
+    /// Where every open op stands now (`gate`: backoff due by then), in queue order.
+    pub fn backlog(&self, now: i64, gate: i64) -> Result<Backlog> {
+        let mut order = Order::default();
+        let mut b = Backlog::default();
+        let mut after = 0;
+        loop {
+            let page = open_page(&self.conn, after)?;
+            let Some(last) = page.last() else { break };
+            after = last.id;
+            for op in page {
+                match order.standing(&self.conn, &op, now, gate)? {
+                    Standing::Sendable => b.sendable += 1,
+                    Standing::Failed => b.failed.push(op),
+                    Standing::Waits(_) | Standing::KgBehind => b.held_back += 1,
+                    Standing::Backoff => {
+                        if b.next_due
+                            .as_ref()
+                            .is_none_or(|d| op.next_attempt_at < d.next_attempt_at)
+                        {
+                            b.next_due = Some(op);
+                        }
+                    }
+                    Standing::LeasedElsewhere => {
+                        b.leased += 1;
+                    }
+                }
+            }
+        }
+        Ok(b)
     }
 
     /// Marks leased ops done (only with their lease token), in one relaxed commit (see
@@ -233,6 +266,17 @@ impl Outbox {
         Ok(n)
     }
 
+    /// Makes every queued op due now (an explicit flush: try now, whatever the backoff said).
+    pub fn reset_backoff(&mut self) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE ops SET next_attempt_at = 0 WHERE state = 'queued' AND next_attempt_at > 0",
+                [],
+            )
+            .map(|_| ())
+            .map_err(|e| sql("resetting backoff", &e))
+    }
+
     /// The first op not yet done or dropped.
     pub fn head(&self) -> Result<Option<Op>> {
         self.conn
@@ -304,6 +348,11 @@ fn ack_in(tx: &rusqlite::Transaction<'_>, a: &Ack, token: &str) -> Result<()> {
         )
         .and_then(|mut st| st.execute(params![a.id, token, a.outcome, a.primary_ref, now]))
         .map_err(|e| sql("acknowledging", &e))?;
+    if n == 1
+        && let Some(landed) = &a.landed
+    {
+        super::refs::map_landed(tx, a.id, landed)?;
+    }
     if n != 1 {
         return Err(MptError::new(
             ErrorKind::Busy,
@@ -315,6 +364,91 @@ fn ack_in(tx: &rusqlite::Transaction<'_>, a: &Ack, token: &str) -> Result<()> {
         .with_hint("only one flusher may run per outbox; this one stops here"));
     }
     Ok(())
+}
+
+/// Open ops after `after` (queue order), a page at a time: claims update rows as they go.
+fn open_page(conn: &rusqlite::Connection, after: i64) -> Result<Vec<Op>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM ops WHERE state IN ('queued', 'leased', 'failed') AND id > ?1 ORDER BY id LIMIT 256"
+    ))
+    .and_then(|mut st| {
+        st.query_map([after], row_to_op)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+    })
+    .map_err(|e| sql("reading the queue", &e))
+}
+
+/// Why an open op can or cannot be sent now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    Sendable,
+    /// Failed: an operator retries or drops it.
+    Failed,
+    /// It references ids minted by ops that have not landed.
+    Waits(Vec<Wait>),
+    /// An earlier knowledge-graph write to the same subject and predicate has not landed.
+    KgBehind,
+    /// Backing off until `next_attempt_at`.
+    Backoff,
+    /// Another flusher holds its lease.
+    LeasedElsewhere,
+}
+
+/// The open ops of one pass in queue order, remembering which knowledge-graph facts an
+/// earlier op still holds.
+#[derive(Default)]
+struct Order {
+    held_facts: std::collections::HashSet<String>,
+}
+
+impl Order {
+    fn standing(
+        &mut self,
+        conn: &rusqlite::Connection,
+        op: &Op,
+        now: i64,
+        gate: i64,
+    ) -> Result<Standing> {
+        let fact = kg_fact_key(op);
+        let standing = if fact.as_ref().is_some_and(|f| self.held_facts.contains(f)) {
+            Standing::KgBehind
+        } else {
+            match op.state {
+                OpState::Failed => Standing::Failed,
+                OpState::Leased if op.lease_expires_at.unwrap_or(0) > now => {
+                    Standing::LeasedElsewhere
+                }
+                _ => {
+                    let waits = super::refs::waits_in(conn, op.id)?;
+                    if !waits.is_empty() {
+                        Standing::Waits(waits)
+                    } else if op.next_attempt_at > gate {
+                        Standing::Backoff
+                    } else {
+                        Standing::Sendable
+                    }
+                }
+            }
+        };
+        // Whatever it is, a later write to the same fact comes after it.
+        if let Some(f) = fact {
+            self.held_facts.insert(f);
+        }
+        Ok(standing)
+    }
+}
+
+/// Where the open ops stand: what a flush that found nothing to claim reports.
+#[derive(Debug, Default)]
+pub struct Backlog {
+    pub sendable: i64,
+    /// Failed ops, in queue order.
+    pub failed: Vec<Op>,
+    /// Ops that wait for an op that has not landed (a failed one, or one still queued).
+    pub held_back: i64,
+    /// The op whose backoff ends first.
+    pub next_due: Option<Op>,
+    pub leased: i64,
 }
 
 /// Knowledge-graph writes to one subject and predicate are order-sensitive on replay.

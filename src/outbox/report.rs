@@ -16,7 +16,8 @@ pub enum Stop {
     Drained,
     /// `--limit` ops settled.
     Limit,
-    /// A failed op heads the queue: nothing behind it is sent until it is retried or dropped.
+    /// Everything sendable was sent; failed ops remain (and the ops that depend on them wait)
+    /// until an operator retries or drops them.
     Blocked,
     /// The primary could not be reached, was busy or unhealthy: try later.
     Unavailable,
@@ -44,8 +45,10 @@ pub struct FlushReport {
     pub counts: Counts,
     /// Ops that became failed in this run.
     pub failed: Vec<String>,
-    /// The failed op at the head of the queue, when blocked.
+    /// The first failed op, when blocked.
     pub blocked_by: Option<Op>,
+    /// Ops left waiting for a failed op (or for one that has not landed).
+    pub held_back: i64,
     /// Leases of a dead flusher returned to the queue at the start.
     pub recovered_leases: usize,
     pub remaining: i64,
@@ -75,6 +78,7 @@ pub fn report_json(r: &FlushReport, exit_code: u8) -> serde_json::Value {
         "transient_failures": r.counts.transient_failures,
         "failed": r.failed,
         "blocked_by": r.blocked_by.as_ref().map(|o| o.to_json(false)),
+        "held_back": r.held_back,
         "recovered_leases": r.recovered_leases,
         "remaining": r.remaining,
         "elapsed_ms": secs * 1e3,

@@ -90,7 +90,7 @@ fn recover_leases_returns_a_dead_flushers_ops() {
 }
 
 #[test]
-fn three_hard_failures_fail_the_op_and_block_the_queue() {
+fn three_hard_failures_fail_the_op_and_hold_back_nothing_unrelated() {
     let dir = tempfile::tempdir().unwrap();
     let mut o = open(&dir);
     put(&mut o, "mempalace_event_append", 1);
@@ -104,13 +104,13 @@ fn three_hard_failures_fail_the_op_and_block_the_queue() {
         assert_eq!(op.local_seq, 1);
         assert_eq!(o.nack(&op, &t, &nack(true)).unwrap(), expect);
     }
-    // A transient failure never counts: shown by the attempts staying at 3 after a retry cycle.
-    assert!(
-        o.claim(&t, util::now_ms(), i64::MAX, 60_000)
-            .unwrap()
-            .is_none(),
-        "blocked"
-    );
+    // The failed op holds back nothing that does not depend on it: the kg_add goes ahead.
+    let unrelated = o
+        .claim(&t, util::now_ms(), i64::MAX, 60_000)
+        .unwrap()
+        .unwrap();
+    assert_eq!(unrelated.local_seq, 2);
+    o.release(std::slice::from_ref(&unrelated), &t).unwrap();
     let failed = o.failed().unwrap();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].attempts, MAX_ATTEMPTS);
@@ -136,12 +136,13 @@ fn three_hard_failures_fail_the_op_and_block_the_queue() {
         },
     )
     .unwrap();
-    // Backoff is honoured only when asked.
-    assert!(
-        o.claim(&t, util::now_ms(), util::now_ms(), 60_000)
-            .unwrap()
-            .is_none()
-    );
+    // Backoff is honoured only when asked; the op behind it does not wait for it.
+    let behind = o
+        .claim(&t, util::now_ms(), util::now_ms(), 60_000)
+        .unwrap()
+        .unwrap();
+    assert_eq!(behind.local_seq, 2);
+    o.release(std::slice::from_ref(&behind), &t).unwrap();
     let op = o
         .claim(&t, util::now_ms(), i64::MAX, 60_000)
         .unwrap()
@@ -166,7 +167,7 @@ fn three_hard_failures_fail_the_op_and_block_the_queue() {
 }
 
 #[test]
-fn a_window_stops_before_a_second_write_to_one_fact_and_at_a_failed_op() {
+fn a_window_passes_over_a_second_write_to_one_fact_and_a_failed_op_holds_back_its_fact() {
     let dir = tempfile::tempdir().unwrap();
     let mut o = open(&dir);
     let kg = |o: &mut Outbox, tool: &str, s: &str| {
@@ -176,6 +177,8 @@ fn a_window_stops_before_a_second_write_to_one_fact_and_at_a_failed_op() {
                 tool,
                 payload: &json!({"subject": s, "predicate": "Uses", "object": "x"}),
                 dedupe_key: None,
+                local_reply: None,
+                maybe_applied: false,
             },
         )
         .unwrap()
@@ -191,8 +194,8 @@ fn a_window_stops_before_a_second_write_to_one_fact_and_at_a_failed_op() {
     let seqs: Vec<i64> = w.iter().map(|op| op.local_seq).collect();
     assert_eq!(
         seqs,
-        [1, 2, 3],
-        "the invalidate of fact a waits for the next window"
+        [1, 2, 3, 5],
+        "the invalidate of fact a waits for the next window; what follows it does not"
     );
     assert!(w.iter().all(|op| op.state == OpState::Leased));
     // Unsent ops go back as they were (not unconfirmed); sent ones are acked.
@@ -205,27 +208,37 @@ fn a_window_stops_before_a_second_write_to_one_fact_and_at_a_failed_op() {
         w.iter().map(|op| op.local_seq).collect::<Vec<_>>(),
         [2, 3, 4, 5]
     );
-    // A failed op ends the window (and heads it: nothing claimed).
+    // A failed add holds back the later writes to its fact, and nothing else.
     for op in &w[1..] {
         o.release(std::slice::from_ref(op), &t).unwrap();
     }
-    o.nack(
-        &w[0],
-        &t,
-        &Nack {
-            hard: true,
-            unconfirmed: false,
-            retry_at: 0,
-            error: json!({}),
-        },
-    )
-    .unwrap();
+    o.ack(&w[0], &t, "applied", None).unwrap();
+    kg(&mut o, "mempalace_kg_add", "c");
+    kg(&mut o, "mempalace_kg_invalidate", "c");
+    put(&mut o, "mempalace_diary_write", 8);
+    let w = o.claim_window(&t, now, i64::MAX, 60_000, 1, &[]).unwrap();
+    assert_eq!(w[0].local_seq, 3);
+    o.ack(&w[0], &t, "applied", None).unwrap();
+    let w = o.claim_window(&t, now, i64::MAX, 60_000, 1, &[]).unwrap();
+    assert_eq!(w[0].local_seq, 4);
+    o.ack(&w[0], &t, "applied", None).unwrap();
+    let w = o.claim_window(&t, now, i64::MAX, 60_000, 1, &[]).unwrap();
+    assert_eq!(w[0].local_seq, 5);
+    o.ack(&w[0], &t, "applied", None).unwrap();
+    let w = o.claim_window(&t, now, i64::MAX, 60_000, 1, &[]).unwrap();
+    assert_eq!(w[0].local_seq, 6, "the add of fact c");
     o.conn
-        .execute("UPDATE ops SET state = 'failed' WHERE local_seq = 2", [])
+        .execute(
+            "UPDATE ops SET state = 'failed', lease_token = NULL WHERE local_seq = 6",
+            [],
+        )
         .unwrap();
-    assert!(
-        o.claim_window(&t, now, i64::MAX, 60_000, 32, &[])
-            .unwrap()
-            .is_empty()
+    let w = o.claim_window(&t, now, i64::MAX, 60_000, 32, &[]).unwrap();
+    assert_eq!(
+        w.iter().map(|op| op.local_seq).collect::<Vec<_>>(),
+        [8],
+        "the invalidate of c waits for its failed add; the diary entry goes"
     );
+    let b = o.backlog(now, now).unwrap();
+    assert_eq!((b.failed.len(), b.held_back), (1, 1));
 }
