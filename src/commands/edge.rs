@@ -85,7 +85,7 @@ async fn start_edge(
     config: &Config,
     palace: &std::path::Path,
     child: Option<PathBuf>,
-) -> Result<Arc<crate::edge::proxy::Proxy>> {
+) -> Result<(Arc<crate::edge::proxy::Proxy>, Option<Arc<OutboxLog>>)> {
     let log = match &config.remote {
         None => None,
         Some(_) => {
@@ -101,7 +101,7 @@ async fn start_edge(
     let write_log = log.clone().map(|l| l as Arc<dyn WriteLog>);
     let proxy =
         Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), write_log).await?);
-    if let (Some(log), Some(client)) = (log, setup::primary_client(config)?) {
+    if let (Some(log), Some(client)) = (log.clone(), setup::primary_client(config)?) {
         replicate::spawn_flusher(Arc::clone(&proxy), log, client);
     }
     let gate = Arc::clone(&proxy);
@@ -110,7 +110,7 @@ async fn start_edge(
             tokio::time::sleep(Duration::from_secs(5)).await;
         }
     });
-    Ok(proxy)
+    Ok((proxy, log))
 }
 
 async fn run_owner(
@@ -120,22 +120,26 @@ async fn run_owner(
     palace: &std::path::Path,
     child: Option<PathBuf>,
 ) -> Result<Exit> {
-    let Some(_lock) = owner::take_lock(paths)? else {
+    let Some(lock) = owner::take_lock(paths)? else {
         return Err(MptError::new(
             ErrorKind::Busy,
             "another edge owner serves this palace",
         ));
     };
-    let proxy = start_edge(ctx, config, palace, child).await?;
+    let grace = millis_env(ctx, "MPT_EDGE_GRACE_MS", 30_000)?;
+    let linger = millis_env(ctx, "MPT_EDGE_LINGER_MS", 900_000)?;
+    let (proxy, log) = start_edge(ctx, config, palace, child).await?;
     log_debug!("edge owner ready on {}", paths.socket.display());
-    let grace = Duration::from_millis(
-        ctx.env
-            .get("MPT_EDGE_GRACE_MS")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(30_000),
-    );
     let tools = proxy.handshake.tools.clone();
-    owner::run(proxy, paths, grace, |h| stamper_for(config, &tools, h)).await?;
+    let ended = owner::run(proxy, paths, grace, |h| stamper_for(config, &tools, h)).await?;
+    // The child is stopped and the socket gone: a new `mpt edge` starts a new owner, whose
+    // flusher takes turns with this one on the flush lock.
+    drop(lock);
+    if ended == owner::Ended::Idle
+        && let Some(log) = log
+    {
+        replicate::linger(&log, linger).await;
+    }
     Ok(Exit::Ok)
 }
 
@@ -154,7 +158,7 @@ async fn run_standalone(
         )
         .with_hint("run `mpt edge` without --standalone to share it"));
     };
-    let proxy = start_edge(ctx, config, palace, child).await?;
+    let (proxy, _) = start_edge(ctx, config, palace, child).await?;
     let stamper = stamper_for(config, &proxy.handshake.tools, harness);
     serve::serve(
         Arc::clone(&proxy),
@@ -165,6 +169,17 @@ async fn run_standalone(
     .await;
     proxy.child.shutdown().await;
     Ok(Exit::Ok)
+}
+
+/// A duration in milliseconds from the environment (exit 2 naming a malformed value).
+fn millis_env(ctx: &Ctx, name: &str, default: u64) -> Result<Duration> {
+    match ctx.env.get(name) {
+        None => Ok(Duration::from_millis(default)),
+        Some(v) => v.trim().parse().map(Duration::from_millis).map_err(|_| {
+            MptError::usage(format!("{name}='{v}' is not a number of milliseconds"))
+                .with_hint(format!("unset it for the default ({default})"))
+        }),
+    }
 }
 
 /// Starts the owner detached (its own process group, stderr to its log) with this process's env.
@@ -240,9 +255,14 @@ async fn status(
                 .iter()
                 .map(|s| sum.count(*s))
                 .sum();
-                json!({"path": path, "open": open, "failed": sum.count(outbox::OpState::Failed), "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339)})
+                let now = outbox::util::now_ms();
+                let backlog = store.backlog(now, now)?;
+                json!({"path": path, "open": open, "failed": sum.count(outbox::OpState::Failed),
+                       "held_back": backlog.held_back,
+                       "first_failed": backlog.failed.first().map(|o| o.to_json(false)),
+                       "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339)})
             } else {
-                json!({"path": path, "open": 0, "failed": 0, "last_flush": null})
+                json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "first_failed": null, "last_flush": null})
             }
         }
     };
@@ -266,7 +286,7 @@ async fn status(
             }
         )?;
         match &config.remote {
-            None => writeln!(w, "primary   none: pass-through to the local child"),
+            None => return writeln!(w, "primary   none: pass-through to the local child"),
             Some(r) => writeln!(
                 w,
                 "primary   {} ({})",
@@ -276,8 +296,30 @@ async fn status(
                 } else {
                     "unreachable"
                 }
-            ),
+            )?,
         }
+        let q = &doc["outbox"];
+        writeln!(
+            w,
+            "outbox    {} open, {} failed, last flush {}",
+            q["open"],
+            q["failed"],
+            q["last_flush"].as_str().unwrap_or("never")
+        )?;
+        if let Some(f) = q["first_failed"].as_object() {
+            let op = f["op_id"].as_str().unwrap_or("");
+            writeln!(
+                w,
+                "          FAILED: op {} {}: {} ({} op(s) wait for it); `mpt outbox retry {}` or `mpt outbox drop {} --yes`",
+                &op[..op.len().min(12)],
+                f["tool"].as_str().unwrap_or(""),
+                f["error"]["message"].as_str().unwrap_or("").lines().next().unwrap_or(""),
+                q["held_back"],
+                &op[..op.len().min(12)],
+                &op[..op.len().min(12)],
+            )?;
+        }
+        Ok(())
     })?;
     Ok(Exit::Ok)
 }

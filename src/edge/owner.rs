@@ -105,13 +105,23 @@ pub struct Hello {
     pub harness: String,
 }
 
-/// Serves shims until `grace` passes with none connected (or SIGTERM), then returns.
+/// Why the owner stopped serving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// `grace` passed with no shim connected.
+    Idle,
+    /// SIGTERM.
+    Terminated,
+}
+
+/// Serves shims until `grace` passes with none connected (or SIGTERM), then stops the child
+/// and returns why.
 pub async fn run(
     proxy: Arc<Proxy>,
     paths: &OwnerPaths,
     grace: Duration,
     stamper_for: impl Fn(&str) -> Option<Stamper>,
-) -> Result<()> {
+) -> Result<Ended> {
     let _ = std::fs::remove_file(&paths.socket);
     let listener = UnixListener::bind(&paths.socket).map_err(|e| {
         MptError::new(
@@ -124,7 +134,7 @@ pub async fn run(
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
     let mut tasks = tokio::task::JoinSet::new();
-    loop {
+    let ended = loop {
         let idle = clients.load(Ordering::SeqCst) == 0;
         let grace_timer = async {
             if idle {
@@ -149,11 +159,11 @@ pub async fn run(
                 });
             }
             _ = changed.notified() => {}
-            _ = grace_timer => break,
-            _ = term.recv() => break,
+            _ = grace_timer => break Ended::Idle,
+            _ = term.recv() => break Ended::Terminated,
         }
         while tasks.try_join_next().is_some() {}
-    }
+    };
     let _ = std::fs::remove_file(&paths.socket);
     drop(listener);
     // In-flight requests of live connections finish (their replies are already being written).
@@ -162,7 +172,7 @@ pub async fn run(
     })
     .await;
     proxy.child.shutdown().await;
-    Ok(())
+    Ok(ended)
 }
 
 /// The first line of a connection, read byte by byte (nothing after it is consumed).

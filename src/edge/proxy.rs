@@ -12,8 +12,10 @@ use super::merge::{self, ReadKind};
 use super::policy::Policy;
 use super::stamp::Stamper;
 use crate::error::MptError;
+use crate::log_debug;
 use crate::mcp::stdio::StdioClient;
 use crate::mcp::{Deadline, Handshake, McpClient, McpError, ToolReply, jsonrpc};
+use crate::outbox::replay;
 use crate::palace::catalog::{self, ToolClass};
 
 /// Protocol versions MemPalace 3.11 knows (`schemas.py:1153`), newest first.
@@ -21,8 +23,16 @@ const KNOWN_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "202
 
 /// Where replicated writes go once the child accepted them (the outbox).
 pub trait WriteLog: Send + Sync {
-    /// Durably records the op; returns its id.
-    fn record(&self, tool: &str, args: &Value) -> Result<String, MptError>;
+    /// Durably records the op; returns its id. `local_reply`: the child's reply payload when it
+    /// applied the write (its minted ids map to the primary's later); `maybe_applied`: a send
+    /// to the primary got no complete answer (checked before it is sent again).
+    fn record(
+        &self,
+        tool: &str,
+        args: &Value,
+        local_reply: Option<&Value>,
+        maybe_applied: bool,
+    ) -> Result<String, MptError>;
 }
 
 /// The primary side: its client and health.
@@ -170,47 +180,76 @@ impl Proxy {
     }
 
     async fn write(&self, name: &str, args: Value) -> Result<Value, McpError> {
+        let mut maybe_applied = false;
+        let mut args = args;
         // The coordination log lives on the primary and its ids are minted by whichever palace
         // applies the call: while the primary answers, these go straight there (no local copy
-        // whose ids the fleet would never see); when it does not, local first and queued.
+        // whose ids the fleet would never see); when it does not, local first and queued, the
+        // ids the local palace minted mapped to the primary's when the op lands.
         if is_coordination(name)
             && let Some(primary) = &self.primary
-            && primary.health.usable()
         {
-            let sent = primary
-                .client
-                .request(
-                    "tools/call",
-                    Some(json!({"name": name, "arguments": args.clone()})),
-                    Deadline::Default,
-                )
-                .await;
-            match sent {
-                Ok(result) => {
-                    primary.health.ok();
-                    return Ok(result);
+            // One key in the local original and the primary's copy: one event, whichever way.
+            if replay::declares_object(&self.handshake.tools, name, "metadata") {
+                replay::stamp_key(&mut args, &crate::outbox::util::lease_token());
+            }
+            if primary.health.usable() {
+                let sent = primary
+                    .client
+                    .request(
+                        "tools/call",
+                        Some(json!({"name": name, "arguments": args.clone()})),
+                        // As a read's: a black-holed link must not stall the agent for minutes.
+                        Deadline::After(primary.read_deadline),
+                    )
+                    .await;
+                match sent {
+                    Ok(result) => {
+                        primary.health.ok();
+                        return Ok(result);
+                    }
+                    Err(e) if !e.is_transient() => return Err(e),
+                    Err(e) => {
+                        // Dropped mid-call, it may have applied: applied locally all the same (the
+                        // agent needs an id now), queued, and checked on the primary before resending.
+                        maybe_applied = e.is_ambiguous()
+                            || matches!(
+                                e,
+                                McpError::Http {
+                                    failure: crate::mcp::HttpFailure::Server,
+                                    ..
+                                }
+                            );
+                        primary.health.failed(&e.to_string());
+                    }
                 }
-                Err(e) if !e.is_transient() => return Err(e),
-                Err(e) if e.is_ambiguous() => {
-                    // It may have applied: queued, the outbox checks the primary before resending.
-                    primary.health.failed(&e.to_string());
-                    return self.queue_only(name, args).await;
-                }
-                Err(e) => primary.health.failed(&e.to_string()),
             }
         }
-        let result = self
-            .child_call(name, args.clone(), Deadline::Default)
-            .await?;
-        let accepted = ToolReply::from_result(&result).ok();
-        // A write the child rejects is not replicated.
-        if accepted
-            && self.primary.is_some()
+        let result = match self.child_call(name, args.clone(), Deadline::Default).await {
+            Ok(r) => r,
+            Err(e) if maybe_applied => {
+                log_debug!("the local palace refused {name} ({e}): queued for the primary only");
+                return self.queue_only(name, args).await;
+            }
+            Err(e) => return Err(e),
+        };
+        let local = ToolReply::from_result(&result);
+        if !local.ok() {
+            if maybe_applied {
+                return self.queue_only(name, args).await;
+            }
+            // A write the child rejects is not replicated.
+            return Ok(result);
+        }
+        if self.primary.is_some()
             && let Some(log) = &self.log
             && self.policy.replicates(name, &args)
         {
-            let (log, tool) = (Arc::clone(log), name.to_string());
-            let recorded = tokio::task::spawn_blocking(move || log.record(&tool, &args)).await;
+            let (log, tool, reply) = (Arc::clone(log), name.to_string(), local.payload);
+            let recorded = tokio::task::spawn_blocking(move || {
+                log.record(&tool, &args, Some(&reply), maybe_applied)
+            })
+            .await;
             match recorded {
                 Ok(Ok(_)) => {}
                 Ok(Err(e)) => return Err(not_queued(&e.message)),
@@ -220,19 +259,19 @@ impl Proxy {
         Ok(result)
     }
 
-    /// An op the primary may already hold: queued (replay-checked), not applied locally.
+    /// An op the primary may already hold and the local palace refused: queued (replay-checked).
     async fn queue_only(&self, name: &str, args: Value) -> Result<Value, McpError> {
         let Some(log) = &self.log else {
             return Err(not_queued("no outbox is configured"));
         };
         let (log, tool, a) = (Arc::clone(log), name.to_string(), args);
-        let op = tokio::task::spawn_blocking(move || log.record(&tool, &a)).await;
+        let op = tokio::task::spawn_blocking(move || log.record(&tool, &a, None, true)).await;
         match op {
             Ok(Ok(op_id)) => Ok(
                 json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&json!({
                 "success": true,
                 "queued": op_id,
-                "note": "the primary stopped answering mid-call: the op is queued and checked against the primary before it is resent",
+                "note": "the primary stopped answering mid-call and the local palace could not apply it: the op is queued and checked against the primary before it is resent",
             })).unwrap_or_default()}]}),
             ),
             Ok(Err(e)) => Err(not_queued(&e.message)),

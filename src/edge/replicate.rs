@@ -40,17 +40,63 @@ impl OutboxLog {
 }
 
 impl WriteLog for OutboxLog {
-    fn record(&self, tool: &str, args: &Value) -> Result<String, MptError> {
+    fn record(
+        &self,
+        tool: &str,
+        args: &Value,
+        local_reply: Option<&Value>,
+        maybe_applied: bool,
+    ) -> Result<String, MptError> {
         let done = self.store.lock().unwrap().enqueue(
             &self.origin,
             NewOp {
                 tool,
                 payload: args,
                 dedupe_key: None,
+                local_reply,
+                maybe_applied,
             },
         )?;
         self.wake.notify_one();
         Ok(done.op_id)
+    }
+}
+
+/// After the last shim: keeps the process (and its flusher) alive while the outbox holds ops
+/// that may still flush, up to `limit` (`MPT_EDGE_LINGER_MS`), or until SIGTERM. Failed ops,
+/// and the ops that wait for them, need an operator, not a flusher: they end the linger.
+pub async fn linger(log: &OutboxLog, limit: Duration) {
+    let Ok(store) = Outbox::open(&log.path, log.opts) else {
+        return;
+    };
+    let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    else {
+        return;
+    };
+    let until = tokio::time::Instant::now() + limit;
+    loop {
+        let pending = match store.backlog(crate::outbox::util::now_ms(), i64::MAX) {
+            Ok(b) => b.sendable + b.leased,
+            Err(e) => {
+                log_warn!("the edge cannot read its outbox: {}", e.message);
+                return;
+            }
+        };
+        if pending == 0 {
+            log_debug!("edge owner: the outbox has nothing left to flush; exiting");
+            return;
+        }
+        log_debug!("edge owner: lingering for {pending} open op(s)");
+        tokio::select! {
+            _ = tokio::time::sleep(POLL) => {}
+            _ = tokio::time::sleep_until(until) => {
+                log_warn!(
+                    "the edge owner exits with {pending} op(s) still queued (MPT_EDGE_LINGER_MS passed): the next `mpt edge` or `mpt outbox flush` sends them"
+                );
+                return;
+            }
+            _ = term.recv() => return,
+        }
     }
 }
 
@@ -122,13 +168,24 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                             });
                         primary.health.failed(&why);
                     }
-                    Stop::Blocked if !warned_blocked => {
-                        warned_blocked = true;
-                        log_warn!(
-                            "the outbox is blocked by a failed op: `mpt outbox` shows it, `mpt outbox retry|drop` unblocks it"
-                        );
+                    Stop::Blocked => {
+                        primary.health.ok();
+                        if !warned_blocked || !report.failed.is_empty() {
+                            warned_blocked = true;
+                            let first = report.blocked_by.as_ref().map_or(String::new(), |op| {
+                                format!(
+                                    " (op {} {}: {})",
+                                    crate::outbox::store::short(&op.op_id),
+                                    op.short_tool(),
+                                    op.error_line().unwrap_or_default()
+                                )
+                            });
+                            log_warn!(
+                                "the outbox holds a failed op{first}; {} op(s) wait for it, every other write still flows: `mpt outbox list --state failed` shows it, `mpt outbox retry|drop` settles it",
+                                report.held_back
+                            );
+                        }
                     }
-                    Stop::Blocked => {}
                     Stop::Refused => log_warn!(
                         "the primary refused the outbox's credentials or path: fix it, then ops flush again"
                     ),
