@@ -4,6 +4,7 @@
 mod extension;
 mod fleet;
 mod graph;
+mod queue;
 mod settings;
 mod transport;
 mod writers;
@@ -76,6 +77,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("kg-path", "one knowledge graph where every writer finds it"),
     ("embedder", "embedder identity, local and primary"),
     ("writers", "one writer per palace"),
+    ("outbox", "writes that will not reach the primary"),
 ];
 
 /// What the checks read: the environment, the configuration (or why it failed to load), the
@@ -123,6 +125,7 @@ pub async fn run(inputs: &Inputs, only: Option<&str>) -> Vec<Check> {
             "kg-path" => graph::kg_path(inputs),
             "embedder" => graph::embedder(inputs).await,
             "writers" => writers::check(inputs, &procs()),
+            "outbox" => queue::check(inputs),
             _ => unreachable!("every id in CHECKS is dispatched"),
         };
         out.push(check);

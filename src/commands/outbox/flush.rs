@@ -82,7 +82,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
             match report.stop {
                 Stop::Drained => "drained",
                 Stop::Limit => "stopped at --limit",
-                Stop::Blocked => "blocked",
+                Stop::Blocked => "sent what it could; failed ops remain",
                 Stop::Unavailable => "primary unavailable",
                 Stop::Deadline => "deadline passed",
                 Stop::Refused => "refused",
@@ -93,8 +93,8 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         if let Some(b) = &report.blocked_by {
             writeln!(w, "op #{} {} ({}) failed after {} attempts: {}", b.local_seq, outbox::store::short(&b.op_id),
                 b.short_tool(), b.attempts, b.error_line().unwrap_or_default())?;
-            writeln!(w, "  it blocks the queue: fix the cause, then `mpt outbox retry {0}`, or `mpt outbox drop {0} --yes`",
-                outbox::store::short(&b.op_id))?;
+            writeln!(w, "  {} op(s) wait for failed ops (every other write was sent): fix the cause, then `mpt outbox retry {1}`, or `mpt outbox drop {1} --yes`",
+                report.held_back, outbox::store::short(&b.op_id))?;
         }
         Ok(())
     })?;

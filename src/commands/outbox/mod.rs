@@ -13,6 +13,7 @@ use crate::cli::{OutboxArgs, OutboxCommand, OutboxStateFilter};
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::log_warn;
+use crate::outbox::refs::Wait;
 use crate::outbox::{self, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Outbox, util};
 use crate::output::Style;
 
@@ -77,8 +78,18 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         .filter(|st| st.is_open())
         .map(|st| s.as_ref().map_or(0, |s| s.count(*st)))
         .sum();
-    let head = s.as_ref().and_then(|s| s.head.clone());
-    let blocked = head.as_ref().is_some_and(|h| h.state == OpState::Failed);
+    let backlog = store
+        .as_ref()
+        .map(|st| st.backlog(now, now))
+        .transpose()?
+        .unwrap_or_default();
+    // The first failed op when there is one (it is what needs a person), else the head.
+    let head = backlog
+        .failed
+        .first()
+        .cloned()
+        .or_else(|| s.as_ref().and_then(|s| s.head.clone()));
+    let blocked = !backlog.failed.is_empty();
     let oldest = s.as_ref().and_then(|s| s.oldest_queued_at);
     let doc = json!({
         "schema": "mpt.outbox.summary/v1",
@@ -90,6 +101,7 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         "open": open,
         "oldest_open_age_s": oldest.map(|t| (now - t).max(0) / 1000),
         "blocked": blocked,
+        "held_back": backlog.held_back,
         "head": head.as_ref().map(|h| h.to_json(false)),
         "last_local_seq": s.as_ref().and_then(|s| s.last_seq),
         "flusher_pid": flusher,
@@ -155,8 +167,9 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
                     w,
                     "",
                     format!(
-                        "blocks the queue: `mpt outbox retry {0}` or `mpt outbox drop {0} --yes`",
-                        short(h)
+                        "{1} op(s) wait for failed ops; the rest flows: `mpt outbox retry {0}` or `mpt outbox drop {0} --yes`",
+                        short(h),
+                        backlog.held_back
                     ),
                 )?;
             }
@@ -184,8 +197,13 @@ fn list(ctx: &Ctx, path: &Path, filter: OutboxStateFilter, limit: usize) -> Resu
         F::Dropped => (vec![OpState::Dropped], true),
         F::All => (vec![], true),
     };
-    let ops = match open_existing(path)? {
+    let store = open_existing(path)?;
+    let ops = match &store {
         Some(s) => s.list(&states, limit, newest)?,
+        None => vec![],
+    };
+    let waits: Vec<Vec<Wait>> = match &store {
+        Some(s) => ops.iter().map(|o| s.waits(o)).collect::<Result<_>>()?,
         None => vec![],
     };
     let state_name = format!("{filter:?}").to_lowercase();
@@ -194,7 +212,7 @@ fn list(ctx: &Ctx, path: &Path, filter: OutboxStateFilter, limit: usize) -> Resu
         "outbox": path,
         "state": state_name,
         "count": ops.len(),
-        "ops": ops.iter().map(|o| o.to_json(false)).collect::<Vec<_>>(),
+        "ops": ops.iter().zip(&waits).map(|(o, w)| with_waits(o.to_json(false), w)).collect::<Vec<_>>(),
     });
     let now = util::now_ms();
     ctx.out.emit(&doc, |w| {
@@ -203,9 +221,10 @@ fn list(ctx: &Ctx, path: &Path, filter: OutboxStateFilter, limit: usize) -> Resu
             "{:>6}  {:<12}  {:<20} {:<8} {:>5}  {:>5}  note",
             "seq", "op", "tool", "state", "tries", "age"
         )?;
-        for o in &ops {
+        for (o, waits) in ops.iter().zip(&waits) {
             let note = o
                 .error_line()
+                .or_else(|| waits.first().map(|w| format!("waits for {}", w.describe())))
                 .or_else(|| o.outcome.clone())
                 .unwrap_or_default();
             writeln!(
@@ -229,10 +248,15 @@ fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     let store = open_or_missing(path)?;
     let o = store.find(op)?;
     let audit = store.audit_trail(Some(&o.op_id))?;
-    let doc = json!({"schema": "mpt.outbox.op/v1", "outbox": path, "op": o.to_json(true), "audit": audit});
+    let waits = store.waits(&o)?;
+    let doc = json!({"schema": "mpt.outbox.op/v1", "outbox": path, "op": with_waits(o.to_json(true), &waits), "audit": audit});
     ctx.out.emit(&doc, |w| {
         for (k, v) in doc["op"].as_object().into_iter().flatten() {
-            if k != "payload" && !v.is_null() {
+            if k == "waits_on" {
+                for wt in &waits {
+                    writeln!(w, "{:<17} {}", "waits for", wt.describe())?;
+                }
+            } else if k != "payload" && !v.is_null() {
                 writeln!(
                     w,
                     "{k:<17} {}",
@@ -290,6 +314,8 @@ fn enqueue(
             tool: &tool,
             payload: &payload,
             dedupe_key: key,
+            local_reply: None,
+            maybe_applied: false,
         },
     )?;
     let doc = json!({
@@ -385,6 +411,13 @@ fn purge(ctx: &Ctx, path: &Path, older_than: &str) -> Result<Exit> {
         writeln!(w, "purged {deleted} settled op(s) older than {older_than}")
     })?;
     Ok(Exit::Ok)
+}
+
+/// An op's JSON with what it waits for (`waits_on`: the ops that minted ids it references and
+/// have not landed; it is sent when they are).
+fn with_waits(mut v: Value, waits: &[Wait]) -> Value {
+    v["waits_on"] = Value::Array(waits.iter().map(Wait::to_json).collect());
+    v
 }
 
 fn short(o: &Op) -> &str {

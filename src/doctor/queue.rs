@@ -1,0 +1,112 @@
+//! The `outbox` check: writes that will not reach the primary by themselves — failed ops (and
+//! the ops that wait for them), and ops open for over an hour with no flusher to send them.
+
+use super::{Check, Inputs, Status, config_broken};
+use crate::outbox::{self, FlushLock, OpState, Outbox, util};
+
+/// An open op older than this with nothing flushing is stranded (a timer or an edge is missing).
+const STRANDED_MS: i64 = 3600 * 1000;
+
+pub fn check(inputs: &Inputs) -> Check {
+    let config = match &inputs.config {
+        Ok(c) => c,
+        Err(e) => return config_broken("outbox", e),
+    };
+    let path = match outbox::resolve_path(&inputs.env, config) {
+        Ok(p) => p,
+        Err(e) => return Check::new("outbox", Status::Skip, e.message),
+    };
+    if !path.exists() {
+        return Check::new(
+            "outbox",
+            Status::Ok,
+            "no outbox: nothing is waiting for the primary",
+        )
+        .evidence(format!("{} does not exist", path.display()));
+    }
+    let opened = outbox::open_options(&inputs.env).and_then(|o| Outbox::open(&path, o));
+    let store = match opened {
+        Ok(s) => s,
+        Err(e) => {
+            return Check::new(
+                "outbox",
+                Status::Fail,
+                format!("the outbox does not open: {}", e.message),
+            )
+            .fix(
+                e.hint
+                    .unwrap_or_else(|| format!("mpt outbox --json  # {}", path.display())),
+            );
+        }
+    };
+    let now = util::now_ms();
+    let (backlog, summary) = match (store.backlog(now, now), store.summary()) {
+        (Ok(b), Ok(s)) => (b, s),
+        (Err(e), _) | (_, Err(e)) => {
+            return Check::new(
+                "outbox",
+                Status::Fail,
+                format!("the outbox cannot be read: {}", e.message),
+            );
+        }
+    };
+    let open: i64 = OpState::ALL
+        .iter()
+        .filter(|s| s.is_open())
+        .map(|s| summary.count(*s))
+        .sum();
+    let evidence = format!("{} ({open} open)", path.display());
+    if let Some(first) = backlog.failed.first() {
+        let short = outbox::store::short(&first.op_id).to_string();
+        return Check::new(
+            "outbox",
+            Status::Fail,
+            format!(
+                "{} failed op(s) will never reach the primary by themselves; {} op(s) wait for them",
+                backlog.failed.len(),
+                backlog.held_back
+            ),
+        )
+        .evidence(evidence)
+        .evidence(format!(
+            "op {short} {} failed after {} attempts: {}",
+            first.short_tool(),
+            first.attempts,
+            first.error_line().unwrap_or_default()
+        ))
+        .fix(format!(
+            "fix the cause, then `mpt outbox retry {short}` (or `mpt outbox drop {short} --yes` to give it up)"
+        ));
+    }
+    let flusher = FlushLock::holder(&path).ok().flatten();
+    let edge = inputs
+        .palace()
+        .ok()
+        .and_then(|p| crate::edge::owner::live(&p.home, &p.palace));
+    if let Some(oldest) = summary.oldest_queued_at
+        && now - oldest > STRANDED_MS
+        && flusher.is_none()
+        && edge.is_none()
+    {
+        return Check::new(
+            "outbox",
+            Status::Warn,
+            format!(
+                "{open} op(s) open for {} with no flusher: nothing sends them until an edge runs",
+                util::human_age(now - oldest)
+            ),
+        )
+        .evidence(evidence)
+        .fix("mpt outbox flush   # or a timer: README \"Outbox\", flushing without a session");
+    }
+    Check::new(
+        "outbox",
+        Status::Ok,
+        if open == 0 {
+            "nothing waits for the primary".to_string()
+        } else {
+            format!("{open} op(s) on their way to the primary")
+        },
+    )
+    .evidence(evidence)
+}
