@@ -5,14 +5,14 @@
 // N ops per flush block (default 200); MPT_TESTBED names the testbed (default target/testbed);
 // BENCH_VERBOSE=1 prints each block.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{Deadline, McpClient};
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use common::{Primary, client, median};
+use mpt::mcp::Deadline;
 use mpt::outbox::{self, FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Synchronous};
 use serde_json::{Value, json};
 
@@ -128,11 +128,6 @@ fn main() {
     );
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
 /// What one durable write costs this disk right now: append 4 KiB, fsync.
 fn fsync_rate(path: &Path, n: usize) -> f64 {
     let mut f = std::fs::File::create(path).unwrap();
@@ -184,20 +179,6 @@ fn call_of(round: usize, tag: &str, i: usize) -> (&'static str, Value) {
     }
 }
 
-fn client(url: &str) -> McpClient {
-    McpClient::Remote(
-        HttpClient::new(HttpOptions {
-            url: url.into(),
-            token: None,
-            ca_file: None,
-            timeout: Some(Duration::from_secs(60)),
-            init_timeout: Some(Duration::from_secs(120)),
-            connect_timeout: Duration::from_secs(5),
-        })
-        .unwrap(),
-    )
-}
-
 async fn direct_rate(url: &str, round: usize, n: usize) -> f64 {
     let c = client(url);
     let t = Instant::now();
@@ -244,88 +225,4 @@ async fn flush_rate(url: &str, dir: &Path, round: usize, n: usize) -> f64 {
         r.error
     );
     n as f64 / secs
-}
-
-/// A real `mempalace serve` with a private HOME (the testbed's venv and model cache).
-struct Primary(Child, u16);
-
-impl Primary {
-    fn start(tmp: &Path) -> Primary {
-        let testbed = std::env::var_os("MPT_TESTBED")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"));
-        let bin = testbed.join("venv-mempalace-3.11.0/bin");
-        let home = tmp.join("home");
-        std::fs::create_dir_all(home.join(".cache")).unwrap();
-        std::os::unix::fs::symlink(
-            testbed.join("model-home/.cache/chroma"),
-            home.join(".cache/chroma"),
-        )
-        .unwrap();
-        std::fs::create_dir_all(tmp.join("p")).unwrap();
-        let child = Command::new(bin.join("mempalace"))
-            .env_clear()
-            .env("HOME", &home)
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .env("MEMPALACE_HUB_FORWARD", "0")
-            .env("MEMPALACE_MCP_IDLE_HOURS", "0")
-            .env("MEMPALACE_MCP_WRITER_WAIT_SECONDS", "0")
-            .env("HF_HUB_OFFLINE", "1")
-            .args(["serve", "--palace"])
-            .arg(tmp.join("p/palace"))
-            .args(["--host", "127.0.0.1", "--port", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("mempalace serve (is the testbed provisioned? tests/testbed/provision.sh)");
-        let mut p = Primary(child, 0);
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(60) {
-            if p.1 == 0 {
-                p.1 = read_port(&home.join(".mempalace/server"), p.0.id()).unwrap_or(0);
-            } else if healthz(p.1) {
-                return p;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("mempalace serve did not become ready in 60 s");
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.1)
-    }
-}
-
-impl Drop for Primary {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn read_port(server_root: &Path, pid: u32) -> Option<u16> {
-    for e in std::fs::read_dir(server_root).ok()?.flatten() {
-        let text = std::fs::read_to_string(e.path().join("serverinfo.json")).ok()?;
-        let v: Value = serde_json::from_str(&text).ok()?;
-        if v["pid"].as_u64() == Some(u64::from(pid)) {
-            return v["port"].as_u64().map(|p| p as u16).filter(|p| *p > 0);
-        }
-    }
-    None
-}
-
-fn healthz(port: u16) -> bool {
-    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-    let req =
-        format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
-    if s.write_all(req.as_bytes()).is_err() {
-        return false;
-    }
-    let mut body = String::new();
-    let _ = s.read_to_string(&mut body);
-    body.starts_with("HTTP/1.1 200") || body.starts_with("HTTP/1.0 200")
 }

@@ -66,7 +66,7 @@ pub enum Command {
     Mailbox(MailboxArgs),
     /// pi's session transcripts into the palace: stage them (never touching it), or stage and mine
     Feed(FeedArgs),
-    /// The durable queue of writes for the shared primary: inspect it, flush it, unblock it
+    /// The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops
     Outbox(OutboxArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
@@ -101,7 +101,7 @@ pub struct DoctorArgs {
     /// Skip every network and child probe (files and processes only)
     #[arg(long)]
     pub offline: bool,
-    /// Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers
+    /// Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox
     #[arg(long, value_name = "ID")]
     pub check: Option<String>,
 }
@@ -350,8 +350,8 @@ pub struct FeedCommon {
 #[command(after_help = "\
 Without a subcommand: counts by state, the oldest open op's age, the primary it targets.
 The outbox is MPT_OUTBOX, else `outbox` in the mpt config, else ~/.mempalace/edge/outbox.sqlite3.
-flush exits 0 drained, 3 a failed op blocks the queue, 6 another flusher runs, 7 the primary
-could not be reached (the ops stay queued).")]
+flush exits 0 drained, 3 failed ops remain (everything that does not depend on them was sent),
+6 another flusher runs, 7 the primary could not be reached (the ops stay queued).")]
 pub struct OutboxArgs {
     #[command(subcommand)]
     pub command: Option<OutboxCommand>,

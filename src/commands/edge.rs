@@ -137,6 +137,7 @@ async fn run_owner(
     drop(lock);
     if ended == owner::Ended::Idle
         && let Some(log) = log
+        && let Some(_lingering) = owner::take_pid_lock(&paths.linger)?
     {
         replicate::linger(&log, linger).await;
     }
@@ -267,10 +268,12 @@ async fn status(
         }
     };
     let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);
+    let lingering = owner::lingering_pid(paths);
     let doc = json!({
         "schema": "mpt.edge.status/v1",
         "palace": palace,
         "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log},
+        "lingering_flusher_pid": lingering,
         "primary": primary,
         "outbox": queue,
     });
@@ -285,6 +288,12 @@ async fn status(
                 "not running (the next `mpt edge` starts it)".into()
             }
         )?;
+        if let Some(pid) = lingering {
+            writeln!(
+                w,
+                "          pid {pid} stays after its last session to flush the outbox (MPT_EDGE_LINGER_MS)"
+            )?;
+        }
         match &config.remote {
             None => return writeln!(w, "primary   none: pass-through to the local child"),
             Some(r) => writeln!(

@@ -24,6 +24,8 @@ pub struct OwnerPaths {
     pub socket: PathBuf,
     pub lock: PathBuf,
     pub log: PathBuf,
+    /// Held (with its pid) by an owner that stopped serving and lingers to flush the outbox.
+    pub linger: PathBuf,
 }
 
 impl OwnerPaths {
@@ -38,13 +40,19 @@ impl OwnerPaths {
             socket: dir.join(format!("{key}.sock")),
             lock: dir.join(format!("{key}.owner.lock")),
             log: dir.join(format!("{key}.owner.log")),
+            linger: dir.join(format!("{key}.linger.lock")),
         }
     }
 }
 
 /// Takes the owner lock (`None`: another owner holds it).
 pub fn take_lock(paths: &OwnerPaths) -> Result<Option<std::fs::File>> {
-    if let Some(d) = paths.lock.parent() {
+    take_pid_lock(&paths.lock)
+}
+
+/// Takes the lock at `path` and writes our pid in it (`None`: another process holds it).
+pub fn take_pid_lock(path: &Path) -> Result<Option<std::fs::File>> {
+    if let Some(d) = path.parent() {
         std::fs::create_dir_all(d)
             .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
     }
@@ -52,8 +60,8 @@ pub fn take_lock(paths: &OwnerPaths) -> Result<Option<std::fs::File>> {
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&paths.lock)
-        .map_err(|e| MptError::io(format!("opening {}", paths.lock.display()), &e))?;
+        .open(path)
+        .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
     match f.try_lock() {
         Ok(()) => {
             use std::io::Write;
@@ -69,11 +77,19 @@ pub fn take_lock(paths: &OwnerPaths) -> Result<Option<std::fs::File>> {
 
 /// The pid recorded in the lock file, when an owner holds it.
 pub fn owner_pid(paths: &OwnerPaths) -> Option<u32> {
-    std::fs::read_to_string(&paths.lock)
-        .ok()?
-        .trim()
-        .parse()
+    pid_in(&paths.lock)
+}
+
+/// The pid of an owner lingering to flush, while it holds the linger lock.
+pub fn lingering_pid(paths: &OwnerPaths) -> Option<u32> {
+    let held = std::fs::File::open(&paths.linger)
         .ok()
+        .is_some_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+    held.then(|| pid_in(&paths.linger)).flatten()
+}
+
+fn pid_in(path: &Path) -> Option<u32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
 /// The palace's owner when one answers on its socket (`None`: no edge runs for it).

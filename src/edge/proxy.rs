@@ -33,6 +33,10 @@ pub trait WriteLog: Send + Sync {
         local_reply: Option<&Value>,
         maybe_applied: bool,
     ) -> Result<String, MptError>;
+
+    /// Rewrites references in `args` to ids this device minted into the primary's ids, for ops
+    /// that landed; `false` when one references an op that has not (the call must queue behind it).
+    fn resolve(&self, args: &mut Value) -> Result<bool, MptError>;
 }
 
 /// The primary side: its client and health.
@@ -193,12 +197,27 @@ impl Proxy {
             if replay::declares_object(&self.handshake.tools, name, "metadata") {
                 replay::stamp_key(&mut args, &crate::outbox::util::lease_token());
             }
-            if primary.health.usable() {
+            // An id this device minted offline: the primary's own once its op landed; until
+            // then the primary does not know it, and the call queues behind that op. (The local
+            // palace and the outbox keep the local ids.)
+            let mut remote_args = args.clone();
+            let landed = match &self.log {
+                Some(log) => log.resolve(&mut remote_args).map_err(|e| McpError::Rpc {
+                    code: -32000,
+                    message: format!(
+                        "nothing was written: the outbox's id map could not be read ({})",
+                        e.message
+                    ),
+                    data: None,
+                })?,
+                None => true,
+            };
+            if landed && primary.health.usable() {
                 let sent = primary
                     .client
                     .request(
                         "tools/call",
-                        Some(json!({"name": name, "arguments": args.clone()})),
+                        Some(json!({"name": name, "arguments": remote_args})),
                         // As a read's: a black-holed link must not stall the agent for minutes.
                         Deadline::After(primary.read_deadline),
                     )

@@ -40,6 +40,10 @@ impl OutboxLog {
 }
 
 impl WriteLog for OutboxLog {
+    fn resolve(&self, args: &mut Value) -> Result<bool, MptError> {
+        Ok(self.store.lock().unwrap().resolve_args(args)? == 0)
+    }
+
     fn record(
         &self,
         tool: &str,
@@ -155,6 +159,8 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                     );
                 }
                 match report.stop {
+                    // Backing off after an earlier failure: the schedule, not the primary's health.
+                    Stop::Backoff => {}
                     Stop::Drained | Stop::Limit => {
                         primary.health.ok();
                         warned_blocked = false;

@@ -128,6 +128,7 @@ pub fn client_for(
                 socket: socket.clone(),
                 lock: PathBuf::new(),
                 log: PathBuf::new(),
+                linger: PathBuf::new(),
             };
             Ok(crate::edge::owner::client(
                 &paths,

@@ -411,7 +411,7 @@ impl Run<'_> {
             let stop = if self.opts.deadline.is_some() {
                 Stop::Deadline
             } else {
-                Stop::Unavailable
+                Stop::Backoff
             };
             return Ok(Idle::End(
                 stop,

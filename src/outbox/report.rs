@@ -21,6 +21,8 @@ pub enum Stop {
     Blocked,
     /// The primary could not be reached, was busy or unhealthy: try later.
     Unavailable,
+    /// Everything else was sent; what remains is backing off after an earlier failure.
+    Backoff,
     /// The deadline passed with ops still queued.
     Deadline,
     /// Credentials or endpoint refused (401/403/404): nothing can be sent until fixed.
@@ -94,7 +96,7 @@ impl Stop {
         match self {
             Stop::Drained | Stop::Limit => Exit::Ok,
             Stop::Blocked => Exit::CheckFailed,
-            Stop::Unavailable | Stop::Deadline => match error.map(|e| e.kind) {
+            Stop::Unavailable | Stop::Deadline | Stop::Backoff => match error.map(|e| e.kind) {
                 Some(ErrorKind::Busy) => Exit::Busy,
                 _ => Exit::Unavailable,
             },

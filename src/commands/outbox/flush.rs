@@ -84,6 +84,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
                 Stop::Limit => "stopped at --limit",
                 Stop::Blocked => "sent what it could; failed ops remain",
                 Stop::Unavailable => "primary unavailable",
+                Stop::Backoff => "the rest is backing off",
                 Stop::Deadline => "deadline passed",
                 Stop::Refused => "refused",
             },

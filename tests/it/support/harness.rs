@@ -147,10 +147,10 @@ impl Drop for Harness {
         let _ = self.child.wait();
         // The detached owner: stopped by the pid in its lock file.
         if let Ok(rd) = std::fs::read_dir(&self.owner_lock_dir) {
-            for e in rd
-                .flatten()
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".owner.lock"))
-            {
+            for e in rd.flatten().filter(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                name.ends_with(".owner.lock") || name.ends_with(".linger.lock")
+            }) {
                 if let Some(pid) = std::fs::read_to_string(e.path())
                     .ok()
                     .and_then(|s| s.trim().parse::<i32>().ok())

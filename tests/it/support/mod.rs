@@ -2,7 +2,9 @@
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
 pub mod feed;
+pub mod fleet;
 pub mod harness;
+pub mod link;
 pub mod primary;
 pub mod proxy;
 pub mod sshd;

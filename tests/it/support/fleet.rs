@@ -1,0 +1,171 @@
+//! A fleet on one machine: a real `mempalace serve` primary with a token, and devices (own HOME,
+//! own local palace, own device name) that reach it only through their own switchable `Link`.
+
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::Duration;
+
+use mpt::mcp::http::{HttpClient, HttpOptions};
+use mpt::mcp::{Deadline, McpClient, McpError};
+use serde_json::{Value, json};
+
+use super::harness::Harness;
+use super::link::Link;
+use super::primary::PrimaryOpts;
+use super::{Primary, TestEnv, json as parse_json, wait_for};
+
+pub const TOKEN: &str = "fleet-secret-7d1f0c";
+
+pub struct Device {
+    pub name: String,
+    pub env: TestEnv,
+    pub link: Link,
+    pub palace: PathBuf,
+}
+
+pub struct Fleet {
+    pub devices: Vec<Device>,
+    pub primary: Primary,
+    /// The primary's HOME, removed after the primary stopped (fields drop in order).
+    _primary_env: TestEnv,
+}
+
+impl Fleet {
+    /// One primary and `n` devices (`dev0`, `dev1`, …), every link passing.
+    pub fn start(n: usize) -> Fleet {
+        let links: Vec<Link> = (0..n).map(|_| Link::bind()).collect();
+        // The primary's Host pin includes the port: each link's address is allowed by name.
+        let hosts = links.iter().map(Link::host).collect::<Vec<_>>().join(",");
+        let primary_env = TestEnv::new();
+        let primary = Primary::start(
+            &primary_env,
+            &primary_env.palace("primary"),
+            PrimaryOpts {
+                token: Some(TOKEN),
+                extra_env: vec![("MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS", hosts)],
+                ..Default::default()
+            },
+        );
+        let devices = links
+            .into_iter()
+            .enumerate()
+            .map(|(i, link)| {
+                link.set_upstream(primary.port);
+                let env = TestEnv::new();
+                let palace = env.palace("local");
+                Device {
+                    name: format!("dev{i}"),
+                    env,
+                    link,
+                    palace,
+                }
+            })
+            .collect();
+        Fleet {
+            devices,
+            primary,
+            _primary_env: primary_env,
+        }
+    }
+
+    /// A tool call straight to the primary (not through any link).
+    pub fn call(&self, tool: &str, args: Value) -> Result<Value, McpError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let c = McpClient::Remote(
+                HttpClient::new(HttpOptions {
+                    url: self.primary.url(),
+                    token: Some(mpt::config::Secret::new(TOKEN.to_string())),
+                    ca_file: None,
+                    timeout: Some(Duration::from_secs(60)),
+                    init_timeout: None,
+                    connect_timeout: Duration::from_secs(3),
+                })
+                .unwrap(),
+            );
+            c.call_tool(tool, args, Deadline::Default)
+                .await
+                .map(|r| r.payload)
+        })
+    }
+
+    /// Every event on the primary written by `writer`, oldest first.
+    pub fn events_by(&self, writer: &str) -> Vec<Value> {
+        let p = self
+            .call(
+                "mempalace_event_list",
+                json!({"writer": writer, "limit": 500, "order": "asc"}),
+            )
+            .unwrap();
+        p["events"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The diary entries (text) on the primary for `agent` in `wing`.
+    pub fn diary(&self, agent: &str, wing: &str) -> Vec<String> {
+        let p = self
+            .call(
+                "mempalace_diary_read",
+                json!({"agent_name": agent, "wing": wing, "last_n": 100}),
+            )
+            .unwrap();
+        p["entries"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| e["content"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+}
+
+impl Device {
+    /// The environment of a harness on this device opted into the edge.
+    pub fn vars(&self) -> Vec<(String, String)> {
+        vec![
+            ("MEMPALACE_REMOTE_URL".into(), self.link.url()),
+            ("MEMPALACE_REMOTE_TOKEN".into(), TOKEN.into()),
+            ("MEMPALACE_EDGE".into(), "1".into()),
+            ("MEMPALACE_PI_DEVICE".into(), self.name.clone()),
+            (
+                "MEMPALACE_PALACE_PATH".into(),
+                self.palace.display().to_string(),
+            ),
+            // A black-holed link answers nothing: a write or read waits this long, not a minute.
+            ("MPT_EDGE_READ_DEADLINE_MS".into(), "1500".into()),
+            ("MEMPALACE_MCP_TIMEOUT_MS".into(), "8000".into()),
+        ]
+    }
+
+    /// A harness session through `mpt edge`, initialized.
+    pub fn session(&self, harness: &str, extra: &[(&str, &str)]) -> Harness {
+        let mut vars = self.vars();
+        vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut h = Harness::start(&self.env, &["--harness", harness], &refs);
+        h.initialize();
+        h
+    }
+
+    pub fn mpt(&self, args: &[&str]) -> Output {
+        let vars = self.vars();
+        let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.env.mpt(args, &refs)
+    }
+
+    /// `mpt --json outbox` on this device.
+    pub fn outbox(&self) -> Value {
+        parse_json(&self.mpt(&["--json", "outbox"]))
+    }
+
+    /// Waits until nothing is open in this device's outbox (a flusher drained it).
+    pub fn wait_drained(&self, secs: f64) -> bool {
+        wait_for(secs, || self.outbox()["open"] == 0)
+    }
+
+    /// The identity this device's `harness` stamps.
+    pub fn agent(&self, harness: &str) -> String {
+        format!("{harness}@{}", self.name)
+    }
+}
