@@ -45,9 +45,17 @@ fn offline_artifact_then_ask(mode: Mode) {
         json!({"agent_name": "pi", "entry": "after the ask", "wing": "wing_pi"}),
     )
     .unwrap();
-    assert!(
-        d.link.accepted(mode) > 0,
-        "the link was exercised in {mode:?}"
+    if mode != Mode::Refuse {
+        assert!(
+            d.link.accepted(mode) > 0,
+            "the link was exercised in {mode:?}"
+        );
+    }
+    assert_eq!(
+        d.outbox()["open"],
+        3,
+        "queued while the link is down: {}",
+        d.outbox()
     );
     d.link.set(Mode::Pass);
     assert!(d.wait_drained(90.0), "{}", d.outbox());
@@ -290,6 +298,17 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
         flapping.store(false, Ordering::SeqCst);
         acked
     });
+    let faults: usize = fleet
+        .devices
+        .iter()
+        .map(|d| {
+            [Mode::DropReply, Mode::Drop, Mode::BlackHole]
+                .map(|m| d.link.accepted(m))
+                .iter()
+                .sum::<usize>()
+        })
+        .sum();
+    assert!(faults > 0, "the links failed under the writes");
     for d in &fleet.devices {
         // Explicit flushes so a long backoff does not make the test wait (the edge drains too).
         assert!(
