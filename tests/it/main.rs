@@ -8,6 +8,7 @@ mod edge_fuzz;
 mod edge_replication;
 mod edge_wire;
 mod feed;
+mod http_bounds;
 mod http_fake;
 mod http_real;
 mod mailbox;
