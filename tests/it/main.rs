@@ -2,6 +2,7 @@
 
 mod cli;
 mod config;
+mod config_values;
 mod doctor;
 mod edge;
 mod edge_fuzz;
