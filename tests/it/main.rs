@@ -6,6 +6,7 @@ mod config_values;
 mod doctor;
 mod edge;
 mod edge_fuzz;
+mod edge_paths;
 mod edge_replication;
 mod edge_wire;
 mod feed;
