@@ -348,7 +348,7 @@ pub fn check_ca_file(env: &Env, file: &FileConfig) -> Result<Option<PathBuf>> {
     let (setting, path) = match values::env_path(env, "MPT_CA_FILE")? {
         Some(p) => ("MPT_CA_FILE", p),
         None => match &file.ca_file {
-            Some(p) => ("ca_file in the config", p.clone()),
+            Some(p) => ("the config's ca_file", p.clone()),
             None => return Ok(None),
         },
     };
@@ -359,8 +359,8 @@ pub fn check_ca_file(env: &Env, file: &FileConfig) -> Result<Option<PathBuf>> {
     let pem = read::read_regular(&named, CA_FILE_LIMIT)?;
     if !reqwest::Certificate::from_pem_bundle(&pem).is_ok_and(|c| !c.is_empty()) {
         return Err(MptError::usage(format!(
-            "{setting}={} holds no PEM certificate",
-            path.display()
+            "{} holds no PEM certificate",
+            named.says()
         ))
         .with_hint(format!(
             "point {setting} at the primary's CA certificate (PEM, -----BEGIN CERTIFICATE-----)"
@@ -393,18 +393,26 @@ fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSourc
     let path = values::env_path(env, "MPT_TOKEN_FILE")?.or_else(|| file.token_file.clone());
     match path {
         None => Ok(None),
-        Some(p) => read_token_file(&p).map(|s| Some((s, TokenSource::File(p)))),
+        Some(p) => {
+            let setting = if env.get("MPT_TOKEN_FILE").is_some() {
+                "MPT_TOKEN_FILE"
+            } else {
+                "the config's token_file"
+            };
+            read_token(&p, setting).map(|s| Some((s, TokenSource::File(p))))
+        }
     }
 }
 
 /// Reads a token file, refusing one that others can read (exit 4), one that is not a regular
 /// file, too large for a token, or holding more than one line of printable ASCII (exit 2).
 pub fn read_token_file(path: &Path) -> Result<Secret> {
+    read_token(path, "the token file")
+}
+
+fn read_token(path: &Path, setting: &str) -> Result<Secret> {
     use std::os::unix::fs::PermissionsExt;
-    let named = read::Named {
-        setting: "the token file",
-        path,
-    };
+    let named = read::Named { setting, path };
     let (opened, meta) = read::open_regular(&named)?;
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {

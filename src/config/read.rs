@@ -8,15 +8,26 @@ use std::path::Path;
 
 use crate::error::{ErrorKind, MptError, Result};
 
-/// What a setting names, for messages: `"MPT_CONFIG"`, `"token_file in /c.json"`, ...
+/// A file and the setting that named it, for messages: `MPT_CONFIG`, `the token file`, ...
 pub struct Named<'a> {
     pub setting: &'a str,
     pub path: &'a Path,
 }
 
 impl Named<'_> {
-    fn says(&self) -> String {
-        format!("{}={}", self.setting, self.path.display())
+    /// `MPT_CONFIG=/p` for a variable or flag, `the token file /p` for a description.
+    pub fn says(&self) -> String {
+        let sep = if self.setting.contains(' ') { " " } else { "=" };
+        format!("{}{sep}{}", self.setting, self.path.display())
+    }
+
+    /// The one fix: point the setting at `want`.
+    fn hint(&self, want: &str) -> String {
+        if self.setting.contains(' ') {
+            format!("make {} name {want}", self.setting)
+        } else {
+            format!("point {} at {want}, or unset it", self.setting)
+        }
     }
 }
 
@@ -35,7 +46,7 @@ pub fn open_regular(named: &Named) -> Result<(File, Metadata)> {
                 _ => ErrorKind::Io,
             };
             MptError::new(kind, format!("cannot read {}: {e}", named.says()))
-                .with_hint(format!("point {} at the file, or unset it", named.setting))
+                .with_hint(named.hint("an existing file"))
         })?;
     let meta = file
         .metadata()
@@ -59,7 +70,7 @@ pub fn open_regular(named: &Named) -> Result<(File, Metadata)> {
             "{} is {what}, not a regular file: mpt reads settings only from regular files",
             named.says()
         ))
-        .with_hint(format!("point {} at a regular file", named.setting)));
+        .with_hint(named.hint("a regular file")));
     }
     Ok((file, meta))
 }
@@ -76,7 +87,7 @@ pub fn read_bounded(file: File, named: &Named, limit: u64) -> Result<Vec<u8>> {
             named.says(),
             limit >> 10
         ))
-        .with_hint(format!("point {} at the right file", named.setting)));
+        .with_hint(named.hint("the right file")));
     }
     Ok(bytes)
 }

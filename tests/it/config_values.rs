@@ -141,7 +141,11 @@ fn a_fifo_or_a_device_named_as_config_or_token_file_is_exit_2_without_hanging() 
                 ("MPT_TOKEN_FILE", target),
             ],
         );
-        assert!(message(&doc).contains("not a regular file"), "{doc}");
+        assert!(
+            message(&doc).contains("MPT_TOKEN_FILE")
+                && message(&doc).contains("not a regular file"),
+            "{doc}"
+        );
     }
 }
 
