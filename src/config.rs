@@ -249,7 +249,7 @@ impl Config {
             Some(url) => Some(Remote {
                 url: validate_url(url)?,
                 token: load_token(env, &file)?,
-                ca_file: check_ca_file(env, &file)?,
+                ca_file: values::check_ca_file(env, &file)?,
             }),
         };
         Ok(Config {
@@ -315,59 +315,13 @@ fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<
         setting,
         path: &path,
     };
-    let bytes = read::read_regular(&named, CONFIG_FILE_LIMIT)?;
-    let mut file = parse_file(&config_text(&bytes, &path)?, &path)?;
+    let bytes = read::read_regular(&named, read::CONFIG_FILE_LIMIT)?;
+    let mut file = parse_file(&read::config_text(&bytes, &path)?, &path)?;
     values::check_file_paths(&mut file, &path, env)?;
     Ok((file, Some(path)))
 }
 
-/// A config file is a few hundred bytes; this bounds what a wrong path makes mpt read.
-const CONFIG_FILE_LIMIT: u64 = 1 << 20;
 const TOKEN_FILE_LIMIT: u64 = 64 << 10;
-/// Room for a whole system CA bundle.
-const CA_FILE_LIMIT: u64 = 4 << 20;
-
-/// The file's text: a UTF-8 byte order mark (some Windows editors write one) is accepted and
-/// dropped; bytes that are not UTF-8 are exit 2 naming the file and the offset.
-fn config_text(bytes: &[u8], path: &Path) -> Result<String> {
-    const BOM: &[u8] = b"\xef\xbb\xbf";
-    let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-    String::from_utf8(bytes[skipped..].to_vec()).map_err(|e| {
-        MptError::usage(format!(
-            "{}: not UTF-8 (byte {} of the file)",
-            path.display(),
-            skipped + e.utf8_error().valid_up_to() + 1
-        ))
-        .with_hint("save the file as UTF-8")
-    })
-}
-
-/// `MPT_CA_FILE`, else `ca_file` in the config: a regular file holding a PEM certificate, or
-/// exit 2 naming the setting (a timer would otherwise retry a TLS failure forever).
-pub fn check_ca_file(env: &Env, file: &FileConfig) -> Result<Option<PathBuf>> {
-    let (setting, path) = match values::env_path(env, "MPT_CA_FILE")? {
-        Some(p) => ("MPT_CA_FILE", p),
-        None => match &file.ca_file {
-            Some(p) => ("the config's ca_file", p.clone()),
-            None => return Ok(None),
-        },
-    };
-    let named = read::Named {
-        setting,
-        path: &path,
-    };
-    let pem = read::read_regular(&named, CA_FILE_LIMIT)?;
-    if !reqwest::Certificate::from_pem_bundle(&pem).is_ok_and(|c| !c.is_empty()) {
-        return Err(MptError::usage(format!(
-            "{} holds no PEM certificate",
-            named.says()
-        ))
-        .with_hint(format!(
-            "point {setting} at the primary's CA certificate (PEM, -----BEGIN CERTIFICATE-----)"
-        )));
-    }
-    Ok(Some(path))
-}
 
 /// Parses the JSON config; an unknown field is refused (exit 4), a malformed value is exit 2.
 pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {

@@ -8,6 +8,9 @@ use std::path::Path;
 
 use crate::error::{ErrorKind, MptError, Result};
 
+/// A config file is a few hundred bytes; this bounds what a wrong path makes mpt read.
+pub const CONFIG_FILE_LIMIT: u64 = 1 << 20;
+
 /// A file and the setting that named it, for messages: `MPT_CONFIG`, `the token file`, ...
 pub struct Named<'a> {
     pub setting: &'a str,
@@ -96,6 +99,21 @@ pub fn read_bounded(file: File, named: &Named, limit: u64) -> Result<Vec<u8>> {
 pub fn read_regular(named: &Named, limit: u64) -> Result<Vec<u8>> {
     let (file, _) = open_regular(named)?;
     read_bounded(file, named, limit)
+}
+
+/// The file's text: a UTF-8 byte order mark (some Windows editors write one) is accepted and
+/// dropped; bytes that are not UTF-8 are exit 2 naming the file and the offset.
+pub fn config_text(bytes: &[u8], path: &Path) -> Result<String> {
+    const BOM: &[u8] = b"\xef\xbb\xbf";
+    let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    String::from_utf8(bytes[skipped..].to_vec()).map_err(|e| {
+        MptError::usage(format!(
+            "{}: not UTF-8 (byte {} of the file)",
+            path.display(),
+            skipped + e.utf8_error().valid_up_to() + 1
+        ))
+        .with_hint("save the file as UTF-8")
+    })
 }
 
 #[cfg(test)]

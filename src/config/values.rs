@@ -1,5 +1,5 @@
 //! Settings that name files or carry the token, checked as they are read: a path is non-empty and
-//! absolute (or `~/…`), a token is one line of printable ASCII. Each bad value is exit 2, named.
+//! absolute (or `~/…`), a CA file holds a PEM certificate, a token is one line of printable ASCII.
 
 use std::path::{Path, PathBuf};
 
@@ -46,6 +46,36 @@ fn lossless(p: &Path, name: &str) -> Result<String> {
     p.to_str()
         .map(str::to_string)
         .ok_or_else(|| MptError::usage(format!("{name} is not UTF-8")))
+}
+
+/// Room for a whole system CA bundle.
+const CA_FILE_LIMIT: u64 = 4 << 20;
+
+/// `MPT_CA_FILE`, else `ca_file` in the config: a regular file holding a PEM certificate, or
+/// exit 2 naming the setting (a timer would otherwise retry a TLS failure forever).
+pub fn check_ca_file(env: &Env, file: &FileConfig) -> Result<Option<PathBuf>> {
+    let (setting, path) = match env_path(env, "MPT_CA_FILE")? {
+        Some(p) => ("MPT_CA_FILE", p),
+        None => match &file.ca_file {
+            Some(p) => ("the config's ca_file", p.clone()),
+            None => return Ok(None),
+        },
+    };
+    let named = super::read::Named {
+        setting,
+        path: &path,
+    };
+    let pem = super::read::read_regular(&named, CA_FILE_LIMIT)?;
+    if !reqwest::Certificate::from_pem_bundle(&pem).is_ok_and(|c| !c.is_empty()) {
+        return Err(MptError::usage(format!(
+            "{} holds no PEM certificate",
+            named.says()
+        ))
+        .with_hint(format!(
+            "point {setting} at the primary's CA certificate (PEM, -----BEGIN CERTIFICATE-----)"
+        )));
+    }
+    Ok(Some(path))
 }
 
 /// `value` as an absolute path (`~/…` expanded), or exit 2 naming `name`.

@@ -144,7 +144,7 @@ pub fn client_for(
                 env.get("MEMPALACE_MCP_HTTP_TOKEN")
                     .map(|t| crate::config::Secret::new(t.to_string()))
             };
-            let ca_file = crate::config::check_ca_file(env, &config.file)?;
+            let ca_file = crate::config::values::check_ca_file(env, &config.file)?;
             Ok(McpClient::Remote(HttpClient::new(HttpOptions {
                 url: url.clone(),
                 token,
