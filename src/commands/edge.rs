@@ -12,6 +12,7 @@ use crate::Ctx;
 use crate::cli::{EdgeAction, EdgeArgs};
 use crate::config::Config;
 use crate::edge::owner::{self, OwnerPaths};
+use crate::edge::private_fs;
 use crate::edge::proxy::WriteLog;
 use crate::edge::replicate::{self, OutboxLog};
 use crate::edge::setup::{self, EdgeOptions};
@@ -43,6 +44,7 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             dry_run,
         }) => super::edge_wire::run(ctx, &config, harness, file, dry_run),
         None if args.owner => {
+            private_fs::prepare_socket_dir(&paths.socket)?;
             rt.block_on(run_owner(ctx, &config, &paths, &palace.palace, args.child))
         }
         None if args.standalone => rt.block_on(run_standalone(
@@ -54,6 +56,7 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             &harness,
         )),
         None => {
+            private_fs::prepare_socket_dir(&paths.socket)?;
             let wait = config.mcp.init_timeout.unwrap_or(Duration::from_secs(300))
                 + Duration::from_secs(10);
             let start = || spawn_owner(ctx, &paths, &palace.palace, args.child.as_deref());
@@ -192,12 +195,9 @@ fn spawn_owner(
 ) -> std::io::Result<std::process::Child> {
     let exe = std::env::current_exe()?;
     if let Some(d) = paths.log.parent() {
-        std::fs::create_dir_all(d)?;
+        private_fs::create_private_dir(d)?;
     }
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&paths.log)?;
+    let log = private_fs::open_private_log(&paths.log)?;
     let mut cmd = Command::new(exe);
     if verbosity() >= 1 {
         cmd.arg("-v");

@@ -5,6 +5,7 @@ pub mod health;
 pub mod merge;
 pub mod owner;
 pub mod policy;
+pub mod private_fs;
 pub mod proxy;
 pub mod replicate;
 pub mod serve;

@@ -18,7 +18,8 @@ use crate::error::{ErrorKind, MptError, Result};
 use crate::log_debug;
 use crate::palace::paths::realpath;
 
-/// Where the owner of one palace lives: `~/.mempalace/edge/<sha256(realpath(palace))[:16]>.*`.
+/// Where the owner of one palace lives: `~/.mempalace/edge/<sha256(realpath(palace))[:16]>.*`,
+/// its socket in a short private folder (`private_fs::socket_path`) whatever the HOME's length.
 #[derive(Debug, Clone)]
 pub struct OwnerPaths {
     pub socket: PathBuf,
@@ -37,7 +38,7 @@ impl OwnerPaths {
             .collect();
         let dir = home.join(".mempalace").join("edge");
         OwnerPaths {
-            socket: dir.join(format!("{key}.sock")),
+            socket: super::private_fs::socket_path(&format!("{key}.sock")),
             lock: dir.join(format!("{key}.owner.lock")),
             log: dir.join(format!("{key}.owner.log")),
             linger: dir.join(format!("{key}.linger.lock")),
@@ -53,7 +54,7 @@ pub fn take_lock(paths: &OwnerPaths) -> Result<Option<std::fs::File>> {
 /// Takes the lock at `path` and writes our pid in it (`None`: another process holds it).
 pub fn take_pid_lock(path: &Path) -> Result<Option<std::fs::File>> {
     if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d)
+        super::private_fs::create_private_dir(d)
             .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
     }
     let f = std::fs::OpenOptions::new()
@@ -95,6 +96,10 @@ fn pid_in(path: &Path) -> Option<u32> {
 /// The palace's owner when one answers on its socket (`None`: no edge runs for it).
 pub fn live(home: &Path, palace: &Path) -> Option<OwnerPaths> {
     let paths = OwnerPaths::new(home, palace);
+    paths
+        .socket
+        .parent()
+        .filter(|d| super::private_fs::is_private(d))?;
     std::os::unix::net::UnixStream::connect(&paths.socket)
         .ok()
         .map(|_| paths)

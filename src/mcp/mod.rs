@@ -1,6 +1,7 @@
 //! The MCP transports every command shares: a supervised stdio child and a Streamable HTTP
 //! client, both raw JSON-RPC (`serde_json::Value`), with one typed error for what can go wrong.
 
+pub mod body;
 pub mod client;
 pub mod http;
 pub mod jsonrpc;
@@ -56,6 +57,8 @@ pub enum HttpFailure {
     Server,
     /// The connection dropped mid-reply (sent, no complete answer: the op may have applied).
     Dropped,
+    /// The reply passed `body::REPLY_LIMIT` (an endless or huge body): sent, never read whole.
+    ReplyTooLarge,
     Status,
 }
 
@@ -130,7 +133,7 @@ impl McpError {
             McpError::Timeout { .. }
                 | McpError::ChildExited { .. }
                 | McpError::Http {
-                    failure: HttpFailure::Dropped,
+                    failure: HttpFailure::Dropped | HttpFailure::ReplyTooLarge,
                     ..
                 }
         )
@@ -225,6 +228,10 @@ fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
         HttpFailure::Dropped => (
             ErrorKind::Unavailable,
             "the connection dropped before the reply was complete: the call may or may not have applied",
+        ),
+        HttpFailure::ReplyTooLarge => (
+            ErrorKind::Protocol,
+            "a misbehaving primary, or a proxy in front of it, sent an endless or huge reply: check what answers at MEMPALACE_REMOTE_URL (`mpt doctor`); the call may have applied",
         ),
         HttpFailure::Status => (
             ErrorKind::Rpc,

@@ -91,7 +91,9 @@ pub fn busy(outbox: &Path, what: &str) -> MptError {
 fn open(outbox: &Path) -> Result<(PathBuf, File)> {
     let path = FlushLock::path_for(outbox);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
+        // Beside the outbox, private as its folder is (store.rs creates it the same way).
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(dir)
             .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
     }
     let file = OpenOptions::new()

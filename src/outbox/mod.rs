@@ -38,8 +38,8 @@ pub const RETENTION_DAYS: u64 = 7;
 /// Where the outbox lives: `MPT_OUTBOX`, else `outbox` in the config file, else
 /// `~/.mempalace/edge/outbox.sqlite3` (under the MemPalace home the edge-mode volume persists).
 pub fn resolve_path(env: &Env, config: &Config) -> Result<PathBuf> {
-    if let Some(p) = env.get("MPT_OUTBOX") {
-        return Ok(PathBuf::from(p));
+    if let Some(p) = crate::config::values::env_path(env, "MPT_OUTBOX")? {
+        return Ok(p);
     }
     if let Some(p) = &config.file.outbox {
         return Ok(p.clone());

@@ -2,13 +2,16 @@
 
 mod cli;
 mod config;
+mod config_values;
 mod doctor;
 mod edge;
 mod edge_fuzz;
+mod edge_paths;
 mod edge_replication;
 mod edge_wire;
 mod feed;
 mod fleet;
+mod http_bounds;
 mod http_fake;
 mod http_real;
 mod mailbox;
