@@ -217,7 +217,7 @@ impl HttpClient {
         if let Some(p) = self.protocol.lock().unwrap().clone() {
             req = req.header(PROTOCOL_HEADER, p);
         }
-        log_trace!("POST {} {what}", self.opts.url);
+        log_trace!("POST {} {what}", crate::secrets::redact_url(&self.opts.url));
         let fut = async {
             let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
             self.remember_session(resp.headers());
@@ -226,7 +226,12 @@ impl HttpClient {
                 return Ok(None);
             }
             if !(200..300).contains(&status) {
-                return Err(status_error(status, resp, &self.opts.url).await);
+                return Err(status_error(
+                    status,
+                    resp,
+                    &crate::secrets::redact_url(&self.opts.url),
+                )
+                .await);
             }
             let is_sse = resp
                 .headers()
@@ -318,7 +323,8 @@ async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result
 }
 
 async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> McpError {
-    let mut body = resp.text().await.unwrap_or_default();
+    // Scrubbed before it is cut: a cut through an echoed token would leave a piece of it.
+    let mut body = crate::secrets::scrubbed(resp.text().await.unwrap_or_default());
     if body.len() > ERROR_BODY_LIMIT {
         let mut cut = ERROR_BODY_LIMIT;
         while !body.is_char_boundary(cut) {
