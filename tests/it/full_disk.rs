@@ -151,7 +151,7 @@ impl RawEdge {
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
 #[test]
-fn on_a_full_disk_the_edge_starts_and_a_diary_write_is_not_told_to_retry() {
+fn on_a_full_disk_the_edge_starts_answers_and_fails_writes_loudly() {
     let env = TestEnv::new();
     let outbox = env.path("ob/outbox.sqlite3");
     // A primary that does not answer: writes go local first, then to the outbox.
@@ -188,6 +188,59 @@ fn on_a_full_disk_the_edge_starts_and_a_diary_write_is_not_told_to_retry() {
     let init: Value = serde_json::from_str(&edge.line()).unwrap();
     assert_eq!(init["result"]["serverInfo"]["name"], "mempalace", "{init}");
 
+    // Writes fail loudly: the outbox cannot be opened.
+    let drawer = edge.call(
+        2,
+        "mempalace_add_drawer",
+        json!({"wing": "w", "room": "r", "content": "a drawer"}),
+    );
+    let msg = drawer["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("NOT queued"), "{drawer}");
+    assert!(msg.contains("cannot be opened"), "{drawer}");
+}
+
+#[test]
+fn when_the_disk_fills_under_a_running_edge_the_advice_follows_the_replay_class() {
+    let env = TestEnv::new();
+    let outbox = env.path("ob/outbox.sqlite3");
+    let vars = [
+        ("MPT_OUTBOX", outbox.to_str().unwrap()),
+        ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp"),
+    ];
+    queued_one(&env, &vars);
+    let palace = env.palace("local");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
+    cmd.env_clear()
+        .args(["edge", "--standalone", "--palace", palace.to_str().unwrap()])
+        .current_dir(env.dir.path());
+    for (k, v) in env
+        .mempalace_env()
+        .into_iter()
+        .chain(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())))
+    {
+        cmd.env(k, v);
+    }
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut edge = RawEdge::start(cmd);
+    edge.send(INIT);
+    edge.line();
+    // The disk fills: from now on the edge itself (not its child, a process of its own on the
+    // palace's disk) cannot grow a file, so the outbox's log cannot take the op.
+    let lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    let pid = edge.proc.pid() as libc::pid_t;
+    assert_eq!(
+        unsafe { libc::prlimit(pid, libc::RLIMIT_FSIZE, &lim, std::ptr::null_mut()) },
+        0
+    );
+
     let diary = edge.call(
         2,
         "mempalace_diary_write",
@@ -211,6 +264,7 @@ fn on_a_full_disk_the_edge_starts_and_a_diary_write_is_not_told_to_retry() {
         json!({"wing": "w", "room": "r", "content": "a drawer"}),
     );
     let msg = drawer["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("NOT queued"), "{drawer}");
     assert!(msg.contains("retrying the call is safe"), "{drawer}");
 }
 

@@ -191,9 +191,12 @@ fn server_text_that_echoes_the_token_is_scrubbed_from_every_output_and_the_outbo
             ("MPT_TOKEN_FILE", tf.to_str().unwrap()),
             ("MPT_OUTBOX", outbox.to_str().unwrap()),
         ];
-        let o = env.mpt(&["outbox", "enqueue", "kg_add", kg], &via_env);
+        let o = env.mpt(&["-vv", "outbox", "enqueue", "kg_add", kg], &via_env);
         assert!(o.status.success(), "{}", stderr(&o));
+        outputs.push((format!("{mode} enqueue"), [o.stdout, o.stderr].concat()));
         let runs: Vec<(Vec<&str>, &[(&str, &str)])> = vec![
+            (vec!["-vv", "--json", "config"], &via_env),
+            (vec!["-vv", "config"], &via_file),
             (vec!["-vv", "--json", "call", "status"], &via_env),
             (vec!["-vv", "call", "status"], &via_file),
             (vec!["--json", "call", "kg_add", kg], &via_file),
