@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 use crate::support::harness::Harness;
 use crate::support::{TestEnv, json, stderr, stdout, venv_bin, wait_for};
 
+type Vars<'a> = [(&'a str, &'a str)];
+
 /// True when `token` occurs anywhere in `bytes`.
 fn leaks(bytes: &[u8], token: &str) -> bool {
     bytes.windows(token.len()).any(|w| w == token.as_bytes())
@@ -194,7 +196,7 @@ fn server_text_that_echoes_the_token_is_scrubbed_from_every_output_and_the_outbo
         let o = env.mpt(&["-vv", "outbox", "enqueue", "kg_add", kg], &via_env);
         assert!(o.status.success(), "{}", stderr(&o));
         outputs.push((format!("{mode} enqueue"), [o.stdout, o.stderr].concat()));
-        let runs: Vec<(Vec<&str>, &[(&str, &str)])> = vec![
+        let runs: Vec<(Vec<&str>, &Vars)> = vec![
             (vec!["-vv", "--json", "config"], &via_env),
             (vec!["-vv", "config"], &via_file),
             (vec!["-vv", "--json", "call", "status"], &via_env),
