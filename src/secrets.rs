@@ -112,42 +112,26 @@ pub fn scrub_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
     if known.is_empty() {
         return Cow::Borrowed(bytes);
     }
-    let mut forms: Vec<Vec<u8>> = Vec::new();
+    let mut forms: Vec<String> = Vec::new();
     for k in &known {
-        forms.push(k.as_bytes().to_vec());
+        forms.push(k.clone());
         let escaped = serde_json::to_string(k).unwrap_or_default();
-        let inner = escaped.as_bytes()[1..escaped.len() - 1].to_vec();
-        if inner != k.as_bytes() {
-            forms.push(inner);
+        let inner = &escaped[1..escaped.len() - 1];
+        if inner != k {
+            forms.push(inner.to_string());
         }
     }
-    if !forms.iter().any(|f| contains(bytes, f)) {
+    // What mpt writes is UTF-8 (JSON, text); anything else is compared lossily, never passed
+    // through unchecked.
+    let text = String::from_utf8_lossy(bytes);
+    if !forms.iter().any(|f| text.contains(f.as_str())) {
         return Cow::Borrowed(bytes);
     }
-    let mut out = bytes.to_vec();
+    let mut out = text.into_owned();
     for f in &forms {
-        out = replace(&out, f, REDACTED.as_bytes());
+        out = out.replace(f.as_str(), REDACTED);
     }
-    Cow::Owned(out)
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
-}
-
-fn replace(hay: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(hay.len());
-    let mut i = 0;
-    while i < hay.len() {
-        if hay[i..].starts_with(needle) {
-            out.extend_from_slice(with);
-            i += needle.len();
-        } else {
-            out.push(hay[i]);
-            i += 1;
-        }
-    }
-    out
+    Cow::Owned(out.into_bytes())
 }
 
 /// The URL as it may be shown: any `user:password@` replaced by `<redacted>@`. Text that does
