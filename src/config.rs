@@ -118,7 +118,10 @@ impl Env {
 pub struct Secret(String);
 
 impl Secret {
+    /// Wraps a secret value and registers it for scrubbing (`crate::secrets`): from here on it
+    /// is replaced in everything mpt prints or stores, even when a server echoes it back.
     pub fn new(s: String) -> Self {
+        crate::secrets::register(&s);
         Secret(s)
     }
 
@@ -245,7 +248,10 @@ impl Config {
             ),
         };
         let remote = match env.get("MEMPALACE_REMOTE_URL") {
-            None => None,
+            None => {
+                register_unused_token(env, &file);
+                None
+            }
             Some(url) => Some(Remote {
                 url: validate_url(url)?,
                 token: load_token(env, &file)?,
@@ -276,10 +282,21 @@ impl Config {
 }
 
 fn validate_url(url: &str) -> Result<String> {
+    let shown = crate::secrets::redact_url(url);
     let parsed = reqwest::Url::parse(url).map_err(|e| {
-        MptError::usage(format!("MEMPALACE_REMOTE_URL='{url}' is not a URL: {e}"))
+        MptError::usage(format!("MEMPALACE_REMOTE_URL='{shown}' is not a URL: {e}"))
             .with_hint("set it to the primary's endpoint, e.g. https://palace.example:8765/mcp")
     })?;
+    if crate::secrets::has_userinfo(&parsed) {
+        // The HTTP client would send it as Basic auth (the primary then refuses it as a bad
+        // token), and every place that shows the URL would show the secret.
+        return Err(MptError::usage(format!(
+            "MEMPALACE_REMOTE_URL='{shown}' carries a user name or password before the host: mpt never puts a secret in a URL"
+        ))
+        .with_hint(
+            "move the secret into MEMPALACE_REMOTE_TOKEN (or a 0600 file named by MPT_TOKEN_FILE) and set MEMPALACE_REMOTE_URL without the `user:password@` part",
+        ));
+    }
     match parsed.scheme() {
         "http" | "https" => Ok(url.to_string()),
         other => Err(MptError::usage(format!(
@@ -355,6 +372,26 @@ fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSourc
             };
             read_token(&p, setting).map(|s| Some((s, TokenSource::File(p))))
         }
+    }
+}
+
+/// Without a remote URL the token is not used, but it is still a secret this process may meet
+/// (in arguments to queue, in text to print): register it for scrubbing. A token file that
+/// cannot be read is left alone here; it matters only once a URL is set.
+fn register_unused_token(env: &Env, file: &FileConfig) {
+    if let Some(t) = env.get("MEMPALACE_REMOTE_TOKEN") {
+        crate::secrets::register(t);
+    }
+    let path = env
+        .get("MPT_TOKEN_FILE")
+        .map(PathBuf::from)
+        .or_else(|| file.token_file.clone());
+    // Only a small regular file: a FIFO or a device must not hang a command that never uses it.
+    if let Some(p) = path
+        && std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 64 * 1024)
+        && let Ok(text) = std::fs::read_to_string(&p)
+    {
+        crate::secrets::register(text.trim());
     }
 }
 

@@ -13,11 +13,10 @@ use crate::cli::{EdgeAction, EdgeArgs};
 use crate::config::Config;
 use crate::edge::owner::{self, OwnerPaths};
 use crate::edge::private_fs;
-use crate::edge::proxy::WriteLog;
 use crate::edge::replicate::{self, OutboxLog};
 use crate::edge::setup::{self, EdgeOptions};
 use crate::edge::stamp::Stamper;
-use crate::edge::{serve, shim};
+use crate::edge::{serve, shim, unopened};
 use crate::error::{ErrorKind, Exit, MptError, Result};
 use crate::log_debug;
 use crate::outbox;
@@ -89,19 +88,16 @@ async fn start_edge(
     palace: &std::path::Path,
     child: Option<PathBuf>,
 ) -> Result<(Arc<crate::edge::proxy::Proxy>, Option<Arc<OutboxLog>>)> {
-    let log = match &config.remote {
-        None => None,
+    // An outbox that cannot be opened (a full disk) does not stop the edge: writes fail loudly.
+    let (log, write_log) = match &config.remote {
+        None => (None, None),
         Some(_) => {
             let path = outbox::resolve_path(&ctx.env, config)?;
             let opts = outbox::open_options(&ctx.env)?;
-            Some(Arc::new(OutboxLog::open(
-                path,
-                opts,
-                outbox::Origin::from_config(config),
-            )?))
+            let (log, write_log) = unopened::open(path, opts, outbox::Origin::from_config(config));
+            (log, Some(write_log))
         }
     };
-    let write_log = log.clone().map(|l| l as Arc<dyn WriteLog>);
     let proxy =
         Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), write_log).await?);
     if let (Some(log), Some(client)) = (log.clone(), setup::primary_client(config)?) {

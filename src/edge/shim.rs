@@ -30,6 +30,7 @@ fn stdout_thread() -> (Stdout, std::thread::JoinHandle<()>) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
         for line in rx {
+            let line = crate::secrets::scrub_bytes(&line);
             if out.write_all(&line).and_then(|_| out.flush()).is_err() {
                 return;
             }

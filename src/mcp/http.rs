@@ -217,7 +217,7 @@ impl HttpClient {
         if let Some(p) = self.protocol.lock().unwrap().clone() {
             req = req.header(PROTOCOL_HEADER, p);
         }
-        log_trace!("POST {} {what}", self.opts.url);
+        log_trace!("POST {} {what}", crate::secrets::redact_url(&self.opts.url));
         let fut = async {
             let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
             self.remember_session(resp.headers());
@@ -226,7 +226,12 @@ impl HttpClient {
                 return Ok(None);
             }
             if !(200..300).contains(&status) {
-                return Err(status_error(status, resp, &self.opts.url).await);
+                return Err(status_error(
+                    status,
+                    resp,
+                    &crate::secrets::redact_url(&self.opts.url),
+                )
+                .await);
             }
             let is_sse = resp
                 .headers()
@@ -325,7 +330,17 @@ async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result
 }
 
 async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> McpError {
-    let body = body::read_prefix(resp, ERROR_BODY_LIMIT).await;
+    // Read past the limit and scrubbed before it is cut: a cut through an echoed token would
+    // leave a piece of it.
+    let mut body =
+        crate::secrets::scrubbed(body::read_prefix(resp, ERROR_BODY_LIMIT + 64 * 1024).await);
+    if body.len() > ERROR_BODY_LIMIT {
+        let mut cut = ERROR_BODY_LIMIT;
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body.truncate(cut);
+    }
     // A JSON-RPC error in a 4xx body (400 parse error, 413 too large) says more than the status.
     if let Ok(v) = serde_json::from_str::<Value>(&body)
         && let Some(err) = v.get("error")

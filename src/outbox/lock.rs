@@ -58,12 +58,19 @@ impl FlushLock {
         if !path.exists() {
             return Ok(None);
         }
-        match FlushLock::try_acquire(outbox)? {
-            Some(_free) => Ok(None),
-            None => {
+        // Read-only: a shared lock is refused while a flusher holds the exclusive one; nothing
+        // is written (a full disk must not stop `mpt outbox` from reading).
+        let mut file = File::open(&path)
+            .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
+        match file.try_lock_shared() {
+            Ok(()) => Ok(None),
+            Err(TryLockError::WouldBlock) => {
                 let mut text = String::new();
-                let _ = File::open(&path).and_then(|mut f| f.read_to_string(&mut text));
+                let _ = file.read_to_string(&mut text);
                 Ok(Some(text.trim().parse().unwrap_or(0)))
+            }
+            Err(TryLockError::Error(e)) => {
+                Err(MptError::io(format!("locking {}", path.display()), &e))
             }
         }
     }
