@@ -1,5 +1,5 @@
-//! Sessions as they are found on disk, damaged: a string Node cut mid-emoji (a lone surrogate
-//! escape), a line that is not JSON in the middle of the branch.
+//! Sessions as they are found on disk, damaged or doubled: a string Node cut mid-emoji (a lone
+//! surrogate escape), a line that is not JSON in the middle of the branch, a `latest.jsonl` link.
 
 use std::fs;
 use std::path::Path;
@@ -119,5 +119,37 @@ fn a_string_cut_mid_emoji_keeps_the_branch_and_a_broken_line_is_said_out_loud() 
     assert!(
         err.contains("warning") && err.contains("line 5") && err.contains("branch breaks"),
         "the warning reaches stderr: {err}"
+    );
+}
+
+#[test]
+fn a_session_reached_through_a_symlink_is_exported_once() {
+    let env = TestEnv::new();
+    let s = env.path("sessions");
+    let ok = r#"{"type":"message","id":"a2","parentId":"u2","message":{"role":"assistant","content":[{"type":"text","text":"SECOND-ANSWER: resolve it through the XDG base directories."}]}}"#;
+    let file = session(&s, ID, ok);
+    // pi-style conveniences: a `latest.jsonl` link beside it, and a link from another folder.
+    std::os::unix::fs::symlink(
+        file.file_name().unwrap(),
+        file.with_file_name("latest.jsonl"),
+    )
+    .unwrap();
+    fs::create_dir_all(s.join("--links--")).unwrap();
+    std::os::unix::fs::symlink(&file, s.join("--links--/current.jsonl")).unwrap();
+    let o = prepare(&env, &s, "settled", &["--json"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(
+        (j["sessions_seen"].as_u64(), j["exported"].as_u64()),
+        (Some(1), Some(1)),
+        "{j}"
+    );
+    let staged: Vec<String> = contents(Path::new(j["mine_source"].as_str().unwrap()))
+        .into_keys()
+        .collect();
+    assert_eq!(
+        staged,
+        [format!("{ID}.md")],
+        "one transcript for one real file"
     );
 }
