@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::Ctx;
 use crate::cli::{EdgeAction, EdgeArgs};
 use crate::config::Config;
+use crate::edge::identity::Identity;
 use crate::edge::owner::{self, OwnerPaths};
 use crate::edge::proxy::WriteLog;
 use crate::edge::replicate::{self, OutboxLog};
@@ -57,7 +58,8 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             let wait = config.mcp.init_timeout.unwrap_or(Duration::from_secs(300))
                 + Duration::from_secs(10);
             let start = || spawn_owner(ctx, &paths, &palace.palace, args.child.as_deref());
-            rt.block_on(shim::run(&paths, &harness, start, wait))?;
+            let identity = Identity::of(&config, &ctx.env)?;
+            rt.block_on(shim::run(&paths, &harness, &identity, start, wait))?;
             Ok(Exit::Ok)
         }
     }
@@ -135,7 +137,15 @@ async fn run_owner(
             .unwrap_or(30_000),
     );
     let tools = proxy.handshake.tools.clone();
-    owner::run(proxy, paths, grace, |h| stamper_for(config, &tools, h)).await?;
+    let identity = Identity::of(config, &ctx.env)?;
+    owner::run(
+        proxy,
+        paths,
+        grace,
+        |h| stamper_for(config, &tools, h),
+        &identity,
+    )
+    .await?;
     Ok(Exit::Ok)
 }
 

@@ -11,6 +11,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::UnixListener;
 use tokio::sync::Notify;
 
+use super::identity::{Admission, Identity, admit, answer};
 use super::proxy::Proxy;
 use super::serve::serve;
 use super::stamp::Stamper;
@@ -90,8 +91,11 @@ pub fn client(
     harness: &str,
     timeout: Option<Duration>,
 ) -> crate::mcp::McpClient {
-    let hello =
-        serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }}).to_string();
+    let hello = Hello {
+        harness: harness.to_string(),
+        identity: None,
+    };
+    let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string();
     crate::mcp::McpClient::Owner(crate::mcp::unix::UnixClient::new(
         paths.socket.clone(),
         Some(hello),
@@ -99,10 +103,13 @@ pub fn client(
     ))
 }
 
-/// What a shim says first on its connection: the harness it serves.
+/// What a shim says first on its connection: the harness it serves, and its routing configuration
+/// (none from a tool client such as `feed mine`, which takes the owner's).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Hello {
     pub harness: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
 }
 
 /// Serves shims until `grace` passes with none connected (or SIGTERM), then returns.
@@ -111,6 +118,7 @@ pub async fn run(
     paths: &OwnerPaths,
     grace: Duration,
     stamper_for: impl Fn(&str) -> Option<Stamper>,
+    identity: &Identity,
 ) -> Result<()> {
     let _ = std::fs::remove_file(&paths.socket);
     let listener = UnixListener::bind(&paths.socket).map_err(|e| {
@@ -138,8 +146,17 @@ pub async fn run(
                 let Ok((stream, _)) = accepted else { continue };
                 clients.fetch_add(1, Ordering::SeqCst);
                 let (proxy, clients, changed) = (Arc::clone(&proxy), Arc::clone(&clients), Arc::clone(&changed));
-                let (mut read, write) = stream.into_split();
+                let (mut read, mut write) = stream.into_split();
                 let hello = read_hello(&mut read).await;
+                let others = clients.load(Ordering::SeqCst) - 1;
+                let admission = admit(identity, hello.as_ref().and_then(|h| h.identity.as_ref()), others);
+                if !answer(&mut write, &admission, others).await {
+                    clients.fetch_sub(1, Ordering::SeqCst);
+                    match admission {
+                        Admission::Restart(_) => break,
+                        _ => continue,
+                    }
+                }
                 let stamper = hello.as_ref().and_then(|h| stamper_for(&h.harness));
                 log_debug!("edge owner: a {} client connected", hello.map_or("?".into(), |h| h.harness));
                 tasks.spawn(async move {

@@ -6,6 +6,7 @@ mod doctor;
 mod edge;
 mod edge_fuzz;
 mod edge_replication;
+mod edge_shared;
 mod edge_wire;
 mod feed;
 mod http_fake;
