@@ -1,5 +1,5 @@
 //! Who shares a palace's edge owner: a shim only with the configuration the owner serves (refused,
-//! exit 4, while others use it; the owner steps down when nobody does).
+//! exit 4, while others use it; the owner steps down when nobody does), and `mpt call` through it.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -170,4 +170,57 @@ fn an_owner_nobody_uses_steps_down_for_a_shim_with_another_configuration() {
         replicated,
         "the write was queued for and flushed to the primary"
     );
+}
+
+#[test]
+fn mpt_call_beside_a_running_edge_goes_through_its_owner() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let p = palace.to_str().unwrap();
+    let mut h = Harness::start(&env, &["--palace", p], &[]);
+    h.initialize();
+    // The owner's child writes first: it holds the palace's writer lease.
+    h.call(
+        "mempalace_add_drawer",
+        json!({"wing": "w", "room": "r", "content": "written by the edge"}),
+    )
+    .unwrap();
+
+    let o = env.mpt(
+        &[
+            "--json",
+            "call",
+            "--palace",
+            p,
+            "add_drawer",
+            r#"{"wing": "w", "room": "r", "content": "written by mpt call"}"#,
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "not a second writer: {}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["transport"], "edge", "{j}");
+    assert_eq!(j["payload"]["success"], true, "{j}");
+
+    let found = h
+        .call(
+            "mempalace_search",
+            json!({"query": "written by mpt call", "limit": 5}),
+        )
+        .unwrap();
+    let texts: Vec<&str> = found["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["text"].as_str())
+        .collect();
+    assert!(texts.contains(&"written by mpt call"), "{found}");
+    let children = mpt::palace::procs::list()
+        .into_iter()
+        .filter(|c| {
+            c.role == Some(mpt::palace::procs::Role::Child)
+                && c.palace_arg().is_some_and(|a| a == palace)
+        })
+        .count();
+    assert_eq!(children, 1, "one child on the palace");
 }
