@@ -62,10 +62,11 @@ impl Identity {
         }
         let mut out = Vec::new();
         if self.remote_url != theirs.remote_url {
+            let url = |u: &Option<String>| shown(&u.as_deref().map(without_userinfo));
             out.push(format!(
                 "MEMPALACE_REMOTE_URL (owner: {}, this edge: {})",
-                shown(&self.remote_url),
-                shown(&theirs.remote_url)
+                url(&self.remote_url),
+                url(&theirs.remote_url)
             ));
         }
         if self.token_hash != theirs.token_hash {
@@ -110,6 +111,18 @@ impl Identity {
             ));
         }
         out
+    }
+}
+
+/// A URL as it may be printed: any `user:password@` (a secret in the wrong place) redacted.
+fn without_userinfo(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("redacted");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        _ => url.to_string(),
     }
 }
 
@@ -314,6 +327,12 @@ mod tests {
         let d = a.differences(&c);
         assert!(
             d[0].starts_with("MEMPALACE_REMOTE_URL (owner: \"https://p/mcp\", this edge: unset)"),
+            "{d:?}"
+        );
+        let userinfo = identity(Some("https://u:tok-CCC@p/mcp"), None);
+        let d = c.differences(&userinfo);
+        assert!(
+            d[0].contains("https://redacted@p/mcp") && !d[0].contains("tok-CCC"),
             "{d:?}"
         );
         assert_eq!(admit(&a, None, 3), Admission::Unchecked);
