@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::Ctx;
 use crate::cli::{EdgeAction, EdgeArgs};
 use crate::config::Config;
+use crate::edge::identity::Identity;
 use crate::edge::owner::{self, OwnerPaths};
 use crate::edge::private_fs;
 use crate::edge::replicate::{self, OutboxLog};
@@ -59,7 +60,8 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             let wait = config.mcp.init_timeout.unwrap_or(Duration::from_secs(300))
                 + Duration::from_secs(10);
             let start = || spawn_owner(ctx, &paths, &palace.palace, args.child.as_deref());
-            rt.block_on(shim::run(&paths, &harness, start, wait))?;
+            let identity = Identity::of(&config, &ctx.env)?;
+            rt.block_on(shim::run(&paths, &harness, &identity, start, wait))?;
             Ok(Exit::Ok)
         }
     }
@@ -130,7 +132,15 @@ async fn run_owner(
     let (proxy, log) = start_edge(ctx, config, palace, child).await?;
     log_debug!("edge owner ready on {}", paths.socket.display());
     let tools = proxy.handshake.tools.clone();
-    let ended = owner::run(proxy, paths, grace, |h| stamper_for(config, &tools, h)).await?;
+    let identity = Identity::of(config, &ctx.env)?;
+    let ended = owner::run(
+        proxy,
+        paths,
+        grace,
+        |h| stamper_for(config, &tools, h),
+        &identity,
+    )
+    .await?;
     // The child is stopped and the socket gone: a new `mpt edge` starts a new owner, whose
     // flusher takes turns with this one on the flush lock.
     drop(lock);

@@ -2,6 +2,7 @@
 //! the real `mempalace-mcp` on the local palace and talks to the primary over HTTPS.
 
 pub mod health;
+pub mod identity;
 pub mod merge;
 pub mod owner;
 pub mod policy;

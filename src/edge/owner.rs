@@ -11,6 +11,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::UnixListener;
 use tokio::sync::Notify;
 
+use super::identity::{Admission, Identity, admit, answer};
 use super::proxy::Proxy;
 use super::serve::serve;
 use super::stamp::Stamper;
@@ -111,8 +112,11 @@ pub fn client(
     harness: &str,
     timeout: Option<Duration>,
 ) -> crate::mcp::McpClient {
-    let hello =
-        serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }}).to_string();
+    let hello = Hello {
+        harness: harness.to_string(),
+        identity: None,
+    };
+    let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string();
     crate::mcp::McpClient::Owner(crate::mcp::unix::UnixClient::new(
         paths.socket.clone(),
         Some(hello),
@@ -120,10 +124,13 @@ pub fn client(
     ))
 }
 
-/// What a shim says first on its connection: the harness it serves.
+/// What a shim says first on its connection: the harness it serves, and its routing configuration
+/// (none from a tool client such as `feed mine`, which takes the owner's).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Hello {
     pub harness: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
 }
 
 /// Why the owner stopped serving.
@@ -142,6 +149,7 @@ pub async fn run(
     paths: &OwnerPaths,
     grace: Duration,
     stamper_for: impl Fn(&str) -> Option<Stamper>,
+    identity: &Identity,
 ) -> Result<Ended> {
     let _ = std::fs::remove_file(&paths.socket);
     let listener = UnixListener::bind(&paths.socket).map_err(|e| {
@@ -169,8 +177,19 @@ pub async fn run(
                 let Ok((stream, _)) = accepted else { continue };
                 clients.fetch_add(1, Ordering::SeqCst);
                 let (proxy, clients, changed) = (Arc::clone(&proxy), Arc::clone(&clients), Arc::clone(&changed));
-                let (mut read, write) = stream.into_split();
+                let (mut read, mut write) = stream.into_split();
                 let hello = read_hello(&mut read).await;
+                let others = clients.load(Ordering::SeqCst) - 1;
+                let admission = admit(identity, hello.as_ref().and_then(|h| h.identity.as_ref()), others);
+                if !answer(&mut write, &admission, others).await {
+                    clients.fetch_sub(1, Ordering::SeqCst);
+                    match admission {
+                        // Stepping down for a shim with another configuration: as after the
+                        // last shim (the queue of this configuration still drains).
+                        Admission::Restart(_) => break Ended::Idle,
+                        _ => continue,
+                    }
+                }
                 let stamper = hello.as_ref().and_then(|h| stamper_for(&h.harness));
                 log_debug!("edge owner: a {} client connected", hello.map_or("?".into(), |h| h.harness));
                 tasks.spawn(async move {

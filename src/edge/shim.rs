@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 
+use super::identity::{self, Identity, Welcome};
 use super::owner::{Hello, OwnerPaths};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::mcp::jsonrpc;
@@ -43,6 +44,7 @@ fn stdout_thread() -> (Stdout, std::thread::JoinHandle<()>) {
 pub async fn run(
     paths: &OwnerPaths,
     harness: &str,
+    identity: &Identity,
     start_owner: impl Fn() -> std::io::Result<Child>,
     wait: Duration,
 ) -> Result<()> {
@@ -70,14 +72,35 @@ pub async fn run(
     });
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
-    let hello = serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }})
-        .to_string()
-        + "\n";
+    let hello = Hello {
+        harness: harness.to_string(),
+        identity: Some(identity.clone()),
+    };
+    let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string() + "\n";
     let mut restarts = 0;
     loop {
         let stream = connect_or_start(paths, &start_owner, wait).await?;
-        let (rd, mut wr) = stream.into_split();
+        let (mut rd, mut wr) = stream.into_split();
         if wr.write_all(hello.as_bytes()).await.is_err() {
+            continue;
+        }
+        // The owner serves this edge only with this edge's own configuration (exit 4 otherwise).
+        let welcome = identity::await_welcome(&mut rd, &paths.log).await?;
+        if welcome != Welcome::Served {
+            restarts += 1;
+            if restarts > MAX_RESTARTS {
+                return Err(MptError::new(
+                    ErrorKind::Unavailable,
+                    format!("the edge owner went away {restarts} times before serving this edge"),
+                )
+                .with_hint(format!("read its log: {}", paths.log.display())));
+            }
+            if let Welcome::Restarting(pid) = welcome {
+                log_debug!(
+                    "the edge owner (pid {pid}) serves another configuration: it steps down"
+                );
+                identity::wait_gone(pid, wait).await;
+            }
             continue;
         }
         let mut pump = tokio::spawn(pump(rd, stdout.clone(), Arc::clone(&inflight)));

@@ -52,6 +52,25 @@ impl FlushLock {
         }
     }
 
+    /// The lock once a running flusher lets go of it (an edge's flusher holds it a moment at a
+    /// time), within `patience`; else the busy error (exit 6). For operator actions.
+    pub fn acquire_within(
+        outbox: &Path,
+        patience: std::time::Duration,
+        what: &str,
+    ) -> Result<FlushLock> {
+        let until = std::time::Instant::now() + patience;
+        loop {
+            if let Some(l) = FlushLock::try_acquire(outbox)? {
+                return Ok(l);
+            }
+            if std::time::Instant::now() >= until {
+                return Err(busy(outbox, what));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     /// The pid written by the current holder, when someone holds the lock.
     pub fn holder(outbox: &Path) -> Result<Option<u32>> {
         let path = FlushLock::path_for(outbox);

@@ -119,6 +119,8 @@ mod tests {
                     tool: "mempalace_kg_add",
                     payload: &json!({"subject": "a", "predicate": "b", "object": "c"}),
                     dedupe_key: None,
+                    local_reply: None,
+                    maybe_applied: false,
                 },
             )
             .unwrap();

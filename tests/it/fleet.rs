@@ -147,7 +147,7 @@ fn a_poisoned_op_holds_back_only_what_depends_on_it() {
     )
     .unwrap();
     d.link.set(Mode::Pass);
-    let o = d.mpt(&["--json", "outbox", "flush"]);
+    let o = d.mpt(&["--json", "outbox", "flush", "--wait"]);
     let report = parse_json(&o);
     assert_eq!(o.status.code(), Some(3), "failed ops remain: {report}");
     assert_eq!(report["held_back"], 1, "{report}");
@@ -187,7 +187,7 @@ fn a_poisoned_op_holds_back_only_what_depends_on_it() {
             .status
             .success()
     );
-    let o = d.mpt(&["--json", "outbox", "flush"]);
+    let o = d.mpt(&["--json", "outbox", "flush", "--wait"]);
     assert_eq!(
         parse_json(&o)["held_back"],
         0,

@@ -8,6 +8,7 @@ mod edge;
 mod edge_fuzz;
 mod edge_paths;
 mod edge_replication;
+mod edge_shared;
 mod edge_wire;
 mod feed;
 mod fleet;

@@ -18,6 +18,9 @@ use crate::outbox::{self, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Ou
 use crate::output::Style;
 use crate::secrets;
 
+/// How long `retry` and `drop` wait for a running flusher to let go of the lock.
+const OPERATOR_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
 pub fn run(ctx: &Ctx, args: OutboxArgs) -> Result<Exit> {
     let config = ctx.config()?;
     let path = outbox::resolve_path(&ctx.env, &config)?;
@@ -369,7 +372,7 @@ fn enqueue(
 
 fn retry(ctx: &Ctx, path: &Path, op: Option<&str>) -> Result<Exit> {
     let mut store = open_or_missing(path)?;
-    let _lock = FlushLock::acquire_or_busy(path, "retry")?;
+    let _lock = FlushLock::acquire_within(path, OPERATOR_PATIENCE, "retry")?;
     let targets: Vec<Op> = match op {
         Some(p) => {
             let o = store.find(p)?;
@@ -415,7 +418,7 @@ fn drop_op(ctx: &Ctx, path: &Path, op: &str, yes: bool, reason: Option<&str>) ->
             short(&o)
         )));
     }
-    let _lock = FlushLock::acquire_or_busy(path, "drop")?;
+    let _lock = FlushLock::acquire_within(path, OPERATOR_PATIENCE, "drop")?;
     store.drop_op(&o, reason)?;
     let dropped = store.find(&o.op_id)?;
     log_warn!(
