@@ -226,19 +226,26 @@ async fn connect_or_start(
                     Some(start_owner().map_err(|e| MptError::io("starting the edge owner", &e))?);
             }
             Some(c) => {
-                if let Ok(Some(status)) = c.try_wait()
-                    && status.code() != Some(6)
-                {
-                    let tail = std::fs::read_to_string(&paths.log).unwrap_or_default();
-                    let last: Vec<&str> = tail.lines().rev().take(5).collect();
-                    return Err(MptError::new(
-                        ErrorKind::Unavailable,
-                        format!(
-                            "the edge owner exited ({status}) before serving: {}",
-                            last.into_iter().rev().collect::<Vec<_>>().join(" | ")
-                        ),
-                    )
-                    .with_hint(format!("its log: {}", paths.log.display())));
+                // Busy: an owner holds the lock. It may be serving (its socket appears) or
+                // shutting down after its grace (it never will): start another once it is gone.
+                match c.try_wait() {
+                    Ok(Some(status)) if status.code() == Some(6) => {
+                        owner = None;
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Ok(Some(status)) => {
+                        let tail = std::fs::read_to_string(&paths.log).unwrap_or_default();
+                        let last: Vec<&str> = tail.lines().rev().take(5).collect();
+                        return Err(MptError::new(
+                            ErrorKind::Unavailable,
+                            format!(
+                                "the edge owner exited ({status}) before serving: {}",
+                                last.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                            ),
+                        )
+                        .with_hint(format!("its log: {}", paths.log.display())));
+                    }
+                    _ => {}
                 }
             }
         }
