@@ -1,11 +1,15 @@
 //! `mpt edge`: the local-first MCP proxy (RFC 001 §4). A harness talks MCP to it on stdio; it runs
 //! the real `mempalace-mcp` on the local palace and talks to the primary over HTTPS.
 
+mod coord;
+pub mod events;
 pub mod health;
 pub mod merge;
 pub mod owner;
 pub mod policy;
 pub mod proxy;
+pub mod pull;
+pub mod puller;
 pub mod replicate;
 pub mod serve;
 pub mod setup;

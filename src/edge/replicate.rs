@@ -44,6 +44,15 @@ impl WriteLog for OutboxLog {
         Ok(self.store.lock().unwrap().resolve_args(args)? == 0)
     }
 
+    fn landed(&self, local_id: &str) -> Option<String> {
+        self.store
+            .lock()
+            .unwrap()
+            .primary_id(local_id)
+            .ok()
+            .flatten()
+    }
+
     fn record(
         &self,
         tool: &str,
@@ -163,6 +172,10 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                     Stop::Backoff => {}
                     Stop::Drained | Stop::Limit => {
                         primary.health.ok();
+                        if report.settled() > 0 {
+                            // The primary's copies of what landed, into the local log.
+                            primary.pull_wake.notify_one();
+                        }
                         warned_blocked = false;
                     }
                     Stop::Unavailable | Stop::Deadline => {
