@@ -40,14 +40,14 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
             [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
-            [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, unblock it')
+            [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'mpt;doctor' {
-            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Skip every network and child probe (files and processes only)')
@@ -575,7 +575,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
             [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
-            [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, unblock it')
+            [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')

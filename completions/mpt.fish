@@ -41,11 +41,11 @@ complete -c mpt -n "__fish_mpt_needs_command" -f -a "config" -d 'Show the effect
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
-complete -c mpt -n "__fish_mpt_needs_command" -f -a "outbox" -d 'The durable queue of writes for the shared primary: inspect it, flush it, unblock it'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "outbox" -d 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l check -d 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers' -r
+complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l check -d 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox' -r
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -385,7 +385,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcom
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "outbox" -d 'The durable queue of writes for the shared primary: inspect it, flush it, unblock it'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "outbox" -d 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "completions" -d 'Print a shell completion script'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
