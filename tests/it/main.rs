@@ -9,6 +9,7 @@ mod edge_replication;
 mod edge_wire;
 mod feed;
 mod fleet;
+mod fleet_log;
 mod http_fake;
 mod http_real;
 mod mailbox;
