@@ -179,13 +179,32 @@ fn the_mailbox_offline_lists_what_is_owed_flagged_stale() {
     );
     let count = answerer.mpt(&["mailbox", "--as", &b, "--count"]);
     assert_eq!(stdout(&count).trim(), "2");
+    // Answered offline from the command line: through the edge owner, applied locally.
+    let o = answerer.mpt(&[
+        "--json", "mailbox", "--as", &b, "ack", &asks[0], "--status", "applied",
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let (_, after) = mailbox(answerer, &b);
+    assert_eq!(after["stale"], true);
+    assert_eq!(owed_ids(&after), asks[1..], "{after}");
 
     answerer.link.set(Mode::Pass);
+    assert!(answerer.wait_drained(90.0), "{}", answerer.outbox());
     let (code, online) = mailbox(answerer, &b);
     assert_eq!(code, Some(0));
     assert_eq!(online["stale"], false, "{online}");
     assert_eq!(online["source"], "primary");
-    assert_eq!(owed_ids(&online), asks);
+    assert_eq!(owed_ids(&online), asks[1..]);
+    let acks: Vec<Value> = fleet
+        .events_by(&b)
+        .into_iter()
+        .filter(|e| e["metadata"]["ack_of"] == asks[0].as_str())
+        .collect();
+    assert_eq!(
+        acks.len(),
+        1,
+        "the offline ack once on the primary: {acks:?}"
+    );
 
     // A device that never kept a copy of the log has no last-known view: unavailable (7).
     asker.link.set(Mode::Refuse);
