@@ -18,7 +18,7 @@ use crate::{log_debug, log_warn};
 /// `schema` of the pull record.
 pub const RECORD_SCHEMA: &str = "mpt.edge.pull/v1";
 
-/// What the owner last knew of its pulls, beside its socket (`<key>.pull.json`); read by
+/// What the owner last knew of its pulls, beside its lock (`<key>.pull.json`); read by
 /// `mpt mailbox` to say how old an offline answer is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PullRecord {
@@ -35,11 +35,22 @@ pub struct PullRecord {
 }
 
 pub fn record_path(paths: &OwnerPaths) -> PathBuf {
-    paths.socket.with_extension("pull.json")
+    beside_owner(paths, "pull.json")
 }
 
 fn lock_path(paths: &OwnerPaths) -> PathBuf {
-    paths.socket.with_extension("pull.lock")
+    beside_owner(paths, "pull.lock")
+}
+
+/// `<key>.<suffix>` beside the owner's lock (`~/.mempalace/edge/<key>.owner.lock`).
+fn beside_owner(paths: &OwnerPaths, suffix: &str) -> PathBuf {
+    let name = paths
+        .lock
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let key = name.strip_suffix(".owner.lock").unwrap_or(&name);
+    paths.lock.with_file_name(format!("{key}.{suffix}"))
 }
 
 /// The record, when a pull was ever attempted for this palace.
@@ -195,5 +206,26 @@ fn millis(env: &crate::config::Env, name: &str, default: u64) -> crate::error::R
             crate::error::MptError::usage(format!("{name}='{v}' is not a number of milliseconds"))
                 .with_hint(format!("unset it for the default ({default})"))
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_lives_beside_the_owner_lock() {
+        let paths = OwnerPaths::new(Path::new("/h"), Path::new("/p/palace"));
+        let record = record_path(&paths);
+        assert_eq!(record.parent(), paths.lock.parent());
+        let name = record.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.ends_with(".pull.json") && !name.contains("owner"),
+            "{name}"
+        );
+        assert_eq!(
+            lock_path(&paths).file_name().unwrap().to_string_lossy(),
+            name.replace(".pull.json", ".pull.lock")
+        );
     }
 }

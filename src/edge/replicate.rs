@@ -161,6 +161,8 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
         match flush(&mut store, &lock, &client, &opts, &mut |_| {}).await {
             Ok(report) => {
                 if report.settled() > 0 {
+                    // The primary's copies of what landed, into the local log.
+                    primary.pull_wake.notify_one();
                     log_debug!(
                         "edge flushed {} op(s); {} remaining",
                         report.settled(),
@@ -172,10 +174,6 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                     Stop::Backoff => {}
                     Stop::Drained | Stop::Limit => {
                         primary.health.ok();
-                        if report.settled() > 0 {
-                            // The primary's copies of what landed, into the local log.
-                            primary.pull_wake.notify_one();
-                        }
                         warned_blocked = false;
                     }
                     Stop::Unavailable | Stop::Deadline => {
