@@ -314,6 +314,16 @@ fn coordination_reads_show_own_unreplicated_events_and_the_primarys_once() {
             d.name
         );
     }
+    // What each device's local log must hold before it is read offline: every event on the
+    // primary (its own originals beside their copies).
+    let pulled_all = |d: &Device| {
+        fleet.devices.iter().all(|x| {
+            let want = if x.name == d.name { 2 } else { 1 };
+            local_count(d, "body = ?1", &format!("online from {}", x.name)) >= 1
+                && local_count(d, "body = ?1", &format!("offline from {}", x.name)) == want
+                && local_count(d, "body LIKE ?1", &format!("%task from {}%", x.name)) == want
+        })
+    };
     let everything = |seen: &HashMap<String, usize>| {
         fleet.devices.iter().all(|d| {
             [
@@ -332,6 +342,13 @@ fn coordination_reads_show_own_unreplicated_events_and_the_primarys_once() {
             d.name
         );
         assert_eq!(listed["merged"]["local"], 0, "{listed}");
+        // That read showed events the local log lacked (the other devices' late flushes): the
+        // edge pulls them.
+        assert!(
+            wait_for(60.0, || pulled_all(d)),
+            "{}: the primary's log pulled",
+            d.name
+        );
         // Offline, the local log alone: its originals and the pulled copies still one event each.
         d.link.set(Mode::Refuse);
         let listed = read_stream(s);
