@@ -1,17 +1,18 @@
 //! The effective configuration: the seeds' environment variables, flags, and the optional JSON
 //! file (`MPT_CONFIG` or `$XDG_CONFIG_HOME/mpt/config.json`). Unknown fields are refused.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::error::{ErrorKind, MptError, Result};
+use crate::error::{MptError, Result};
 
 pub mod feed;
+pub mod read;
+pub mod values;
 
 pub use feed::FeedKnobs;
 
@@ -20,14 +21,21 @@ pub use feed::FeedKnobs;
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     vars: BTreeMap<String, String>,
+    /// Variables whose value was not UTF-8 (kept lossily in `vars`; `raw` refuses them).
+    not_utf8: BTreeSet<String>,
 }
 
 impl Env {
     pub fn from_process() -> Self {
-        let vars = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
-            .collect();
-        Env { vars }
+        let mut env = Env::default();
+        for (k, v) in std::env::vars_os() {
+            let Ok(k) = k.into_string() else { continue };
+            if v.to_str().is_none() {
+                env.not_utf8.insert(k.clone());
+            }
+            env.vars.insert(k, v.to_string_lossy().into_owned());
+        }
+        env
     }
 
     pub fn from_pairs<I, K, V>(pairs: I) -> Self
@@ -41,7 +49,19 @@ impl Env {
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
+            not_utf8: BTreeSet::new(),
         }
+    }
+
+    /// The value as set, empty included; a value that is not UTF-8 is exit 2 naming the variable.
+    pub fn raw(&self, key: &str) -> Result<Option<&str>> {
+        if self.not_utf8.contains(key) {
+            return Err(
+                MptError::usage(format!("{key} holds bytes that are not UTF-8"))
+                    .with_hint(format!("set {key} again to a UTF-8 value")),
+            );
+        }
+        Ok(self.vars.get(key).map(String::as_str))
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
@@ -98,7 +118,10 @@ impl Env {
 pub struct Secret(String);
 
 impl Secret {
+    /// Wraps a secret value and registers it for scrubbing (`crate::secrets`): from here on it
+    /// is replaced in everything mpt prints or stores, even when a server echoes it back.
     pub fn new(s: String) -> Self {
+        crate::secrets::register(&s);
         Secret(s)
     }
 
@@ -213,6 +236,9 @@ pub struct Config {
 impl Config {
     /// Loads env, then the file (`flag_path` from `--mpt-config` wins over `MPT_CONFIG`).
     pub fn load(env: &Env, flag_path: Option<&Path>) -> Result<Config> {
+        for key in values::PATH_VARS {
+            values::env_path(env, key)?;
+        }
         let (file, file_path) = load_file(env, flag_path)?;
         let mcp = McpKnobs {
             timeout: optional_ms(env.millis("MEMPALACE_MCP_TIMEOUT_MS", 60_000)?),
@@ -223,14 +249,14 @@ impl Config {
             ),
         };
         let remote = match env.get("MEMPALACE_REMOTE_URL") {
-            None => None,
+            None => {
+                register_unused_token(env, &file);
+                None
+            }
             Some(url) => Some(Remote {
                 url: validate_url(url)?,
                 token: load_token(env, &file)?,
-                ca_file: env
-                    .get("MPT_CA_FILE")
-                    .map(PathBuf::from)
-                    .or_else(|| file.ca_file.clone()),
+                ca_file: values::check_ca_file(env, &file)?,
             }),
         };
         Ok(Config {
@@ -257,10 +283,21 @@ impl Config {
 }
 
 fn validate_url(url: &str) -> Result<String> {
+    let shown = crate::secrets::redact_url(url);
     let parsed = reqwest::Url::parse(url).map_err(|e| {
-        MptError::usage(format!("MEMPALACE_REMOTE_URL='{url}' is not a URL: {e}"))
+        MptError::usage(format!("MEMPALACE_REMOTE_URL='{shown}' is not a URL: {e}"))
             .with_hint("set it to the primary's endpoint, e.g. https://palace.example:8765/mcp")
     })?;
+    if crate::secrets::has_userinfo(&parsed) {
+        // The HTTP client would send it as Basic auth (the primary then refuses it as a bad
+        // token), and every place that shows the URL would show the secret.
+        return Err(MptError::usage(format!(
+            "MEMPALACE_REMOTE_URL='{shown}' carries a user name or password before the host: mpt never puts a secret in a URL"
+        ))
+        .with_hint(
+            "move the secret into MEMPALACE_REMOTE_TOKEN (or a 0600 file named by MPT_TOKEN_FILE) and set MEMPALACE_REMOTE_URL without the `user:password@` part",
+        ));
+    }
     match parsed.scheme() {
         "http" | "https" => Ok(url.to_string()),
         other => Err(MptError::usage(format!(
@@ -270,13 +307,15 @@ fn validate_url(url: &str) -> Result<String> {
 }
 
 fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<PathBuf>)> {
-    let explicit = flag_path
-        .map(Path::to_path_buf)
-        .or_else(|| env.get("MPT_CONFIG").map(PathBuf::from));
-    let path = match explicit {
+    let explicit = match flag_path {
+        Some(p) => Some(("--mpt-config", p.to_path_buf())),
+        None => values::env_path(env, "MPT_CONFIG")?.map(|p| ("MPT_CONFIG", p)),
+    };
+    let (setting, path) = match explicit {
         Some(p) => p,
         None => {
-            let base = match env.get("XDG_CONFIG_HOME") {
+            // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
+            let base = match env.get("XDG_CONFIG_HOME").filter(|x| x.starts_with('/')) {
                 Some(x) => PathBuf::from(x),
                 None => match env.get("HOME") {
                     Some(h) => Path::new(h).join(".config"),
@@ -287,23 +326,20 @@ fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<
             if !p.exists() {
                 return Ok((FileConfig::default(), None));
             }
-            p
+            ("the config file", p)
         }
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        MptError::new(
-            if e.kind() == std::io::ErrorKind::NotFound {
-                ErrorKind::Usage
-            } else {
-                ErrorKind::Io
-            },
-            format!("cannot read the config file {}: {e}", path.display()),
-        )
-        .with_hint("fix the path in MPT_CONFIG / --mpt-config, or unset it")
-    })?;
-    let file = parse_file(&text, &path)?;
+    let named = read::Named {
+        setting,
+        path: &path,
+    };
+    let bytes = read::read_regular(&named, read::CONFIG_FILE_LIMIT)?;
+    let mut file = parse_file(&read::config_text(&bytes, &path)?, &path)?;
+    values::check_file_paths(&mut file, &path, env)?;
     Ok((file, Some(path)))
 }
+
+const TOKEN_FILE_LIMIT: u64 = 64 << 10;
 
 /// Parses the JSON config; an unknown field is refused (exit 4), a malformed value is exit 2.
 pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
@@ -321,30 +357,55 @@ pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
 }
 
 fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSource)>> {
+    if let Some(t) = env.raw("MEMPALACE_REMOTE_TOKEN")?
+        && let Some(secret) = values::token(t, "MEMPALACE_REMOTE_TOKEN")?
+    {
+        return Ok(Some((secret, TokenSource::Env)));
+    }
+    let path = values::env_path(env, "MPT_TOKEN_FILE")?.or_else(|| file.token_file.clone());
+    match path {
+        None => Ok(None),
+        Some(p) => {
+            let setting = if env.get("MPT_TOKEN_FILE").is_some() {
+                "MPT_TOKEN_FILE"
+            } else {
+                "the config's token_file"
+            };
+            read_token(&p, setting).map(|s| Some((s, TokenSource::File(p))))
+        }
+    }
+}
+
+/// Without a remote URL the token is not used, but it is still a secret this process may meet
+/// (in arguments to queue, in text to print): register it for scrubbing. A token file that
+/// cannot be read is left alone here; it matters only once a URL is set.
+fn register_unused_token(env: &Env, file: &FileConfig) {
     if let Some(t) = env.get("MEMPALACE_REMOTE_TOKEN") {
-        return Ok(Some((Secret::new(t.trim().to_string()), TokenSource::Env)));
+        crate::secrets::register(t);
     }
     let path = env
         .get("MPT_TOKEN_FILE")
         .map(PathBuf::from)
         .or_else(|| file.token_file.clone());
-    match path {
-        None => Ok(None),
-        Some(p) => read_token_file(&p).map(|s| Some((s, TokenSource::File(p)))),
+    // Only a small regular file: a FIFO or a device must not hang a command that never uses it.
+    if let Some(p) = path
+        && std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 64 * 1024)
+        && let Ok(text) = std::fs::read_to_string(&p)
+    {
+        crate::secrets::register(text.trim());
     }
 }
 
-/// Reads a token file, refusing one that others can read (exit 4).
+/// Reads a token file, refusing one that others can read (exit 4), one that is not a regular
+/// file, too large for a token, or holding more than one line of printable ASCII (exit 2).
 pub fn read_token_file(path: &Path) -> Result<Secret> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        MptError::usage(format!(
-            "cannot read the token file {}: {e}",
-            path.display()
-        ))
-        .with_hint(
-            "point MPT_TOKEN_FILE (or token_file in the config) at the file holding the token",
-        )
-    })?;
+    read_token(path, "the token file")
+}
+
+fn read_token(path: &Path, setting: &str) -> Result<Secret> {
+    use std::os::unix::fs::PermissionsExt;
+    let named = read::Named { setting, path };
+    let (opened, meta) = read::open_regular(&named)?;
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
         return Err(MptError::refused(format!(
@@ -353,16 +414,11 @@ pub fn read_token_file(path: &Path) -> Result<Secret> {
         ))
         .with_hint(format!("chmod 600 {}", path.display())));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| MptError::io(format!("reading {}", path.display()), &e))?;
-    let token = text.trim();
-    if token.is_empty() {
-        return Err(MptError::usage(format!(
-            "the token file {} is empty",
-            path.display()
-        )));
-    }
-    Ok(Secret::new(token.to_string()))
+    let bytes = read::read_bounded(opened, &named, TOKEN_FILE_LIMIT)?;
+    let source = format!("the token file {}", path.display());
+    let text = String::from_utf8(bytes)
+        .map_err(|_| MptError::usage(format!("{source} holds bytes that are not UTF-8")))?;
+    values::token(&text, &source)?.ok_or_else(|| MptError::usage(format!("{source} is empty")))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod outbox;
 pub mod output;
 pub mod palace;
 pub mod runbook;
+pub mod secrets;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -5,6 +5,7 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicI8, Ordering};
 
 use crate::error::{MptError, Result};
+use crate::secrets;
 
 /// -1 quiet, 0 default, 1 `-v`, 2 `-vv`. Set once at start-up; read by the `log_*` macros.
 static VERBOSITY: AtomicI8 = AtomicI8::new(0);
@@ -17,10 +18,11 @@ pub fn verbosity() -> i8 {
     VERBOSITY.load(Ordering::Relaxed)
 }
 
-/// Writes one diagnostic line to stderr. Never call with a secret in `msg`.
+/// Writes one diagnostic line to stderr. Never call with a secret in `msg`; a known one that
+/// arrives in server text is scrubbed all the same.
 pub fn log_line(level: &str, msg: &str) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "mpt: {level}: {msg}");
+    let _ = writeln!(err, "mpt: {level}: {}", secrets::scrub(msg));
 }
 
 /// `-v` and up.
@@ -77,7 +79,8 @@ impl Output {
         Output { json, color }
     }
 
-    /// Prints a command's result: the JSON document under `--json`, else the human text.
+    /// Prints a command's result: the JSON document under `--json`, else the human text. Known
+    /// secrets are scrubbed from both (server text may echo the token).
     pub fn emit(
         &self,
         doc: &serde_json::Value,
@@ -92,7 +95,11 @@ impl Output {
         let res = if self.json {
             write_json(&mut out, doc)
         } else {
-            human(&mut out).and_then(|_| out.flush())
+            let mut text = Vec::new();
+            human(&mut text).and_then(|_| {
+                out.write_all(&secrets::scrub_bytes(&text))?;
+                out.flush()
+            })
         };
         res.map_err(|e| MptError::io("writing to stdout", &e))
     }
@@ -119,9 +126,13 @@ impl Output {
         } else {
             ("", "", "")
         };
-        let _ = writeln!(e, "{red}{bold}error{reset}: {}", err.message);
+        let _ = writeln!(
+            e,
+            "{red}{bold}error{reset}: {}",
+            secrets::scrub(&err.message)
+        );
         if let Some(h) = &err.hint {
-            let _ = writeln!(e, "  {bold}hint{reset}: {h}");
+            let _ = writeln!(e, "  {bold}hint{reset}: {}", secrets::scrub(h));
         }
     }
 
@@ -151,7 +162,9 @@ pub enum Style {
 }
 
 fn write_json(out: &mut dyn Write, doc: &serde_json::Value) -> io::Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(doc).map_err(io::Error::other)?;
+    let mut doc = doc.clone();
+    secrets::scrub_json(&mut doc);
+    let mut bytes = serde_json::to_vec_pretty(&doc).map_err(io::Error::other)?;
     bytes.push(b'\n');
     out.write_all(&bytes)?;
     out.flush()

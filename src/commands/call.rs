@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::Ctx;
 use crate::cli::CallArgs;
+use crate::edge::owner;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::{Deadline, McpClient};
 use crate::output::verbosity;
@@ -35,8 +36,8 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
         }
     }
     let palace = match args.palace.clone().or_else(|| config.file.palace.clone()) {
-        Some(p) => PalacePaths::resolve(&ctx.env, Some(&p))?.palace,
-        None => PalacePaths::resolve(&ctx.env, None)?.palace,
+        Some(p) => PalacePaths::resolve(&ctx.env, Some(&p))?,
+        None => PalacePaths::resolve(&ctx.env, None)?,
     };
     let deadline = match args.timeout_ms {
         None => Deadline::Default,
@@ -45,8 +46,15 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
     };
     let rt = super::runtime()?;
     rt.block_on(async {
-        let client =
-            McpClient::from_config(&config, &palace, args.child.as_deref(), verbosity() >= 1)?;
+        let client = match owner_of(&config, &palace) {
+            Some(owner) => owner::client(&owner, &config.harness, config.mcp.timeout),
+            None => McpClient::from_config(
+                &config,
+                &palace.palace,
+                args.child.as_deref(),
+                verbosity() >= 1,
+            )?,
+        };
         let result = async {
             let hs = client.connect().await?;
             let started = Instant::now();
@@ -87,6 +95,21 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
         })?;
         Ok(Exit::Ok)
     })
+}
+
+/// The palace's running edge owner, when the call is local: its child is the palace's one writer
+/// (a second `mempalace-mcp` would be refused once it has written), so the call goes through it.
+fn owner_of(config: &crate::config::Config, palace: &PalacePaths) -> Option<owner::OwnerPaths> {
+    if config.remote.is_some() {
+        return None;
+    }
+    let found = owner::live(&palace.home, &palace.palace)?;
+    crate::log_debug!(
+        "call: through the edge owner on {} (pid {})",
+        found.socket.display(),
+        owner::owner_pid(&found).map_or("?".into(), |p| p.to_string())
+    );
+    Some(found)
 }
 
 fn tools_doc(client: &McpClient, tools: &[Value]) -> Value {

@@ -11,7 +11,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     let c = ctx.config()?;
     let remote = c.remote.as_ref().map(|r| {
         json!({
-            "url": r.url,
+            "url": crate::secrets::redact_url(&r.url),
             "token": match &r.token {
                 None => json!(null),
                 Some((_, TokenSource::Env)) => json!({"source": "env", "name": "MEMPALACE_REMOTE_TOKEN"}),
@@ -66,7 +66,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             doc["transport"].as_str().unwrap_or("").into(),
         )?;
         if let Some(r) = &c.remote {
-            row(w, "primary", r.url.clone())?;
+            row(w, "primary", crate::secrets::redact_url(&r.url))?;
             let tok = match &r.token {
                 None => "not set".to_string(),
                 Some((_, s)) => format!("set, from {}", s.describe()),

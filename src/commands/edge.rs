@@ -11,12 +11,13 @@ use serde_json::json;
 use crate::Ctx;
 use crate::cli::{EdgeAction, EdgeArgs};
 use crate::config::Config;
+use crate::edge::identity::Identity;
 use crate::edge::owner::{self, OwnerPaths};
-use crate::edge::proxy::WriteLog;
+use crate::edge::private_fs;
 use crate::edge::replicate::{self, OutboxLog};
 use crate::edge::setup::{self, EdgeOptions};
 use crate::edge::stamp::Stamper;
-use crate::edge::{serve, shim};
+use crate::edge::{serve, shim, unopened};
 use crate::error::{ErrorKind, Exit, MptError, Result};
 use crate::log_debug;
 use crate::outbox;
@@ -43,6 +44,7 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             dry_run,
         }) => super::edge_wire::run(ctx, &config, harness, file, dry_run),
         None if args.owner => {
+            private_fs::prepare_socket_dir(&paths.socket)?;
             rt.block_on(run_owner(ctx, &config, &paths, &palace.palace, args.child))
         }
         None if args.standalone => rt.block_on(run_standalone(
@@ -54,10 +56,12 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             &harness,
         )),
         None => {
+            private_fs::prepare_socket_dir(&paths.socket)?;
             let wait = config.mcp.init_timeout.unwrap_or(Duration::from_secs(300))
                 + Duration::from_secs(10);
             let start = || spawn_owner(ctx, &paths, &palace.palace, args.child.as_deref());
-            rt.block_on(shim::run(&paths, &harness, start, wait))?;
+            let identity = Identity::of(&config, &ctx.env)?;
+            rt.block_on(shim::run(&paths, &harness, &identity, start, wait))?;
             Ok(Exit::Ok)
         }
     }
@@ -89,19 +93,16 @@ async fn start_edge(
 ) -> Result<(Arc<crate::edge::proxy::Proxy>, Option<Arc<OutboxLog>>)> {
     let program = crate::mcp::client::local_child_spec(config, palace, child.as_deref()).program;
     let puller = crate::edge::puller::configure(config, &ctx.env, palace, &program, paths)?;
-    let log = match &config.remote {
-        None => None,
+    // An outbox that cannot be opened (a full disk) does not stop the edge: writes fail loudly.
+    let (log, write_log) = match &config.remote {
+        None => (None, None),
         Some(_) => {
             let path = outbox::resolve_path(&ctx.env, config)?;
             let opts = outbox::open_options(&ctx.env)?;
-            Some(Arc::new(OutboxLog::open(
-                path,
-                opts,
-                outbox::Origin::from_config(config),
-            )?))
+            let (log, write_log) = unopened::open(path, opts, outbox::Origin::from_config(config));
+            (log, Some(write_log))
         }
     };
-    let write_log = log.clone().map(|l| l as Arc<dyn WriteLog>);
     let proxy =
         Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), write_log).await?);
     if let (Some(log), Some(client)) = (log.clone(), setup::primary_client(config)?) {
@@ -137,7 +138,15 @@ async fn run_owner(
     let (proxy, log) = start_edge(ctx, config, paths, palace, child).await?;
     log_debug!("edge owner ready on {}", paths.socket.display());
     let tools = proxy.handshake.tools.clone();
-    let ended = owner::run(proxy, paths, grace, |h| stamper_for(config, &tools, h)).await?;
+    let identity = Identity::of(config, &ctx.env)?;
+    let ended = owner::run(
+        proxy,
+        paths,
+        grace,
+        |h| stamper_for(config, &tools, h),
+        &identity,
+    )
+    .await?;
     // The child is stopped and the socket gone: a new `mpt edge` starts a new owner, whose
     // flusher takes turns with this one on the flush lock.
     drop(lock);
@@ -198,12 +207,9 @@ fn spawn_owner(
 ) -> std::io::Result<std::process::Child> {
     let exe = std::env::current_exe()?;
     if let Some(d) = paths.log.parent() {
-        std::fs::create_dir_all(d)?;
+        private_fs::create_private_dir(d)?;
     }
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&paths.log)?;
+    let log = private_fs::open_private_log(&paths.log)?;
     let mut cmd = Command::new(exe);
     if verbosity() >= 1 {
         cmd.arg("-v");

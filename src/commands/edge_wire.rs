@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::Ctx;
 use crate::cli::WireHarness;
 use crate::config::Config;
-use crate::edge::wire::{self, Action, PI_EDIT};
+use crate::edge::wire::{self, Action, PI_EDIT, Remember, exe};
 use crate::error::{Exit, MptError, Result};
 use crate::harness::{opencode, pi};
 use crate::log_warn;
@@ -38,17 +38,19 @@ pub fn run(
                     }
                 }
             };
-            let mpt =
+            let current =
                 std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
+            let mpt = exe::choose(ctx.env.get("PATH"), &current);
             let installed = which("mempalace-mcp", ctx)
                 || config.file.child.as_ref().is_some_and(|c| c.exists());
             let url = config.remote.as_ref().map(|r| r.url.as_str());
-            let plan = wire::plan_opencode(&file, state, &mpt, url, installed)?;
+            let plan = wire::plan_opencode(&file, state, &mpt.path, url, installed)?;
             if plan.action == Action::Skipped {
                 log_warn!("{}", plan.reason);
             }
             let backup = if dry_run { None } else { wire::apply(&plan)? };
-            let doc = json!({"schema": "mpt.edge.wire/v1", "harness": "opencode", "dry_run": dry_run, "plan": plan, "backup": backup});
+            let edge = state == wire::OptIn::Edge;
+            let doc = json!({"schema": "mpt.edge.wire/v1", "harness": "opencode", "dry_run": dry_run, "plan": plan, "backup": backup, "mpt": edge.then_some(&mpt)});
             ctx.out.emit(&doc, |w| {
                 writeln!(
                     w,
@@ -57,6 +59,9 @@ pub fn run(
                     plan.state,
                     plan.reason
                 )?;
+                if edge && plan.action != Action::Skipped {
+                    writeln!(w, "command: {} ({})", mpt.path.display(), mpt.why)?;
+                }
                 if plan.new_text.is_some() {
                     if let Some(b) = &plan.before {
                         writeln!(w, "- \"{}\": {b}", plan.entry)?;
@@ -69,6 +74,13 @@ pub fn run(
                     } else if let Some(b) = &backup {
                         writeln!(w, "backup: {}", b.display())?;
                     }
+                }
+                if let Some(u) = &plan.user_entry {
+                    let what = match plan.remember {
+                        Remember::Forget => "restored from (and then removed)",
+                        _ => "your own entry is remembered in",
+                    };
+                    writeln!(w, "{what} {}", u.display())?;
                 }
                 Ok(())
             })?;

@@ -209,7 +209,10 @@ fn deliver(
 ) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let write = |out: &mut dyn Write, bytes: &[u8]| out.write_all(bytes).and_then(|_| out.flush());
+    let write = |out: &mut dyn Write, bytes: &[u8]| {
+        out.write_all(&crate::secrets::scrub_bytes(bytes))
+            .and_then(|_| out.flush())
+    };
     let res = if ctx.out.json {
         let line = json!({"schema": "mpt.mailbox.announce/v1", "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
         write(&mut out, format!("{line}\n").as_bytes())

@@ -7,7 +7,10 @@ use crate::palace::procs::{self, Proc, Role};
 
 pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
     let id = "half-flip";
-    let shell_url = inputs.env.get("MEMPALACE_REMOTE_URL").map(str::to_string);
+    let shell_url = inputs
+        .env
+        .get("MEMPALACE_REMOTE_URL")
+        .map(crate::secrets::redact_url);
     let harnesses: Vec<&Proc> = procs
         .iter()
         .filter(|p| matches!(p.role, Some(Role::Pi | Role::Opencode)))
@@ -27,7 +30,7 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
         let theirs = h.environ().and_then(|e| {
             e.get("MEMPALACE_REMOTE_URL")
                 .filter(|v| !v.is_empty())
-                .cloned()
+                .map(|v| crate::secrets::redact_url(v))
         });
         c = c.evidence(format!(
             "pid {} ({name}): MEMPALACE_REMOTE_URL {}",

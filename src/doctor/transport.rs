@@ -190,6 +190,7 @@ async fn owner_probe(
 }
 
 async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Check {
+    let shown = crate::secrets::redact_url(&remote.url);
     let http = match HttpClient::new(HttpOptions {
         timeout: Some(Duration::from_secs(20)),
         init_timeout: config
@@ -200,9 +201,9 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         ..HttpOptions::for_remote(remote, &config.mcp)
     }) {
         Ok(h) => h,
-        Err(e) => return failed(format!("remote {}", remote.url), e),
+        Err(e) => return failed(format!("remote {shown}"), e),
     };
-    let mut c = Check::new(ID, Status::Ok, "").evidence(format!("remote: {}", remote.url));
+    let mut c = Check::new(ID, Status::Ok, "").evidence(format!("remote: {shown}"));
     match http
         .get("/healthz", Deadline::After(Duration::from_secs(10)))
         .await
@@ -214,12 +215,12 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
                 body.lines().next().unwrap_or("")
             ))
         }
-        Err(e) => return failed(format!("remote {}: /healthz", remote.url), e),
+        Err(e) => return failed(format!("remote {shown}: /healthz"), e),
     }
     let client = McpClient::Remote(http);
     let hs = match client.connect().await {
         Ok(h) => h,
-        Err(e) => return failed(format!("remote {}: the MCP handshake", remote.url), e),
+        Err(e) => return failed(format!("remote {shown}: the MCP handshake"), e),
     };
     c = c.evidence(format!(
         "handshake {:.0} ms, {} tools, MemPalace {}",
@@ -238,11 +239,11 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
             c.status = Status::Warn;
             c.summary = format!(
                 "the primary {} answers, but its palace is empty: no drawers were ever filed there",
-                remote.url
+                shown
             );
             return c.fix("if this is the fleet's primary, point MEMPALACE_REMOTE_URL at the host that holds the palace");
         }
-        Err(e) => return failed(format!("remote {}: mempalace_status", remote.url), e),
+        Err(e) => return failed(format!("remote {shown}: mempalace_status"), e),
     };
     let primary_palace = status
         .pointer("/sqlite_integrity/palace")

@@ -11,6 +11,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::UnixListener;
 use tokio::sync::Notify;
 
+use super::identity::{Admission, Identity, admit, answer};
 use super::proxy::Proxy;
 use super::serve::serve;
 use super::stamp::Stamper;
@@ -18,7 +19,8 @@ use crate::error::{ErrorKind, MptError, Result};
 use crate::log_debug;
 use crate::palace::paths::realpath;
 
-/// Where the owner of one palace lives: `~/.mempalace/edge/<sha256(realpath(palace))[:16]>.*`.
+/// Where the owner of one palace lives: `~/.mempalace/edge/<sha256(realpath(palace))[:16]>.*`,
+/// its socket in a short private folder (`private_fs::socket_path`) whatever the HOME's length.
 #[derive(Debug, Clone)]
 pub struct OwnerPaths {
     pub socket: PathBuf,
@@ -37,7 +39,7 @@ impl OwnerPaths {
             .collect();
         let dir = home.join(".mempalace").join("edge");
         OwnerPaths {
-            socket: dir.join(format!("{key}.sock")),
+            socket: super::private_fs::socket_path(&format!("{key}.sock")),
             lock: dir.join(format!("{key}.owner.lock")),
             log: dir.join(format!("{key}.owner.log")),
             linger: dir.join(format!("{key}.linger.lock")),
@@ -53,7 +55,7 @@ pub fn take_lock(paths: &OwnerPaths) -> Result<Option<std::fs::File>> {
 /// Takes the lock at `path` and writes our pid in it (`None`: another process holds it).
 pub fn take_pid_lock(path: &Path) -> Result<Option<std::fs::File>> {
     if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d)
+        super::private_fs::create_private_dir(d)
             .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
     }
     let f = std::fs::OpenOptions::new()
@@ -95,6 +97,10 @@ fn pid_in(path: &Path) -> Option<u32> {
 /// The palace's owner when one answers on its socket (`None`: no edge runs for it).
 pub fn live(home: &Path, palace: &Path) -> Option<OwnerPaths> {
     let paths = OwnerPaths::new(home, palace);
+    paths
+        .socket
+        .parent()
+        .filter(|d| super::private_fs::is_private(d))?;
     std::os::unix::net::UnixStream::connect(&paths.socket)
         .ok()
         .map(|_| paths)
@@ -106,8 +112,11 @@ pub fn client(
     harness: &str,
     timeout: Option<Duration>,
 ) -> crate::mcp::McpClient {
-    let hello =
-        serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }}).to_string();
+    let hello = Hello {
+        harness: harness.to_string(),
+        identity: None,
+    };
+    let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string();
     crate::mcp::McpClient::Owner(crate::mcp::unix::UnixClient::new(
         paths.socket.clone(),
         Some(hello),
@@ -115,10 +124,13 @@ pub fn client(
     ))
 }
 
-/// What a shim says first on its connection: the harness it serves.
+/// What a shim says first on its connection: the harness it serves, and its routing configuration
+/// (none from a tool client such as `feed mine`, which takes the owner's).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Hello {
     pub harness: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
 }
 
 /// Why the owner stopped serving.
@@ -137,6 +149,7 @@ pub async fn run(
     paths: &OwnerPaths,
     grace: Duration,
     stamper_for: impl Fn(&str) -> Option<Stamper>,
+    identity: &Identity,
 ) -> Result<Ended> {
     let _ = std::fs::remove_file(&paths.socket);
     let listener = UnixListener::bind(&paths.socket).map_err(|e| {
@@ -164,8 +177,19 @@ pub async fn run(
                 let Ok((stream, _)) = accepted else { continue };
                 clients.fetch_add(1, Ordering::SeqCst);
                 let (proxy, clients, changed) = (Arc::clone(&proxy), Arc::clone(&clients), Arc::clone(&changed));
-                let (mut read, write) = stream.into_split();
+                let (mut read, mut write) = stream.into_split();
                 let hello = read_hello(&mut read).await;
+                let others = clients.load(Ordering::SeqCst) - 1;
+                let admission = admit(identity, hello.as_ref().and_then(|h| h.identity.as_ref()), others);
+                if !answer(&mut write, &admission, others).await {
+                    clients.fetch_sub(1, Ordering::SeqCst);
+                    match admission {
+                        // Stepping down for a shim with another configuration: as after the
+                        // last shim (the queue of this configuration still drains).
+                        Admission::Restart(_) => break Ended::Idle,
+                        _ => continue,
+                    }
+                }
                 let stamper = hello.as_ref().and_then(|h| stamper_for(&h.harness));
                 log_debug!("edge owner: a {} client connected", hello.map_or("?".into(), |h| h.harness));
                 tasks.spawn(async move {

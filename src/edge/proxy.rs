@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::health::Health;
 use super::merge::{self, ReadKind};
 use super::policy::Policy;
+use super::retry_advice::{self, Applied};
 use super::stamp::Stamper;
 use crate::error::MptError;
 use crate::log_debug;
@@ -274,15 +275,22 @@ impl Proxy {
             && let Some(log) = &self.log
             && self.policy.replicates(name, &args)
         {
-            let (log, tool, reply) = (Arc::clone(log), name.to_string(), local.payload);
+            let (log, tool, a, reply) = (
+                Arc::clone(log),
+                name.to_string(),
+                args.clone(),
+                local.payload,
+            );
             let recorded = tokio::task::spawn_blocking(move || {
-                log.record(&tool, &args, Some(&reply), maybe_applied)
+                log.record(&tool, &a, Some(&reply), maybe_applied)
             })
             .await;
             match recorded {
                 Ok(Ok(_)) => {}
-                Ok(Err(e)) => return Err(not_queued(&e.message)),
-                Err(e) => return Err(not_queued(&e.to_string())),
+                Ok(Err(e)) => return Err(not_queued(name, &args, Applied::Locally, &e.message)),
+                Err(e) => {
+                    return Err(not_queued(name, &args, Applied::Locally, &e.to_string()));
+                }
             }
         }
         Ok(result)
@@ -291,9 +299,14 @@ impl Proxy {
     /// An op the primary may already hold and the local palace refused: queued (replay-checked).
     async fn queue_only(&self, name: &str, args: Value) -> Result<Value, McpError> {
         let Some(log) = &self.log else {
-            return Err(not_queued("no outbox is configured"));
+            return Err(not_queued(
+                name,
+                &args,
+                Applied::MaybeOnPrimary,
+                "no outbox is configured",
+            ));
         };
-        let (log, tool, a) = (Arc::clone(log), name.to_string(), args);
+        let (log, tool, a) = (Arc::clone(log), name.to_string(), args.clone());
         let op = tokio::task::spawn_blocking(move || log.record(&tool, &a, None, true)).await;
         match op {
             Ok(Ok(op_id)) => Ok(
@@ -303,8 +316,13 @@ impl Proxy {
                 "note": "the primary stopped answering mid-call and the local palace could not apply it: the op is queued and checked against the primary before it is resent",
             })).unwrap_or_default()}]}),
             ),
-            Ok(Err(e)) => Err(not_queued(&e.message)),
-            Err(e) => Err(not_queued(&e.to_string())),
+            Ok(Err(e)) => Err(not_queued(name, &args, Applied::MaybeOnPrimary, &e.message)),
+            Err(e) => Err(not_queued(
+                name,
+                &args,
+                Applied::MaybeOnPrimary,
+                &e.to_string(),
+            )),
         }
     }
 
@@ -420,12 +438,12 @@ fn deadline_for(name: &str) -> Deadline {
     }
 }
 
-fn not_queued(why: &str) -> McpError {
+/// The write could not be queued: the advice follows the tool's replay class (a diary entry or
+/// a coordination write must not be retried, it would land twice).
+fn not_queued(tool: &str, args: &Value, applied: Applied, why: &str) -> McpError {
     McpError::Rpc {
         code: -32000,
-        message: format!(
-            "written to the local palace but NOT queued for the primary ({why}): retry the call (it is idempotent) or run `mpt doctor`"
-        ),
+        message: retry_advice::not_queued_message(tool, args, applied, why),
         data: None,
     }
 }

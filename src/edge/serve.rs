@@ -89,9 +89,10 @@ where
     let _ = writer_task.await;
 }
 
+/// One reply, serialised whole; a known secret a server echoed never reaches the harness.
 fn send(tx: &mpsc::UnboundedSender<Vec<u8>>, v: &Value) {
     if let Ok(bytes) = serde_json::to_vec(v) {
-        let _ = tx.send(bytes);
+        let _ = tx.send(crate::secrets::scrub_bytes(&bytes).into_owned());
     }
 }
 

@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 
+use super::identity::{self, Identity, Welcome};
 use super::owner::{Hello, OwnerPaths};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::mcp::jsonrpc;
@@ -30,6 +31,7 @@ fn stdout_thread() -> (Stdout, std::thread::JoinHandle<()>) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
         for line in rx {
+            let line = crate::secrets::scrub_bytes(&line);
             if out.write_all(&line).and_then(|_| out.flush()).is_err() {
                 return;
             }
@@ -42,6 +44,7 @@ fn stdout_thread() -> (Stdout, std::thread::JoinHandle<()>) {
 pub async fn run(
     paths: &OwnerPaths,
     harness: &str,
+    identity: &Identity,
     start_owner: impl Fn() -> std::io::Result<Child>,
     wait: Duration,
 ) -> Result<()> {
@@ -69,14 +72,35 @@ pub async fn run(
     });
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
-    let hello = serde_json::json!({"mpt_edge_hello": Hello { harness: harness.to_string() }})
-        .to_string()
-        + "\n";
+    let hello = Hello {
+        harness: harness.to_string(),
+        identity: Some(identity.clone()),
+    };
+    let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string() + "\n";
     let mut restarts = 0;
     loop {
         let stream = connect_or_start(paths, &start_owner, wait).await?;
-        let (rd, mut wr) = stream.into_split();
+        let (mut rd, mut wr) = stream.into_split();
         if wr.write_all(hello.as_bytes()).await.is_err() {
+            continue;
+        }
+        // The owner serves this edge only with this edge's own configuration (exit 4 otherwise).
+        let welcome = identity::await_welcome(&mut rd, &paths.log).await?;
+        if welcome != Welcome::Served {
+            restarts += 1;
+            if restarts > MAX_RESTARTS {
+                return Err(MptError::new(
+                    ErrorKind::Unavailable,
+                    format!("the edge owner went away {restarts} times before serving this edge"),
+                )
+                .with_hint(format!("read its log: {}", paths.log.display())));
+            }
+            if let Welcome::Restarting(pid) = welcome {
+                log_debug!(
+                    "the edge owner (pid {pid}) serves another configuration: it steps down"
+                );
+                identity::wait_gone(pid, wait).await;
+            }
             continue;
         }
         let mut pump = tokio::spawn(pump(rd, stdout.clone(), Arc::clone(&inflight)));
@@ -202,19 +226,26 @@ async fn connect_or_start(
                     Some(start_owner().map_err(|e| MptError::io("starting the edge owner", &e))?);
             }
             Some(c) => {
-                if let Ok(Some(status)) = c.try_wait()
-                    && status.code() != Some(6)
-                {
-                    let tail = std::fs::read_to_string(&paths.log).unwrap_or_default();
-                    let last: Vec<&str> = tail.lines().rev().take(5).collect();
-                    return Err(MptError::new(
-                        ErrorKind::Unavailable,
-                        format!(
-                            "the edge owner exited ({status}) before serving: {}",
-                            last.into_iter().rev().collect::<Vec<_>>().join(" | ")
-                        ),
-                    )
-                    .with_hint(format!("its log: {}", paths.log.display())));
+                // Busy: an owner holds the lock. It may be serving (its socket appears) or
+                // shutting down after its grace (it never will): start another once it is gone.
+                match c.try_wait() {
+                    Ok(Some(status)) if status.code() == Some(6) => {
+                        owner = None;
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Ok(Some(status)) => {
+                        let tail = std::fs::read_to_string(&paths.log).unwrap_or_default();
+                        let last: Vec<&str> = tail.lines().rev().take(5).collect();
+                        return Err(MptError::new(
+                            ErrorKind::Unavailable,
+                            format!(
+                                "the edge owner exited ({status}) before serving: {}",
+                                last.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                            ),
+                        )
+                        .with_hint(format!("its log: {}", paths.log.display())));
+                    }
+                    _ => {}
                 }
             }
         }

@@ -2,6 +2,9 @@
 //! variables (unset: `mempalace-mcp`; URL: the primary over HTTP; URL + EDGE=1: `mpt edge`),
 //! every other byte of the file kept, a backup first; pi gets the edit its extension needs.
 
+pub mod entry;
+pub mod exe;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -10,6 +13,7 @@ use crate::config::Config;
 use crate::error::{MptError, Result};
 use crate::harness::opencode::{self, EntryKind};
 use crate::harness::{jsonc, jsonspan};
+use entry::{Kept, SavedEntry};
 
 /// The three states of the opt-in ladder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -53,18 +57,30 @@ pub struct Plan {
     #[serde(skip)]
     pub new_text: Option<String>,
     pub reason: String,
+    /// Where the user's own entry is remembered while mpt's replaces it (`entry::saved_path`).
+    pub user_entry: Option<PathBuf>,
+    /// What applying does with that file.
+    pub remember: Remember,
 }
 
-/// The entry this state wants. The token is referenced, never written.
-pub fn desired(state: OptIn, mpt: &Path, url: Option<&str>) -> Value {
-    match state {
-        OptIn::Solitary => json!({"type": "local", "command": ["mempalace-mcp"], "enabled": true}),
-        OptIn::Remote => {
-            json!({"type": "remote", "url": url.unwrap_or(""), "headers": {"Authorization": "Bearer {env:MEMPALACE_REMOTE_TOKEN}"}, "enabled": true})
-        }
-        OptIn::Edge => {
-            json!({"type": "local", "command": [mpt.display().to_string(), "edge", "--harness", "opencode"], "enabled": true})
-        }
+/// The remembered user entry's fate when the plan is applied (`"keep"`, `"save"`, `"forget"`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Remember {
+    /// Left as it is (or there is none).
+    Keep,
+    /// Written before the config file changes: the user's entry, for the way back.
+    Save(SavedEntry),
+    /// Removed after the user's entry is restored.
+    Forget,
+}
+
+impl serde::Serialize for Remember {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Remember::Keep => "keep",
+            Remember::Save(_) => "save",
+            Remember::Forget => "forget",
+        })
     }
 }
 
@@ -76,7 +92,7 @@ pub fn plan_opencode(
     url: Option<&str>,
     mempalace_installed: bool,
 ) -> Result<Plan> {
-    let want = desired(state, mpt, url);
+    let want = entry::desired(state, mpt, url, &Kept::default());
     let mut plan = Plan {
         file: file.to_path_buf(),
         entry: "mempalace".into(),
@@ -86,6 +102,8 @@ pub fn plan_opencode(
         after: None,
         new_text: None,
         reason: String::new(),
+        user_entry: None,
+        remember: Remember::Keep,
     };
     if !mempalace_installed {
         plan.action = Action::Skipped;
@@ -127,28 +145,65 @@ pub fn plan_opencode(
         .find_map(|p| jsonspan::find(&plain, &p).map(|m| (e.clone(), m)))
     });
     match found {
-        Some((entry, m)) => {
-            plan.entry = entry.name.clone();
+        Some((found, m)) => {
+            plan.entry = found.name.clone();
             let before: Value =
                 serde_json::from_str(&plain[m.value_start..m.value_end]).unwrap_or(Value::Null);
             plan.before = Some(before.clone());
-            let agrees = match state {
-                OptIn::Solitary => entry.kind == EntryKind::Mempalace,
-                _ => before == want,
-            };
-            if agrees {
+            let own = found.kind == EntryKind::Mempalace;
+            if own && state == OptIn::Solitary {
                 plan.reason = "the entry already matches the opt-in".into();
                 return Ok(plan);
             }
+            let saved = SavedEntry::load(file)?;
+            // The user's own entry: the current one while it is theirs, else the remembered one.
+            let base = match (&saved, own) {
+                (Some(s), false) => s.value(),
+                _ => before.clone(),
+            };
+            let kept = Kept::from_entry(&base);
+            let (want_text, want) = match (state, &saved) {
+                (OptIn::Solitary, Some(s)) => (s.text.clone(), s.value()),
+                _ => {
+                    let v = entry::desired(state, mpt, url, &kept);
+                    (v.to_string(), v)
+                }
+            };
+            if state != OptIn::Solitary && before == want {
+                plan.reason = "the entry already matches the opt-in".into();
+                plan.user_entry = saved.map(|_| entry::saved_path(file));
+                return Ok(plan);
+            }
+            plan.remember = match (state, own, &saved) {
+                (OptIn::Solitary, _, Some(_)) => Remember::Forget,
+                (_, true, _) => Remember::Save(SavedEntry::new(
+                    &found.name,
+                    &text[m.value_start..m.value_end],
+                )),
+                // mpt's entry with nothing remembered: remember what the way back needs.
+                (OptIn::Edge | OptIn::Remote, false, None) => {
+                    let local = entry::desired(OptIn::Solitary, mpt, None, &kept);
+                    Remember::Save(SavedEntry::new(&found.name, &local.to_string()))
+                }
+                _ => Remember::Keep,
+            };
+            if saved.is_some() || plan.remember != Remember::Keep {
+                plan.user_entry = Some(entry::saved_path(file));
+            }
             plan.action = Action::Replace;
-            plan.after = Some(want.clone());
+            plan.after = Some(want);
             plan.new_text = Some(format!(
                 "{}{}{}",
                 &text[..m.value_start],
-                want,
+                want_text,
                 &text[m.value_end..]
             ));
-            plan.reason = format!("sets '{}' from {:?} to {:?}", entry.name, entry.kind, state);
+            plan.reason = match (state, &plan.remember) {
+                (OptIn::Solitary, Remember::Forget) => {
+                    format!("restores your own '{}' entry", found.name)
+                }
+                _ => format!("sets '{}' from {:?} to {:?}", found.name, found.kind, state),
+            };
         }
         None if state == OptIn::Solitary => {
             plan.reason = "no MemPalace entry and no opt-in: left as it is (R1)".into();
@@ -192,20 +247,17 @@ pub fn plan_opencode(
     Ok(plan)
 }
 
-/// Writes the plan: a timestamped backup beside the file, then the new text atomically.
+/// Writes the plan: the user's entry remembered first, a backup beside the file under a name no
+/// other backup has, then the new text atomically; a restored entry's memory is removed last.
 pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
     let Some(text) = &plan.new_text else {
         return Ok(None);
     };
+    if let Remember::Save(saved) = &plan.remember {
+        saved.save(&plan.file)?;
+    }
     let backup = if plan.file.exists() {
-        let ts = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        let b = PathBuf::from(format!("{}.mpt-backup-{ts}", plan.file.display()));
-        std::fs::copy(&plan.file, &b)
-            .map_err(|e| MptError::io(format!("backing up {}", plan.file.display()), &e))?;
-        Some(b)
+        Some(backup(&plan.file)?)
     } else {
         if let Some(d) = plan.file.parent() {
             std::fs::create_dir_all(d)
@@ -221,7 +273,51 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
     }
     std::fs::rename(&tmp, &plan.file)
         .map_err(|e| MptError::io(format!("replacing {}", plan.file.display()), &e))?;
+    if plan.remember == Remember::Forget {
+        let saved = entry::saved_path(&plan.file);
+        std::fs::remove_file(&saved)
+            .map_err(|e| MptError::io(format!("removing {}", saved.display()), &e))?;
+    }
     Ok(backup)
+}
+
+/// A copy of `file` as `<file>.mpt-backup-<unix seconds>[-<n>]`, created exclusively: an existing
+/// backup (the user's original among them) is never overwritten. Same mode as the file.
+fn backup(file: &Path) -> Result<PathBuf> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let fail = |e: &std::io::Error| MptError::io(format!("backing up {}", file.display()), e);
+    let ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let mode = std::fs::metadata(file)
+        .map_err(|e| fail(&e))?
+        .permissions()
+        .mode()
+        & 0o777;
+    for n in 0u32.. {
+        let name = match n {
+            0 => format!("{}.mpt-backup-{ts}", file.display()),
+            n => format!("{}.mpt-backup-{ts}-{n}", file.display()),
+        };
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&name);
+        match created {
+            Ok(mut out) => {
+                let mut src = std::fs::File::open(file).map_err(|e| fail(&e))?;
+                std::io::copy(&mut src, &mut out)
+                    .and_then(|_| out.sync_all())
+                    .map_err(|e| fail(&e))?;
+                return Ok(PathBuf::from(name));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(fail(&e)),
+        }
+    }
+    unreachable!("u32 backups of one file in one second")
 }
 
 /// The edit pi's extension needs so that `MEMPALACE_EDGE=1` reaches the edge (mpt cannot edit it).

@@ -1,8 +1,8 @@
-//! Turning a session's current branch into MemPalace's native `>` transcript (one `> ` line per
-//! user message, then that turn's assistant text and tool notes), plus the counts the gate reads.
+//! Turning a session's current branch into MemPalace's native `>` transcript (a `> ` line opening
+//! each user message, then that turn's assistant text and tool notes), plus the gate's counts.
 
 use super::session::{Body, Part, Session, ToolNote};
-use super::text::{escape_line, is_bare_command, text_lines, tool_note, user_line};
+use super::text::{escape_line, is_bare_command, text_lines, tool_note, user_line, user_lines};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -53,8 +53,11 @@ pub struct Line {
 /// One user message and everything the assistant did until the next one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exchange {
-    /// The user message on one line, without the `> ` prefix.
-    pub user: String,
+    /// The user message's lines: the first without the `> ` prefix, later ones indented and
+    /// escaped ([`user_lines`]).
+    pub user: Vec<String>,
+    /// Chars of the user message on one line (what `min_unanswered_chars` measures).
+    pub user_chars: usize,
     pub user_key: u64,
     pub kind: UserKind,
     pub lines: Vec<Line>,
@@ -116,13 +119,15 @@ pub fn build(session: &Session, opts: &ExportOptions) -> Transcript {
                     t.stats.dialogue_chars += user.chars().count();
                     UserKind::Real
                 };
+                let user_chars = user.chars().count();
                 let user = if user.is_empty() {
-                    "[image]".to_string()
+                    vec!["[image]".to_string()]
                 } else {
-                    user
+                    user_lines(text)
                 };
                 t.exchanges.push(Exchange {
                     user,
+                    user_chars,
                     user_key: e.key,
                     kind,
                     lines: Vec::new(),
@@ -176,7 +181,7 @@ pub fn build(session: &Session, opts: &ExportOptions) -> Transcript {
 }
 
 /// Render the transcript, leaving out lines from entries in `copied` (fork de-duplication). A user
-/// line is written when it has at least one remaining line, or (if not copied itself) when it is a
+/// message is written when it has at least one remaining line, or (if not copied itself) when it is a
 /// real message longer than `min_unanswered_chars`. Returns the text and the exchange count.
 pub fn render(t: &Transcript, copied: &HashSet<u64>, opts: &ExportOptions) -> (String, usize) {
     let mut out = String::new();
@@ -189,7 +194,7 @@ pub fn render(t: &Transcript, copied: &HashSet<u64>, opts: &ExportOptions) -> (S
             .collect();
         if lines.is_empty() {
             let user_copied = copied.contains(&ex.user_key);
-            let long = ex.user.chars().count() > opts.min_unanswered_chars;
+            let long = ex.user_chars > opts.min_unanswered_chars;
             if user_copied || ex.kind != UserKind::Real || !long {
                 continue;
             }
@@ -199,8 +204,10 @@ pub fn render(t: &Transcript, copied: &HashSet<u64>, opts: &ExportOptions) -> (S
         }
         n += 1;
         out.push_str("> ");
-        out.push_str(&ex.user);
-        out.push('\n');
+        for u in &ex.user {
+            out.push_str(u);
+            out.push('\n');
+        }
         for l in lines {
             out.push_str(&l.text);
             out.push('\n');

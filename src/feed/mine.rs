@@ -145,10 +145,7 @@ pub fn client_for(
                 env.get("MEMPALACE_MCP_HTTP_TOKEN")
                     .map(|t| crate::config::Secret::new(t.to_string()))
             };
-            let ca_file = env
-                .get("MPT_CA_FILE")
-                .map(PathBuf::from)
-                .or_else(|| config.file.ca_file.clone());
+            let ca_file = crate::config::values::check_ca_file(env, &config.file)?;
             Ok(McpClient::Remote(HttpClient::new(HttpOptions {
                 url: url.clone(),
                 token,

@@ -3,9 +3,10 @@
 
 // Pipeline per run (`prepare`): walk the sessions root for `**/*.jsonl` (`scan`); reuse the verdict
 // of any file whose size+mtime match its `state` record; otherwise apply the path and quiet-period
-// checks (`gate`), parse the current branch (`session`), build the transcript and apply the content
-// checks (`export`, `gate`), leave out entries a fork copied from a staged parent (`fork`), and write
-// `<session-id>.md` atomically, only if its bytes changed (`stage`). Around it (`job`): the
+// checks (`gate`), parse the current branch (`session`, each line through `jsonl` and `raw`), build
+// the transcript and apply the content checks (`export`, `gate`), leave out entries a fork copied
+// from a staged parent (`fork`), and write `<session-id>.md` atomically, only if its bytes changed
+// (`stage`). Around it (`job`): the
 // non-blocking lock (`lock`), the prepare deadline, and in remote mode the rsync (`remote`). `mine`
 // picks the writer for `feed mine` and makes the one call. Flags, env and printing live in the CLI.
 
@@ -13,6 +14,7 @@ pub mod export;
 pub mod fork;
 pub mod gate;
 pub mod job;
+mod jsonl;
 pub mod lock;
 pub mod mine;
 pub mod prepare;

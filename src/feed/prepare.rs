@@ -340,6 +340,7 @@ fn slow_path(
         Ok(s) => s,
         Err(_) => return skip(SkipReason::InvalidHeader),
     };
+    report.note_skipped_lines(&it.file.path, &sess);
     if is_parent {
         keys_cache.insert(i, export::branch_keys(&sess));
     }

@@ -1,5 +1,5 @@
-//! Wire level of a pi JSONL file: line splitting, and lenient typed deserialization of one line
-//! (no `Value` tree; a field of an unexpected JSON type reads as absent instead of failing the line).
+//! Wire level of a pi session line: lenient typed deserialization (no `Value` tree; a field of an
+//! unexpected JSON type reads as absent instead of failing the line).
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -219,7 +219,7 @@ pub(super) struct Block {
 }
 
 impl Block {
-    fn text(t: String) -> Block {
+    pub(super) fn text(t: String) -> Block {
         Block {
             kind: BlockKind::Text,
             text: t,
@@ -319,36 +319,6 @@ impl<'de> Deserialize<'de> for ToolArgs {
         }
         d.deserialize_any(V)
     }
-}
-
-/// Parse one line; on invalid UTF-8 inside a string, retry with replacement characters.
-pub(super) fn parse_json<T: serde::de::DeserializeOwned>(line: &[u8]) -> Option<T> {
-    match serde_json::from_slice(line) {
-        Ok(v) => Some(v),
-        Err(_) if std::str::from_utf8(line).is_err() => {
-            serde_json::from_str(&String::from_utf8_lossy(line)).ok()
-        }
-        Err(_) => None,
-    }
-}
-
-/// Lines with their terminator stripped (`\n` or `\r\n`), flagged with whether they were terminated.
-pub(super) fn split_lines(bytes: &[u8]) -> impl Iterator<Item = (&[u8], bool)> {
-    let mut rest = bytes;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let (line, terminated) = match rest.iter().position(|&c| c == b'\n') {
-            Some(i) => {
-                let line = &rest[..i];
-                rest = &rest[i + 1..];
-                (line, true)
-            }
-            None => (std::mem::take(&mut rest), false),
-        };
-        Some((line.strip_suffix(b"\r").unwrap_or(line), terminated))
-    })
 }
 
 #[cfg(test)]

@@ -2,9 +2,10 @@
 //! (`mpt.feed.prepare/v1`), every skip counted under its reason.
 
 use super::gate::SkipReason;
+use super::session::Session;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One session's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -52,6 +53,8 @@ pub struct PrepareReport {
     pub stale_temps_removed: usize,
     /// The state file was unreadable or made with other settings, so every session was re-examined.
     pub state_reset: bool,
+    /// Complete lines of the sessions read this run that were not JSON (each also a warning).
+    pub lines_skipped: usize,
     pub warnings: Vec<String>,
     #[serde(skip)]
     pub sessions: Vec<SessionOutcome>,
@@ -61,6 +64,40 @@ impl PrepareReport {
     /// Whether the staging folder holds anything for the miner (new or already staged).
     pub fn has_staged(&self) -> bool {
         self.exported + self.unchanged > 0
+    }
+
+    /// Says out loud (a warning, and `lines_skipped`) that lines of a session could not be read, and
+    /// whether the current branch broke there: everything before the break is then not exported.
+    pub(super) fn note_skipped_lines(&mut self, path: &Path, sess: &Session) {
+        let stats = &sess.stats;
+        if stats.bad_lines == 0 {
+            return;
+        }
+        self.lines_skipped += stats.bad_lines;
+        let numbers: Vec<String> = stats
+            .bad_line_numbers
+            .iter()
+            .map(usize::to_string)
+            .collect();
+        let more = if stats.bad_lines > numbers.len() {
+            ", …"
+        } else {
+            ""
+        };
+        let mut w = format!(
+            "{}: skipped {} line{} that {} not JSON (line {}{more})",
+            path.display(),
+            stats.bad_lines,
+            if stats.bad_lines == 1 { "" } else { "s" },
+            if stats.bad_lines == 1 { "is" } else { "are" },
+            numbers.join(", ")
+        );
+        if let Some(parent) = sess.branch_cut() {
+            w.push_str(&format!(
+                "; the current branch breaks there (its entry '{parent}' is missing), so the conversation before it is not exported"
+            ));
+        }
+        self.warnings.push(w);
     }
 
     pub(super) fn count(&mut self, o: Outcome) {

@@ -1,8 +1,10 @@
-//! Finding pi session files: a recursive walk for `**/*.jsonl` below the sessions root, sorted,
-//! never following directory symlinks (no loops) and never failing on one unreadable subfolder.
+//! Finding pi session files: a recursive walk for `**/*.jsonl` below the sessions root, sorted, one
+//! path per real file, never following directory symlinks (no loops) nor failing on one subfolder.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -18,9 +20,11 @@ pub struct SessionFile {
 
 /// Walk `root` for regular files (or symlinks to them) ending in `.jsonl` (any case). Returns the
 /// files sorted by path plus one message per directory or file that could not be read. Fails only
-/// if `root` itself cannot be listed.
+/// if `root` itself cannot be listed. A file reached by several paths (a `latest.jsonl` symlink
+/// beside the session, a hard link) is listed once, by a path that is not a symlink when one is.
 pub fn scan(root: &Path) -> io::Result<(Vec<SessionFile>, Vec<String>)> {
-    let mut files = Vec::new();
+    // (file, (device, inode), reached through a symlink)
+    let mut files: Vec<(SessionFile, (u64, u64), bool)> = Vec::new();
     let mut warnings = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     let mut first = true;
@@ -62,14 +66,23 @@ pub fn scan(root: &Path) -> io::Result<(Vec<SessionFile>, Vec<String>)> {
             };
             let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
             let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-            files.push(SessionFile {
+            let identity = (meta.dev(), meta.ino());
+            let file = SessionFile {
                 path,
                 rel,
                 size: meta.len(),
                 mtime,
-            });
+            };
+            files.push((file, identity, ft.is_symlink()));
         }
     }
+    files.sort_by(|a, b| (a.1, a.2, &a.0.path).cmp(&(b.1, b.2, &b.0.path)));
+    let mut seen = HashSet::new();
+    let mut files: Vec<SessionFile> = files
+        .into_iter()
+        .filter(|(_, identity, _)| seen.insert(*identity))
+        .map(|(f, _, _)| f)
+        .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((files, warnings))
 }
@@ -116,5 +129,22 @@ mod tests {
         );
         assert!(warnings.is_empty());
         assert!(scan(&r.join("missing")).is_err());
+    }
+
+    #[test]
+    fn a_file_reached_by_several_paths_is_listed_once_by_its_real_path() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        fs::create_dir_all(r.join("--a--")).unwrap();
+        fs::write(r.join("--a--/2026_s1.jsonl"), b"{}\n").unwrap();
+        std::os::unix::fs::symlink("2026_s1.jsonl", r.join("--a--/a-latest.jsonl")).unwrap();
+        std::os::unix::fs::symlink(r.join("--a--/2026_s1.jsonl"), r.join("top.jsonl")).unwrap();
+        fs::hard_link(r.join("--a--/2026_s1.jsonl"), r.join("--a--/z-hard.jsonl")).unwrap();
+        let (files, _) = scan(r).unwrap();
+        let rels: Vec<String> = files
+            .iter()
+            .map(|f| f.rel.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(rels, ["--a--/2026_s1.jsonl"]);
     }
 }

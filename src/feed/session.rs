@@ -1,7 +1,8 @@
 //! Parsing one pi session file (v1 linear, v2/v3 tree, v4-style variants) into typed entries,
 //! and selecting the current branch by walking `parentId` back from the last entry.
 
-use super::raw::{BlockKind, RawEntry, RawMessage, parse_json, split_lines};
+use super::jsonl::{parse_json, split_lines};
+use super::raw::{BlockKind, RawEntry, RawMessage};
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{self, BufRead, BufReader, Read};
@@ -81,6 +82,8 @@ pub struct ParseStats {
     pub lines: usize,
     /// Complete lines that were not a JSON object (skipped).
     pub bad_lines: usize,
+    /// The file line numbers (1-based) of the first few of them, for the warning.
+    pub bad_line_numbers: Vec<usize>,
     /// Lines of a type this parser does not know (kept in the tree as `Other`, never exported).
     pub unknown_types: usize,
     /// The file ended in a partial line (a live append); it was ignored.
@@ -104,6 +107,9 @@ pub enum ParseError {
     InvalidHeader,
 }
 
+/// How many skipped lines a warning names by number.
+const MAX_BAD_LINES_NAMED: usize = 5;
+
 /// Parse a session from its bytes. Only `\n`-terminated lines are trusted; a final line without a
 /// newline is used only if it is a complete JSON object, otherwise it is a live partial write.
 pub fn parse(bytes: &[u8]) -> Result<Session, ParseError> {
@@ -113,7 +119,7 @@ pub fn parse(bytes: &[u8]) -> Result<Session, ParseError> {
     let header = parse_header(first).ok_or(ParseError::InvalidHeader)?;
     let mut entries = Vec::new();
     let mut stats = ParseStats::default();
-    for (line, terminated) in lines {
+    for (number, (line, terminated)) in (2..).zip(lines) {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -126,6 +132,9 @@ pub fn parse(bytes: &[u8]) -> Result<Session, ParseError> {
             None => {
                 stats.lines += 1;
                 stats.bad_lines += 1;
+                if stats.bad_line_numbers.len() < MAX_BAD_LINES_NAMED {
+                    stats.bad_line_numbers.push(number);
+                }
                 continue;
             }
         };
@@ -253,8 +262,18 @@ impl Session {
     /// The current branch, root first. Tree files (any entry with an id): walk `parentId` back from
     /// the last entry that has an id, as pi's `buildSessionContext` does. Linear (v1) files: file order.
     pub fn branch(&self) -> Vec<&Entry> {
+        self.walk_branch().0
+    }
+
+    /// The parent id at which the walk back from the leaf stopped because no entry has it (a
+    /// skipped line, most likely): what came before it on the branch is not in [`Session::branch`].
+    pub fn branch_cut(&self) -> Option<&str> {
+        self.walk_branch().1
+    }
+
+    fn walk_branch(&self) -> (Vec<&Entry>, Option<&str>) {
         let Some(leaf) = self.entries.iter().rposition(|e| e.id.is_some()) else {
-            return self.entries.iter().collect();
+            return (self.entries.iter().collect(), None);
         };
         let by_id: HashMap<&str, usize> = self
             .entries
@@ -265,16 +284,23 @@ impl Session {
         let mut path = Vec::new();
         let mut seen = HashSet::new();
         let mut cur = Some(leaf);
+        let mut cut = None;
         while let Some(i) = cur {
             if !seen.insert(i) {
                 break; // a cycle: stop rather than loop
             }
             let e = &self.entries[i];
             path.push(e);
-            cur = e.parent_id.as_deref().and_then(|p| by_id.get(p).copied());
+            cur = e.parent_id.as_deref().and_then(|p| {
+                let found = by_id.get(p).copied();
+                if found.is_none() {
+                    cut = Some(p);
+                }
+                found
+            });
         }
         path.reverse();
-        path
+        (path, cut)
     }
 
     /// The latest `session_info` name, if any.
@@ -388,6 +414,31 @@ mod tests {
             }
         );
         assert_ne!(s.entries[0].key, s.entries[1].key);
+    }
+
+    #[test]
+    fn a_lone_surrogate_keeps_the_branch_and_a_bad_line_cuts_it_visibly() {
+        let cut_mid_emoji = r#"{"type":"message","id":"a1","parentId":"u1","message":{"role":"assistant","content":[{"type":"text","text":"launch \ud83d"}]}}"#;
+        let lines = [
+            H3.to_string(),
+            msg("u1", "", "user", "q1"),
+            cut_mid_emoji.to_string(),
+            msg("u2", "a1", "user", "q2"),
+        ];
+        let s = parse((lines.join("\n") + "\n").as_bytes()).unwrap();
+        assert_eq!(texts(&s), ["q1", "launch \u{fffd}", "q2"]);
+        assert_eq!((s.stats.bad_lines, s.branch_cut()), (0, None));
+
+        let lines = [
+            H3.to_string(),
+            msg("u1", "", "user", "q1"),
+            r#"{"type":"message","id":"a1","parentId":"u1","message":{"#.to_string(),
+            msg("u2", "a1", "user", "q2"),
+        ];
+        let s = parse((lines.join("\n") + "\n").as_bytes()).unwrap();
+        assert_eq!(texts(&s), ["q2"]);
+        assert_eq!(s.stats.bad_line_numbers, [3]);
+        assert_eq!(s.branch_cut(), Some("a1"));
     }
 
     #[test]

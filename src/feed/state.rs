@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever the exporter's output for the same input changes; invalidates every record.
-pub const EXPORT_FORMAT: u32 = 1;
+pub const EXPORT_FORMAT: u32 = 2;
 const STATE_VERSION: u32 = 1;
 
 /// The whole state file: `{"version":1,"config":"<fingerprint>","sessions":{"<abs path>":{…}}}`.

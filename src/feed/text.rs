@@ -1,5 +1,5 @@
 //! Line-level text rules the miner imposes on a transcript: escaping lines it would misread,
-//! collapsing a user message to one line, shortening skill expansions and tool calls to notes.
+//! keeping a user message's lines inside its turn, shortening skill expansions and tool calls.
 
 use super::session::ToolNote;
 use std::borrow::Cow;
@@ -35,6 +35,30 @@ pub fn escape_line(line: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(line)
     }
+}
+
+/// Indentation of a user message's second and later lines in the transcript.
+pub const USER_CONTINUATION: &str = "  ";
+
+/// The user message's lines as the transcript writes them after `> `: the first trimmed, each
+/// later one indented by [`USER_CONTINUATION`] (its own indentation kept) and escaped, so the
+/// miner's chunker keeps it inside this user's exchange instead of opening a turn of its own.
+/// Blank lines go (they would read as paragraph breaks); a skill expansion is shortened first.
+pub fn user_lines(text: &str) -> Vec<String> {
+    let text = strip_skill(text);
+    let mut out: Vec<String> = Vec::new();
+    for part in text.split(line_break) {
+        let part = part.trim_end_matches(py_space);
+        if part.trim_start_matches(py_space).is_empty() {
+            continue;
+        }
+        if out.is_empty() {
+            out.push(part.trim_start_matches(py_space).to_string());
+        } else {
+            out.push(escape_line(&format!("{USER_CONTINUATION}{part}")).into_owned());
+        }
+    }
+    out
 }
 
 /// The user message as one line: a leading `<skill …>…</skill>` expansion becomes `[skill:name]`,
@@ -143,7 +167,7 @@ mod tests {
     }
 
     #[test]
-    fn user_lines() {
+    fn user_messages() {
         assert_eq!(
             user_line("  one\n\n  two\r\nthree\u{2028}four  "),
             "one two three four"
@@ -158,6 +182,19 @@ mod tests {
             user_line("<skillful> not a skill"),
             "<skillful> not a skill"
         );
+        assert_eq!(
+            user_lines("  why?\n\nfn main() {\n    x();\r\n> quoted\n---\n}  "),
+            [
+                "why?",
+                "  fn main() {",
+                "      x();",
+                "  \\> quoted",
+                "  \\---",
+                "  }"
+            ]
+        );
+        assert_eq!(user_lines(skill), ["[skill:review] please check src/"]);
+        assert!(user_lines(" \n ").is_empty());
         assert!(is_bare_command("/mode"));
         assert!(!is_bare_command("/usr/bin/env"));
         assert!(!is_bare_command("/fix the bug"));

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
 
-use super::{Deadline, Handshake, HttpFailure, McpError, PROTOCOL_VERSION, jsonrpc, sse};
+use super::{Deadline, Handshake, HttpFailure, McpError, PROTOCOL_VERSION, body, jsonrpc, sse};
 use crate::config::Secret;
 use crate::{log_debug, log_trace};
 
@@ -183,8 +183,8 @@ impl HttpClient {
         let fut = async {
             let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
             let status = resp.status().as_u16();
-            let body = resp.text().await.map_err(|e| classify_send_error(&e))?;
-            Ok((status, body))
+            let text = body::read_capped(resp).await?;
+            Ok((status, String::from_utf8_lossy(&text).into_owned()))
         };
         with_deadline(
             fut,
@@ -217,7 +217,7 @@ impl HttpClient {
         if let Some(p) = self.protocol.lock().unwrap().clone() {
             req = req.header(PROTOCOL_HEADER, p);
         }
-        log_trace!("POST {} {what}", self.opts.url);
+        log_trace!("POST {} {what}", crate::secrets::redact_url(&self.opts.url));
         let fut = async {
             let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
             self.remember_session(resp.headers());
@@ -226,7 +226,12 @@ impl HttpClient {
                 return Ok(None);
             }
             if !(200..300).contains(&status) {
-                return Err(status_error(status, resp, &self.opts.url).await);
+                return Err(status_error(
+                    status,
+                    resp,
+                    &crate::secrets::redact_url(&self.opts.url),
+                )
+                .await);
             }
             let is_sse = resp
                 .headers()
@@ -236,7 +241,7 @@ impl HttpClient {
             if is_sse {
                 read_sse(resp, expect).await.map(Some)
             } else {
-                let bytes = resp.bytes().await.map_err(|e| dropped(&e))?;
+                let bytes = body::read_capped(resp).await?;
                 if bytes.is_empty() {
                     return Ok(None);
                 }
@@ -288,10 +293,17 @@ fn pick_response(v: Value, expect: Option<&Value>) -> Result<Value, McpError> {
 }
 
 /// Reads SSE events until the response carrying our id; notifications before it are skipped.
+/// The stream counts against the reply limit as a whole, so an endless `data:` line or an endless
+/// run of events before our reply ends there (or at the deadline, whichever comes first).
 async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result<Value, McpError> {
     let mut parser = sse::Parser::default();
+    let mut budget = body::Budget::default();
+    let status = resp.status().as_u16();
     loop {
         let chunk = resp.chunk().await.map_err(|e| dropped(&e))?;
+        if let Some(c) = &chunk {
+            budget.take(c.len(), status)?;
+        }
         let Some(chunk) = chunk else {
             return Err(McpError::Http {
                 failure: HttpFailure::Dropped,
@@ -318,7 +330,10 @@ async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result
 }
 
 async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> McpError {
-    let mut body = resp.text().await.unwrap_or_default();
+    // Read past the limit and scrubbed before it is cut: a cut through an echoed token would
+    // leave a piece of it.
+    let mut body =
+        crate::secrets::scrubbed(body::read_prefix(resp, ERROR_BODY_LIMIT + 64 * 1024).await);
     if body.len() > ERROR_BODY_LIMIT {
         let mut cut = ERROR_BODY_LIMIT;
         while !body.is_char_boundary(cut) {
@@ -381,7 +396,7 @@ fn first_line(s: &str) -> &str {
         .trim()
 }
 
-fn dropped(e: &reqwest::Error) -> McpError {
+pub(super) fn dropped(e: &reqwest::Error) -> McpError {
     McpError::Http {
         failure: HttpFailure::Dropped,
         status: None,

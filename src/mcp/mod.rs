@@ -1,6 +1,7 @@
 //! The MCP transports every command shares: a supervised stdio child and a Streamable HTTP
 //! client, both raw JSON-RPC (`serde_json::Value`), with one typed error for what can go wrong.
 
+pub mod body;
 pub mod client;
 pub mod http;
 pub mod jsonrpc;
@@ -56,6 +57,8 @@ pub enum HttpFailure {
     Server,
     /// The connection dropped mid-reply (sent, no complete answer: the op may have applied).
     Dropped,
+    /// The reply passed `body::REPLY_LIMIT` (an endless or huge body): sent, never read whole.
+    ReplyTooLarge,
     Status,
 }
 
@@ -130,7 +133,7 @@ impl McpError {
             McpError::Timeout { .. }
                 | McpError::ChildExited { .. }
                 | McpError::Http {
-                    failure: HttpFailure::Dropped,
+                    failure: HttpFailure::Dropped | HttpFailure::ReplyTooLarge,
                     ..
                 }
         )
@@ -138,48 +141,59 @@ impl McpError {
 }
 
 impl From<McpError> for MptError {
+    /// Server text (bodies, tool failures, RPC messages and data) enters mpt's errors here:
+    /// scrubbed of every known secret once, before anything prints or stores it.
     fn from(e: McpError) -> MptError {
-        let msg = e.to_string();
-        match &e {
-            McpError::Timeout { .. } => MptError::new(ErrorKind::Timeout, msg).with_hint(
-                "the server may still be working (a mine continues server-side); check it with `mpt doctor`, and raise MEMPALACE_MCP_TIMEOUT_MS only for a call that is honestly slow",
-            ),
-            McpError::Spawn { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
-                "install MemPalace (`pip install mempalace`) or name the binary with `child` in the mpt config",
-            ),
-            McpError::ChildExited { stderr_tail, .. } => {
-                let mut m = MptError::new(ErrorKind::Unavailable, msg)
-                    .with_hint("run it again with -v to see the server's stderr");
-                if !stderr_tail.is_empty() {
-                    m = m.with_detail(serde_json::json!({"stderr_tail": stderr_tail}));
-                }
-                m
+        let mut m = from_mcp(e);
+        m.message = crate::secrets::scrubbed(&m.message);
+        if let Some(d) = m.detail.as_deref_mut() {
+            crate::secrets::scrub_json(d);
+        }
+        m
+    }
+}
+
+fn from_mcp(e: McpError) -> MptError {
+    let msg = e.to_string();
+    match &e {
+        McpError::Timeout { .. } => MptError::new(ErrorKind::Timeout, msg).with_hint(
+            "the server may still be working (a mine continues server-side); check it with `mpt doctor`, and raise MEMPALACE_MCP_TIMEOUT_MS only for a call that is honestly slow",
+        ),
+        McpError::Spawn { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
+            "install MemPalace (`pip install mempalace`) or name the binary with `child` in the mpt config",
+        ),
+        McpError::ChildExited { stderr_tail, .. } => {
+            let mut m = MptError::new(ErrorKind::Unavailable, msg)
+                .with_hint("run it again with -v to see the server's stderr");
+            if !stderr_tail.is_empty() {
+                m = m.with_detail(serde_json::json!({"stderr_tail": stderr_tail}));
             }
-            McpError::Down { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
-                "the self-heal budget (MEMPALACE_MCP_MAX_RESPAWNS) is spent: find the stall with `mpt -v doctor`, then start the command again",
-            ),
-            McpError::Protocol(_) => MptError::new(ErrorKind::Protocol, msg),
-            McpError::Rpc { code, data, .. } => {
-                let hint = match code {
-                    -32001 => "another MemPalace process holds this palace's writer lease: let it finish, or route writes through its hub (`mempalace serve`)",
-                    -32003 => "the server runs --read-only: writes need a writable primary",
-                    -32602 => "the arguments do not match the tool's inputSchema (`mpt call --list` shows the tools)",
-                    -32601 => "the server does not know that tool or method",
-                    _ => "see the server's log for the cause",
-                };
-                let mut m = MptError::new(ErrorKind::Rpc, msg).with_hint(hint);
-                if let Some(d) = data {
-                    m = m.with_detail(d.clone());
-                }
-                m
+            m
+        }
+        McpError::Down { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
+            "the self-heal budget (MEMPALACE_MCP_MAX_RESPAWNS) is spent: find the stall with `mpt -v doctor`, then start the command again",
+        ),
+        McpError::Protocol(_) => MptError::new(ErrorKind::Protocol, msg),
+        McpError::Rpc { code, data, .. } => {
+            let hint = match code {
+                -32001 => "another MemPalace process holds this palace's writer lease: let it finish, or route writes through its hub (`mempalace serve`)",
+                -32003 => "the server runs --read-only: writes need a writable primary",
+                -32602 => "the arguments do not match the tool's inputSchema (`mpt call --list` shows the tools)",
+                -32601 => "the server does not know that tool or method",
+                _ => "see the server's log for the cause",
+            };
+            let mut m = MptError::new(ErrorKind::Rpc, msg).with_hint(hint);
+            if let Some(d) = data {
+                m = m.with_detail(d.clone());
             }
-            McpError::ToolFailed { payload, .. } => MptError::new(ErrorKind::ToolFailed, msg)
-                .with_hint("the server answered, but the tool reported a failure inside its reply")
-                .with_detail(payload.clone()),
-            McpError::Http { failure, .. } => {
-                let (kind, hint) = http_hint(*failure);
-                MptError::new(kind, msg).with_hint(hint)
-            }
+            m
+        }
+        McpError::ToolFailed { payload, .. } => MptError::new(ErrorKind::ToolFailed, msg)
+            .with_hint("the server answered, but the tool reported a failure inside its reply")
+            .with_detail(payload.clone()),
+        McpError::Http { failure, .. } => {
+            let (kind, hint) = http_hint(*failure);
+            MptError::new(kind, msg).with_hint(hint)
         }
     }
 }
@@ -225,6 +239,10 @@ fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
         HttpFailure::Dropped => (
             ErrorKind::Unavailable,
             "the connection dropped before the reply was complete: the call may or may not have applied",
+        ),
+        HttpFailure::ReplyTooLarge => (
+            ErrorKind::Protocol,
+            "a misbehaving primary, or a proxy in front of it, sent an endless or huge reply: check what answers at MEMPALACE_REMOTE_URL (`mpt doctor`); the call may have applied",
         ),
         HttpFailure::Status => (
             ErrorKind::Rpc,

@@ -12,6 +12,9 @@ pub struct Event {
 #[derive(Debug, Default)]
 pub struct Parser {
     buf: Vec<u8>,
+    /// How far `buf` is known to hold no newline: each byte is scanned once, so a line that
+    /// never ends costs linear time, not quadratic.
+    scanned: usize,
     current: Event,
     has_data: bool,
 }
@@ -21,16 +24,22 @@ impl Parser {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Event> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
-            let mut line: Vec<u8> = self.buf.drain(..=pos).collect();
-            line.pop();
+        let mut start = 0;
+        while let Some(rel) = self.buf[self.scanned..].iter().position(|&b| b == b'\n') {
+            let end = self.scanned + rel;
+            let mut line = &self.buf[start..end];
             if line.last() == Some(&b'\r') {
-                line.pop();
+                line = &line[..line.len() - 1];
             }
-            if let Some(ev) = self.line(&String::from_utf8_lossy(&line)) {
+            let line = String::from_utf8_lossy(line).into_owned();
+            if let Some(ev) = self.line(&line) {
                 out.push(ev);
             }
+            start = end + 1;
+            self.scanned = start;
         }
+        self.buf.drain(..start);
+        self.scanned = self.buf.len();
         out
     }
 
@@ -85,6 +94,19 @@ mod tests {
             assert_eq!(evs[0].event.as_deref(), Some("message"));
             assert_eq!(evs[1].data, "x");
         }
+    }
+
+    #[test]
+    fn a_long_line_fed_in_small_chunks_is_scanned_once() {
+        let mut p = Parser::default();
+        p.push(b"data: ");
+        for _ in 0..10_000 {
+            assert!(p.push(&[b'x'; 100]).is_empty());
+        }
+        assert_eq!(p.scanned, p.buf.len());
+        let evs = p.push(b"\n\n");
+        assert_eq!(evs[0].data.len(), 1_000_000);
+        assert!(p.buf.is_empty());
     }
 
     #[test]

@@ -266,8 +266,10 @@ fn audit(
     at: i64,
     action: &str,
     op_id: Option<&str>,
-    detail: Value,
+    mut detail: Value,
 ) -> Result<()> {
+    // An operator's reason or a stored error never carries a known secret into the file.
+    crate::secrets::scrub_json(&mut detail);
     tx.execute(
         "INSERT INTO audit (at, action, op_id, detail_json) VALUES (?1, ?2, ?3, ?4)",
         params![at, action, op_id, detail.to_string()],

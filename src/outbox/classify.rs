@@ -83,7 +83,7 @@ pub fn classify_error(e: McpError) -> Verdict {
             H::Server | H::Dropped => (Sent::Maybe, true),
             H::Unauthorized | H::Forbidden | H::NotFound => return Verdict::Stop { error: e },
             H::TooLarge => (Sent::No, false),
-            H::Status => (Sent::Maybe, false),
+            H::Status | H::ReplyTooLarge => (Sent::Maybe, false),
         },
         McpError::Timeout { .. } | McpError::ChildExited { .. } => (Sent::Maybe, true),
         McpError::Spawn { .. } | McpError::Down { .. } => (Sent::No, true),

@@ -52,18 +52,44 @@ impl FlushLock {
         }
     }
 
+    /// The lock once a running flusher lets go of it (an edge's flusher holds it a moment at a
+    /// time), within `patience`; else the busy error (exit 6). For operator actions.
+    pub fn acquire_within(
+        outbox: &Path,
+        patience: std::time::Duration,
+        what: &str,
+    ) -> Result<FlushLock> {
+        let until = std::time::Instant::now() + patience;
+        loop {
+            if let Some(l) = FlushLock::try_acquire(outbox)? {
+                return Ok(l);
+            }
+            if std::time::Instant::now() >= until {
+                return Err(busy(outbox, what));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     /// The pid written by the current holder, when someone holds the lock.
     pub fn holder(outbox: &Path) -> Result<Option<u32>> {
         let path = FlushLock::path_for(outbox);
         if !path.exists() {
             return Ok(None);
         }
-        match FlushLock::try_acquire(outbox)? {
-            Some(_free) => Ok(None),
-            None => {
+        // Read-only: a shared lock is refused while a flusher holds the exclusive one; nothing
+        // is written (a full disk must not stop `mpt outbox` from reading).
+        let mut file = File::open(&path)
+            .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
+        match file.try_lock_shared() {
+            Ok(()) => Ok(None),
+            Err(TryLockError::WouldBlock) => {
                 let mut text = String::new();
-                let _ = File::open(&path).and_then(|mut f| f.read_to_string(&mut text));
+                let _ = file.read_to_string(&mut text);
                 Ok(Some(text.trim().parse().unwrap_or(0)))
+            }
+            Err(TryLockError::Error(e)) => {
+                Err(MptError::io(format!("locking {}", path.display()), &e))
             }
         }
     }
@@ -91,7 +117,9 @@ pub fn busy(outbox: &Path, what: &str) -> MptError {
 fn open(outbox: &Path) -> Result<(PathBuf, File)> {
     let path = FlushLock::path_for(outbox);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
+        // Beside the outbox, private as its folder is (store.rs creates it the same way).
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(dir)
             .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
     }
     let file = OpenOptions::new()

@@ -6,6 +6,7 @@ pub mod classify;
 pub mod flush;
 pub mod lease;
 pub mod lock;
+mod reader;
 pub mod refs;
 pub mod replay;
 pub mod report;
@@ -38,8 +39,8 @@ pub const RETENTION_DAYS: u64 = 7;
 /// Where the outbox lives: `MPT_OUTBOX`, else `outbox` in the config file, else
 /// `~/.mempalace/edge/outbox.sqlite3` (under the MemPalace home the edge-mode volume persists).
 pub fn resolve_path(env: &Env, config: &Config) -> Result<PathBuf> {
-    if let Some(p) = env.get("MPT_OUTBOX") {
-        return Ok(PathBuf::from(p));
+    if let Some(p) = crate::config::values::env_path(env, "MPT_OUTBOX")? {
+        return Ok(p);
     }
     if let Some(p) = &config.file.outbox {
         return Ok(p.clone());
@@ -219,7 +220,10 @@ pub fn full_tool_name(t: &str) -> String {
     }
 }
 
-/// An `MptError` as stored in `error_json` (never a secret: messages name URLs, not tokens).
+/// An `MptError` as stored in `error_json`, scrubbed of every known secret (a server's error
+/// text may echo the token; the outbox never holds it).
 pub fn error_json(e: &MptError) -> Value {
-    json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint, "at": util::rfc3339(util::now_ms())})
+    let mut v = json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint, "at": util::rfc3339(util::now_ms())});
+    crate::secrets::scrub_json(&mut v);
+    v
 }

@@ -110,6 +110,15 @@ impl Outbox {
         })
     }
 
+    /// An outbox over a connection opened elsewhere (`reader`: read-only).
+    pub(super) fn from_connection(conn: Connection, path: &Path, opts: OpenOptions) -> Outbox {
+        Outbox {
+            conn,
+            path: path.to_path_buf(),
+            sync: opts.synchronous,
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -258,6 +267,12 @@ pub fn admit(tool: &str, payload: &Value) -> Result<()> {
     }
     if !payload.is_object() {
         return Err(MptError::usage("the tool arguments must be a JSON object"));
+    }
+    if crate::secrets::json_contains_known(payload) {
+        return Err(MptError::refused(format!(
+            "the arguments to {tool} contain the remote token: it never enters the outbox"
+        ))
+        .with_hint("remove the token from the arguments"));
     }
     Ok(())
 }

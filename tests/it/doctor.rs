@@ -601,3 +601,57 @@ fn a_url_pointing_back_at_this_machine_warns() {
         "{c}"
     );
 }
+
+#[test]
+fn outbox_check_fails_on_a_failed_op_and_warns_on_a_stranded_queue() {
+    let env = TestEnv::new();
+    // Nothing listens here: the ops stay queued, nothing flushes them.
+    let vars = [("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp")];
+    let (code, c) = doctor(&env, "outbox", &vars);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    let enqueue = |args: &str| {
+        let o = env.mpt(
+            &["--json", "outbox", "enqueue", "mempalace_diary_write", args],
+            &vars,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&o)["op_id"].as_str().unwrap().to_string()
+    };
+    enqueue(r#"{"agent_name": "pi", "entry": "old news"}"#);
+    let (code, c) = doctor(&env, "outbox", &vars);
+    assert_eq!((code, status(&c)), (0, "ok"), "fresh and open is fine: {c}");
+    // An hour and more old, with no edge and no flusher: stranded.
+    let db = env.home().join(".mempalace/edge/outbox.sqlite3");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE ops SET created_at = created_at - 2 * 3600 * 1000",
+        [],
+    )
+    .unwrap();
+    let (code, c) = doctor(&env, "outbox", &vars);
+    assert_eq!((code, status(&c)), (0, "warn"), "{c}");
+    assert!(
+        c["fix"].as_str().unwrap().contains("mpt outbox flush"),
+        "{c}"
+    );
+    // A failed op is a failure, with what waits for it and the command that settles it.
+    let second = enqueue(r#"{"agent_name": "pi", "entry": "refused"}"#);
+    conn.execute(
+        "UPDATE ops SET state = 'failed', attempts = 3, error_json = '{\"message\": \"refused by the primary\"}' WHERE op_id = ?1",
+        [&second],
+    )
+    .unwrap();
+    let (code, c) = doctor(&env, "outbox", &vars);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(
+        c["summary"].as_str().unwrap().contains("1 failed op"),
+        "{c}"
+    );
+    assert!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("mpt outbox retry {}", &second[..12])),
+        "{c}"
+    );
+}

@@ -2,37 +2,14 @@
 //! (the queue drains by itself when it returns), exactly once after kill -9 of the edge's owner in
 //! the middle of a stream of writes, and from three edges at once.
 
-use std::time::Duration;
-
-use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
-use crate::support::primary::PrimaryOpts;
+use crate::support::primary::{PrimaryOpts, call_remote};
 use crate::support::{Primary, TestEnv, pid_alive, wait_for};
 
 fn on_primary(url: &str, tool: &str, args: Value) -> Result<Value, mpt::mcp::McpError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let c = McpClient::Remote(
-            HttpClient::new(HttpOptions {
-                url: url.into(),
-                token: None,
-                ca_file: None,
-                timeout: Some(Duration::from_secs(60)),
-                init_timeout: None,
-                connect_timeout: Duration::from_secs(3),
-            })
-            .unwrap(),
-        );
-        c.call_tool(tool, args, Deadline::Default)
-            .await
-            .map(|r| r.payload)
-    })
+    call_remote(url, None, tool, args)
 }
 
 /// The diary entries on the primary for `agent` in `wing`.

@@ -205,3 +205,180 @@ fn pi_gets_the_edit_its_extension_needs() {
         "wired"
     );
 }
+
+const CUSTOM: &str = r#"{
+  "mcp": {
+    // the palace lives on the data volume
+    "mempalace": {"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"MEMPALACE_AGENT_NAME": "oc"}, "timeout": 30000},
+  },
+}
+"#;
+
+#[test]
+fn a_customised_entry_is_kept_through_every_state_and_restored() {
+    let env = TestEnv::new();
+    let file = env.path("opencode.jsonc");
+    std::fs::write(&file, CUSTOM).unwrap();
+    let url = "https://palace.example:8765/mcp";
+    let edge_vars = [("MEMPALACE_REMOTE_URL", url), ("MEMPALACE_EDGE", "1")];
+
+    let r = wire(&env, &file, &[], &edge_vars);
+    let e = entry(&file);
+    let cmd: Vec<&str> = e["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        cmd[1..],
+        ["edge", "--harness", "opencode", "--palace", "/data/p"],
+        "{e}"
+    );
+    assert_eq!(e["environment"]["MEMPALACE_AGENT_NAME"], "oc", "{e}");
+    assert_eq!(e["timeout"], 30000, "{e}");
+    let saved = std::path::PathBuf::from(r["plan"]["user_entry"].as_str().unwrap());
+    assert_eq!(saved, env.path("opencode.jsonc.mpt-user-entry.json"));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "an environment may hold secrets"
+    );
+    assert_eq!(
+        wire(&env, &file, &[], &edge_vars)["plan"]["action"],
+        "untouched",
+        "idempotent"
+    );
+
+    // Remote: no command, no environment in a remote entry; the timeout stays.
+    wire(&env, &file, &[], &[("MEMPALACE_REMOTE_URL", url)]);
+    let e = entry(&file);
+    assert_eq!(
+        (e["type"].as_str(), e["timeout"].as_u64()),
+        (Some("remote"), Some(30000)),
+        "{e}"
+    );
+    // Back to the edge: the palace and environment come back from the remembered entry.
+    wire(&env, &file, &[], &edge_vars);
+    let e = entry(&file);
+    assert_eq!(e["command"][5], "/data/p", "{e}");
+    assert_eq!(e["environment"]["MEMPALACE_AGENT_NAME"], "oc", "{e}");
+
+    // Withdrawn: the user's own entry, byte for byte (comment and trailing comma included).
+    let r = wire(&env, &file, &[], &[]);
+    assert_eq!(r["plan"]["remember"], "forget", "{r}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), CUSTOM);
+    assert!(!saved.exists(), "nothing remembered once it is restored");
+}
+
+#[test]
+fn backups_never_overwrite_one_another() {
+    let env = TestEnv::new();
+    let file = env.path("opencode.jsonc");
+    std::fs::write(&file, ORIGINAL).unwrap();
+    // Backups other runs made in the seconds this test runs in: each must survive.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    for t in now..now + 60 {
+        std::fs::write(
+            env.path(&format!("opencode.jsonc.mpt-backup-{t}")),
+            format!("earlier {t}"),
+        )
+        .unwrap();
+    }
+    let url = "https://palace.example:8765/mcp";
+    let mut backups = Vec::new();
+    for vars in [
+        vec![("MEMPALACE_REMOTE_URL", url)],
+        vec![("MEMPALACE_REMOTE_URL", url), ("MEMPALACE_EDGE", "1")],
+        vec![],
+    ] {
+        let before = std::fs::read_to_string(&file).unwrap();
+        let r = wire(&env, &file, &[], &vars);
+        let b = r["backup"].as_str().unwrap().to_string();
+        assert_eq!(
+            std::fs::read_to_string(&b).unwrap(),
+            before,
+            "{b} is the file as it was"
+        );
+        backups.push(b);
+    }
+    backups.dedup();
+    assert_eq!(backups.len(), 3, "{backups:?}");
+    assert_eq!(
+        std::fs::read_to_string(&backups[0]).unwrap(),
+        ORIGINAL,
+        "the user's original is kept"
+    );
+    for t in now..now + 60 {
+        assert_eq!(
+            std::fs::read_to_string(env.path(&format!("opencode.jsonc.mpt-backup-{t}"))).unwrap(),
+            format!("earlier {t}"),
+            "an existing backup is never overwritten"
+        );
+    }
+}
+
+#[test]
+fn the_wired_command_is_the_mpt_on_path_when_it_is_this_binary() {
+    let env = TestEnv::new();
+    let file = env.path("opencode.json");
+    std::fs::write(&file, ORIGINAL).unwrap();
+    let venv = crate::support::venv_bin("");
+    let bin = env.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mpt"), bin.join("mpt")).unwrap();
+    let path = format!("{}:{}:/usr/bin:/bin", bin.display(), venv.display());
+    let url = "https://palace.example:8765/mcp";
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url),
+        ("MEMPALACE_EDGE", "1"),
+        ("PATH", path.as_str()),
+    ];
+    let r = wire(&env, &file, &[], &vars);
+    let on_path = bin.join("mpt").display().to_string();
+    assert_eq!(entry(&file)["command"][0], on_path.as_str());
+    assert_eq!(r["mpt"]["source"], "path", "{r}");
+    let o = env.mpt(
+        &[
+            "edge",
+            "wire",
+            "opencode",
+            "--config",
+            file.to_str().unwrap(),
+            "--dry-run",
+        ],
+        &vars,
+    );
+    assert!(
+        crate::support::stdout(&o).contains(&format!("command: {on_path} (the mpt on PATH")),
+        "says which: {}",
+        crate::support::stdout(&o)
+    );
+
+    // Another mpt on PATH: this binary, by its own path, and said so.
+    let other = env.path("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("mpt"), "#!/bin/sh\necho another mpt\n").unwrap();
+    let path = format!("{}:{}:/usr/bin:/bin", other.display(), venv.display());
+    let r = wire(
+        &env,
+        &file,
+        &[],
+        &[
+            ("MEMPALACE_REMOTE_URL", url),
+            ("MEMPALACE_EDGE", "1"),
+            ("PATH", path.as_str()),
+        ],
+    );
+    let this = std::fs::canonicalize(env!("CARGO_BIN_EXE_mpt")).unwrap();
+    assert_eq!(entry(&file)["command"][0], this.to_str().unwrap());
+    assert_eq!(r["mpt"]["source"], "this_binary", "{r}");
+    assert!(
+        r["mpt"]["why"].as_str().unwrap().contains("another binary"),
+        "{r}"
+    );
+}

@@ -45,9 +45,17 @@ fn offline_artifact_then_ask(mode: Mode) {
         json!({"agent_name": "pi", "entry": "after the ask", "wing": "wing_pi"}),
     )
     .unwrap();
-    assert!(
-        d.link.accepted(mode) > 0,
-        "the link was exercised in {mode:?}"
+    if mode != Mode::Refuse {
+        assert!(
+            d.link.accepted(mode) > 0,
+            "the link was exercised in {mode:?}"
+        );
+    }
+    assert_eq!(
+        d.outbox()["open"],
+        3,
+        "queued while the link is down: {}",
+        d.outbox()
     );
     d.link.set(Mode::Pass);
     assert!(d.wait_drained(90.0), "{}", d.outbox());
@@ -139,7 +147,7 @@ fn a_poisoned_op_holds_back_only_what_depends_on_it() {
     )
     .unwrap();
     d.link.set(Mode::Pass);
-    let o = d.mpt(&["--json", "outbox", "flush"]);
+    let o = d.mpt(&["--json", "outbox", "flush", "--wait"]);
     let report = parse_json(&o);
     assert_eq!(o.status.code(), Some(3), "failed ops remain: {report}");
     assert_eq!(report["held_back"], 1, "{report}");
@@ -179,7 +187,7 @@ fn a_poisoned_op_holds_back_only_what_depends_on_it() {
             .status
             .success()
     );
-    let o = d.mpt(&["--json", "outbox", "flush"]);
+    let o = d.mpt(&["--json", "outbox", "flush", "--wait"]);
     assert_eq!(
         parse_json(&o)["held_back"],
         0,
@@ -290,6 +298,17 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
         flapping.store(false, Ordering::SeqCst);
         acked
     });
+    let faults: usize = fleet
+        .devices
+        .iter()
+        .map(|d| {
+            [Mode::DropReply, Mode::Drop, Mode::BlackHole]
+                .map(|m| d.link.accepted(m))
+                .iter()
+                .sum::<usize>()
+        })
+        .sum();
+    assert!(faults > 0, "the links failed under the writes");
     for d in &fleet.devices {
         // Explicit flushes so a long backoff does not make the test wait (the edge drains too).
         assert!(

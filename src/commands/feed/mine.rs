@@ -29,6 +29,9 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
     let run = job::run(&job)?;
     if verbosity() >= 0 {
         log_line("feed", &summary_line(&run));
+        for w in &run.report.warnings {
+            log_line("warning", w);
+        }
     }
     let prepared = prepare_doc(&meta, Some(&run), None)?;
     let Some(source) = run.mine_source.clone() else {

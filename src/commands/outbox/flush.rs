@@ -27,7 +27,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         .transpose()?;
     if !path.exists() {
         let doc = serde_json::json!({"schema": "mpt.outbox.flush/v1", "result": "drained", "exit_code": 0,
-            "sent": 0, "settled": 0, "remaining": 0, "outbox": path, "primary": remote.url});
+            "sent": 0, "settled": 0, "remaining": 0, "outbox": path, "primary": crate::secrets::redact_url(&remote.url)});
         ctx.out.emit(&doc, |w| {
             writeln!(w, "nothing to flush (no outbox at {})", path.display())
         })?;
@@ -73,7 +73,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
     let exit = report.stop.exit_code(report.error.as_ref());
     let mut doc = report_json(&report, exit.code());
     doc["outbox"] = serde_json::json!(path);
-    doc["primary"] = serde_json::json!(remote.url);
+    doc["primary"] = serde_json::json!(crate::secrets::redact_url(&remote.url));
     ctx.out.emit(&doc, |w| {
         let c = &report.counts;
         writeln!(

@@ -16,6 +16,10 @@ use crate::log_warn;
 use crate::outbox::refs::Wait;
 use crate::outbox::{self, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Outbox, util};
 use crate::output::Style;
+use crate::secrets;
+
+/// How long `retry` and `drop` wait for a running flusher to let go of the lock.
+const OPERATOR_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
 
 pub fn run(ctx: &Ctx, args: OutboxArgs) -> Result<Exit> {
     let config = ctx.config()?;
@@ -48,15 +52,26 @@ fn open_existing(path: &Path) -> Result<Option<Outbox>> {
     Outbox::open(path, OpenOptions::default()).map(Some)
 }
 
+/// The outbox to look at, opened read-only: a full disk does not stop an operator reading it.
+fn open_to_read(path: &Path) -> Result<Option<Outbox>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    Outbox::open_read_only(path, OpenOptions::default())
+}
+
 fn open_or_missing(path: &Path) -> Result<Outbox> {
-    open_existing(path)?.ok_or_else(|| {
-        MptError::usage(format!("there is no outbox at {}", path.display()))
-            .with_hint("nothing was ever queued here; MPT_OUTBOX (or `outbox` in the mpt config) names another")
-    })
+    open_existing(path)?.ok_or_else(|| missing(path))
+}
+
+fn missing(path: &Path) -> MptError {
+    MptError::usage(format!("there is no outbox at {}", path.display())).with_hint(
+        "nothing was ever queued here; MPT_OUTBOX (or `outbox` in the mpt config) names another",
+    )
 }
 
 fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
-    let store = open_existing(path)?;
+    let store = open_to_read(path)?;
     let s = store.as_ref().map(Outbox::summary).transpose()?;
     let flusher = if store.is_some() {
         FlushLock::holder(path)?
@@ -95,7 +110,7 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         "schema": "mpt.outbox.summary/v1",
         "outbox": path,
         "exists": store.is_some(),
-        "primary": config.remote.as_ref().map(|r| r.url.clone()),
+        "primary": config.remote.as_ref().map(|r| crate::secrets::redact_url(&r.url)),
         "device": Origin::from_config(config).device,
         "counts": counts,
         "open": open,
@@ -123,7 +138,9 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
             config
                 .remote
                 .as_ref()
-                .map_or("(MEMPALACE_REMOTE_URL unset)".into(), |r| r.url.clone()),
+                .map_or("(MEMPALACE_REMOTE_URL unset)".into(), |r| {
+                    crate::secrets::redact_url(&r.url)
+                }),
         )?;
         let c = |st: OpState| s.as_ref().map_or(0, |s| s.count(st));
         row(
@@ -197,7 +214,7 @@ fn list(ctx: &Ctx, path: &Path, filter: OutboxStateFilter, limit: usize) -> Resu
         F::Dropped => (vec![OpState::Dropped], true),
         F::All => (vec![], true),
     };
-    let store = open_existing(path)?;
+    let store = open_to_read(path)?;
     let ops = match &store {
         Some(s) => s.list(&states, limit, newest)?,
         None => vec![],
@@ -245,7 +262,7 @@ fn list(ctx: &Ctx, path: &Path, filter: OutboxStateFilter, limit: usize) -> Resu
 }
 
 fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
-    let store = open_or_missing(path)?;
+    let store = open_to_read(path)?.ok_or_else(|| missing(path))?;
     let o = store.find(op)?;
     let audit = store.audit_trail(Some(&o.op_id))?;
     let waits = store.waits(&o)?;
@@ -295,14 +312,18 @@ fn enqueue(
         MptError::usage(format!("the tool arguments are not JSON: {e}"))
             .with_hint(r#"pass one JSON object, e.g. '{"subject": "mpt", "predicate": "uses", "object": "sqlite"}'"#)
     })?;
-    if let Some((token, _)) = config.remote.as_ref().and_then(|r| r.token.as_ref())
-        && !token.expose().is_empty()
-        && (args.contains(token.expose()) || payload.to_string().contains(token.expose()))
-    {
+    // Every token this process read counts, with or without a URL (`crate::secrets`).
+    if secrets::contains_known(args) || secrets::json_contains_known(&payload) {
         return Err(MptError::refused(
             "the arguments contain the remote token: it never enters the outbox",
         )
         .with_hint("remove the token from the payload"));
+    }
+    if key.is_some_and(secrets::contains_known) {
+        return Err(MptError::refused(
+            "the dedupe key is the remote token (or contains it): it never enters the outbox",
+        )
+        .with_hint("use a key that names the op, e.g. --dedupe-key note-2024-06-01"));
     }
     let tool = outbox::full_tool_name(tool);
     // Refused before the outbox is created or opened.
@@ -326,20 +347,32 @@ fn enqueue(
         "tool": tool,
         "deduped": e.deduped,
     });
-    ctx.out.emit(&doc, |w| {
+    let printed = ctx.out.emit(&doc, |w| {
         let note = if e.deduped {
             "  (already queued under that key)"
         } else {
             ""
         };
         writeln!(w, "{}  #{}  {tool}{note}", e.op_id, e.local_seq)
-    })?;
+    });
+    // The op is stored whatever happens to stdout: running the command again would queue it
+    // twice, so a failed print is reported, not failed.
+    if let Err(err) = printed
+        && err.kind != crate::error::ErrorKind::BrokenPipe
+    {
+        log_warn!(
+            "queued op {} (#{}, {tool}) but could not print the result: {}",
+            e.op_id,
+            e.local_seq,
+            err.message
+        );
+    }
     Ok(Exit::Ok)
 }
 
 fn retry(ctx: &Ctx, path: &Path, op: Option<&str>) -> Result<Exit> {
     let mut store = open_or_missing(path)?;
-    let _lock = FlushLock::acquire_or_busy(path, "retry")?;
+    let _lock = FlushLock::acquire_within(path, OPERATOR_PATIENCE, "retry")?;
     let targets: Vec<Op> = match op {
         Some(p) => {
             let o = store.find(p)?;
@@ -385,7 +418,7 @@ fn drop_op(ctx: &Ctx, path: &Path, op: &str, yes: bool, reason: Option<&str>) ->
             short(&o)
         )));
     }
-    let _lock = FlushLock::acquire_or_busy(path, "drop")?;
+    let _lock = FlushLock::acquire_within(path, OPERATOR_PATIENCE, "drop")?;
     store.drop_op(&o, reason)?;
     let dropped = store.find(&o.op_id)?;
     log_warn!(

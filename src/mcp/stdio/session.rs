@@ -38,6 +38,10 @@ impl Session {
         if spec.clear_env {
             cmd.env_clear();
         }
+        // A MemPalace child never needs the primary's token: it is not inherited.
+        for k in crate::secrets::WITHHELD_FROM_CHILDREN {
+            cmd.env_remove(k);
+        }
         cmd.args(&spec.args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
@@ -164,6 +168,7 @@ async fn drain_stderr(
 ) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        let line = crate::secrets::scrubbed(&line);
         if show {
             eprintln!("{label}[{pid}]: {line}");
         }

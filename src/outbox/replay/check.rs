@@ -245,9 +245,19 @@ async fn diary_entry(
     if let Some(w) = wing {
         args["wing"] = json!(w);
     }
-    let reply = client
+    let reply = match client
         .call_tool("mempalace_diary_read", args, Deadline::Default)
-        .await?;
+        .await
+    {
+        Ok(r) => r,
+        // 3.11 on a palace that has no drawer yet: no diary entry either.
+        Err(McpError::ToolFailed { message, .. })
+            if message.contains("Chroma database missing") =>
+        {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
     let mut order: Vec<String> = Vec::new();
     let mut joined: HashMap<String, (String, String)> = HashMap::new();
     for e in reply.payload["entries"].as_array().into_iter().flatten() {

@@ -4,6 +4,8 @@
 use std::fs;
 use std::path::Path;
 
+use serde_json::json;
+
 use super::cli::{prepare, sessions_copy};
 use crate::support::feed::*;
 use crate::support::{TestEnv, stderr};
@@ -224,4 +226,69 @@ fn walk_find(dir: &Path, id: &str) -> std::path::PathBuf {
         None
     }
     find(dir, id).unwrap_or_else(|| panic!("no session {id} under {}", dir.display()))
+}
+
+#[test]
+fn a_multi_line_user_message_keeps_its_lines_inside_its_own_exchange() {
+    let env = TestEnv::new();
+    let s = env.path("sessions");
+    let pasted = "Why does this parser reject an empty file?\n\nfn parse(src: &str) -> Result<Config> {\n    let first = src.lines().next().ok_or(Error::Empty)?;\n> the line quoted from the bug report\n---\n    Ok(Config::from(first))\n}";
+    let turns = [
+        ("user", pasted),
+        (
+            "assistant",
+            "EMPTY-ANSWER: `lines().next()` is None for an empty file, so `ok_or` returns Error::Empty before any default applies.",
+        ),
+        (
+            "user",
+            "Should an empty file mean the defaults instead of an error for every caller?",
+        ),
+        (
+            "assistant",
+            "Yes for the CLI, which treats a missing or empty file alike; the library keeps the error so embedders can decide.",
+        ),
+        (
+            "user",
+            "Then change the CLI to fall back to the defaults and leave the library as it is.",
+        ),
+        (
+            "assistant",
+            "Done: the CLI maps Error::Empty to Config::default() and a test covers an empty file.",
+        ),
+    ];
+    let mut lines = vec![r#"{"type":"session","version":3,"id":"88888888-0000-4000-8000-000000000008","timestamp":"2026-05-12T09:00:00.000Z","cwd":"/w"}"#.to_string()];
+    for (i, (role, text)) in turns.iter().enumerate() {
+        let content = if *role == "user" {
+            json!(text)
+        } else {
+            json!([{"type": "text", "text": text}])
+        };
+        let parent = (i > 0).then(|| format!("e{}", i - 1));
+        lines.push(json!({"type": "message", "id": format!("e{i}"), "parentId": parent, "message": {"role": role, "content": content}}).to_string());
+    }
+    let d = s.join("--w--");
+    fs::create_dir_all(&d).unwrap();
+    let f = d.join("2026-05-12T09-00-00-000Z_88888888-0000-4000-8000-000000000008.jsonl");
+    fs::write(&f, lines.join("\n") + "\n").unwrap();
+    set_mtime(
+        &f,
+        std::time::SystemTime::now() - std::time::Duration::from_secs(3600),
+    );
+
+    let src = staged_source(&env, &s);
+    let palace = env.palace("p");
+    let log = mine(&env, &palace, &src);
+    assert_eq!(
+        count(&log, "Drawers filed:"),
+        3,
+        "one drawer per exchange: {log}"
+    );
+    let d = inspect(&env, &palace, &["drawer", "let first = src.lines()"]);
+    let d = d.as_array().unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
+    let text = d[0].as_str().unwrap();
+    assert!(
+        text.starts_with("> Why does this parser reject an empty file?\n  fn parse(src: &str) -> Result<Config> {\n      let first = src.lines().next().ok_or(Error::Empty)?;\n  \\> the line quoted from the bug report\n  \\---\n      Ok(Config::from(first))\n  }\nEMPTY-ANSWER"),
+        "the user's lines stay in their own turn, before the reply:\n{text}"
+    );
 }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod crash;
+mod damage;
 mod incremental;
 mod mine;
 mod miner;

@@ -235,6 +235,17 @@ fn kill_9_of_the_flusher_at_random_points_loses_and_doubles_nothing() {
     for round in 0..30 {
         add(2, &mut ops);
         let mut f = spawn_mpt(&env, &url, &["--json", "outbox", "flush"]);
+        // Every other round the kill waits until a window is claimed (observed in the file), so
+        // some kills land mid-send however slow a loaded machine starts the flusher (or it
+        // finished first); then a random moment, as in the other rounds.
+        if round % 2 == 0 {
+            wait_for(30.0, || {
+                f.0.try_wait().ok().flatten().is_some()
+                    || store(&env)
+                        .list(&[OpState::Leased], 1, false)
+                        .is_ok_and(|l| !l.is_empty())
+            });
+        }
         std::thread::sleep(Duration::from_millis(rng.below(400)));
         f.kill9();
         let st = store(&env);
@@ -249,16 +260,12 @@ fn kill_9_of_the_flusher_at_random_points_loses_and_doubles_nothing() {
             ops.len(),
             "nothing lost (round {round}, seed {seed:#x})"
         );
-        // Leases sit only at the head of the queue, one window at most: the dead flusher's.
-        let open: Vec<_> = all.iter().filter(|o| o.state.is_open()).collect();
-        let leased = open
-            .iter()
-            .take_while(|o| o.state == OpState::Leased)
-            .count();
+        // One window of leases at most: the dead flusher's (an op that waits its turn may sit
+        // before them: a later write to the same fact is claimed in a later window).
+        let leased = all.iter().filter(|o| o.state == OpState::Leased).count();
         assert!(
-            open[leased..].iter().all(|o| o.state != OpState::Leased)
-                && leased <= mpt::outbox::flush::WINDOW,
-            "round {round}, seed {seed:#x}: {leased} leased at the head"
+            leased <= mpt::outbox::flush::WINDOW,
+            "round {round}, seed {seed:#x}: {leased} leased"
         );
         leased_after_kill += leased;
     }

@@ -1,17 +1,14 @@
 //! A fleet on one machine: a real `mempalace serve` primary with a token, and devices (own HOME,
 //! own local palace, own device name) that reach it only through their own switchable `Link`.
 
+use mpt::mcp::McpError;
+use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Output;
-use std::time::Duration;
-
-use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{Deadline, McpClient, McpError};
-use serde_json::{Value, json};
 
 use super::harness::Harness;
 use super::link::Link;
-use super::primary::PrimaryOpts;
+use super::primary::{PrimaryOpts, call_remote};
 use super::{Primary, TestEnv, json as parse_json, wait_for};
 
 pub const TOKEN: &str = "fleet-secret-7d1f0c";
@@ -70,26 +67,7 @@ impl Fleet {
 
     /// A tool call straight to the primary (not through any link).
     pub fn call(&self, tool: &str, args: Value) -> Result<Value, McpError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let c = McpClient::Remote(
-                HttpClient::new(HttpOptions {
-                    url: self.primary.url(),
-                    token: Some(mpt::config::Secret::new(TOKEN.to_string())),
-                    ca_file: None,
-                    timeout: Some(Duration::from_secs(60)),
-                    init_timeout: None,
-                    connect_timeout: Duration::from_secs(3),
-                })
-                .unwrap(),
-            );
-            c.call_tool(tool, args, Deadline::Default)
-                .await
-                .map(|r| r.payload)
-        })
+        call_remote(&self.primary.url(), Some(TOKEN), tool, args)
     }
 
     /// Every event on the primary written by `writer`, oldest first.
@@ -103,14 +81,15 @@ impl Fleet {
         p["events"].as_array().cloned().unwrap_or_default()
     }
 
-    /// The diary entries (text) on the primary for `agent` in `wing`.
+    /// The diary entries (text) on the primary for `agent` in `wing` (none while the primary's
+    /// palace has no drawers yet: 3.11 answers "Chroma database missing" then).
     pub fn diary(&self, agent: &str, wing: &str) -> Vec<String> {
-        let p = self
-            .call(
-                "mempalace_diary_read",
-                json!({"agent_name": agent, "wing": wing, "last_n": 100}),
-            )
-            .unwrap();
+        let Ok(p) = self.call(
+            "mempalace_diary_read",
+            json!({"agent_name": agent, "wing": wing, "last_n": 100}),
+        ) else {
+            return Vec::new();
+        };
         p["entries"]
             .as_array()
             .into_iter()

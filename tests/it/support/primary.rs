@@ -158,3 +158,33 @@ impl Drop for Primary {
         self.stop();
     }
 }
+
+/// One tool call to the MemPalace at `url` (with `token` as its bearer), the payload parsed.
+pub fn call_remote(
+    url: &str,
+    token: Option<&str>,
+    tool: &str,
+    args: serde_json::Value,
+) -> Result<serde_json::Value, mpt::mcp::McpError> {
+    use mpt::mcp::http::{HttpClient, HttpOptions};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let c = mpt::mcp::McpClient::Remote(
+            HttpClient::new(HttpOptions {
+                url: url.into(),
+                token: token.map(|t| mpt::config::Secret::new(t.to_string())),
+                ca_file: None,
+                timeout: Some(Duration::from_secs(60)),
+                init_timeout: None,
+                connect_timeout: Duration::from_secs(3),
+            })
+            .unwrap(),
+        );
+        c.call_tool(tool, args, mpt::mcp::Deadline::Default)
+            .await
+            .map(|r| r.payload)
+    })
+}

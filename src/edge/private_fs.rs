@@ -1,0 +1,157 @@
+//! The edge's private places: its state folder (`~/.mempalace/edge`, 0700) and owner log (0600),
+//! and the short socket folder (`$XDG_RUNTIME_DIR/mpt`, else `/tmp/mpt-<uid>`), checked ours.
+
+use std::fs::{DirBuilder, File, OpenOptions, Permissions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::error::{MptError, Result};
+
+/// A socket path is at most 107 bytes (`sun_path` holds 108 with its NUL); a base folder this
+/// short leaves room for `/mpt/<16 hex>.sock`.
+const MAX_SOCKET_BASE: usize = 80;
+
+/// Creates `dir` (and missing parents) mode 0700; an existing one of ours open to others is
+/// tightened to 0700.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    tighten(dir, 0o700)
+}
+
+/// Opens (creating) the owner's log for appending, mode 0600; an existing one open to others is
+/// tightened (it holds wing and room names and the child's stderr).
+pub fn open_private_log(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    tighten(path, 0o600)?;
+    Ok(file)
+}
+
+fn tighten(path: &Path, mode: u32) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.uid() == euid() && meta.permissions().mode() & 0o077 != 0 {
+        std::fs::set_permissions(path, Permissions::from_mode(mode))?;
+    }
+    Ok(())
+}
+
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// The folders an owner's socket may live in, preferred first: `$XDG_RUNTIME_DIR/mpt` when that
+/// is a short private folder of ours, then `/tmp/mpt-<uid>`.
+fn socket_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
+        && x.is_absolute()
+        && x.as_os_str().len() <= MAX_SOCKET_BASE
+        && is_private(&x)
+    {
+        dirs.push(x.join("mpt"));
+    }
+    dirs.push(PathBuf::from(format!("/tmp/mpt-{}", euid())));
+    dirs
+}
+
+/// Where the socket called `name` lives: where one already is (an owner started with another
+/// environment put it there), else the preferred folder.
+pub fn socket_path(name: &str) -> PathBuf {
+    let dirs = socket_dirs();
+    dirs.iter()
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
+                && p.parent().is_some_and(is_private)
+        })
+        .unwrap_or_else(|| dirs[0].join(name))
+}
+
+/// True when `dir` is a real folder (not a symlink) owned by us that no one else may enter.
+pub fn is_private(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| {
+        m.file_type().is_dir() && m.uid() == euid() && m.permissions().mode() & 0o077 == 0
+    })
+}
+
+/// Creates the socket's folder 0700 if missing and refuses (exit 4) one that is not ours, is a
+/// symlink, or that others may enter: whoever controls it could answer in the owner's place.
+pub fn prepare_socket_dir(socket: &Path) -> Result<()> {
+    let Some(dir) = socket.parent() else {
+        return Ok(());
+    };
+    match DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(MptError::io(format!("creating {}", dir.display()), &e)),
+    }
+    let meta = std::fs::symlink_metadata(dir)
+        .map_err(|e| MptError::io(format!("reading {}", dir.display()), &e))?;
+    let why = if meta.file_type().is_symlink() {
+        Some("it is a symlink".to_string())
+    } else if !meta.is_dir() {
+        Some("it is not a folder".to_string())
+    } else if meta.uid() != euid() {
+        Some(format!("it belongs to uid {}, not to us", meta.uid()))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(MptError::refused(format!(
+            "the edge's socket folder {} is not ours ({why}): whoever controls it could answer in the edge owner's place",
+            dir.display()
+        ))
+        .with_hint(format!(
+            "remove it if it is stale (rm -r {}), or set XDG_RUNTIME_DIR to a private folder of yours",
+            dir.display()
+        )));
+    }
+    tighten(dir, 0o700).map_err(|e| MptError::io(format!("making {} private", dir.display()), &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn created_folders_and_logs_are_private_and_loose_ones_are_tightened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a/edge");
+        create_private_dir(&dir).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        let log = dir.join("x.owner.log");
+        std::fs::write(&log, "old").unwrap();
+        std::fs::set_permissions(&log, Permissions::from_mode(0o644)).unwrap();
+        open_private_log(&log).unwrap();
+        assert_eq!(mode(&log), 0o600);
+        std::fs::set_permissions(&dir, Permissions::from_mode(0o755)).unwrap();
+        create_private_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+    }
+
+    #[test]
+    fn a_symlinked_socket_folder_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let e = prepare_socket_dir(&link.join("k.sock")).unwrap_err();
+        assert_eq!(e.exit().code(), 4, "{}", e.message);
+        assert!(e.message.contains("symlink"), "{}", e.message);
+        prepare_socket_dir(&real.join("k.sock")).unwrap();
+        assert!(is_private(&real));
+    }
+
+    #[test]
+    fn the_fallback_socket_path_is_short() {
+        let p = socket_path("0123456789abcdef.sock");
+        assert!(p.as_os_str().len() < 108, "{}", p.display());
+    }
+}

@@ -1,0 +1,202 @@
+//! What opencode's MemPalace entry becomes in each opt-in state, derived from the user's own entry
+//! (its palace, `environment`, `timeout` and other keys kept), and where that entry is remembered.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use super::OptIn;
+use crate::error::{MptError, Result};
+
+/// What every state keeps of the user's entry.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Kept {
+    /// `--palace P` of its command (`mempalace-mcp --palace P` or `mpt edge … --palace P`).
+    pub palace: Option<String>,
+    /// Every key but `type`, `command`, `url` and `headers` (`environment`, `timeout`, …).
+    pub keys: Map<String, Value>,
+}
+
+/// Keys that describe the transport: each state writes its own.
+const TRANSPORT_KEYS: [&str; 5] = ["type", "command", "url", "headers", "enabled"];
+
+impl Kept {
+    pub fn from_entry(entry: &Value) -> Kept {
+        let command: Vec<&str> = match entry.get("command") {
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            Some(Value::String(s)) => s.split_whitespace().collect(),
+            _ => Vec::new(),
+        };
+        let palace = command.iter().enumerate().find_map(|(i, a)| {
+            a.strip_prefix("--palace=")
+                .or_else(|| (*a == "--palace").then(|| command.get(i + 1).copied())?)
+                .map(str::to_string)
+        });
+        let mut keys = entry.as_object().cloned().unwrap_or_default();
+        if entry.get("type").and_then(Value::as_str) == Some("remote") {
+            // A remote entry's keys (oauth, …) mean nothing to a local server, and back.
+            keys.retain(|k, _| k == "timeout");
+        }
+        keys.retain(|k, _| !TRANSPORT_KEYS.contains(&k.as_str()));
+        Kept { palace, keys }
+    }
+}
+
+/// The entry `state` wants, keeping what the user's entry carried. The token is referenced, never
+/// written. `environment` does not exist for a remote entry; its palace means nothing there either
+/// (the user's own entry is remembered for the way back: [`saved_path`]).
+pub fn desired(state: OptIn, mpt: &Path, url: Option<&str>, kept: &Kept) -> Value {
+    let mut entry = Map::new();
+    match state {
+        OptIn::Solitary => {
+            let mut command = vec![json!("mempalace-mcp")];
+            if let Some(p) = &kept.palace {
+                command.extend([json!("--palace"), json!(p)]);
+            }
+            entry.insert("type".into(), json!("local"));
+            entry.insert("command".into(), Value::Array(command));
+        }
+        OptIn::Remote => {
+            entry.insert("type".into(), json!("remote"));
+            entry.insert("url".into(), json!(url.unwrap_or("")));
+            entry.insert(
+                "headers".into(),
+                json!({"Authorization": "Bearer {env:MEMPALACE_REMOTE_TOKEN}"}),
+            );
+        }
+        OptIn::Edge => {
+            let mut command = vec![
+                json!(mpt.display().to_string()),
+                json!("edge"),
+                json!("--harness"),
+                json!("opencode"),
+            ];
+            if let Some(p) = &kept.palace {
+                command.extend([json!("--palace"), json!(p)]);
+            }
+            entry.insert("type".into(), json!("local"));
+            entry.insert("command".into(), Value::Array(command));
+        }
+    }
+    for (k, v) in &kept.keys {
+        if state == OptIn::Remote && k != "timeout" {
+            continue;
+        }
+        entry.insert(k.clone(), v.clone());
+    }
+    entry.insert("enabled".into(), json!(true));
+    Value::Object(entry)
+}
+
+/// Where the user's own entry is remembered while mpt's replaces it: beside the config file, as
+/// `<file>.mpt-user-entry.json` (opencode reads only `opencode.json[c]`).
+pub fn saved_path(config_file: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.mpt-user-entry.json", config_file.display()))
+}
+
+/// The remembered entry: its name and its text exactly as the user wrote it (comments included).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SavedEntry {
+    pub schema: String,
+    pub entry: String,
+    pub text: String,
+}
+
+pub const SAVED_SCHEMA: &str = "mpt.edge.wire.user_entry/v1";
+
+impl SavedEntry {
+    pub fn new(entry: &str, text: &str) -> SavedEntry {
+        SavedEntry {
+            schema: SAVED_SCHEMA.into(),
+            entry: entry.into(),
+            text: text.into(),
+        }
+    }
+
+    /// The remembered entry for `config_file`, if any. One that does not parse is an error: mpt
+    /// never guesses at the user's entry.
+    pub fn load(config_file: &Path) -> Result<Option<SavedEntry>> {
+        let path = saved_path(config_file);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(MptError::io(format!("reading {}", path.display()), &e)),
+        };
+        let saved: SavedEntry = serde_json::from_str(&text)
+            .ok()
+            .filter(|s: &SavedEntry| s.schema == SAVED_SCHEMA)
+            .filter(|s| serde_json::from_str::<Value>(&crate::harness::jsonc::strip(&s.text)).is_ok())
+            .ok_or_else(|| {
+                MptError::usage(format!(
+                    "{} does not hold a MemPalace entry mpt can read",
+                    path.display()
+                ))
+                .with_hint("it remembers your own opencode entry while mpt's replaces it: fix it, or delete it to let mpt derive the entry")
+            })?;
+        Ok(Some(saved))
+    }
+
+    /// The entry's value (comments and trailing commas allowed in the text).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&crate::harness::jsonc::strip(&self.text)).unwrap_or(Value::Null)
+    }
+
+    /// Written whole (temp file and rename), mode 0600: an `environment` may hold secrets.
+    pub fn save(&self, config_file: &Path) -> Result<PathBuf> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let path = saved_path(config_file);
+        let tmp = PathBuf::from(format!("{}.tmp", path.display()));
+        let write = || -> std::io::Result<()> {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            f.write_all(
+                serde_json::to_string_pretty(self)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            )?;
+            f.write_all(b"\n")?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        };
+        write().map_err(|e| MptError::io(format!("writing {}", path.display()), &e))?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_state_keeps_the_palace_environment_and_timeout() {
+        let user = json!({"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": false});
+        let kept = Kept::from_entry(&user);
+        assert_eq!(kept.palace.as_deref(), Some("/data/p"));
+        let mpt = Path::new("/usr/local/bin/mpt");
+        let edge = desired(OptIn::Edge, mpt, None, &kept);
+        assert_eq!(
+            edge,
+            json!({"type": "local", "command": ["/usr/local/bin/mpt", "edge", "--harness", "opencode", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})
+        );
+        assert_eq!(
+            Kept::from_entry(&edge),
+            kept,
+            "the edge entry carries it all"
+        );
+        let remote = desired(OptIn::Remote, mpt, Some("https://h/mcp"), &kept);
+        assert_eq!(remote["timeout"], 30000);
+        assert!(remote.get("environment").is_none() && remote.get("command").is_none());
+        let back = desired(OptIn::Solitary, mpt, None, &Kept::from_entry(&edge));
+        assert_eq!(
+            back,
+            json!({"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})
+        );
+        let eq = Kept::from_entry(&json!({"command": "mempalace-mcp --palace=/q"}));
+        assert_eq!(eq.palace.as_deref(), Some("/q"));
+    }
+}
