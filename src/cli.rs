@@ -167,6 +167,11 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Read from the primary (with this device's own events not on it yet). With the primary unreachable,
+answered from the local palace's copy of the log, which `mpt edge` pulls while the primary answers:
+exit 0, \"stale\": true and the age of the last pull (a STALE: first line for people). Exit 7 only
+when this device has no local log at all. `ack` goes through the edge owner when one runs.")]
 pub struct MailboxArgs {
     #[command(subcommand)]
     pub action: Option<MailboxAction>,

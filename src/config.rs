@@ -125,7 +125,8 @@ impl Secret {
         Secret(s)
     }
 
-    /// The one place the value leaves: the `Authorization` header.
+    /// The places the value leaves: the `Authorization` header, and the stdin of the edge's pull
+    /// of the primary's log (MemPalace's own sync sends it as that header).
     pub fn expose(&self) -> &str {
         &self.0
     }

@@ -87,9 +87,12 @@ fn edge_options(palace: &std::path::Path, child: Option<PathBuf>) -> EdgeOptions
 async fn start_edge(
     ctx: &Ctx,
     config: &Config,
+    paths: &OwnerPaths,
     palace: &std::path::Path,
     child: Option<PathBuf>,
 ) -> Result<(Arc<crate::edge::proxy::Proxy>, Option<Arc<OutboxLog>>)> {
+    let program = crate::mcp::client::local_child_spec(config, palace, child.as_deref()).program;
+    let puller = crate::edge::puller::configure(config, &ctx.env, palace, &program, paths)?;
     // An outbox that cannot be opened (a full disk) does not stop the edge: writes fail loudly.
     let (log, write_log) = match &config.remote {
         None => (None, None),
@@ -104,6 +107,9 @@ async fn start_edge(
         Arc::new(setup::build(config, &ctx.env, &edge_options(palace, child), write_log).await?);
     if let (Some(log), Some(client)) = (log.clone(), setup::primary_client(config)?) {
         replicate::spawn_flusher(Arc::clone(&proxy), log, client);
+    }
+    if let Some(puller) = puller {
+        crate::edge::puller::spawn(Arc::clone(&proxy), puller);
     }
     let gate = Arc::clone(&proxy);
     tokio::spawn(async move {
@@ -129,7 +135,7 @@ async fn run_owner(
     };
     let grace = millis_env(ctx, "MPT_EDGE_GRACE_MS", 30_000)?;
     let linger = millis_env(ctx, "MPT_EDGE_LINGER_MS", 900_000)?;
-    let (proxy, log) = start_edge(ctx, config, palace, child).await?;
+    let (proxy, log) = start_edge(ctx, config, paths, palace, child).await?;
     log_debug!("edge owner ready on {}", paths.socket.display());
     let tools = proxy.handshake.tools.clone();
     let identity = Identity::of(config, &ctx.env)?;
@@ -168,7 +174,7 @@ async fn run_standalone(
         )
         .with_hint("run `mpt edge` without --standalone to share it"));
     };
-    let (proxy, _) = start_edge(ctx, config, palace, child).await?;
+    let (proxy, _) = start_edge(ctx, config, paths, palace, child).await?;
     let stamper = stamper_for(config, &proxy.handshake.tools, harness);
     serve::serve(
         Arc::clone(&proxy),

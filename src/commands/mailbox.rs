@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use crate::Ctx;
 use crate::cli::{AckStatus, MailboxAction, MailboxArgs};
 use crate::error::{Exit, MptError, Result};
-use crate::mailbox::{self, Announcer, Derivation, NotifyMode, StdFs};
+use crate::mailbox::offline::{LocalLog, View};
+use crate::mailbox::{self, Announcer, NotifyMode};
 use crate::mcp::{Deadline, McpClient};
 use crate::palace::PalacePaths;
 use crate::{log_debug, log_warn};
@@ -42,16 +43,27 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     };
     let rt = super::runtime()?;
     rt.block_on(async {
-        let palace = PalacePaths::resolve(&ctx.env, None)
-            .map(|p| p.palace)
-            .unwrap_or_default();
-        let client = McpClient::from_config(&config, &palace, None, false)?;
+        let paths = PalacePaths::resolve(&ctx.env, config.file.palace.as_deref()).ok();
+        let palace = paths.as_ref().map(|p| p.palace.clone()).unwrap_or_default();
+        // `ack` goes through the palace's edge owner when one runs: the one writer, which
+        // answers offline too (applied locally, queued for the primary).
+        let owner = match (&args.action, &paths) {
+            (Some(MailboxAction::Ack { .. }), Some(p)) => {
+                crate::edge::owner::live(&p.home, &p.palace)
+            }
+            _ => None,
+        };
+        let client = match owner {
+            Some(o) => crate::edge::owner::client(&o, &config.harness, None),
+            None => McpClient::from_config(&config, &palace, None, false)?,
+        };
+        let local = LocalLog::new(&ctx.env, &config, paths);
         let res = match args.action {
-            None => list(ctx, &client, &me, args.count).await,
+            None => list(ctx, &client, &local, &me, args.count).await,
             Some(MailboxAction::Watch {
                 interval_ms,
                 max_polls,
-            }) => watch(ctx, &client, &me, interval_ms, max_polls).await,
+            }) => watch(ctx, &client, &local, &me, interval_ms, max_polls).await,
             Some(MailboxAction::Ack {
                 event,
                 status,
@@ -70,27 +82,31 @@ fn inert(ctx: &Ctx, why: &str) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-async fn derive_now(client: &McpClient, me: &str) -> Result<Derivation> {
-    let events = mailbox::source::fetch(client, me).await?;
-    log_debug!("mailbox: {} events read for {me}", events.len());
-    Ok(mailbox::derive(&events, me, now_unix(), &StdFs))
-}
-
-async fn list(ctx: &Ctx, client: &McpClient, me: &str, count_only: bool) -> Result<Exit> {
-    client.connect().await?;
-    let d = derive_now(client, me).await?;
-    let mut doc = serde_json::to_value(&d)
+async fn list(
+    ctx: &Ctx,
+    client: &McpClient,
+    local: &LocalLog,
+    me: &str,
+    count_only: bool,
+) -> Result<Exit> {
+    let view = View::read(client, local, me, now_unix()).await?;
+    let d = &view.derivation;
+    let mut doc = serde_json::to_value(d)
         .map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))?;
     doc["schema"] = json!(mailbox::SCHEMA);
     doc["active"] = json!(true);
     doc["owed_count"] = json!(d.owed.len());
     doc["dormant_count"] = json!(d.dormant.len());
+    view.describe(&mut doc);
     if !d.owed.is_empty() {
         doc["note"] = json!(mailbox::DELIVERY_NOTE);
     }
     ctx.out.emit(&doc, |w| {
         if count_only {
             return writeln!(w, "{}", d.owed.len());
+        }
+        if let Some(line) = view.stale_line(human_age) {
+            writeln!(w, "{line}")?;
         }
         if d.owed.is_empty() {
             writeln!(w, "nothing owed by {me}")?;
@@ -136,6 +152,7 @@ async fn list(ctx: &Ctx, client: &McpClient, me: &str, count_only: bool) -> Resu
 async fn watch(
     ctx: &Ctx,
     client: &McpClient,
+    local: &LocalLog,
     me: &str,
     interval_ms: Option<u64>,
     max_polls: Option<u64>,
@@ -160,13 +177,14 @@ async fn watch(
     let mut polls = 0u64;
     loop {
         polls += 1;
-        let result = async {
-            client.connect().await?;
-            derive_now(client, me).await
-        }
-        .await;
-        match result {
-            Ok(d) => {
+        match View::read(client, local, me, now_unix()).await {
+            Ok(view) => {
+                if view.stale.is_some() {
+                    log_debug!(
+                        "mailbox poll answered from the local log (the primary is unreachable)"
+                    );
+                }
+                let d = view.derivation;
                 let due = announcer.next(&d);
                 if !due.is_empty() {
                     deliver(ctx, &due, d.dormant.len(), mode, kitty)?;

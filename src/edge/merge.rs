@@ -16,7 +16,10 @@ pub enum ReadKind {
     Counts,
     /// Union of diary entries by their text, newest first (an entry not yet flushed is still read).
     Diary,
-    /// Primary first, local when the primary fails; never unioned (KG, coordination, drawers by id).
+    /// The coordination log (event_list, event_wait): the primary's events and this palace's
+    /// own not yet on it, each event once (`edge::coord`).
+    Events,
+    /// Primary first, local when the primary fails; never unioned (KG, artifacts, drawers by id).
     PrimaryFirst,
 }
 
@@ -26,6 +29,7 @@ pub fn read_kind(tool: &str) -> ReadKind {
         "list_drawers" => ReadKind::Drawers,
         "list_wings" | "list_rooms" | "get_taxonomy" => ReadKind::Counts,
         "diary_read" => ReadKind::Diary,
+        "event_list" | "event_wait" => ReadKind::Events,
         _ => ReadKind::PrimaryFirst,
     }
 }

@@ -1,6 +1,8 @@
 //! `mpt edge`: the local-first MCP proxy (RFC 001 §4). A harness talks MCP to it on stdio; it runs
 //! the real `mempalace-mcp` on the local palace and talks to the primary over HTTPS.
 
+mod coord;
+pub mod events;
 pub mod health;
 pub mod identity;
 pub mod merge;
@@ -8,6 +10,8 @@ pub mod owner;
 pub mod policy;
 pub mod private_fs;
 pub mod proxy;
+pub mod pull;
+pub mod puller;
 pub mod replicate;
 pub mod retry_advice;
 pub mod serve;

@@ -38,6 +38,12 @@ pub trait WriteLog: Send + Sync {
     /// Rewrites references in `args` to ids this device minted into the primary's ids, for ops
     /// that landed; `false` when one references an op that has not (the call must queue behind it).
     fn resolve(&self, args: &mut Value) -> Result<bool, MptError>;
+
+    /// The primary's id for an id this device minted, once its op landed (merged reads show
+    /// one event for the two copies).
+    fn landed(&self, _local_id: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The primary side: its client and health.
@@ -49,6 +55,10 @@ pub struct Primary {
     /// The local palace's embedder sidecar.
     pub local_sidecar: std::path::PathBuf,
     pub read_deadline: Duration,
+    /// The local palace (its log, its replica id).
+    pub palace: std::path::PathBuf,
+    /// Wakes the owner's pull of the primary's log (a flush landed, a read saw events it lacks).
+    pub pull_wake: Arc<tokio::sync::Notify>,
 }
 
 impl Primary {
@@ -169,7 +179,7 @@ impl Proxy {
         }
     }
 
-    async fn child_call(
+    pub(super) async fn child_call(
         &self,
         name: &str,
         args: Value,
@@ -320,8 +330,8 @@ impl Proxy {
         let Some(primary) = &self.primary else {
             return self.child_call(name, args, Deadline::Default).await;
         };
-        if name.ends_with("event_wait") {
-            return self.event_wait(primary, name, args).await;
+        if merge::read_kind(name) == ReadKind::Events {
+            return self.coordination_read(primary, name, args).await;
         }
         if !primary.health.usable() {
             let why = primary
@@ -396,51 +406,9 @@ impl Proxy {
                 &rp.payload,
                 args.get("last_n").and_then(Value::as_u64).unwrap_or(10) as usize,
             ),
-            ReadKind::PrimaryFirst => return Ok(remote),
+            ReadKind::PrimaryFirst | ReadKind::Events => return Ok(remote),
         };
         Ok(merge::with_payload(&remote, &merged))
-    }
-
-    /// `event_wait` blocks for up to `timeout_ms`: it waits on the primary alone (whose log it is),
-    /// with a deadline past its own, never on the local child (whose stdio server it would block).
-    /// Offline it asks the local log without waiting, marked degraded.
-    async fn event_wait(
-        &self,
-        primary: &Primary,
-        name: &str,
-        args: Value,
-    ) -> Result<Value, McpError> {
-        if primary.health.usable() {
-            let wait_ms = args
-                .get("timeout_ms")
-                .and_then(Value::as_u64)
-                .unwrap_or(60_000)
-                .min(300_000);
-            let deadline = Deadline::After(Duration::from_millis(wait_ms) + primary.read_deadline);
-            match primary
-                .client
-                .request(
-                    "tools/call",
-                    Some(json!({"name": name, "arguments": args.clone()})),
-                    deadline,
-                )
-                .await
-            {
-                Ok(r) => {
-                    primary.health.ok();
-                    return Ok(r);
-                }
-                Err(e @ McpError::Rpc { .. }) => return Err(e),
-                Err(e) => primary.health.failed(&e.to_string()),
-            }
-        }
-        let mut now = args;
-        now["timeout_ms"] = json!(0);
-        let why = primary
-            .health
-            .last_error()
-            .unwrap_or_else(|| "the primary is unreachable".into());
-        self.local_degraded(name, now, &why).await
     }
 
     async fn local_degraded(&self, name: &str, args: Value, why: &str) -> Result<Value, McpError> {

@@ -44,6 +44,15 @@ impl WriteLog for OutboxLog {
         Ok(self.store.lock().unwrap().resolve_args(args)? == 0)
     }
 
+    fn landed(&self, local_id: &str) -> Option<String> {
+        self.store
+            .lock()
+            .unwrap()
+            .primary_id(local_id)
+            .ok()
+            .flatten()
+    }
+
     fn record(
         &self,
         tool: &str,
@@ -152,6 +161,8 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
         match flush(&mut store, &lock, &client, &opts, &mut |_| {}).await {
             Ok(report) => {
                 if report.settled() > 0 {
+                    // The primary's copies of what landed, into the local log.
+                    primary.pull_wake.notify_one();
                     log_debug!(
                         "edge flushed {} op(s); {} remaining",
                         report.settled(),

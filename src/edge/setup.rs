@@ -53,6 +53,8 @@ pub async fn build(
             embedder: RwLock::new(config.file.primary_embedder.clone()),
             local_sidecar: opts.palace.join("mempalace_embedder.json"),
             read_deadline: read_deadline(env),
+            palace: opts.palace.clone(),
+            pull_wake: Arc::new(tokio::sync::Notify::new()),
         }),
     };
     Ok(Proxy {

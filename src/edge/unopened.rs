@@ -90,4 +90,8 @@ impl WriteLog for UnopenedOutbox {
     fn resolve(&self, args: &mut Value) -> Result<bool, MptError> {
         Ok(self.with_log(|log| log.resolve(args)).unwrap_or(true))
     }
+
+    fn landed(&self, local_id: &str) -> Option<String> {
+        self.with_log(|log| Ok(log.landed(local_id))).ok().flatten()
+    }
 }

@@ -10,7 +10,9 @@ pub mod announce;
 pub mod derive;
 pub mod dormancy;
 pub mod event;
+pub mod local;
 pub mod notify;
+pub mod offline;
 pub mod source;
 pub mod time;
 

@@ -135,6 +135,13 @@ pub fn pid_alive(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// The palace's replica id (`replica.json`, minted by MemPalace's log on first use), which
+/// `origin_replica` names on every event this palace authored.
+pub fn replica_id(palace: &Path) -> Option<String> {
+    let v = read_json(&palace.join("replica.json")).ok()??;
+    v.get("replica_id")?.as_str().map(str::to_string)
+}
+
 fn read_json(path: &Path) -> Result<Option<Value>> {
     match std::fs::read_to_string(path) {
         Ok(t) => serde_json::from_str(&t)

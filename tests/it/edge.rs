@@ -190,10 +190,14 @@ fn maintenance_and_destructive_tools_never_reach_the_primary() {
     let url = p.url();
     let shared = json!({"wing": "w", "room": "r", "content": "exists on both sides"});
     let on_p = on_primary(&rt, &url, "mempalace_add_drawer", shared.clone()).unwrap();
+    // No pull of the primary's log in the background: the primary must stay quiet.
     let mut h = Harness::start(
         &env,
         &["--palace", palace.to_str().unwrap()],
-        &[("MEMPALACE_REMOTE_URL", url.as_str())],
+        &[
+            ("MEMPALACE_REMOTE_URL", url.as_str()),
+            ("MPT_EDGE_PULL_MS", "0"),
+        ],
     );
     h.initialize();
     h.call("mempalace_add_drawer", shared).unwrap();

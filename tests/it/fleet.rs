@@ -389,8 +389,13 @@ fn the_queue_drains_after_the_last_session_closes() {
     // The owner's grace passes (the harness sets 400 ms): its child stops and it lingers.
     let mut lingering = None;
     assert!(wait_for(30.0, || {
-        lingering =
-            parse_json(&d.mpt(&["--json", "edge", "status"]))["lingering_flusher_pid"].as_u64();
+        // Read off the linger lock, not `mpt edge status`: its probe of the owner's socket is a
+        // connection, which restarts the owner's grace.
+        lingering = mpt::edge::owner::lingering_pid(&mpt::edge::owner::OwnerPaths::new(
+            &d.env.home(),
+            &d.palace,
+        ))
+        .map(u64::from);
         lingering.is_some()
     }));
     let pid = lingering.unwrap() as u32;

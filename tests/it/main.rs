@@ -12,6 +12,7 @@ mod edge_shared;
 mod edge_wire;
 mod feed;
 mod fleet;
+mod fleet_log;
 mod full_disk;
 mod http_bounds;
 mod http_fake;

@@ -1,0 +1,231 @@
+//! The owner's schedule for pulling the primary's log: while the primary answers, at start, on an
+//! interval, after a flush and after a read saw events the local log lacks; one pull at a time.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::owner::OwnerPaths;
+use super::proxy::Proxy;
+use super::pull::{PullError, PullSpec, Pulled, pull_once};
+use crate::mcp::Deadline;
+use crate::outbox::util::now_ms;
+use crate::{log_debug, log_warn};
+
+/// `schema` of the pull record.
+pub const RECORD_SCHEMA: &str = "mpt.edge.pull/v1";
+
+/// What the owner last knew of its pulls, beside its lock (`<key>.pull.json`); read by
+/// `mpt mailbox` to say how old an offline answer is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PullRecord {
+    pub schema: String,
+    /// The primary's origin the pulls went to.
+    pub primary: String,
+    /// When the last pull that succeeded started (ms since the epoch).
+    pub last_success_ms: Option<i64>,
+    pub last_attempt_ms: Option<i64>,
+    /// Why the last attempt failed (`None` after a success).
+    pub last_error: Option<String>,
+    /// The last successful round.
+    pub last: Option<Pulled>,
+}
+
+pub fn record_path(paths: &OwnerPaths) -> PathBuf {
+    beside_owner(paths, "pull.json")
+}
+
+fn lock_path(paths: &OwnerPaths) -> PathBuf {
+    beside_owner(paths, "pull.lock")
+}
+
+/// `<key>.<suffix>` beside the owner's lock (`~/.mempalace/edge/<key>.owner.lock`).
+fn beside_owner(paths: &OwnerPaths, suffix: &str) -> PathBuf {
+    let name = paths
+        .lock
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let key = name.strip_suffix(".owner.lock").unwrap_or(&name);
+    paths.lock.with_file_name(format!("{key}.{suffix}"))
+}
+
+/// The record, when a pull was ever attempted for this palace.
+pub fn read_record(path: &Path) -> Option<PullRecord> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+fn write_record(path: &Path, rec: &PullRecord) {
+    let tmp = path.with_extension("json.tmp");
+    let written = serde_json::to_vec_pretty(rec)
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| std::fs::write(&tmp, bytes))
+        .and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        log_warn!("the edge cannot record its pull in {}: {e}", path.display());
+    }
+}
+
+pub struct Puller {
+    pub spec: PullSpec,
+    pub paths: OwnerPaths,
+    /// `MPT_EDGE_PULL_MS`.
+    pub interval: Duration,
+}
+
+/// Starts the schedule on the owner's runtime (a pull is a child process: nothing blocks).
+pub fn spawn(proxy: Arc<Proxy>, puller: Puller) {
+    tokio::spawn(async move { run(proxy, puller).await });
+}
+
+async fn run(proxy: Arc<Proxy>, p: Puller) {
+    let Some(primary) = &proxy.primary else {
+        return;
+    };
+    let (record, lock) = (record_path(&p.paths), lock_path(&p.paths));
+    let mut rec = read_record(&record)
+        .filter(|r| r.primary == p.spec.base_url)
+        .unwrap_or_else(|| PullRecord {
+            schema: RECORD_SCHEMA.into(),
+            primary: p.spec.base_url.clone(),
+            ..Default::default()
+        });
+    let mut primed = false;
+    let mut failing = false;
+    loop {
+        if primary.health.usable() {
+            // The child opens its log first: it mints the palace's replica id, not the pull.
+            primed = primed || prime(&proxy).await;
+            if primed && let Ok(Some(_held)) = super::owner::take_pid_lock(&lock) {
+                let started = now_ms();
+                rec.last_attempt_ms = Some(started);
+                match pull_once(&p.spec).await {
+                    Ok(pulled) => {
+                        log_debug!(
+                            "edge pulled {} event(s), {} artifact(s) of the primary's log in {} ms",
+                            pulled.pulled_events,
+                            pulled.pulled_artifacts,
+                            pulled.elapsed_ms
+                        );
+                        rec.last_success_ms = Some(started);
+                        rec.last_error = None;
+                        rec.last = Some(pulled);
+                        failing = false;
+                    }
+                    Err(PullError::Unsupported(why)) => {
+                        rec.last_error = Some(why.clone());
+                        write_record(&record, &rec);
+                        return log_warn!(
+                            "the edge does not pull the primary's coordination log: {}; offline, asks seen online cannot be answered and `mpt mailbox` has no last-known view",
+                            PullError::Unsupported(why)
+                        );
+                    }
+                    Err(e) => {
+                        if !failing {
+                            log_warn!(
+                                "{e}: the local copy of the coordination log is as of the last pull; it is tried again"
+                            );
+                        } else {
+                            log_debug!("pull: {e}");
+                        }
+                        failing = true;
+                        rec.last_error = Some(e.to_string());
+                    }
+                }
+                write_record(&record, &rec);
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(p.interval) => {}
+            _ = primary.pull_wake.notified() => {}
+        }
+    }
+}
+
+/// Opens the child's log (a one-event list) so the child, not the pull, creates it.
+async fn prime(proxy: &Proxy) -> bool {
+    let r = proxy
+        .child
+        .request(
+            "tools/call",
+            Some(json!({"name": "mempalace_event_list", "arguments": {"limit": 1}})),
+            Deadline::Default,
+        )
+        .await;
+    r.is_ok()
+}
+
+/// The owner's pull schedule from the configuration (`None`: no primary, pulls turned off with
+/// `MPT_EDGE_PULL_MS=0`, or a child that is not a Python console script).
+pub fn configure(
+    config: &crate::config::Config,
+    env: &crate::config::Env,
+    palace: &Path,
+    child_program: &Path,
+    paths: &OwnerPaths,
+) -> crate::error::Result<Option<Puller>> {
+    let interval = millis(env, "MPT_EDGE_PULL_MS", 60_000)?;
+    let deadline = millis(env, "MPT_EDGE_PULL_DEADLINE_MS", 120_000)?;
+    let Some(remote) = &config.remote else {
+        return Ok(None);
+    };
+    if interval.is_zero() {
+        return Ok(None);
+    }
+    let Some(base_url) = super::pull::base_url(&remote.url) else {
+        return Ok(None);
+    };
+    let Some(python) = super::pull::interpreter(child_program, env) else {
+        log_warn!(
+            "the edge does not pull the primary's coordination log: {} is not a Python console script (MemPalace's log sync runs on the child's own Python)",
+            child_program.display()
+        );
+        return Ok(None);
+    };
+    Ok(Some(Puller {
+        spec: PullSpec {
+            python,
+            palace: palace.to_path_buf(),
+            base_url,
+            token: remote.token.as_ref().map(|(t, _)| t.clone()),
+            ca_file: remote.ca_file.clone(),
+            deadline: deadline.max(Duration::from_secs(1)),
+        },
+        paths: paths.clone(),
+        interval,
+    }))
+}
+
+fn millis(env: &crate::config::Env, name: &str, default: u64) -> crate::error::Result<Duration> {
+    match env.get(name) {
+        None => Ok(Duration::from_millis(default)),
+        Some(v) => v.trim().parse().map(Duration::from_millis).map_err(|_| {
+            crate::error::MptError::usage(format!("{name}='{v}' is not a number of milliseconds"))
+                .with_hint(format!("unset it for the default ({default})"))
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_lives_beside_the_owner_lock() {
+        let paths = OwnerPaths::new(Path::new("/h"), Path::new("/p/palace"));
+        let record = record_path(&paths);
+        assert_eq!(record.parent(), paths.lock.parent());
+        let name = record.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.ends_with(".pull.json") && !name.contains("owner"),
+            "{name}"
+        );
+        assert_eq!(
+            lock_path(&paths).file_name().unwrap().to_string_lossy(),
+            name.replace(".pull.json", ".pull.lock")
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! The local palace's copy of the coordination log (`logstream.sqlite3`), read strictly
+//! read-only: the two queries the mailbox needs, as `event_list` shapes its events.
+
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+use serde_json::{Map, Value, json};
+
+use crate::error::Result;
+use crate::palace::sqlite::with_reader;
+
+/// Open asks to `me` (broadcasts included) and every event `me` wrote, oldest first; `None` when
+/// the palace has no log.
+pub fn read(logstream: &Path, me: &str) -> Result<Option<Vec<Value>>> {
+    with_reader(logstream, |c| events(c, me))
+}
+
+fn events(c: &Connection, me: &str) -> rusqlite::Result<Vec<Value>> {
+    let mut st = c.prepare(
+        "SELECT rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id,
+                branch, base_commit, status, body, created_at, metadata_json,
+                origin_replica, origin_seq, hlc
+           FROM events
+          WHERE ((to_agent = ?1 OR to_agent = '*') AND status = ?2) OR from_agent = ?1
+          ORDER BY rowid",
+    )?;
+    let rows = st.query_map(params![me, super::CANDIDATE_STATUS], |r| {
+        let text = |i: usize| r.get::<_, Option<String>>(i).map(|v| json!(v));
+        let metadata: Option<String> = r.get(14)?;
+        let metadata = metadata
+            .and_then(|m| serde_json::from_str::<Value>(&m).ok())
+            .filter(Value::is_object)
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        Ok(json!({
+            "id": text(1)?, "seq": r.get::<_, i64>(0)?,
+            "origin_replica": text(15)?, "origin_seq": r.get::<_, Option<i64>>(16)?, "hlc": text(17)?,
+            "type": text(2)?, "stream": text(3)?, "room": text(4)?, "topic": text(5)?,
+            "from_agent": text(6)?, "to_agent": text(7)?, "correlation_id": text(8)?,
+            "branch": text(9)?, "base_commit": text(10)?, "status": text(11)?,
+            "artifact_ids": [], "body": r.get::<_, Option<String>>(12)?.unwrap_or_default(),
+            "created_at": text(13)?, "metadata": metadata,
+        }))
+    })?;
+    rows.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_asks_to_me_and_what_i_wrote() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("logstream.sqlite3");
+        assert!(read(&path, "pi@a").unwrap().is_none(), "no log, no events");
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE events (id TEXT PRIMARY KEY, type TEXT, stream TEXT, room TEXT, topic TEXT,
+               from_agent TEXT, to_agent TEXT, correlation_id TEXT, branch TEXT, base_commit TEXT,
+               status TEXT, body TEXT, created_at TEXT, metadata_json TEXT, origin_replica TEXT,
+               origin_seq INTEGER, hlc TEXT);
+             INSERT INTO events VALUES ('e1','task.request','s','r',NULL,'oc@b','pi@a',NULL,NULL,NULL,'open','do it','2026-01-01T00:00:00Z','{}','rep_p',1,'1-p');
+             INSERT INTO events VALUES ('e2','note','s','r',NULL,'oc@b','*',NULL,NULL,NULL,'open','all','2026-01-01T00:00:01Z','{}','rep_p',2,'2-p');
+             INSERT INTO events VALUES ('e3','event.ack','s','r',NULL,'pi@a','oc@b','e1',NULL,NULL,'applied','','2026-01-01T00:00:02Z','{\"ack_of\":\"e1\"}','rep_a',1,'3-a');
+             INSERT INTO events VALUES ('e4','note','s','r',NULL,'oc@b','pi@z',NULL,NULL,NULL,'open','','2026-01-01T00:00:03Z','not json','rep_p',3,'4-p');",
+        )
+        .unwrap();
+        drop(c);
+        let got = read(&path, "pi@a").unwrap().unwrap();
+        let ids: Vec<&str> = got.iter().map(|e| e["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["e1", "e2", "e3"]);
+        assert_eq!(got[2]["metadata"]["ack_of"], "e1");
+        assert_eq!(got[0]["seq"], 1);
+        let d = crate::mailbox::derive(&got, "pi@a", 0, &crate::mailbox::StdFs);
+        assert!(d.owed.is_empty(), "the local ack answers the ask: {d:?}");
+    }
+}

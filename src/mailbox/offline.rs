@@ -1,0 +1,164 @@
+//! Where a mailbox answer comes from: the primary's log with this device's own events not yet on
+//! it; with the primary unreachable, the local palace's copy (the edge pulls it), flagged stale.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::{Derivation, StdFs};
+use crate::config::{Config, Env};
+use crate::edge::events::{self, Order};
+use crate::edge::owner::OwnerPaths;
+use crate::edge::puller;
+use crate::error::{MptError, Result};
+use crate::log_debug;
+use crate::mcp::McpClient;
+use crate::outbox::{self, Outbox};
+use crate::palace::PalacePaths;
+
+/// This device's side: its palace's log, the edge's pull record and the outbox's id map.
+pub struct LocalLog {
+    /// `None`: no palace could be resolved (no HOME): the primary alone.
+    palace: Option<PalacePaths>,
+    record: Option<PathBuf>,
+    outbox: Option<(PathBuf, outbox::OpenOptions)>,
+}
+
+impl LocalLog {
+    pub fn new(env: &Env, config: &Config, paths: Option<PalacePaths>) -> LocalLog {
+        let outbox = outbox::resolve_path(env, config)
+            .ok()
+            .filter(|p| p.exists())
+            .zip(outbox::open_options(env).ok());
+        LocalLog {
+            record: paths
+                .as_ref()
+                .map(|p| puller::record_path(&OwnerPaths::new(&p.home, &p.palace))),
+            palace: paths,
+            outbox,
+        }
+    }
+
+    /// The asks to `me` and the events by `me` in the local log (`None`: the palace has none).
+    fn events(&self, me: &str) -> Result<Option<Vec<Value>>> {
+        match &self.palace {
+            Some(p) => super::local::read(&p.logstream, me),
+            None => Ok(None),
+        }
+    }
+
+    /// `primary`'s events plus each local event that is not one of them (each event once).
+    fn merged(&self, primary: Vec<Value>, local: Vec<Value>) -> Vec<Value> {
+        let replica = self
+            .palace
+            .as_ref()
+            .and_then(|p| crate::palace::files::replica_id(&p.palace));
+        let (pulled, own) = events::split_local(local, replica.as_deref());
+        let map = self
+            .outbox
+            .as_ref()
+            .and_then(|(p, o)| Outbox::open(p, *o).ok());
+        let landed = |id: &str| map.as_ref()?.primary_id(id).ok().flatten();
+        let all = primary.into_iter().chain(pulled).collect();
+        events::merge(all, own, &landed, Order::Asc, usize::MAX).events
+    }
+}
+
+/// Why an answer is not the primary's own, and as of when.
+#[derive(Debug, Clone)]
+pub struct Stale {
+    /// Why the primary was not read.
+    pub why: String,
+    /// When the last pull that succeeded started (ms since the epoch).
+    pub last_pull_ms: Option<i64>,
+}
+
+pub struct View {
+    pub derivation: Derivation,
+    /// `Some`: answered from the local log alone.
+    pub stale: Option<Stale>,
+    now_unix: i64,
+}
+
+impl View {
+    /// The mailbox of `me` now: the primary's log (with this device's unreplicated events); when
+    /// the primary cannot be reached, the local log. Exit 7 only when there is no local log.
+    pub async fn read(
+        client: &McpClient,
+        local: &LocalLog,
+        me: &str,
+        now_unix: i64,
+    ) -> Result<View> {
+        let remote = async {
+            client.connect().await?;
+            super::source::fetch(client, me).await
+        }
+        .await;
+        let (events, stale) = match remote {
+            Ok(theirs) => {
+                let mine = local.events(me).unwrap_or_else(|e| {
+                    log_debug!("mailbox: the local log is not readable: {}", e.message);
+                    None
+                });
+                (local.merged(theirs, mine.unwrap_or_default()), None)
+            }
+            Err(e) if e.is_transient() => {
+                let why = e.to_string();
+                let Some(mine) = local.events(me)? else {
+                    return Err(MptError::from(e).with_hint(
+                        "this device has no copy of the coordination log yet: `mpt edge` (an agent session) keeps one while the primary answers; try again when it is reachable",
+                    ));
+                };
+                let last_pull_ms = local
+                    .record
+                    .as_deref()
+                    .and_then(puller::read_record)
+                    .and_then(|r| r.last_success_ms);
+                (
+                    local.merged(Vec::new(), mine),
+                    Some(Stale { why, last_pull_ms }),
+                )
+            }
+            Err(e) => return Err(e.into()),
+        };
+        log_debug!("mailbox: {} events read for {me}", events.len());
+        Ok(View {
+            derivation: super::derive(&events, me, now_unix, &StdFs),
+            stale,
+            now_unix,
+        })
+    }
+
+    /// Seconds since the last pull, when one ever succeeded.
+    pub fn last_pull_age(&self) -> Option<i64> {
+        let ms = self.stale.as_ref()?.last_pull_ms?;
+        Some((self.now_unix - ms.div_euclid(1000)).max(0))
+    }
+
+    /// `stale`, `source`, and offline the last pull and why.
+    pub fn describe(&self, doc: &mut Value) {
+        doc["stale"] = json!(self.stale.is_some());
+        match &self.stale {
+            None => doc["source"] = json!("primary"),
+            Some(s) => {
+                doc["source"] = json!("local");
+                doc["unreachable"] = json!(s.why);
+                doc["last_pull"] = json!(s.last_pull_ms.map(outbox::util::rfc3339));
+                doc["last_pull_age_secs"] = json!(self.last_pull_age());
+            }
+        }
+    }
+
+    /// The line a person reads first when the answer is the local log's.
+    pub fn stale_line(&self, age: fn(i64) -> String) -> Option<String> {
+        let s = self.stale.as_ref()?;
+        let when = match self.last_pull_age() {
+            Some(secs) => format!("as of the last pull from the primary, {} ago", age(secs)),
+            None => "never pulled from the primary: asks sent to you are missing".to_string(),
+        };
+        Some(format!(
+            "STALE: the primary is unreachable ({}); from this device's copy of the log, {when}",
+            s.why
+        ))
+    }
+}
