@@ -250,7 +250,7 @@ impl Config {
         };
         let remote = match env.get("MEMPALACE_REMOTE_URL") {
             None => {
-                register_unused_token(env, &file);
+                crate::secrets::register_unused_token(env, file.token_file.as_deref());
                 None
             }
             Some(url) => Some(Remote {
@@ -373,26 +373,6 @@ fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSourc
             };
             read_token(&p, setting).map(|s| Some((s, TokenSource::File(p))))
         }
-    }
-}
-
-/// Without a remote URL the token is not used, but it is still a secret this process may meet
-/// (in arguments to queue, in text to print): register it for scrubbing. A token file that
-/// cannot be read is left alone here; it matters only once a URL is set.
-fn register_unused_token(env: &Env, file: &FileConfig) {
-    if let Some(t) = env.get("MEMPALACE_REMOTE_TOKEN") {
-        crate::secrets::register(t);
-    }
-    let path = env
-        .get("MPT_TOKEN_FILE")
-        .map(PathBuf::from)
-        .or_else(|| file.token_file.clone());
-    // Only a small regular file: a FIFO or a device must not hang a command that never uses it.
-    if let Some(p) = path
-        && std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 64 * 1024)
-        && let Ok(text) = std::fs::read_to_string(&p)
-    {
-        crate::secrets::register(text.trim());
     }
 }
 
