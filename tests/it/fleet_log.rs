@@ -16,6 +16,23 @@ fn local_has(d: &Device, id: &str) -> bool {
     local_count(d, "id = ?1", id) > 0
 }
 
+/// Whether the owner recorded a pull that succeeded (`<key>.pull.json`). The record is written
+/// after the pulled events land, so a test that reads `last_pull` waits for it, not for them.
+fn pull_recorded(d: &Device) -> bool {
+    let edge_dir = d.env.home().join(".mempalace/edge");
+    std::fs::read_dir(edge_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_name().to_string_lossy().ends_with(".pull.json")
+                && std::fs::read(e.path())
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                    .is_some_and(|r| r["last_success_ms"].is_i64())
+        })
+}
+
 /// Events in the device's palace matching `clause` with `?1` = `arg`.
 fn local_count(d: &Device, clause: &str, arg: &str) -> i64 {
     let path = d.palace.join("logstream.sqlite3");
@@ -161,6 +178,7 @@ fn the_mailbox_offline_lists_what_is_owed_flagged_stale() {
     assert!(wait_for(60.0, || asks
         .iter()
         .all(|id| local_has(answerer, id))));
+    assert!(wait_for(60.0, || pull_recorded(answerer)));
 
     answerer.link.set(Mode::Refuse);
     let (code, offline) = mailbox(answerer, &b);
