@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): provisions the real-MemPalace testbed (cached under
-# target/) and installs sshd + rsync when missing (remote feeding's tests start their own sshd on
-# loopback), then checks formatting and lints, then runs every unit and integration test.
+# The test command (README, .ci/run): provisions the real-MemPalace testbed and the npm harnesses
+# (both cached under target/), installs sshd + rsync when missing (remote feeding's tests start
+# their own sshd on loopback), then checks formatting and lints, then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 bash tests/testbed/provision.sh >/dev/null
+bash tests/testbed/harnesses.sh >/dev/null
 bash tests/testbed/sshd.sh
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings

@@ -145,23 +145,29 @@ impl Drop for Harness {
         drop(self.stdin.take());
         let _ = self.child.kill();
         let _ = self.child.wait();
-        // The detached owner: stopped by the pid in its lock file.
-        if let Ok(rd) = std::fs::read_dir(&self.owner_lock_dir) {
-            for e in rd.flatten().filter(|e| {
-                let name = e.file_name().to_string_lossy().to_string();
-                name.ends_with(".owner.lock") || name.ends_with(".linger.lock")
-            }) {
-                if let Some(pid) = std::fs::read_to_string(e.path())
-                    .ok()
-                    .and_then(|s| s.trim().parse::<i32>().ok())
-                    && super::pid_alive(pid as u32)
-                {
-                    unsafe {
-                        libc::kill(pid, libc::SIGTERM);
-                    }
-                    super::wait_for(5.0, || !super::pid_alive(pid as u32));
-                }
+        stop_owners(&self.owner_lock_dir);
+    }
+}
+
+/// Stops the detached edge owners (and lingering ones) whose lock files are in `lock_dir`
+/// (`<home>/.mempalace/edge`), by the pid each lock holds.
+pub fn stop_owners(lock_dir: &std::path::Path) {
+    let Ok(rd) = std::fs::read_dir(lock_dir) else {
+        return;
+    };
+    for e in rd.flatten().filter(|e| {
+        let name = e.file_name().to_string_lossy().to_string();
+        name.ends_with(".owner.lock") || name.ends_with(".linger.lock")
+    }) {
+        if let Some(pid) = std::fs::read_to_string(e.path())
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            && super::pid_alive(pid as u32)
+        {
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
             }
+            super::wait_for(5.0, || !super::pid_alive(pid as u32));
         }
     }
 }

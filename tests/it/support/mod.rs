@@ -5,6 +5,7 @@ pub mod feed;
 pub mod fleet;
 pub mod harness;
 pub mod link;
+pub mod npm;
 pub mod primary;
 pub mod proxy;
 pub mod sshd;

@@ -1,0 +1,115 @@
+//! The official MCP Inspector CLI (from npm) against `mpt edge` and against `mempalace-mcp`
+//! itself: what a user's MCP client sees through the edge is what the server offers.
+
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::support::harness::stop_owners;
+use crate::support::npm::inspector_dir;
+use crate::support::{TestEnv, stderr, stdout, venv_bin};
+
+/// `inspector-cli <server…> <method args…>` with the test's MemPalace environment.
+fn inspect(env: &TestEnv, server: &[&str], method: &[&str]) -> Output {
+    let mut cmd = std::process::Command::new("node");
+    cmd.env_clear()
+        .current_dir(inspector_dir())
+        .arg("index.js")
+        .args(server)
+        .args(method);
+    for (k, v) in env.mempalace_env() {
+        cmd.env(k, v);
+    }
+    cmd.env("MPT_EDGE_GRACE_MS", "400");
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "inspector {server:?} {method:?}: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    o
+}
+
+/// The payload of a `tools/call` reply as the Inspector prints it (the tool's text, parsed).
+fn payload(o: &Output) -> Value {
+    let reply: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_ne!(reply["isError"], true, "{reply}");
+    serde_json::from_str(reply["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
+struct Owners<'a>(&'a TestEnv);
+
+impl Drop for Owners<'_> {
+    fn drop(&mut self) {
+        stop_owners(&self.0.home().join(".mempalace/edge"));
+    }
+}
+
+#[test]
+fn the_inspector_sees_through_the_edge_the_tools_mempalace_offers_byte_for_byte() {
+    let env = TestEnv::new();
+    let _owners = Owners(&env);
+    let (direct, edged) = (env.palace("direct"), env.palace("edged"));
+    let child = venv_bin("mempalace-mcp");
+    let mpt = env!("CARGO_BIN_EXE_mpt");
+    let list = ["--method", "tools/list"];
+
+    let theirs = inspect(
+        &env,
+        &[
+            child.to_str().unwrap(),
+            "--palace",
+            direct.to_str().unwrap(),
+        ],
+        &list,
+    );
+    let ours = inspect(
+        &env,
+        &[mpt, "edge", "--palace", edged.to_str().unwrap()],
+        &list,
+    );
+    let tools: Value = serde_json::from_slice(&theirs.stdout).unwrap();
+    assert!(tools["tools"].as_array().unwrap().len() > 10, "{tools}");
+    assert!(
+        theirs.stdout == ours.stdout,
+        "the tool list through the edge differs from mempalace-mcp's:\n{}\n---\n{}",
+        stdout(&theirs),
+        stdout(&ours)
+    );
+
+    // A write and a read through the edge, as the Inspector sends them.
+    let edge = [mpt, "edge", "--palace", edged.to_str().unwrap()];
+    let added = payload(&inspect(
+        &env,
+        &edge,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "mempalace_add_drawer",
+            "--tool-arg",
+            "wing=notes",
+            "room=inspector",
+            "content=the inspector wrote this through mpt edge",
+        ],
+    ));
+    assert_eq!(added["success"], true, "{added}");
+    let found = payload(&inspect(
+        &env,
+        &edge,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "mempalace_search",
+            "--tool-arg",
+            "query=inspector wrote through the edge",
+        ],
+    ));
+    let text = found.to_string();
+    assert!(
+        text.contains("the inspector wrote this through mpt edge"),
+        "{found}"
+    );
+}
