@@ -19,6 +19,7 @@ mod http_fake;
 mod http_real;
 mod inspector;
 mod mailbox;
+mod opencode_real;
 mod outbox;
 mod palace;
 mod runbook;

@@ -29,3 +29,59 @@ pub fn harnesses() -> &'static Path {
 pub fn inspector_dir() -> PathBuf {
     harnesses().join("node_modules/@modelcontextprotocol/inspector-cli/build")
 }
+
+/// The scripted OpenAI-compatible model (tests/fixtures/fake_model.py) on loopback, stopped by
+/// pid on drop; every request it received is in `log`, one JSON document per line.
+pub struct FakeModel {
+    child: std::process::Child,
+    pub port: u16,
+    pub log: PathBuf,
+}
+
+impl FakeModel {
+    pub fn start(scratch: &Path) -> FakeModel {
+        let log = scratch.join("model-requests.jsonl");
+        let mut child = std::process::Command::new("python3")
+            .arg(super::fixture("fake_model.py"))
+            .arg(&log)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut port = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut port,
+        )
+        .unwrap();
+        FakeModel {
+            child,
+            port: port
+                .trim()
+                .parse()
+                .expect("the fake model printed its port"),
+            log,
+        }
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// The requests received so far.
+    pub fn requests(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+impl Drop for FakeModel {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

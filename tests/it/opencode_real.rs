@@ -1,0 +1,274 @@
+//! The real opencode (from npm) driving `mpt`: `mpt edge wire opencode` in each opt-in state on a
+//! JSONC file with comments and another server, read back by `opencode debug config` and checked
+//! live by `opencode mcp list`; through the edge a model-driven `add_drawer` lands on a real
+//! primary stamped `opencode@<device>`, and with the primary down it is queued, then drains.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::support::fleet::{Device, Fleet, TOKEN};
+use crate::support::harness::stop_owners;
+use crate::support::link::Mode;
+use crate::support::npm::{FakeModel, harnesses};
+use crate::support::{json as parse_json, stderr, stdout};
+
+/// The switches that keep opencode on this machine (no update check, no models.dev fetch, no
+/// default plugins, LSP downloads, sharing, Claude Code files or external skills).
+const OFFLINE: [&str; 7] = [
+    "OPENCODE_DISABLE_AUTOUPDATE",
+    "OPENCODE_DISABLE_MODELS_FETCH",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_DISABLE_SHARE",
+    "OPENCODE_DISABLE_CLAUDE_CODE",
+    "OPENCODE_DISABLE_EXTERNAL_SKILLS",
+];
+
+fn config_file(d: &Device) -> PathBuf {
+    d.env.home().join(".config/opencode/opencode.jsonc")
+}
+
+/// A user's opencode config: comments, another server, the fake model, MemPalace's own child.
+fn write_config(d: &Device, model: &FakeModel) -> String {
+    let text = format!(
+        r#"{{
+  // my opencode setup
+  "$schema": "https://opencode.ai/config.json",
+  "model": "fake/m",
+  "provider": {{
+    "fake": {{"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {{"baseURL": "{}", "apiKey": "dummy"}},
+             "models": {{"m": {{"name": "m", "tool_call": true}}}}}},
+  }},
+  "mcp": {{
+    "github": {{"type": "local", "command": ["gh-mcp-not-installed"], "enabled": false}}, /* keep me */
+    "mempalace": {{"type": "local", "command": ["mempalace-mcp", "--palace", "{}"], "enabled": true}},
+  }},
+}}
+"#,
+        model.base_url(),
+        d.palace.display()
+    );
+    let file = config_file(d);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    text
+}
+
+/// The device's opt-in: none (R1), the primary straight, or the edge.
+#[derive(Clone, Copy, Debug)]
+enum State {
+    Solitary,
+    Remote,
+    Edge,
+}
+
+fn vars(d: &Device, state: State) -> Vec<(String, String)> {
+    let mut v = d.vars();
+    match state {
+        State::Solitary => {
+            v.retain(|(k, _)| !k.starts_with("MEMPALACE_REMOTE") && k != "MEMPALACE_EDGE")
+        }
+        State::Remote => v.retain(|(k, _)| k != "MEMPALACE_EDGE"),
+        State::Edge => {}
+    }
+    v.push(("MPT_EDGE_GRACE_MS".into(), "400".into()));
+    v
+}
+
+/// `opencode <args>` as the user runs it in a project folder on the device, in `state`'s env.
+fn opencode(d: &Device, state: State, args: &[&str]) -> Output {
+    let project = d.env.path("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let bin = harnesses().join("node_modules/.bin/opencode");
+    let mut cmd = std::process::Command::new(bin);
+    cmd.env_clear().args(args).current_dir(&project);
+    for (k, v) in d.env.mempalace_env() {
+        cmd.env(k, v);
+    }
+    for (k, v) in vars(d, state) {
+        cmd.env(k, v);
+    }
+    for k in OFFLINE {
+        cmd.env(k, "1");
+    }
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "opencode {args:?}: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    o
+}
+
+fn wire(d: &Device, state: State) -> Value {
+    let file = config_file(d);
+    let v = vars(d, state);
+    let refs: Vec<(&str, &str)> = v.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let o = d.env.mpt(
+        &[
+            "--json",
+            "edge",
+            "wire",
+            "opencode",
+            "--config",
+            file.to_str().unwrap(),
+        ],
+        &refs,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    parse_json(&o)
+}
+
+/// What opencode itself makes of the file: `opencode debug config`'s `mcp` section.
+fn parsed_mcp(d: &Device, state: State) -> Value {
+    let o = opencode(d, state, &["debug", "config"]);
+    let doc: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("opencode debug config is not JSON ({e}): {}", stdout(&o)));
+    doc["mcp"].clone()
+}
+
+/// `opencode mcp list` says the MemPalace server connected.
+fn assert_connected(d: &Device, state: State) {
+    let o = opencode(d, state, &["mcp", "list"]);
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.contains("mempalace"))
+        .unwrap_or_else(|| panic!("{state:?}: no mempalace line: {out}{}", stderr(&o)));
+    assert!(
+        line.contains('✓') && line.contains("connected"),
+        "{state:?}: {out}"
+    );
+}
+
+/// A model-driven `add_drawer` through opencode: the fake model calls the tool the prompt names.
+fn model_adds(d: &Device, state: State, content: &str) -> String {
+    let args = json!({"wing": "notes", "room": "opencode", "content": content});
+    let o = opencode(
+        d,
+        state,
+        &["run", &format!("TOOL:mempalace_add_drawer {args}")],
+    );
+    stdout(&o)
+}
+
+/// The drawer on the primary holding `content`, read back whole.
+fn on_primary(fleet: &Fleet, content: &str) -> Option<Value> {
+    let found = fleet
+        .call("mempalace_search", json!({"query": content, "limit": 10}))
+        .ok()?;
+    let id = found["results"]
+        .as_array()?
+        .iter()
+        .find(|r| r.to_string().contains(content))?["drawer_id"]
+        .clone();
+    fleet
+        .call("mempalace_get_drawer", json!({"drawer_id": id}))
+        .ok()
+}
+
+struct Owners<'a>(&'a Path);
+
+impl Drop for Owners<'_> {
+    fn drop(&mut self) {
+        stop_owners(self.0);
+    }
+}
+
+#[test]
+fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
+    let fleet = Fleet::start(1);
+    let d = &fleet.devices[0];
+    let _owners = Owners(&d.env.home().join(".mempalace/edge"));
+    let model = FakeModel::start(d.env.dir.path());
+    let original = write_config(d, &model);
+
+    // R1: nothing set, the file untouched; opencode reads it and starts MemPalace's own child.
+    assert_eq!(wire(d, State::Solitary)["plan"]["action"], "untouched");
+    assert_eq!(std::fs::read_to_string(config_file(d)).unwrap(), original);
+    assert_eq!(
+        parsed_mcp(d, State::Solitary)["mempalace"]["command"][0],
+        "mempalace-mcp"
+    );
+    assert_connected(d, State::Solitary);
+
+    // The URL alone: straight to the primary, the token by reference only.
+    assert_eq!(wire(d, State::Remote)["plan"]["action"], "replace");
+    let mcp = parsed_mcp(d, State::Remote);
+    assert_eq!(mcp["mempalace"]["type"], "remote", "{mcp}");
+    assert_eq!(mcp["mempalace"]["url"], d.link.url().as_str());
+    assert_eq!(mcp["github"]["command"][0], "gh-mcp-not-installed", "{mcp}");
+    let text = std::fs::read_to_string(config_file(d)).unwrap();
+    assert!(!text.contains(TOKEN), "the token never enters the file");
+    assert!(
+        text.contains("// my opencode setup") && text.contains("/* keep me */"),
+        "{text}"
+    );
+    assert_connected(d, State::Remote);
+
+    // The edge: opencode starts `mpt edge`, lists it connected, and its model's write lands on
+    // the primary stamped with opencode's identity on this device.
+    assert_eq!(wire(d, State::Edge)["plan"]["action"], "replace");
+    let mcp = parsed_mcp(d, State::Edge);
+    let cmd = &mcp["mempalace"]["command"];
+    assert!(
+        cmd[0].as_str().unwrap().ends_with("/mpt") && cmd[1] == "edge",
+        "{mcp}"
+    );
+    assert_connected(d, State::Edge);
+    let online = "opencode wrote this through the edge while the primary answered";
+    let said = model_adds(d, State::Edge, online);
+    assert!(said.contains("\"success\": true"), "{said}");
+    let offered = model.requests().iter().any(|r| {
+        r["tools"].as_array().is_some_and(|t| {
+            t.iter().any(|t| {
+                t["function"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n.ends_with("mempalace_add_drawer"))
+            })
+        })
+    });
+    assert!(offered, "opencode offered the palace's tools to the model");
+    let got = on_primary(&fleet, online).expect("the drawer is on the primary");
+    assert_eq!(
+        got["metadata"]["added_by"],
+        d.agent("opencode").as_str(),
+        "{got}"
+    );
+
+    // The primary down: opencode still lists the server connected, the write is applied locally
+    // and queued, and drains once the primary is back.
+    d.link.set(Mode::Refuse);
+    assert_connected(d, State::Edge);
+    let offline = "opencode wrote this through the edge while the primary was down";
+    let said = model_adds(d, State::Edge, offline);
+    assert!(said.contains("\"success\": true"), "{said}");
+    assert_eq!(d.outbox()["open"], 1, "{}", d.outbox());
+    assert!(on_primary(&fleet, offline).is_none());
+    d.link.set(Mode::Pass);
+    let flushed = d.mpt(&["outbox", "flush", "--wait"]);
+    assert!(
+        flushed.status.success(),
+        "{}{}",
+        stdout(&flushed),
+        stderr(&flushed)
+    );
+    assert_eq!(d.outbox()["open"], 0, "{}", d.outbox());
+    let got = on_primary(&fleet, offline).expect("the queued drawer drained to the primary");
+    assert_eq!(
+        got["metadata"]["added_by"],
+        d.agent("opencode").as_str(),
+        "{got}"
+    );
+
+    // Opting out: back to MemPalace's own child, as the user had it.
+    assert_eq!(wire(d, State::Solitary)["plan"]["action"], "replace");
+    assert_eq!(
+        parsed_mcp(d, State::Solitary)["mempalace"]["command"],
+        json!(["mempalace-mcp", "--palace", d.palace.display().to_string()])
+    );
+    assert_connected(d, State::Solitary);
+}
