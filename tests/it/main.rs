@@ -22,6 +22,7 @@ mod mailbox;
 mod opencode_real;
 mod outbox;
 mod palace;
+mod pi_real;
 mod runbook;
 mod runbook_files;
 mod runbook_serve;
