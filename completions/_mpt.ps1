@@ -310,6 +310,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
+            [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -358,9 +359,25 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mpt;feed;install-helper' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace another `mempalace-pi-session` there (a file is kept as `.bak`)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'mpt;feed;help' {
             [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
+            [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -368,6 +385,9 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;feed;help;mine' {
+            break
+        }
+        'mpt;feed;help;install-helper' {
             break
         }
         'mpt;feed;help;help' {
@@ -625,12 +645,16 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;help;feed' {
             [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
+            [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             break
         }
         'mpt;help;feed;prepare' {
             break
         }
         'mpt;help;feed;mine' {
+            break
+        }
+        'mpt;help;feed;install-helper' {
             break
         }
         'mpt;help;outbox' {

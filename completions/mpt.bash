@@ -73,6 +73,9 @@ _mpt() {
             mpt__subcmd__feed,help)
                 cmd="mpt__subcmd__feed__subcmd__help"
                 ;;
+            mpt__subcmd__feed,install-helper)
+                cmd="mpt__subcmd__feed__subcmd__install__subcmd__helper"
+                ;;
             mpt__subcmd__feed,mine)
                 cmd="mpt__subcmd__feed__subcmd__mine"
                 ;;
@@ -81,6 +84,9 @@ _mpt() {
                 ;;
             mpt__subcmd__feed__subcmd__help,help)
                 cmd="mpt__subcmd__feed__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__feed__subcmd__help,install-helper)
+                cmd="mpt__subcmd__feed__subcmd__help__subcmd__install__subcmd__helper"
                 ;;
             mpt__subcmd__feed__subcmd__help,mine)
                 cmd="mpt__subcmd__feed__subcmd__help__subcmd__mine"
@@ -129,6 +135,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__edge,wire)
                 cmd="mpt__subcmd__help__subcmd__edge__subcmd__wire"
+                ;;
+            mpt__subcmd__help__subcmd__feed,install-helper)
+                cmd="mpt__subcmd__help__subcmd__feed__subcmd__install__subcmd__helper"
                 ;;
             mpt__subcmd__help__subcmd__feed,mine)
                 cmd="mpt__subcmd__help__subcmd__feed__subcmd__mine"
@@ -531,7 +540,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__feed)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version prepare mine help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version prepare mine install-helper help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,7 +562,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__feed__subcmd__help)
-            opts="prepare mine help"
+            opts="prepare mine install-helper help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -567,6 +576,20 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__feed__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__help__subcmd__install__subcmd__helper)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -601,6 +624,28 @@ _mpt() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__feed__subcmd__install__subcmd__helper)
+            opts="-q -v -h -V --force --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -825,8 +870,22 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__feed)
-            opts="prepare mine"
+            opts="prepare mine install-helper"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__feed__subcmd__install__subcmd__helper)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

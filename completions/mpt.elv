@@ -283,6 +283,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
             cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
+            cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;feed;prepare'= {
@@ -328,14 +329,31 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mpt;feed;install-helper'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --force 'Replace another `mempalace-pi-session` there (a file is kept as `.bak`)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mpt;feed;help'= {
             cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
+            cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;feed;help;prepare'= {
         }
         &'mpt;feed;help;mine'= {
+        }
+        &'mpt;feed;help;install-helper'= {
         }
         &'mpt;feed;help;help'= {
         }
@@ -559,10 +577,13 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;feed'= {
             cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
+            cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
         }
         &'mpt;help;feed;prepare'= {
         }
         &'mpt;help;feed;mine'= {
+        }
+        &'mpt;help;feed;install-helper'= {
         }
         &'mpt;help;outbox'= {
             cand list 'List ops in queue order (default: the open ones, head first)'

@@ -299,7 +299,26 @@ pub enum FeedAction {
     /// Prepare, then mine MINE_SOURCE through the palace's writer (for extensions that cannot feed)
     #[command(after_help = FEED_MINE_AFTER)]
     Mine(FeedMineArgs),
+    /// Link `mempalace-pi-session` to mpt, so the pi bridge's feeder runs `mpt feed prepare`
+    #[command(after_help = FEED_INSTALL_HELPER_AFTER)]
+    InstallHelper(FeedInstallHelperArgs),
 }
+
+#[derive(Debug, Args)]
+pub struct FeedInstallHelperArgs {
+    /// The folder for the link (else ~/.local/bin); the bridge finds it on PATH or through
+    /// MEMPALACE_FEED_BIN
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Replace another `mempalace-pi-session` there (a file is kept as `.bak`)
+    #[arg(long)]
+    pub force: bool,
+}
+
+const FEED_INSTALL_HELPER_AFTER: &str = "\
+Invoked as `mempalace-pi-session`, mpt accepts exactly the pi bridge's flags
+(`--prepare --reason TRIGGER [--wing WING]`) and behaves as `mpt feed prepare`: the same
+MINE_SOURCE=<path> line on stdout and the same exit codes.";
 
 #[derive(Debug, Args)]
 pub struct FeedPrepareArgs {

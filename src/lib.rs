@@ -42,6 +42,17 @@ impl Ctx {
 
 pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
     let env = Env::from_process();
+    // Started as the pi bridge's feeder: its flags, then `mpt feed prepare`.
+    let args = match args.first() {
+        Some(argv0) if feed::dropin::invoked_as_helper(argv0) => {
+            match commands::feed::helper::bridge_argv(&args) {
+                Ok(argv) => argv,
+                // The feeder has no `--json`: its usage errors are text on stderr, whatever argv holds.
+                Err(e) => return clap_failure(e, &args[..1], &env),
+            }
+        }
+        _ => args,
+    };
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => return clap_failure(e, &args, &env),

@@ -7,7 +7,7 @@ mod config;
 mod doctor;
 mod edge;
 mod edge_wire;
-mod feed;
+pub(crate) mod feed;
 mod mailbox;
 mod man;
 mod outbox;

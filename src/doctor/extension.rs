@@ -2,6 +2,7 @@
 //! through every symlink, dated by mtime, and the capability tokens it carries.
 
 use super::{Check, Inputs, Status};
+use crate::feed::dropin::{HELPER_NAME, resolve_feed_bin, same_file};
 use crate::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
 
 pub fn check(inputs: &Inputs) -> Check {
@@ -50,6 +51,7 @@ pub fn check(inputs: &Inputs) -> Check {
             missing.push(cap);
         }
     }
+    c = c.evidence(feeder(&inputs.env));
     let edge_opt_in = inputs
         .config
         .as_ref()
@@ -90,4 +92,31 @@ fn iso_date(t: std::time::SystemTime) -> String {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     crate::mailbox::time::format_iso_utc(secs)
+}
+
+/// What the bridge's feeder (`MEMPALACE_FEED_BIN`, default `mempalace-pi-session`) resolves to:
+/// mpt's drop-in, another program, or nothing.
+fn feeder(env: &crate::config::Env) -> String {
+    let name = env
+        .get("MEMPALACE_FEED_BIN")
+        .filter(|v| !v.is_empty())
+        .unwrap_or(HELPER_NAME);
+    let Some(found) = resolve_feed_bin(Some(name), env.get("PATH")) else {
+        return format!(
+            "feeder {name} (MEMPALACE_FEED_BIN): not found, so the bridge cannot feed; `mpt feed install-helper` links mpt's drop-in"
+        );
+    };
+    let is_mpt = std::env::current_exe().is_ok_and(|exe| same_file(&found, &exe))
+        || std::fs::canonicalize(&found).is_ok_and(|p| p.file_name().is_some_and(|n| n == "mpt"));
+    if is_mpt {
+        format!(
+            "feeder {name} (MEMPALACE_FEED_BIN): {} is mpt's drop-in",
+            found.display()
+        )
+    } else {
+        format!(
+            "feeder {name} (MEMPALACE_FEED_BIN): {} (not mpt)",
+            found.display()
+        )
+    }
 }

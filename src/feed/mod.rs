@@ -10,6 +10,7 @@
 // non-blocking lock (`lock`), the prepare deadline, and in remote mode the rsync (`remote`). `mine`
 // picks the writer for `feed mine` and makes the one call. Flags, env and printing live in the CLI.
 
+pub mod dropin;
 pub mod export;
 pub mod fork;
 pub mod gate;

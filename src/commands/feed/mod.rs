@@ -1,6 +1,7 @@
 //! `mpt feed prepare|mine`: flags and env turned into a feed job, and its results printed (the
 //! MINE_SOURCE line, or one JSON document). The engine is `crate::feed`.
 
+pub mod helper;
 mod mine;
 mod prepare;
 
@@ -27,6 +28,7 @@ pub fn run(ctx: &Ctx, args: FeedArgs) -> Result<Exit> {
     match args.action {
         FeedAction::Prepare(a) => prepare::run(ctx, a),
         FeedAction::Mine(a) => mine::run(ctx, a),
+        FeedAction::InstallHelper(a) => helper::install(ctx, a),
     }
 }
 

@@ -4,6 +4,7 @@
 mod cli;
 mod crash;
 mod damage;
+mod helper;
 mod incremental;
 mod mine;
 mod miner;

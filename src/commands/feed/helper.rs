@@ -1,0 +1,89 @@
+//! `mempalace-pi-session` (mpt under the pi bridge's feeder name): the bridge's flags read exactly
+//! and turned into `mpt feed prepare`; and `mpt feed install-helper`, which makes that name.
+
+use std::ffi::OsString;
+
+use clap::Parser;
+use serde_json::json;
+
+use crate::Ctx;
+use crate::cli::FeedInstallHelperArgs;
+use crate::error::{Exit, MptError, Result};
+use crate::feed::dropin::{self, Action, HELPER_NAME};
+
+/// The flags the pi bridge passes its feeder, and no others.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mempalace-pi-session",
+    version,
+    about = "mpt's drop-in for the pi bridge's feeder: `mpt feed prepare` under the bridge's flags"
+)]
+struct BridgeArgs {
+    /// Stage the transcripts and print MINE_SOURCE=<path> (the only mode: mining goes through
+    /// the bridge's own client, or `mpt feed mine`)
+    #[arg(long, required = true)]
+    prepare: bool,
+    /// The trigger: shutdown, settled, new, resume, fork, ...
+    #[arg(long, value_name = "TRIGGER")]
+    reason: String,
+    /// The wing (else MEMPALACE_FEED_WING, else wing_conversations)
+    #[arg(long, value_name = "WING")]
+    wing: Option<String>,
+}
+
+/// The bridge's argv as mpt's: `mpt feed prepare --reason R [--wing W]`. A flag the bridge does
+/// not pass is clap's usage error (exit 2), help and version clap's own.
+pub fn bridge_argv(args: &[OsString]) -> std::result::Result<Vec<OsString>, clap::Error> {
+    let bridge = BridgeArgs::try_parse_from(args)?;
+    let mut argv: Vec<OsString> = ["mpt", "feed", "prepare", "--reason"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    argv.push(bridge.reason.into());
+    if let Some(w) = bridge.wing {
+        argv.extend(["--wing".into(), w.into()]);
+    }
+    Ok(argv)
+}
+
+pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
+    let dir = match args.dir {
+        Some(d) => crate::palace::paths::absolute(&d),
+        None => ctx.env.home()?.join(".local/bin"),
+    };
+    let exe = std::env::current_exe().map_err(|e| MptError::io("finding mpt's own binary", &e))?;
+    let done = dropin::install(&dir, &exe, args.force)?;
+    let found = dropin::resolve_feed_bin(ctx.env.get("MEMPALACE_FEED_BIN"), ctx.env.get("PATH"));
+    let bridge_runs_it = found.as_deref().is_some_and(|p| dropin::same_file(p, &exe));
+    let doc = json!({
+        "schema": "mpt.feed.install_helper/v1",
+        "path": done.path,
+        "target": done.target,
+        "action": done.action,
+        "backup": done.backup,
+        "bridge_runs_it": bridge_runs_it,
+    });
+    ctx.out.emit(&doc, |w| {
+        let verb = match done.action {
+            Action::Created => "linked",
+            Action::Unchanged => "already linked",
+            Action::Replaced => "replaced and linked",
+        };
+        writeln!(w, "{verb}: {} -> {}", done.path.display(), exe.display())?;
+        if let Some(b) = &done.backup {
+            writeln!(w, "the file that was there is kept as {}", b.display())?;
+        }
+        if !bridge_runs_it {
+            writeln!(
+                w,
+                "the bridge does not find it yet: put {} on PATH, or set MEMPALACE_FEED_BIN={}",
+                dir.display(),
+                done.path.display()
+            )?;
+        } else {
+            writeln!(w, "the pi bridge's {HELPER_NAME} is now mpt")?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
