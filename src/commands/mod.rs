@@ -1,12 +1,11 @@
-//! One module per subcommand: argument handling and printing only. The engines they drive live
-//! in `mcp/`, `palace/` and the other engine modules.
+//! One module per subcommand: argument handling and printing only (true of every one: `edge`'s
+//! launch and status live in `crate::edge`, its wiring in `crate::harness`), over the engines.
 
 mod call;
 mod completions;
 mod config;
 mod doctor;
 mod edge;
-mod edge_wire;
 mod feed;
 mod mailbox;
 mod man;

@@ -8,8 +8,8 @@ use serde_json::json;
 use crate::Ctx;
 use crate::cli::WireHarness;
 use crate::config::Config;
-use crate::edge::wire::{self, Action, PI_EDIT, Remember, exe};
 use crate::error::{Exit, MptError, Result};
+use crate::harness::wire::{self, Action, PI_EDIT, Remember, exe};
 use crate::harness::{opencode, pi};
 use crate::log_warn;
 
