@@ -12,8 +12,8 @@ use super::stamp::Stamper;
 use super::{private_fs, replicate, serve, setup, shim};
 use crate::config::{Config, Env};
 use crate::error::{ErrorKind, MptError, Result};
+use crate::log::verbosity;
 use crate::log_debug;
-use crate::output::verbosity;
 
 /// One palace's edge as this invocation sees it.
 pub struct Launch<'a> {

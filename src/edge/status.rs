@@ -44,7 +44,7 @@ pub async fn collect(
     let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);
     let lingering = owner::lingering_pid(paths);
     Ok(json!({
-        "schema": "mpt.edge.status/v1",
+        "schema": crate::schema::EDGE_STATUS,
         "palace": palace,
         "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log},
         "lingering_flusher_pid": lingering,
