@@ -28,7 +28,7 @@ complete -c mpt -n "__fish_mpt_needs_command" -l color -d 'When to colour human 
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_needs_command" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_needs_command" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_needs_command" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_needs_command" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_needs_command" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -51,7 +51,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l offline -d 'Skip every network and child probe (files and processes only)'
-complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s h -l help -d 'Print help'
@@ -65,7 +65,7 @@ never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l standalone -d 'Serve in this process instead of through the palace\'s shared owner'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l owner -d 'Run as the palace\'s owner process (started by `mpt edge` itself)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s h -l help -d 'Print help'
@@ -79,7 +79,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
@@ -92,7 +92,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l dry-run -d 'Show what would change, change nothing'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s h -l help -d 'Print help'
@@ -107,7 +107,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_sub
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -122,7 +122,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l yes -d 'Make the change (without it: the dry run, nothing changed)'
-complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help'
@@ -137,7 +137,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand call" -l list -d 'List the server\'s tools instead'
-complete -c mpt -n "__fish_mpt_using_subcommand call" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand call" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand call" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand call" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand call" -s h -l help -d 'Print help'
@@ -146,7 +146,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand config" -l color -d 'When to col
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand config" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand config" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand config" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand config" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand config" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand config" -s h -l help -d 'Print help'
@@ -156,7 +156,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand paths" -l color -d 'When to colo
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand paths" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand paths" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s h -l help -d 'Print help'
@@ -167,7 +167,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l count -d 'Print only the number of owed asks (for prompts and status bars)'
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack help" -s h -l help -d 'Print help'
@@ -182,7 +182,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help'
@@ -197,7 +197,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s h -l help -d 'Print help'
@@ -205,19 +205,18 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s q -l quiet -d 'Print only errors'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s h -l help -d 'Print help'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l reason -d 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l wing -d 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l sessions -d 'pi\'s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)' -r -F
@@ -230,7 +229,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l include-subagents -d 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help'
@@ -248,30 +247,19 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l include-subagents -d 'Gate: also export subagent runs (folders named subagents/ or subagent-artifacts/)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
-always\t''
-never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l force -d 'Replace another `mempalace-pi-session` there (a file is kept as `.bak`)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s q -l quiet -d 'Print only errors'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s h -l help -d 'Print help'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and not __fish_seen_subcommand_from list show enqueue flush retry drop purge help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and not __fish_seen_subcommand_from list show enqueue flush retry drop purge help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and not __fish_seen_subcommand_from list show enqueue flush retry drop purge help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and not __fish_seen_subcommand_from list show enqueue flush retry drop purge help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and not __fish_seen_subcommand_from list show enqueue flush retry drop purge help" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and not __fish_seen_subcommand_from list show enqueue flush retry drop purge help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and not __fish_seen_subcommand_from list show enqueue flush retry drop purge help" -s h -l help -d 'Print help'
@@ -296,7 +284,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from list" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from list" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from list" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -305,7 +293,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from show" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from show" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from show" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
@@ -315,7 +303,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from enqueue" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from enqueue" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from enqueue" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from enqueue" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from enqueue" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from enqueue" -s h -l help -d 'Print help'
@@ -327,7 +315,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from flush" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from flush" -l wait -d 'Wait for another flusher to finish instead of exiting 6 at once'
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from flush" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from flush" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from flush" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from flush" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from flush" -s h -l help -d 'Print help'
@@ -337,7 +325,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from retry" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from retry" -l failed -d 'Every failed op'
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from retry" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from retry" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from retry" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from retry" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from retry" -s h -l help -d 'Print help'
@@ -348,7 +336,7 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from drop" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from drop" -l yes -d 'Confirm: the op will never reach the primary'
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from drop" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from drop" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from drop" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from drop" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from drop" -s h -l help -d 'Print help'
@@ -358,7 +346,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from purge" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from purge" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from purge" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from purge" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from purge" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from purge" -s h -l help -d 'Print help'
@@ -375,7 +363,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand completions" -l color -d 'When t
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand completions" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand completions" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -s h -l help -d 'Print help'
@@ -384,7 +372,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand man" -l color -d 'When to colour
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand man" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand man" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
+complete -c mpt -n "__fish_mpt_using_subcommand man" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s h -l help -d 'Print help'
@@ -408,7 +396,6 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from outbox" -f -a "list" -d 'List ops in queue order (default: the open ones, head first)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from outbox" -f -a "show" -d 'Show one op: payload, attempts, last error, what operators did to it'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from outbox" -f -a "enqueue" -d 'Queue one write for the primary (for scripts and tests; the edge queues its own)'

@@ -10,7 +10,8 @@ use crate::output::ColorChoice;
 const AFTER_HELP: &str = "\
 Exit codes: 0 ok, 1 runtime failure, 2 usage or malformed input, 3 a check failed,
 4 refused for safety, 6 busy (another process holds the lock), 7 unavailable (come back later).
-With --json, stdout holds exactly one JSON document with a `schema` field, errors included.";
+With --json, stdout holds exactly one JSON document with a `schema` field, errors included;
+`mailbox watch --json` streams instead: one document per line (JSON Lines), as each comes.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -31,7 +32,8 @@ pub struct Cli {
 
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Print exactly one JSON document (with a `schema` field) on stdout, errors included
+    /// Print exactly one JSON document (with a `schema` field) on stdout, errors included;
+    /// `mailbox watch` streams one per line (JSON Lines)
     #[arg(long, global = true)]
     pub json: bool,
     /// Print only errors

@@ -145,7 +145,7 @@ impl MptError {
 
     pub fn to_json(&self) -> serde_json::Value {
         let mut v = serde_json::json!({
-            "schema": "mpt.error/v1",
+            "schema": crate::schema::ERROR,
             "kind": self.kind.as_str(),
             "exit_code": self.exit().code(),
             "message": self.message,

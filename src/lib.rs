@@ -1,6 +1,9 @@
 //! `mpt`: operate MemPalace across a fleet. The library behind the binary: the CLI, the shared
 //! contracts (errors, output, config) and the engines each subcommand drives.
 
+// Nothing prints with the macros: commands through `output::Output`, engines through `log`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -9,12 +12,16 @@ pub mod edge;
 pub mod error;
 pub mod feed;
 pub mod harness;
+#[cfg(test)]
+mod house_rules;
+pub mod log;
 pub mod mailbox;
 pub mod mcp;
 pub mod outbox;
 pub mod output;
 pub mod palace;
 pub mod runbook;
+pub mod schema;
 pub mod secrets;
 
 use std::ffi::OsString;
@@ -57,7 +64,7 @@ pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
         Ok(c) => c,
         Err(e) => return clap_failure(e, &args, &env),
     };
-    output::set_verbosity(if cli.global.quiet {
+    log::set_verbosity(if cli.global.quiet {
         -1
     } else {
         cli.global.verbose.min(2) as i8

@@ -1,59 +1,15 @@
-//! Where output goes: one JSON document (with a `schema`) on stdout under `--json`, text for
-//! people otherwise; logs and diagnostics on stderr, gated by `-q`/`-v`. Colour only on a terminal.
+//! The one door commands print through: one JSON document (with a `schema`) on stdout under
+//! `--json` (JSON Lines for the commands that stream), text for people otherwise; notes, the
+//! progress bar and errors on stderr, gated by `-q`/`-v` (`crate::log`). Colour only on a terminal.
 
 use std::io::{self, IsTerminal, Write};
-use std::sync::atomic::{AtomicI8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::error::{MptError, Result};
 use crate::secrets;
 
-/// -1 quiet, 0 default, 1 `-v`, 2 `-vv`. Set once at start-up; read by the `log_*` macros.
-static VERBOSITY: AtomicI8 = AtomicI8::new(0);
-
-pub fn set_verbosity(level: i8) {
-    VERBOSITY.store(level, Ordering::Relaxed);
-}
-
-pub fn verbosity() -> i8 {
-    VERBOSITY.load(Ordering::Relaxed)
-}
-
-/// Writes one diagnostic line to stderr. Never call with a secret in `msg`; a known one that
-/// arrives in server text is scrubbed all the same.
-pub fn log_line(level: &str, msg: &str) {
-    let mut err = io::stderr().lock();
-    let _ = writeln!(err, "mpt: {level}: {}", secrets::scrub(msg));
-}
-
-/// `-v` and up.
-#[macro_export]
-macro_rules! log_debug {
-    ($($arg:tt)*) => {
-        if $crate::output::verbosity() >= 1 {
-            $crate::output::log_line("debug", &format!($($arg)*));
-        }
-    };
-}
-
-/// `-vv` and up.
-#[macro_export]
-macro_rules! log_trace {
-    ($($arg:tt)*) => {
-        if $crate::output::verbosity() >= 2 {
-            $crate::output::log_line("trace", &format!($($arg)*));
-        }
-    };
-}
-
-/// Warnings show unless `-q`.
-#[macro_export]
-macro_rules! log_warn {
-    ($($arg:tt)*) => {
-        if $crate::output::verbosity() >= 0 {
-            $crate::output::log_line("warning", &format!($($arg)*));
-        }
-    };
-}
+pub use crate::log::verbosity;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
@@ -104,6 +60,60 @@ impl Output {
         res.map_err(|e| MptError::io("writing to stdout", &e))
     }
 
+    /// One line of a stream (`mailbox watch`): under `--json` the document compact on one line
+    /// (JSON Lines), else the human text; flushed at once, secrets scrubbed.
+    pub fn stream(
+        &self,
+        doc: &serde_json::Value,
+        human: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<()> {
+        debug_assert!(
+            doc.get("schema").is_some(),
+            "every JSON line names its schema"
+        );
+        let mut bytes = Vec::new();
+        if self.json {
+            let mut doc = doc.clone();
+            secrets::scrub_json(&mut doc);
+            serde_json::to_writer(&mut bytes, &doc)
+                .map_err(|e| MptError::io("writing to stdout", &io::Error::other(e)))?;
+            bytes.push(b'\n');
+        } else {
+            human(&mut bytes).map_err(|e| MptError::io("writing to stdout", &e))?;
+            bytes = secrets::scrub_bytes(&bytes).into_owned();
+        }
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        out.write_all(&bytes)
+            .and_then(|_| out.flush())
+            .map_err(|e| MptError::io("writing to stdout", &e))
+    }
+
+    /// `-v`, `-q` as the CLI set them (`crate::log::verbosity`).
+    pub fn verbosity(&self) -> i8 {
+        verbosity()
+    }
+
+    /// A note for people on stderr (`mpt: LABEL: msg`), unless `-q`; never part of `--json`.
+    pub fn note(&self, label: &str, msg: &str) {
+        if verbosity() >= 0 {
+            crate::log::log_line(label, msg);
+        }
+    }
+
+    /// Bytes for the terminal on stderr as they are (a desktop notification's escape sequence).
+    pub fn to_terminal(&self, bytes: &[u8]) {
+        let mut e = io::stderr().lock();
+        let _ = e.write_all(bytes).and_then(|_| e.flush());
+    }
+
+    /// A progress bar on stderr (indicatif, `template` in its syntax), drawn only when
+    /// [`show_progress`] allows it and once the work has lasted a quarter second.
+    pub fn progress(&self, template: &str) -> Option<Bar> {
+        show_progress(self.json, verbosity(), io::stderr().is_terminal())
+            .then(|| Bar::new(template))
+    }
+
     /// Raw bytes to stdout (generated completions, man pages).
     pub fn write_raw(&self, bytes: &[u8]) -> Result<()> {
         let stdout = io::stdout();
@@ -152,6 +162,60 @@ impl Output {
     }
 }
 
+/// The one progress policy: a terminal on stderr, and neither `--json` nor `-q`.
+pub fn show_progress(json: bool, verbosity: i8, stderr_is_terminal: bool) -> bool {
+    !json && verbosity >= 0 && stderr_is_terminal
+}
+
+/// A progress bar from [`Output::progress`]; cleared when done or dropped.
+pub struct Bar {
+    bar: indicatif::ProgressBar,
+    started: Instant,
+    shown: AtomicBool,
+}
+
+impl Bar {
+    fn new(template: &str) -> Bar {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(0),
+            indicatif::ProgressDrawTarget::hidden(),
+        );
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Bar {
+            bar,
+            started: Instant::now(),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    /// `done` of `total`; the bar appears once the work has lasted a quarter second.
+    pub fn set(&self, done: u64, total: u64) {
+        self.bar.set_length(total);
+        self.bar.set_position(done);
+        if !self.shown.load(Ordering::Relaxed)
+            && self.started.elapsed() > Duration::from_millis(250)
+        {
+            self.shown.store(true, Ordering::Relaxed);
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    /// Clears the bar (the report follows on stdout).
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub enum Style {
     Ok,
@@ -168,4 +232,18 @@ fn write_json(out: &mut dyn Write, doc: &serde_json::Value) -> io::Result<()> {
     bytes.push(b'\n');
     out.write_all(&bytes)?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::show_progress;
+
+    #[test]
+    fn progress_only_on_a_terminal_and_never_under_json_or_quiet() {
+        assert!(show_progress(false, 0, true));
+        assert!(show_progress(false, 2, true));
+        assert!(!show_progress(true, 0, true), "--json");
+        assert!(!show_progress(false, -1, true), "-q");
+        assert!(!show_progress(false, 0, false), "stderr not a terminal");
+    }
 }

@@ -63,7 +63,7 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
                 Some(t) => {
                     let reply = client.call_tool(t, arguments, deadline).await?;
                     json!({
-                        "schema": "mpt.call/v1",
+                        "schema": crate::schema::CALL,
                         "transport": client.transport_name(),
                         "tool": t,
                         "server_version": hs.server_version(),
@@ -78,7 +78,7 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
         client.shutdown().await;
         let doc = result?;
         ctx.out.emit(&doc, |w| {
-            if doc["schema"] == "mpt.tools/v1" {
+            if doc["schema"] == crate::schema::TOOLS {
                 for t in doc["tools"].as_array().into_iter().flatten() {
                     writeln!(
                         w,
@@ -124,7 +124,7 @@ fn tools_doc(client: &McpClient, tools: &[Value]) -> Value {
             })
         })
         .collect();
-    json!({"schema": "mpt.tools/v1", "transport": client.transport_name(), "count": list.len(), "tools": list})
+    json!({"schema": crate::schema::TOOLS, "transport": client.transport_name(), "count": list.len(), "tools": list})
 }
 
 fn full_name(t: &str) -> String {

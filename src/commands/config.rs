@@ -21,7 +21,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         })
     });
     let doc = json!({
-        "schema": "mpt.config/v1",
+        "schema": crate::schema::CONFIG,
         "file": c.file_path,
         "transport": if c.remote.is_some() { "remote" } else { "local" },
         "remote": remote,

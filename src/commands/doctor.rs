@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
         count(Status::Skip),
     );
     let doc = json!({
-        "schema": "mpt.doctor/v1",
+        "schema": crate::schema::DOCTOR,
         "offline": args.offline,
         "checks": checks,
         "summary": {"ok": ok, "warn": warn, "fail": fail, "skip": skip},

@@ -1,7 +1,6 @@
 //! `mpt mailbox`: what this device owes (list, `--count`), `watch` (poll and announce only what
 //! became owed), and `ack` (answer an ask so the derivation closes it).
 
-use std::io::Write;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -207,30 +206,19 @@ fn deliver(
     mode: NotifyMode,
     kitty: bool,
 ) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let write = |out: &mut dyn Write, bytes: &[u8]| {
-        out.write_all(&crate::secrets::scrub_bytes(bytes))
-            .and_then(|_| out.flush())
-    };
-    let res = if ctx.out.json {
-        let line = json!({"schema": "mpt.mailbox.announce/v1", "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
-        write(&mut out, format!("{line}\n").as_bytes())
-    } else {
-        let text = mailbox::plain_delivery(due, dormant).unwrap_or_default();
-        write(&mut out, format!("{text}\n").as_bytes())
-    };
-    res.map_err(|e| MptError::io("writing the delivery", &e))?;
+    // One line per delivery (JSON Lines under `--json`), flushed as it comes.
+    let line = json!({"schema": crate::schema::MAILBOX_ANNOUNCE, "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
+    let text = mailbox::plain_delivery(due, dormant).unwrap_or_default();
+    ctx.out.stream(&line, |w| writeln!(w, "{text}"))?;
     // The notification goes to stderr (the terminal), apart from the delivery on stdout.
     if let Some(n) = mailbox::notification_for(due) {
-        let mut err = std::io::stderr().lock();
-        let _ = match mode {
-            NotifyMode::Off => Ok(()),
-            NotifyMode::Plain => writeln!(err, "mpt: {}", mailbox::plain(&n)),
-            NotifyMode::Desktop => err
-                .write_all(&mailbox::desktop_bytes(&n, kitty))
-                .and_then(|_| err.flush()),
-        };
+        match mode {
+            NotifyMode::Off => {}
+            NotifyMode::Plain => ctx
+                .out
+                .to_terminal(format!("mpt: {}\n", mailbox::plain(&n)).as_bytes()),
+            NotifyMode::Desktop => ctx.out.to_terminal(&mailbox::desktop_bytes(&n, kitty)),
+        }
     }
     Ok(())
 }
@@ -252,7 +240,7 @@ async fn ack(
         .call_tool("mempalace_event_ack", args, Deadline::Default)
         .await?;
     let ack = reply.payload.get("event").cloned().unwrap_or(Value::Null);
-    let doc = json!({"schema": "mpt.mailbox.ack/v1", "me": me, "acked": event, "status": status.as_str(), "event": ack});
+    let doc = json!({"schema": crate::schema::MAILBOX_ACK, "me": me, "acked": event, "status": status.as_str(), "event": ack});
     ctx.out.emit(&doc, |w| {
         writeln!(
             w,

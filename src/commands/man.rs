@@ -12,7 +12,8 @@ pub fn run(ctx: &Ctx, args: ManArgs) -> Result<Exit> {
     match args.dir {
         Some(dir) => {
             let written = write_all(&dir)?;
-            let doc = serde_json::json!({"schema": "mpt.man/v1", "dir": dir, "pages": written});
+            let doc =
+                serde_json::json!({"schema": crate::schema::MAN, "dir": dir, "pages": written});
             ctx.out.emit(&doc, |w| {
                 for p in &written {
                     writeln!(w, "{}", dir.join(p).display())?;

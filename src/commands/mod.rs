@@ -1,12 +1,14 @@
-//! One module per subcommand: argument handling and printing only. The engines they drive live
-//! in `mcp/`, `palace/` and the other engine modules.
+//! One module per subcommand: argument handling and printing only (true of every one: `edge`'s
+//! launch and status live in `crate::edge`, its wiring in `crate::harness`), over the engines.
+
+// Output goes through `ctx.out` (`crate::output::Output`), never straight to stdout/stderr.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
 mod completions;
 mod config;
 mod doctor;
 mod edge;
-mod edge_wire;
 pub(crate) mod feed;
 mod mailbox;
 mod man;

@@ -22,7 +22,7 @@ pub fn run(ctx: &Ctx, args: PathsArgs) -> Result<Exit> {
     let hub = files::server_info(&p.serverinfo)?;
     let lease = files::lease_holder(&p.writer_lease)?;
     let doc = json!({
-        "schema": "mpt.paths/v1",
+        "schema": crate::schema::PATHS,
         "paths": p,
         "palace_exists": p.palace.join("chroma.sqlite3").is_file(),
         "kg": {"with_palace_flag": kg_flag, "without_palace_flag": kg_home},

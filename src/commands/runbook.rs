@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
     let mut shown: Vec<Phase> = steps.iter().map(|s| s.phase).collect();
     shown.dedup();
     let doc = json!({
-        "schema": "mpt.runbook/v1",
+        "schema": crate::schema::RUNBOOK,
         "phases": shown,
         "steps": steps,
         "summary": {"done": done, "to_do": todo, "blocked": blocked, "not_applicable": na},
@@ -118,7 +118,7 @@ fn print_step(ctx: &Ctx, w: &mut dyn Write, s: &Step) -> std::io::Result<()> {
 
 fn print_applied(ctx: &Ctx, a: &Applied) -> Result<()> {
     let mut doc = serde_json::to_value(a).unwrap_or_default();
-    doc["schema"] = json!("mpt.runbook.apply/v1");
+    doc["schema"] = json!(crate::schema::RUNBOOK_APPLY);
     ctx.out.emit(&doc, |w| {
         if a.changes.is_empty() {
             return writeln!(w, "{}: {}", a.step, a.summary);

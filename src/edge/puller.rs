@@ -16,7 +16,7 @@ use crate::outbox::util::now_ms;
 use crate::{log_debug, log_warn};
 
 /// `schema` of the pull record.
-pub const RECORD_SCHEMA: &str = "mpt.edge.pull/v1";
+pub const RECORD_SCHEMA: &str = crate::schema::EDGE_PULL;
 
 /// What the owner last knew of its pulls, beside its lock (`<key>.pull.json`); read by
 /// `mpt mailbox` to say how old an offline answer is.

@@ -1,5 +1,5 @@
 //! Building an edge from the configuration: the local child (always `--palace`), the primary's
-//! client, and the embedder gate that decides whether search results may be merged.
+//! client, the outbox and its flusher, the puller, and the embedder gate for merged searches.
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -8,8 +8,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::health::Health;
+use super::owner::OwnerPaths;
 use super::policy::Policy;
 use super::proxy::{Primary, Proxy, WriteLog};
+use super::replicate::{self, OutboxLog};
+use super::{puller, unopened};
 use crate::config::{Config, Env};
 use crate::error::Result;
 use crate::mcp::client::local_child_spec;
@@ -30,6 +33,42 @@ pub fn read_deadline(env: &Env) -> Duration {
         .and_then(|v| v.parse().ok())
         .unwrap_or(5000);
     Duration::from_millis(ms)
+}
+
+/// The child, the primary side, the outbox and its flusher, the embedder watch: one edge.
+pub async fn start(
+    config: &Config,
+    env: &Env,
+    paths: &OwnerPaths,
+    opts: EdgeOptions,
+) -> Result<(Arc<Proxy>, Option<Arc<OutboxLog>>)> {
+    let program = local_child_spec(config, &opts.palace, opts.child.as_deref()).program;
+    let puller = puller::configure(config, env, &opts.palace, &program, paths)?;
+    // An outbox that cannot be opened (a full disk) does not stop the edge: writes fail loudly.
+    let (log, write_log) = match &config.remote {
+        None => (None, None),
+        Some(_) => {
+            let path = crate::outbox::resolve_path(env, config)?;
+            let open = crate::outbox::open_options(env)?;
+            let origin = crate::outbox::Origin::from_config(config);
+            let (log, write_log) = unopened::open(path, open, origin);
+            (log, Some(write_log))
+        }
+    };
+    let proxy = Arc::new(build(config, env, &opts, write_log).await?);
+    if let (Some(log), Some(client)) = (log.clone(), primary_client(config)?) {
+        replicate::spawn_flusher(Arc::clone(&proxy), log, client);
+    }
+    if let Some(puller) = puller {
+        puller::spawn(Arc::clone(&proxy), puller);
+    }
+    let gate = Arc::clone(&proxy);
+    tokio::spawn(async move {
+        while !learn_primary_embedder(&gate).await {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+    });
+    Ok((proxy, log))
 }
 
 /// Starts the child (handshake included) and prepares the primary side.

@@ -30,7 +30,7 @@ pub struct SessionOutcome {
 }
 
 /// The `schema` of a serialized [`PrepareReport`].
-pub const REPORT_SCHEMA: &str = "mpt.feed.prepare/v1";
+pub const REPORT_SCHEMA: &str = crate::schema::FEED_PREPARE;
 
 /// Counts for one run. Serializes to the `mpt.feed.prepare/v1` document (skip keys in snake_case,
 /// e.g. `{"too_few_user_turns": 2}`); `sessions` has the per-file detail and is not serialized.

@@ -28,4 +28,4 @@ pub use notify::{
 };
 
 /// `schema` of `mpt mailbox --json`.
-pub const SCHEMA: &str = "mpt.mailbox/v1";
+pub const SCHEMA: &str = crate::schema::MAILBOX;

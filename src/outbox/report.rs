@@ -68,7 +68,7 @@ impl FlushReport {
 pub fn report_json(r: &FlushReport, exit_code: u8) -> serde_json::Value {
     let secs = r.elapsed.as_secs_f64();
     json!({
-        "schema": "mpt.outbox.flush/v1",
+        "schema": crate::schema::OUTBOX_FLUSH,
         "result": r.stop,
         "exit_code": exit_code,
         "sent": r.counts.sent,

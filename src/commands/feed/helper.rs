@@ -56,7 +56,7 @@ pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
     let found = dropin::resolve_feed_bin(ctx.env.get("MEMPALACE_FEED_BIN"), ctx.env.get("PATH"));
     let bridge_runs_it = found.as_deref().is_some_and(|p| dropin::same_file(p, &exe));
     let doc = json!({
-        "schema": "mpt.feed.install_helper/v1",
+        "schema": crate::schema::FEED_INSTALL_HELPER,
         "path": done.path,
         "target": done.target,
         "action": done.action,

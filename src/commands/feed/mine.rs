@@ -7,16 +7,15 @@ use crate::cli::FeedMineArgs;
 use crate::error::{Exit, Result};
 use crate::feed::job;
 use crate::feed::mine::{self, MineCall};
-use crate::output::{log_line, verbosity};
 use serde_json::{Value, json};
 
-pub const SCHEMA: &str = "mpt.feed.mine/v1";
+pub const SCHEMA: &str = crate::schema::FEED_MINE;
 
 pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
     let config = ctx.config()?;
     let (job, meta) = match plan(ctx, &config, &args.common, &args.reason, "feed mine")? {
         Plan::Inactive { meta, why, warn } => {
-            say_inactive(&why, warn);
+            say_inactive(ctx, &why, warn);
             let doc = json!({
                 "schema": SCHEMA, "active": false, "note": why,
                 "prepare": prepare_doc(&meta, None, Some(&why))?, "mine": null,
@@ -27,11 +26,9 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
         Plan::Run(job, meta) => (job, meta),
     };
     let run = job::run(&job)?;
-    if verbosity() >= 0 {
-        log_line("feed", &summary_line(&run));
-        for w in &run.report.warnings {
-            log_line("warning", w);
-        }
+    ctx.out.note("feed", &summary_line(&run));
+    for w in &run.report.warnings {
+        ctx.out.note("warning", w);
     }
     let prepared = prepare_doc(&meta, Some(&run), None)?;
     let Some(source) = run.mine_source.clone() else {
@@ -54,7 +51,7 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
     crate::log_debug!("feed: mining {source} through {}", route.describe());
     let rt = crate::commands::runtime()?;
     let mined = rt.block_on(async {
-        let client = mine::client_for(&route, &ctx.env, &config, verbosity() >= 1)?;
+        let client = mine::client_for(&route, &ctx.env, &config, ctx.out.verbosity() >= 1)?;
         let res = mine::mine(&client, &route, &call).await;
         client.shutdown().await;
         res

@@ -5,11 +5,9 @@ pub mod helper;
 mod mine;
 mod prepare;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -21,7 +19,6 @@ use crate::error::{Exit, MptError, Result};
 use crate::feed::job::{self, FeedJob, FeedRun};
 use crate::feed::remote::RemoteInbox;
 use crate::feed::{GateConfig, PrepareOptions, Progress, REPORT_SCHEMA, Reason};
-use crate::output::verbosity;
 use crate::palace::paths::{absolute, realpath};
 
 pub fn run(ctx: &Ctx, args: FeedArgs) -> Result<Exit> {
@@ -136,7 +133,7 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
     };
     // The lock makes every temp file in the folder a leftover of a run that died: remove them all.
     p.stale_temp_age = Duration::ZERO;
-    p.progress = progress_bar();
+    p.progress = progress_bar(ctx);
     let job = FeedJob {
         prepare: p,
         lock_file,
@@ -172,28 +169,15 @@ fn create_private_dir(dir: &Path) -> Result<()> {
         .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))
 }
 
-/// A bar on stderr, only on a terminal and only once a run has lasted a quarter second.
-fn progress_bar() -> Option<Progress> {
-    if verbosity() < 0 || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar =
-        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::hidden());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("feed: {bar:30} {pos}/{len} sessions {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let started = Instant::now();
-    let shown = AtomicBool::new(false);
+/// The bar on stderr (`Output::progress`: a terminal only, never under `--json` or `-q`).
+fn progress_bar(ctx: &Ctx) -> Option<Progress> {
+    let bar = ctx
+        .out
+        .progress("feed: {bar:30} {pos}/{len} sessions {elapsed}")?;
     Some(Progress(Arc::new(move |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        if !shown.load(Ordering::Relaxed) && started.elapsed() > Duration::from_millis(250) {
-            shown.store(true, Ordering::Relaxed);
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
+        bar.set(done as u64, total as u64);
         if done == total {
-            bar.finish_and_clear();
+            bar.finish();
         }
     })))
 }
@@ -232,10 +216,8 @@ fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>) -> Result
 }
 
 /// Says why nothing runs: a warning for a configuration gap, a plain line otherwise.
-fn say_inactive(why: &str, warn: bool) {
-    if verbosity() >= 0 {
-        crate::output::log_line(if warn { "warning" } else { "feed" }, why);
-    }
+fn say_inactive(ctx: &Ctx, why: &str, warn: bool) {
+    ctx.out.note(if warn { "warning" } else { "feed" }, why);
 }
 
 /// One stderr line with the counts, every skip under its reason (`-q` silences it).

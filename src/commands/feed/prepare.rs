@@ -6,13 +6,12 @@ use crate::Ctx;
 use crate::cli::FeedPrepareArgs;
 use crate::error::{Exit, Result};
 use crate::feed::job;
-use crate::output::{log_line, verbosity};
 
 pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
     let config = ctx.config()?;
     let (job, meta) = match plan(ctx, &config, &args.common, &args.reason, "feed prepare")? {
         Plan::Inactive { meta, why, warn } => {
-            say_inactive(&why, warn);
+            say_inactive(ctx, &why, warn);
             let doc = prepare_doc(&meta, None, Some(&why))?;
             ctx.out.emit(&doc, |_| Ok(()))?;
             return Ok(Exit::Ok);
@@ -23,19 +22,17 @@ pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
     if let Some(s) = &run.mine_source {
         check_line(s)?;
     }
-    if verbosity() >= 0 {
-        log_line("feed", &summary_line(&run));
-        for w in &run.report.warnings {
-            log_line("warning", w);
-        }
-        if let Some(n) = &run.note {
-            log_line("feed", n);
-        } else if run.mine_source.is_none() {
-            log_line(
-                "feed",
-                "nothing passed the gate: no MINE_SOURCE (nothing to mine)",
-            );
-        }
+    ctx.out.note("feed", &summary_line(&run));
+    for w in &run.report.warnings {
+        ctx.out.note("warning", w);
+    }
+    if let Some(n) = &run.note {
+        ctx.out.note("feed", n);
+    } else if run.mine_source.is_none() {
+        ctx.out.note(
+            "feed",
+            "nothing passed the gate: no MINE_SOURCE (nothing to mine)",
+        );
     }
     let doc = prepare_doc(&meta, Some(&run), None)?;
     ctx.out.emit(&doc, |w| match &run.mine_source {

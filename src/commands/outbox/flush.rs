@@ -1,7 +1,6 @@
 //! `mpt outbox flush`: one flusher at a time (exit 6 if another runs, unless `--wait`), the
-//! drain to the primary with a progress line on a terminal, the report, the exit code.
+//! drain to the primary with a progress bar on a terminal, the report, the exit code.
 
-use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::Duration;
 
@@ -13,7 +12,6 @@ use crate::mcp::McpClient;
 use crate::outbox::flush::Progress;
 use crate::outbox::report::report_json;
 use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
-use crate::output::verbosity;
 
 pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Result<Exit> {
     let remote = config.remote.as_ref().ok_or_else(|| {
@@ -26,7 +24,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         .map(util::parse_duration)
         .transpose()?;
     if !path.exists() {
-        let doc = serde_json::json!({"schema": "mpt.outbox.flush/v1", "result": "drained", "exit_code": 0,
+        let doc = serde_json::json!({"schema": crate::schema::OUTBOX_FLUSH, "result": "drained", "exit_code": 0,
             "sent": 0, "settled": 0, "remaining": 0, "outbox": path, "primary": crate::secrets::redact_url(&remote.url)});
         ctx.out.emit(&doc, |w| {
             writeln!(w, "nothing to flush (no outbox at {})", path.display())
@@ -50,13 +48,11 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         lease,
         ..FlushOptions::default()
     };
-    let client = McpClient::from_config(config, Path::new("/"), None, verbosity() >= 1)?;
-    let show_progress = !ctx.out.json && verbosity() >= 0 && std::io::stderr().is_terminal();
+    let client = McpClient::from_config(config, Path::new("/"), None, ctx.out.verbosity() >= 1)?;
+    let bar = ctx.out.progress("mpt: flushing {pos}/{len}");
     let mut progress = |p: &Progress| {
-        if show_progress {
-            let mut e = std::io::stderr().lock();
-            let _ = write!(e, "\rmpt: flushing {}/{} ", p.settled, p.total);
-            let _ = e.flush();
+        if let Some(bar) = &bar {
+            bar.set(p.settled, p.total.max(0) as u64);
         }
     };
     let rt = crate::commands::runtime()?;
@@ -67,8 +63,8 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         &opts,
         &mut progress,
     ))?;
-    if show_progress {
-        eprintln!();
+    if let Some(bar) = &bar {
+        bar.finish();
     }
     let exit = report.stop.exit_code(report.error.as_ref());
     let mut doc = report_json(&report, exit.code());

@@ -107,7 +107,7 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
     let blocked = !backlog.failed.is_empty();
     let oldest = s.as_ref().and_then(|s| s.oldest_queued_at);
     let doc = json!({
-        "schema": "mpt.outbox.summary/v1",
+        "schema": crate::schema::OUTBOX_SUMMARY,
         "outbox": path,
         "exists": store.is_some(),
         "primary": config.remote.as_ref().map(|r| crate::secrets::redact_url(&r.url)),
@@ -225,7 +225,7 @@ fn list(ctx: &Ctx, path: &Path, filter: OutboxStateFilter, limit: usize) -> Resu
     };
     let state_name = format!("{filter:?}").to_lowercase();
     let doc = json!({
-        "schema": "mpt.outbox.list/v1",
+        "schema": crate::schema::OUTBOX_LIST,
         "outbox": path,
         "state": state_name,
         "count": ops.len(),
@@ -266,7 +266,7 @@ fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     let o = store.find(op)?;
     let audit = store.audit_trail(Some(&o.op_id))?;
     let waits = store.waits(&o)?;
-    let doc = json!({"schema": "mpt.outbox.op/v1", "outbox": path, "op": with_waits(o.to_json(true), &waits), "audit": audit});
+    let doc = json!({"schema": crate::schema::OUTBOX_OP, "outbox": path, "op": with_waits(o.to_json(true), &waits), "audit": audit});
     ctx.out.emit(&doc, |w| {
         for (k, v) in doc["op"].as_object().into_iter().flatten() {
             if k == "waits_on" {
@@ -340,7 +340,7 @@ fn enqueue(
         },
     )?;
     let doc = json!({
-        "schema": "mpt.outbox.enqueue/v1",
+        "schema": crate::schema::OUTBOX_ENQUEUE,
         "outbox": path,
         "op_id": e.op_id,
         "local_seq": e.local_seq,
@@ -393,7 +393,7 @@ fn retry(ctx: &Ctx, path: &Path, op: Option<&str>) -> Result<Exit> {
             retried.push(o.op_id.clone());
         }
     }
-    let doc = json!({"schema": "mpt.outbox.retry/v1", "outbox": path, "retried": retried, "count": retried.len()});
+    let doc = json!({"schema": crate::schema::OUTBOX_RETRY, "outbox": path, "retried": retried, "count": retried.len()});
     ctx.out.emit(&doc, |w| {
         writeln!(
             w,
@@ -426,7 +426,8 @@ fn drop_op(ctx: &Ctx, path: &Path, op: &str, yes: bool, reason: Option<&str>) ->
         short(&o),
         o.short_tool()
     );
-    let doc = json!({"schema": "mpt.outbox.drop/v1", "outbox": path, "op": dropped.to_json(true)});
+    let doc =
+        json!({"schema": crate::schema::OUTBOX_DROP, "outbox": path, "op": dropped.to_json(true)});
     ctx.out.emit(&doc, |w| {
         writeln!(w, "dropped {} ({})", dropped.op_id, dropped.short_tool())
     })?;
@@ -439,7 +440,7 @@ fn purge(ctx: &Ctx, path: &Path, older_than: &str) -> Result<Exit> {
         Some(mut s) => s.purge(age)?,
         None => 0,
     };
-    let doc = json!({"schema": "mpt.outbox.purge/v1", "outbox": path, "deleted": deleted, "older_than_s": age.as_secs()});
+    let doc = json!({"schema": crate::schema::OUTBOX_PURGE, "outbox": path, "deleted": deleted, "older_than_s": age.as_secs()});
     ctx.out.emit(&doc, |w| {
         writeln!(w, "purged {deleted} settled op(s) older than {older_than}")
     })?;

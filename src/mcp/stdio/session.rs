@@ -170,7 +170,7 @@ async fn drain_stderr(
     while let Ok(Some(line)) = lines.next_line().await {
         let line = crate::secrets::scrubbed(&line);
         if show {
-            eprintln!("{label}[{pid}]: {line}");
+            crate::log::child_line(&label, pid, &line);
         }
         let mut t = tail.lock().unwrap();
         if t.len() == STDERR_TAIL {

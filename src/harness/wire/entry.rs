@@ -102,7 +102,7 @@ pub struct SavedEntry {
     pub text: String,
 }
 
-pub const SAVED_SCHEMA: &str = "mpt.edge.wire.user_entry/v1";
+pub const SAVED_SCHEMA: &str = crate::schema::EDGE_WIRE_USER_ENTRY;
 
 impl SavedEntry {
     pub fn new(entry: &str, text: &str) -> SavedEntry {

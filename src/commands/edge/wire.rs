@@ -8,8 +8,8 @@ use serde_json::json;
 use crate::Ctx;
 use crate::cli::WireHarness;
 use crate::config::Config;
-use crate::edge::wire::{self, Action, PI_EDIT, Remember, exe};
 use crate::error::{Exit, MptError, Result};
+use crate::harness::wire::{self, Action, PI_EDIT, Remember, exe};
 use crate::harness::{opencode, pi};
 use crate::log_warn;
 
@@ -50,7 +50,7 @@ pub fn run(
             }
             let backup = if dry_run { None } else { wire::apply(&plan)? };
             let edge = state == wire::OptIn::Edge;
-            let doc = json!({"schema": "mpt.edge.wire/v1", "harness": "opencode", "dry_run": dry_run, "plan": plan, "backup": backup, "mpt": edge.then_some(&mpt)});
+            let doc = json!({"schema": crate::schema::EDGE_WIRE, "harness": "opencode", "dry_run": dry_run, "plan": plan, "backup": backup, "mpt": edge.then_some(&mpt)});
             ctx.out.emit(&doc, |w| {
                 writeln!(
                     w,
@@ -99,7 +99,7 @@ fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
         (Some(_), false) => "needs_edit",
     };
     let doc = json!({
-        "schema": "mpt.edge.wire/v1",
+        "schema": crate::schema::EDGE_WIRE,
         "harness": "pi",
         "state": state,
         "status": status,

@@ -1,0 +1,47 @@
+//! `mpt edge`: what a harness runs as its MCP server. By default a thin shim to the palace's one
+//! owner process (started on demand); `--standalone` serves in-process; `status` and `wire` report.
+
+mod status;
+mod wire;
+
+use crate::Ctx;
+use crate::cli::{EdgeAction, EdgeArgs};
+use crate::edge::launch::Launch;
+use crate::edge::owner::OwnerPaths;
+use crate::error::{Exit, Result};
+use crate::palace::PalacePaths;
+
+pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
+    let config = ctx.config()?;
+    let palace = match args.palace.clone().or_else(|| config.file.palace.clone()) {
+        Some(p) => PalacePaths::resolve(&ctx.env, Some(&p))?,
+        None => PalacePaths::resolve(&ctx.env, None)?,
+    };
+    let paths = OwnerPaths::new(&palace.home, &palace.palace);
+    let harness = args
+        .harness
+        .clone()
+        .unwrap_or_else(|| config.harness.clone());
+    let rt = super::runtime()?;
+    let launch = Launch {
+        config: &config,
+        env: &ctx.env,
+        config_flag: ctx.config_flag.as_deref(),
+        paths,
+        palace: palace.palace,
+        child: args.child,
+    };
+    match args.action {
+        Some(EdgeAction::Status) => status::run(ctx, &rt, &launch),
+        Some(EdgeAction::Wire {
+            harness,
+            config: file,
+            dry_run,
+        }) => wire::run(ctx, &config, harness, file, dry_run),
+        None if args.owner => rt.block_on(launch.run_owner()).map(|()| Exit::Ok),
+        None if args.standalone => rt
+            .block_on(launch.run_standalone(&harness))
+            .map(|()| Exit::Ok),
+        None => rt.block_on(launch.run_shim(&harness)).map(|()| Exit::Ok),
+    }
+}

@@ -1,0 +1,72 @@
+//! `mpt edge status`: the edge's status document (`crate::edge::status`) printed, as JSON or as
+//! lines for people naming the one command that clears a failed op.
+
+use crate::Ctx;
+use crate::edge::launch::Launch;
+use crate::error::{Exit, Result};
+
+pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<Exit> {
+    let (palace, paths) = (&launch.palace, &launch.paths);
+    let doc = rt.block_on(crate::edge::status::collect(
+        launch.env,
+        launch.config,
+        paths,
+        palace,
+    ))?;
+    let owner_up = doc["owner"]["running"] == true;
+    let lingering = doc["lingering_flusher_pid"].as_u64();
+    ctx.out.emit(&doc, |w| {
+        writeln!(w, "palace    {}", palace.display())?;
+        writeln!(
+            w,
+            "owner     {}",
+            if owner_up {
+                format!("running ({})", paths.socket.display())
+            } else {
+                "not running (the next `mpt edge` starts it)".into()
+            }
+        )?;
+        if let Some(pid) = lingering {
+            writeln!(
+                w,
+                "          pid {pid} stays after its last session to flush the outbox (MPT_EDGE_LINGER_MS)"
+            )?;
+        }
+        match &launch.config.remote {
+            None => return writeln!(w, "primary   none: pass-through to the local child"),
+            Some(r) => writeln!(
+                w,
+                "primary   {} ({})",
+                r.url,
+                if doc["primary"]["reachable"] == true {
+                    "reachable"
+                } else {
+                    "unreachable"
+                }
+            )?,
+        }
+        let q = &doc["outbox"];
+        writeln!(
+            w,
+            "outbox    {} open, {} failed, last flush {}",
+            q["open"],
+            q["failed"],
+            q["last_flush"].as_str().unwrap_or("never")
+        )?;
+        if let Some(f) = q["first_failed"].as_object() {
+            let op = f["op_id"].as_str().unwrap_or("");
+            writeln!(
+                w,
+                "          FAILED: op {} {}: {} ({} op(s) wait for it); `mpt outbox retry {}` or `mpt outbox drop {} --yes`",
+                &op[..op.len().min(12)],
+                f["tool"].as_str().unwrap_or(""),
+                f["error"]["message"].as_str().unwrap_or("").lines().next().unwrap_or(""),
+                q["held_back"],
+                &op[..op.len().min(12)],
+                &op[..op.len().min(12)],
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}

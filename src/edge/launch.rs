@@ -1,0 +1,154 @@
+//! The three ways `mpt edge` runs one palace's edge: the shim (starting a detached owner on
+//! demand), the owner serving shims on its socket, and `--standalone` in-process on stdio.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::identity::Identity;
+use super::owner::{self, OwnerPaths};
+use super::stamp::Stamper;
+use super::{private_fs, replicate, serve, setup, shim};
+use crate::config::{Config, Env};
+use crate::error::{ErrorKind, MptError, Result};
+use crate::log::verbosity;
+use crate::log_debug;
+
+/// One palace's edge as this invocation sees it.
+pub struct Launch<'a> {
+    pub config: &'a Config,
+    pub env: &'a Env,
+    /// `--mpt-config`, passed on to a spawned owner.
+    pub config_flag: Option<&'a Path>,
+    pub paths: OwnerPaths,
+    pub palace: PathBuf,
+    /// `--child`: the MemPalace server to run instead of the configured one.
+    pub child: Option<PathBuf>,
+}
+
+impl Launch<'_> {
+    /// The shim a harness runs: relays stdio to the owner, starting it when none runs.
+    pub async fn run_shim(&self, harness: &str) -> Result<()> {
+        private_fs::prepare_socket_dir(&self.paths.socket)?;
+        let wait = self
+            .config
+            .mcp
+            .init_timeout
+            .unwrap_or(Duration::from_secs(300))
+            + Duration::from_secs(10);
+        let start = || self.spawn_owner();
+        let identity = Identity::of(self.config, self.env)?;
+        shim::run(&self.paths, harness, &identity, start, wait).await
+    }
+
+    /// The owner: serves shims until idle or SIGTERM, then lingers to flush the outbox.
+    pub async fn run_owner(&self) -> Result<()> {
+        private_fs::prepare_socket_dir(&self.paths.socket)?;
+        let Some(lock) = owner::take_lock(&self.paths)? else {
+            return Err(MptError::new(
+                ErrorKind::Busy,
+                "another edge owner serves this palace",
+            ));
+        };
+        let grace = millis_env(self.env, "MPT_EDGE_GRACE_MS", 30_000)?;
+        let linger = millis_env(self.env, "MPT_EDGE_LINGER_MS", 900_000)?;
+        let (proxy, log) = setup::start(self.config, self.env, &self.paths, self.options()).await?;
+        log_debug!("edge owner ready on {}", self.paths.socket.display());
+        let tools = proxy.handshake.tools.clone();
+        let identity = Identity::of(self.config, self.env)?;
+        let ended = owner::run(
+            proxy,
+            &self.paths,
+            grace,
+            |h| stamper_for(self.config, &tools, h),
+            &identity,
+        )
+        .await?;
+        // The child is stopped and the socket gone: a new `mpt edge` starts a new owner, whose
+        // flusher takes turns with this one on the flush lock.
+        drop(lock);
+        if ended == owner::Ended::Idle
+            && let Some(log) = log
+            && let Some(_lingering) = owner::take_pid_lock(&self.paths.linger)?
+        {
+            replicate::linger(&log, linger).await;
+        }
+        Ok(())
+    }
+
+    /// `--standalone`: the edge in this process, on stdio, for one harness.
+    pub async fn run_standalone(&self, harness: &str) -> Result<()> {
+        let Some(_lock) = owner::take_lock(&self.paths)? else {
+            return Err(MptError::new(
+                ErrorKind::Busy,
+                "an edge owner already serves this palace: one writer per palace",
+            )
+            .with_hint("run `mpt edge` without --standalone to share it"));
+        };
+        let (proxy, _) = setup::start(self.config, self.env, &self.paths, self.options()).await?;
+        let stamper = stamper_for(self.config, &proxy.handshake.tools, harness);
+        serve::serve(
+            Arc::clone(&proxy),
+            stamper,
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+        )
+        .await;
+        proxy.child.shutdown().await;
+        Ok(())
+    }
+
+    fn options(&self) -> setup::EdgeOptions {
+        setup::EdgeOptions {
+            palace: self.palace.clone(),
+            child: self.child.clone(),
+            show_stderr: verbosity() >= 1,
+        }
+    }
+
+    /// Starts the owner detached (its own process group, stderr to its log) with this process's
+    /// env.
+    fn spawn_owner(&self) -> std::io::Result<std::process::Child> {
+        let exe = std::env::current_exe()?;
+        if let Some(d) = self.paths.log.parent() {
+            private_fs::create_private_dir(d)?;
+        }
+        let log = private_fs::open_private_log(&self.paths.log)?;
+        let mut cmd = Command::new(exe);
+        if verbosity() >= 1 {
+            cmd.arg("-v");
+        }
+        if let Some(c) = self.config_flag {
+            cmd.arg("--mpt-config").arg(c);
+        }
+        cmd.args(["edge", "--owner", "--palace"]).arg(&self.palace);
+        if let Some(c) = &self.child {
+            cmd.arg("--child").arg(c);
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(log));
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        cmd.spawn()
+    }
+}
+
+fn stamper_for(config: &Config, tools: &[serde_json::Value], harness: &str) -> Option<Stamper> {
+    let identity = match (&config.device, &config.remote) {
+        (Some(d), Some(_)) => Some(format!("{harness}@{d}")),
+        _ => None,
+    };
+    Stamper::new(identity, config.device.as_deref(), tools)
+}
+
+/// A duration in milliseconds from the environment (exit 2 naming a malformed value).
+fn millis_env(env: &Env, name: &str, default: u64) -> Result<Duration> {
+    match env.get(name) {
+        None => Ok(Duration::from_millis(default)),
+        Some(v) => v.trim().parse().map(Duration::from_millis).map_err(|_| {
+            MptError::usage(format!("{name}='{v}' is not a number of milliseconds"))
+                .with_hint(format!("unset it for the default ({default})"))
+        }),
+    }
+}

@@ -1,0 +1,82 @@
+//! `mpt edge status` computed: whether the palace's owner runs (and who lingers to flush), whether
+//! the primary answers, and the outbox's backlog, as the `mpt.edge.status/v1` document.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::owner::{self, OwnerPaths};
+use crate::config::{Config, Env};
+use crate::error::Result;
+use crate::outbox;
+
+/// The status document of the edge serving `palace` (its owner found through `paths`).
+pub async fn collect(
+    env: &Env,
+    config: &Config,
+    paths: &OwnerPaths,
+    palace: &Path,
+) -> Result<Value> {
+    let owner_up = tokio::net::UnixStream::connect(&paths.socket).await.is_ok();
+    let primary = match &config.remote {
+        None => json!(null),
+        Some(r) => {
+            let reachable = match crate::mcp::http::HttpClient::new(crate::mcp::http::HttpOptions {
+                timeout: Some(Duration::from_secs(5)),
+                init_timeout: None,
+                connect_timeout: Duration::from_secs(3),
+                ..crate::mcp::http::HttpOptions::for_remote(r, &config.mcp)
+            }) {
+                Ok(h) => matches!(
+                    h.get("/healthz", crate::mcp::Deadline::Default).await,
+                    Ok((200, _))
+                ),
+                Err(_) => false,
+            };
+            json!({"url": r.url, "reachable": reachable})
+        }
+    };
+    let queue = match &config.remote {
+        None => json!(null),
+        Some(_) => outbox_backlog(env, config)?,
+    };
+    let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);
+    let lingering = owner::lingering_pid(paths);
+    Ok(json!({
+        "schema": crate::schema::EDGE_STATUS,
+        "palace": palace,
+        "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log},
+        "lingering_flusher_pid": lingering,
+        "primary": primary,
+        "outbox": queue,
+    }))
+}
+
+/// What the outbox holds: open and failed ops, those held back, the first failure, the last flush.
+fn outbox_backlog(env: &Env, config: &Config) -> Result<Value> {
+    let path = outbox::resolve_path(env, config)?;
+    if !path.exists() {
+        return Ok(
+            json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "first_failed": null, "last_flush": null}),
+        );
+    }
+    let store = outbox::Outbox::open(&path, outbox::open_options(env)?)?;
+    let sum = store.summary()?;
+    let open: i64 = [
+        outbox::OpState::Queued,
+        outbox::OpState::Leased,
+        outbox::OpState::Failed,
+    ]
+    .iter()
+    .map(|s| sum.count(*s))
+    .sum();
+    let now = outbox::util::now_ms();
+    let backlog = store.backlog(now, now)?;
+    Ok(
+        json!({"path": path, "open": open, "failed": sum.count(outbox::OpState::Failed),
+           "held_back": backlog.held_back,
+           "first_failed": backlog.failed.first().map(|o| o.to_json(false)),
+           "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339)}),
+    )
+}

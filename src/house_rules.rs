@@ -1,0 +1,134 @@
+//! The layering checked on the sources: commands print only through `Output`, engines log through
+//! `crate::log` and never import `output`, and every `schema` name lives in `crate::schema`.
+
+use std::path::{Path, PathBuf};
+
+/// Modules above the engines: they may use `output`.
+const TOP: [&str; 5] = [
+    "src/commands/",
+    "src/cli.rs",
+    "src/lib.rs",
+    "src/main.rs",
+    "src/output.rs",
+];
+
+/// Engines whose stdio is their MCP transport, not printing: the shim relays stdin/stdout to the
+/// owner, and `--standalone` serves on them.
+const STDIO_TRANSPORTS: [&str; 2] = ["src/edge/shim.rs", "src/edge/launch.rs"];
+
+/// What prints, or opens stdout/stderr, directly.
+const PRINTING: [&str; 8] = [
+    "println!",
+    "eprintln!",
+    "print!(",
+    "eprint!(",
+    "io::stdout()",
+    "io::stderr()",
+    "io::stdin()",
+    "dbg!(",
+];
+
+fn sources() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("src"), &mut files);
+    assert!(
+        files.iter().any(|f| f.ends_with("src/commands/mod.rs")),
+        "the walk finds the sources"
+    );
+    files
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            (rel, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+/// Code lines (comments left out) of a file, numbered from 1.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+}
+
+#[test]
+fn commands_and_engines_print_only_through_output_and_log() {
+    let mut found = Vec::new();
+    for (file, text) in sources() {
+        let exempt = ["src/output.rs", "src/log.rs", "src/house_rules.rs"].contains(&file.as_str())
+            || STDIO_TRANSPORTS.contains(&file.as_str());
+        if exempt {
+            continue;
+        }
+        for (n, line) in code_lines(&text) {
+            if PRINTING.iter().any(|p| line.contains(p)) {
+                found.push(format!("{file}:{n}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "print through ctx.out (commands) or crate::log (engines):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn engines_do_not_import_output() {
+    let mut found = Vec::new();
+    for (file, text) in sources() {
+        if TOP.iter().any(|t| file.starts_with(t)) || file == "src/house_rules.rs" {
+            continue;
+        }
+        for (n, line) in code_lines(&text) {
+            if line.contains("crate::output")
+                || line.contains("crate::commands")
+                || line.contains("crate::cli::")
+            {
+                found.push(format!("{file}:{n}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "engines stay below commands, cli and output:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn schema_names_live_in_the_schema_module() {
+    let mut found = Vec::new();
+    for (file, text) in sources() {
+        if file == "src/schema.rs" || file == "src/house_rules.rs" {
+            continue;
+        }
+        for (n, line) in code_lines(&text) {
+            let literal = line.match_indices("\"mpt.").any(|(i, _)| {
+                let rest = &line[i + 1..];
+                rest.find('"').is_some_and(|end| rest[..end].contains("/v"))
+            });
+            // Tests may assert the literal: that is the contract seen from outside.
+            if literal && !line.contains("assert") {
+                found.push(format!("{file}:{n}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "use a crate::schema constant:\n{}",
+        found.join("\n")
+    );
+}

@@ -1,0 +1,31 @@
+//! Every `schema` name a `--json` document, a JSON Line or a file written by mpt carries, in one
+//! place: a document's shape changes only with its `/vN`.
+
+pub const CALL: &str = "mpt.call/v1";
+pub const CONFIG: &str = "mpt.config/v1";
+pub const DOCTOR: &str = "mpt.doctor/v1";
+pub const EDGE_PULL: &str = "mpt.edge.pull/v1";
+pub const EDGE_STATUS: &str = "mpt.edge.status/v1";
+pub const EDGE_WIRE: &str = "mpt.edge.wire/v1";
+pub const EDGE_WIRE_USER_ENTRY: &str = "mpt.edge.wire.user_entry/v1";
+pub const ERROR: &str = "mpt.error/v1";
+pub const FEED_INSTALL_HELPER: &str = "mpt.feed.install_helper/v1";
+pub const FEED_MINE: &str = "mpt.feed.mine/v1";
+pub const FEED_PREPARE: &str = "mpt.feed.prepare/v1";
+pub const MAILBOX: &str = "mpt.mailbox/v1";
+pub const MAILBOX_ACK: &str = "mpt.mailbox.ack/v1";
+/// One JSON Line per delivery of `mpt mailbox watch --json`.
+pub const MAILBOX_ANNOUNCE: &str = "mpt.mailbox.announce/v1";
+pub const MAN: &str = "mpt.man/v1";
+pub const OUTBOX_DROP: &str = "mpt.outbox.drop/v1";
+pub const OUTBOX_ENQUEUE: &str = "mpt.outbox.enqueue/v1";
+pub const OUTBOX_FLUSH: &str = "mpt.outbox.flush/v1";
+pub const OUTBOX_LIST: &str = "mpt.outbox.list/v1";
+pub const OUTBOX_OP: &str = "mpt.outbox.op/v1";
+pub const OUTBOX_PURGE: &str = "mpt.outbox.purge/v1";
+pub const OUTBOX_RETRY: &str = "mpt.outbox.retry/v1";
+pub const OUTBOX_SUMMARY: &str = "mpt.outbox.summary/v1";
+pub const PATHS: &str = "mpt.paths/v1";
+pub const RUNBOOK: &str = "mpt.runbook/v1";
+pub const RUNBOOK_APPLY: &str = "mpt.runbook.apply/v1";
+pub const TOOLS: &str = "mpt.tools/v1";
