@@ -9,6 +9,7 @@ pub mod edge;
 pub mod error;
 pub mod feed;
 pub mod harness;
+pub mod lock;
 pub mod mailbox;
 pub mod mcp;
 pub mod outbox;

@@ -152,7 +152,7 @@ async fn run_owner(
     drop(lock);
     if ended == owner::Ended::Idle
         && let Some(log) = log
-        && let Some(_lingering) = owner::take_pid_lock(&paths.linger)?
+        && let Some(_lingering) = owner::take_pid_lock(&paths.linger, "edge owner lingering")?
     {
         replicate::linger(&log, linger).await;
     }

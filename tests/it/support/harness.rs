@@ -153,7 +153,7 @@ impl Drop for Harness {
             }) {
                 if let Some(pid) = std::fs::read_to_string(e.path())
                     .ok()
-                    .and_then(|s| s.trim().parse::<i32>().ok())
+                    .and_then(|s| s.split_whitespace().next()?.parse::<i32>().ok())
                     && super::pid_alive(pid as u32)
                 {
                     unsafe {
