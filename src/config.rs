@@ -343,7 +343,7 @@ const TOKEN_FILE_LIMIT: u64 = 64 << 10;
 
 /// Parses the JSON config; an unknown field is refused (exit 4), a malformed value is exit 2.
 pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
-    serde_json::from_str::<FileConfig>(text).map_err(|e| {
+    let file = serde_json::from_str::<FileConfig>(text).map_err(|e| {
         let msg = e.to_string();
         if msg.starts_with("unknown field") {
             MptError::refused(format!("{}: {msg}", path.display())).with_hint(
@@ -353,7 +353,18 @@ pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
             MptError::usage(format!("{}: {msg}", path.display()))
                 .with_hint("fix the value at that line; `mpt config` shows what mpt reads")
         }
-    })
+    })?;
+    for pattern in file.replication.keys() {
+        if let Err(e) = glob::Pattern::new(pattern) {
+            return Err(MptError::usage(format!(
+                "{}: the replication pattern '{pattern}' is not a glob pattern: {}",
+                path.display(),
+                e.msg
+            ))
+            .with_hint("`*` is any run of characters, `?` one, `[...]` one of a set: close the bracket or write the character as `[[]`"));
+        }
+    }
+    Ok(file)
 }
 
 fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSource)>> {
@@ -453,6 +464,17 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.exit().code(), 2, "{}", e.message);
+    }
+
+    #[test]
+    fn a_replication_pattern_that_is_no_glob_is_exit_2_naming_it() {
+        let e = parse_file(
+            r#"{"replication":{"wing_[code":"local"}}"#,
+            Path::new("/c.json"),
+        )
+        .unwrap_err();
+        assert_eq!(e.exit().code(), 2, "{}", e.message);
+        assert!(e.message.contains("'wing_[code'"), "{}", e.message);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The exit-code contract (README, man page). 5 is reserved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +94,7 @@ impl ErrorKind {
 }
 
 /// An error a person can act on: what happened (with why it matters), and the one thing to do.
+/// Its cause chain (`source`: the failed I/O step, a lower error) is printed under `-v`.
 #[derive(Debug, Clone)]
 pub struct MptError {
     pub kind: ErrorKind,
@@ -100,6 +102,7 @@ pub struct MptError {
     pub hint: Option<String>,
     /// Machine-readable detail for `--json` (e.g. the tool payload that carried the failure).
     pub detail: Option<Box<serde_json::Value>>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl MptError {
@@ -109,7 +112,25 @@ impl MptError {
             message: message.into(),
             hint: None,
             detail: None,
+            source: None,
         }
+    }
+
+    /// Records what caused this error (shown under `-v`; the message stays as it is).
+    pub fn with_source(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(cause));
+        self
+    }
+
+    /// The causes below this error, outermost first, each as it describes itself.
+    pub fn causes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut next = std::error::Error::source(self);
+        while let Some(cause) = next {
+            out.push(cause.to_string());
+            next = cause.source();
+        }
+        out
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -136,7 +157,7 @@ impl MptError {
         } else {
             ErrorKind::Io
         };
-        Self::new(kind, format!("{context}: {err}"))
+        Self::new(kind, format!("{context}: {err}")).with_source(copy_io(err))
     }
 
     pub fn exit(&self) -> Exit {
@@ -164,7 +185,22 @@ impl fmt::Display for MptError {
     }
 }
 
-impl std::error::Error for MptError {}
+impl std::error::Error for MptError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// An owned copy of a borrowed I/O error, for a cause chain: the OS error itself when it has a
+/// code, else its kind and text (and the chain below it, as text).
+fn copy_io(err: &std::io::Error) -> std::io::Error {
+    match err.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::new(err.kind(), err.to_string()),
+    }
+}
 
 pub type Result<T, E = MptError> = std::result::Result<T, E>;
 
@@ -200,6 +236,20 @@ mod tests {
         assert_eq!(ErrorKind::Busy.exit().code(), 6);
         assert_eq!(ErrorKind::Unavailable.exit().code(), 7);
         assert_eq!(ErrorKind::Refused.exit().code(), 4);
+    }
+
+    #[test]
+    fn an_io_error_keeps_its_cause_below_an_unchanged_message() {
+        let denied = std::io::Error::from_raw_os_error(libc::EACCES);
+        let e = MptError::io("cannot read /c.json", &denied);
+        assert_eq!(e.message, format!("cannot read /c.json: {denied}"));
+        assert_eq!(e.causes(), [denied.to_string()]);
+        let outer = MptError::new(ErrorKind::Io, "loading the config").with_source(e);
+        assert_eq!(
+            outer.causes(),
+            [format!("cannot read /c.json: {denied}"), denied.to_string()]
+        );
+        assert!(MptError::usage("bad").causes().is_empty());
     }
 
     #[test]

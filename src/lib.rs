@@ -14,6 +14,7 @@ pub mod feed;
 pub mod harness;
 #[cfg(test)]
 mod house_rules;
+pub mod lock;
 pub mod log;
 pub mod mailbox;
 pub mod mcp;

@@ -141,6 +141,11 @@ impl Output {
             "{red}{bold}error{reset}: {}",
             secrets::scrub(&err.message)
         );
+        if verbosity() >= 1 {
+            for cause in err.causes() {
+                let _ = writeln!(e, "  caused by: {}", secrets::scrub(&cause));
+            }
+        }
         if let Some(h) = &err.hint {
             let _ = writeln!(e, "  {bold}hint{reset}: {}", secrets::scrub(h));
         }

@@ -50,6 +50,7 @@ pub fn open_regular(named: &Named) -> Result<(File, Metadata)> {
             };
             MptError::new(kind, format!("cannot read {}: {e}", named.says()))
                 .with_hint(named.hint("an existing file"))
+                .with_source(e)
         })?;
     let meta = file
         .metadata()

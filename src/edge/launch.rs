@@ -70,7 +70,8 @@ impl Launch<'_> {
         drop(lock);
         if ended == owner::Ended::Idle
             && let Some(log) = log
-            && let Some(_lingering) = owner::take_pid_lock(&self.paths.linger)?
+            && let Some(_lingering) =
+                owner::take_pid_lock(&self.paths.linger, "edge owner lingering")?
         {
             replicate::linger(&log, linger).await;
         }

@@ -16,6 +16,7 @@ use super::proxy::Proxy;
 use super::serve::serve;
 use super::stamp::Stamper;
 use crate::error::{ErrorKind, MptError, Result};
+use crate::lock::PidLock;
 use crate::log_debug;
 use crate::palace::paths::realpath;
 
@@ -48,50 +49,33 @@ impl OwnerPaths {
 }
 
 /// Takes the owner lock (`None`: another owner holds it).
-pub fn take_lock(paths: &OwnerPaths) -> Result<Option<std::fs::File>> {
-    take_pid_lock(&paths.lock)
+pub fn take_lock(paths: &OwnerPaths) -> Result<Option<PidLock>> {
+    take_pid_lock(&paths.lock, "edge owner")
 }
 
-/// Takes the lock at `path` and writes our pid in it (`None`: another process holds it).
-pub fn take_pid_lock(path: &Path) -> Result<Option<std::fs::File>> {
+/// Takes the pid lock at `path` in the edge's private folder, recording `what` (`None`: another
+/// process holds it). Its pid is for `mpt edge status` and for stopping it by pid.
+pub fn take_pid_lock(path: &Path, what: &str) -> Result<Option<PidLock>> {
     if let Some(d) = path.parent() {
         super::private_fs::create_private_dir(d)
             .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
     }
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
-    match f.try_lock() {
-        Ok(()) => {
-            use std::io::Write;
-            // Who owns it, for `mpt edge status` and for stopping it by pid.
-            let _ = f.set_len(0);
-            let _ = writeln!(&f, "{}", std::process::id());
-            Ok(Some(f))
-        }
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-        Err(std::fs::TryLockError::Error(e)) => Err(MptError::io("locking the edge owner", &e)),
-    }
+    crate::lock::try_acquire(path, what)
+        .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
 }
 
-/// The pid recorded in the lock file, when an owner holds it.
+/// The pid of the owner holding the owner lock.
 pub fn owner_pid(paths: &OwnerPaths) -> Option<u32> {
-    pid_in(&paths.lock)
+    holder_pid(&paths.lock)
 }
 
 /// The pid of an owner lingering to flush, while it holds the linger lock.
 pub fn lingering_pid(paths: &OwnerPaths) -> Option<u32> {
-    let held = std::fs::File::open(&paths.linger)
-        .ok()
-        .is_some_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
-    held.then(|| pid_in(&paths.linger)).flatten()
+    holder_pid(&paths.linger)
 }
 
-fn pid_in(path: &Path) -> Option<u32> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+fn holder_pid(path: &Path) -> Option<u32> {
+    crate::lock::holder(path).ok()??.pid
 }
 
 /// The palace's owner when one answers on its socket (`None`: no edge runs for it).

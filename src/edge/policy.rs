@@ -1,28 +1,40 @@
-//! Per-wing replication policy from the config file: glob patterns (`*`, `?`) to `replicated` or
-//! `local`; the most specific matching pattern wins; default replicated. A write without a wing
-//! (KG, coordination) follows `*`.
+//! Per-wing replication policy from the config file: glob patterns (`glob::Pattern`: `*`, `?`,
+//! `[...]`) to `replicated` or `local`; the most specific matching pattern wins; default
+//! replicated. A write without a wing (KG, coordination) follows `*`.
 
 use std::collections::BTreeMap;
 
+use glob::Pattern;
 use serde_json::Value;
 
 use crate::config::WingPolicy;
 
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    patterns: BTreeMap<String, WingPolicy>,
+    patterns: Vec<(Pattern, WingPolicy)>,
 }
 
 impl Policy {
+    /// The config's patterns (checked when it was read: `config::parse_file`); one that is no
+    /// pattern after all stands for itself.
     pub fn new(patterns: BTreeMap<String, WingPolicy>) -> Policy {
+        let patterns = patterns
+            .into_iter()
+            .map(|(p, w)| {
+                let compiled = Pattern::new(&p).unwrap_or_else(|_| {
+                    Pattern::new(&Pattern::escape(&p)).expect("an escaped pattern compiles")
+                });
+                (compiled, w)
+            })
+            .collect();
         Policy { patterns }
     }
 
     pub fn for_wing(&self, wing: &str) -> WingPolicy {
         self.patterns
             .iter()
-            .filter(|(p, _)| glob_match(p, wing))
-            .max_by_key(|(p, _)| p.chars().filter(|c| *c != '*' && *c != '?').count())
+            .filter(|(p, _)| p.matches(wing))
+            .max_by_key(|(p, _)| specificity(p.as_str()))
             .map(|(_, w)| *w)
             .unwrap_or(WingPolicy::Replicated)
     }
@@ -69,27 +81,23 @@ fn wings(tool: &str, args: &Value) -> Vec<String> {
     out
 }
 
-/// `*` matches any run of characters, `?` one character; everything else itself.
-pub fn glob_match(pattern: &str, s: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), s.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(sp) = star {
-            pi = sp + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
+/// How much of a pattern is literal: its characters less the wildcards (`[...]` counts as one).
+fn specificity(pattern: &str) -> usize {
+    let mut n = 0;
+    let mut in_class = false;
+    for c in pattern.chars() {
+        match c {
+            '[' if !in_class => in_class = true,
+            ']' if in_class => {
+                in_class = false;
+                n += 1;
+            }
+            '*' | '?' if !in_class => {}
+            _ if !in_class => n += 1,
+            _ => {}
         }
     }
-    p[pi..].iter().all(|c| *c == '*')
+    n
 }
 
 #[cfg(test)]
@@ -97,12 +105,29 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn matches(pattern: &str, wing: &str) -> bool {
+        Policy::new(BTreeMap::from([(pattern.to_string(), WingPolicy::Local)])).for_wing(wing)
+            == WingPolicy::Local
+    }
+
     #[test]
-    fn globs() {
-        assert!(glob_match("wing_code*", "wing_code_mpt"));
-        assert!(glob_match("*", ""));
-        assert!(glob_match("w?ng_*x", "wing_abcx"));
-        assert!(!glob_match("wing_code*", "wing_notes"));
+    fn pattern_syntax() {
+        // `*`: any run of characters, none included.
+        assert!(matches("wing_code*", "wing_code_mpt"));
+        assert!(matches("wing_code*", "wing_code"));
+        assert!(matches("*", ""));
+        assert!(!matches("wing_code*", "wing_notes"));
+        // `?`: exactly one character.
+        assert!(matches("w?ng_*x", "wing_abcx"));
+        assert!(!matches("wing_?", "wing_ab"));
+        // `[...]`: one character of the set or range; `[!...]` one outside it.
+        assert!(matches("wing_[ab]*", "wing_a1"));
+        assert!(matches("wing_[a-c]", "wing_b"));
+        assert!(!matches("wing_[ab]*", "wing_c1"));
+        assert!(matches("wing_[!ab]", "wing_c"));
+        assert!(!matches("wing_[!ab]", "wing_a"));
+        // Everything else is itself, case included.
+        assert!(!matches("wing_code", "Wing_code"));
     }
 
     #[test]

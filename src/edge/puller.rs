@@ -99,7 +99,7 @@ async fn run(proxy: Arc<Proxy>, p: Puller) {
         if primary.health.usable() {
             // The child opens its log first: it mints the palace's replica id, not the pull.
             primed = primed || prime(&proxy).await;
-            if primed && let Ok(Some(_held)) = super::owner::take_pid_lock(&lock) {
+            if primed && let Ok(Some(_held)) = super::owner::take_pid_lock(&lock, "edge pull") {
                 let started = now_ms();
                 rec.last_attempt_ms = Some(started);
                 match pull_once(&p.spec).await {

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::lock::FeedLock;
 use super::prepare::{PrepareOptions, PrepareReport, REPORT_SCHEMA, prepare};
 use super::remote::{PushError, Pushed, RemoteInbox, push};
 use crate::error::{ErrorKind, MptError, Result};
+use crate::lock::{self, PidLock};
 
 /// What one run needs besides the prepare's own options.
 #[derive(Debug, Clone)]
@@ -34,19 +34,20 @@ pub struct FeedRun {
     /// Why nothing was examined, when the sessions folder does not exist.
     pub note: Option<String>,
     pub elapsed: Duration,
-    pub lock: FeedLock,
+    pub lock: PidLock,
 }
 
 /// Takes the lock (busy: exit 6 at once), prepares, and pushes in remote mode.
 pub fn run(job: &FeedJob) -> Result<FeedRun> {
     let started = Instant::now();
     let deadline = job.timeout.map(|t| started + t);
-    let lock = match FeedLock::try_acquire(&job.lock_file, &job.what) {
-        Ok(Ok(l)) => l,
-        Ok(Err(holder)) => {
-            let who = match (holder.pid, &holder.what) {
-                (Some(p), Some(w)) => format!("pid {p}, {w}"),
-                (Some(p), None) => format!("pid {p}"),
+    let lock = match take_lock(&job.lock_file, &job.what) {
+        Ok(Some(l)) => l,
+        Ok(None) => {
+            let holder = lock::holder(&job.lock_file).ok().flatten();
+            let who = match holder.as_ref().map(|h| (h.pid, h.what.as_ref())) {
+                Some((Some(p), Some(w))) => format!("pid {p}, {w}"),
+                Some((Some(p), None)) => format!("pid {p}"),
                 _ => "another process".to_string(),
             };
             return Err(MptError::new(
@@ -207,4 +208,13 @@ pub fn state_and_lock(feed_home: &Path, stage_dir: &Path, is_default: bool) -> (
         feed_home.join(format!("state-{}.json", &key[..16])),
         feed_home.join(format!("prepare-{}.lock", &key[..16])),
     )
+}
+
+/// The feed's non-blocking lock: one prepare (and its transfer and mine) per staging folder at a
+/// time, its folder created first.
+fn take_lock(path: &std::path::Path, what: &str) -> std::io::Result<Option<PidLock>> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    lock::try_acquire(path, what)
 }

@@ -7,7 +7,7 @@
 // the transcript and apply the content checks (`export`, `gate`), leave out entries a fork copied
 // from a staged parent (`fork`), and write `<session-id>.md` atomically, only if its bytes changed
 // (`stage`). Around it (`job`): the
-// non-blocking lock (`lock`), the prepare deadline, and in remote mode the rsync (`remote`). `mine`
+// non-blocking lock (`crate::lock`), the prepare deadline, and in remote mode the rsync (`remote`). `mine`
 // picks the writer for `feed mine` and makes the one call. Flags, env and printing live in the CLI.
 
 pub mod dropin;
@@ -16,7 +16,6 @@ pub mod fork;
 pub mod gate;
 pub mod job;
 mod jsonl;
-pub mod lock;
 pub mod mine;
 pub mod prepare;
 mod raw;

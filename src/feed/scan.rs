@@ -1,5 +1,7 @@
 //! Finding pi session files: a recursive walk for `**/*.jsonl` below the sessions root, sorted, one
 //! path per real file, never following directory symlinks (no loops) nor failing on one subfolder.
+//! Hand-written rather than `glob::glob("**/*.jsonl")`: that follows directory symlinks and cannot
+//! refuse a loop.
 
 use std::collections::HashSet;
 use std::fs;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
 
-use super::{Deadline, Handshake, HttpFailure, McpError, PROTOCOL_VERSION, body, jsonrpc, sse};
+use super::{Deadline, Handshake, HttpFailure, McpError, body, handshake, jsonrpc, sse};
 use crate::config::Secret;
 use crate::{log_debug, log_trace};
 
@@ -93,48 +93,19 @@ impl HttpClient {
         &self.opts.url
     }
 
-    /// `initialize`, `notifications/initialized`, `tools/list` (all pages).
+    /// `initialize`, `notifications/initialized`, `tools/list` (all pages): `handshake::run`.
     pub async fn handshake(&self) -> Result<Handshake, McpError> {
-        let started = Instant::now();
-        let init_deadline = self
+        let deadline = self
             .opts
             .init_timeout
             .map_or(Deadline::Unbounded, Deadline::After);
         *self.session_id.lock().unwrap() = None;
         *self.protocol.lock().unwrap() = None;
-        let init = self
-            .request(
-                "initialize",
-                Some(json!({
-                    "protocolVersion": PROTOCOL_VERSION,
-                    "capabilities": {},
-                    "clientInfo": {"name": "mpt", "version": env!("CARGO_PKG_VERSION")},
-                })),
-                init_deadline,
-            )
-            .await?;
-        if let Some(v) = init.get("protocolVersion").and_then(Value::as_str) {
-            *self.protocol.lock().unwrap() = Some(v.to_string());
-        }
-        self.notify("notifications/initialized", None).await?;
-        let mut tools = Vec::new();
-        let mut cursor: Option<Value> = None;
-        loop {
-            let params = cursor.take().map(|c| json!({"cursor": c}));
-            let page = self.request("tools/list", params, init_deadline).await?;
-            if let Some(t) = page.get("tools").and_then(Value::as_array) {
-                tools.extend(t.iter().cloned());
-            }
-            match page.get("nextCursor") {
-                Some(c) if !c.is_null() => cursor = Some(c.clone()),
-                _ => break,
-            }
-        }
-        Ok(Handshake {
-            init,
-            tools,
-            elapsed: started.elapsed(),
+        handshake::run(&HandshakePeer {
+            client: self,
+            deadline,
         })
+        .await
     }
 
     /// One request; the result, or the typed failure.
@@ -467,4 +438,26 @@ fn source_io_kind(e: &reqwest::Error) -> Option<std::io::ErrorKind> {
         src = s.source();
     }
     None
+}
+
+/// The HTTP client as the handshake's peer, each request within the handshake's deadline.
+struct HandshakePeer<'a> {
+    client: &'a HttpClient,
+    deadline: Deadline,
+}
+
+impl handshake::Peer for HandshakePeer<'_> {
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        self.client.request(method, params, self.deadline).await
+    }
+
+    async fn notify(&self, method: &str) -> Result<(), McpError> {
+        self.client.notify(method, None).await
+    }
+
+    fn initialized(&self, init: &Value) {
+        if let Some(v) = init.get("protocolVersion").and_then(Value::as_str) {
+            *self.client.protocol.lock().unwrap() = Some(v.to_string());
+        }
+    }
 }

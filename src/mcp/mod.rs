@@ -3,6 +3,7 @@
 
 pub mod body;
 pub mod client;
+pub mod handshake;
 pub mod http;
 pub mod jsonrpc;
 pub mod sse;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -11,7 +11,7 @@ use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;
 
-use super::{Deadline, Handshake, McpError, PROTOCOL_VERSION, jsonrpc};
+use super::{Deadline, Handshake, McpError, handshake, jsonrpc};
 
 type Conn = (BufReader<OwnedReadHalf>, OwnedWriteHalf);
 
@@ -42,21 +42,9 @@ impl UnixClient {
         }
     }
 
+    /// `initialize`, `notifications/initialized`, `tools/list` (all pages): `handshake::run`.
     pub async fn handshake(&self) -> Result<Handshake, McpError> {
-        let started = Instant::now();
-        let init = self
-            .request("initialize", Some(json!({"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "mpt", "version": env!("CARGO_PKG_VERSION")}})), Deadline::Default)
-            .await?;
-        let tools = self.request("tools/list", None, Deadline::Default).await?;
-        Ok(Handshake {
-            init,
-            tools: tools
-                .get("tools")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            elapsed: started.elapsed(),
-        })
+        handshake::run(self).await
     }
 
     pub async fn request(
@@ -65,19 +53,7 @@ impl UnixClient {
         params: Option<Value>,
         deadline: Deadline,
     ) -> Result<Value, McpError> {
-        let mut guard = self.conn.lock().await;
-        if guard.is_none() {
-            let stream = UnixStream::connect(&self.path)
-                .await
-                .map_err(|e| self.gone(e.to_string()))?;
-            let (r, mut w) = stream.into_split();
-            if let Some(p) = &self.preamble {
-                w.write_all(format!("{p}\n").as_bytes())
-                    .await
-                    .map_err(|e| self.gone(e.to_string()))?;
-            }
-            *guard = Some((BufReader::new(r), w));
-        }
+        let mut guard = self.connected().await?;
         let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
         let (reader, writer) = guard.as_mut().expect("connected above");
         let mut line = serde_json::to_vec(&jsonrpc::request(&id, method, params))
@@ -123,5 +99,104 @@ impl UnixClient {
             *guard = None;
         }
         result
+    }
+
+    /// A notification: written, nothing read back.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+        let mut guard = self.connected().await?;
+        let (_, writer) = guard.as_mut().expect("connected above");
+        let mut line = serde_json::to_vec(&jsonrpc::notification(method, params))
+            .map_err(|e| McpError::Protocol(e.to_string()))?;
+        line.push(b'\n');
+        let written = writer.write_all(&line).await;
+        if let Err(e) = written {
+            *guard = None;
+            return Err(self.gone(e.to_string()));
+        }
+        Ok(())
+    }
+
+    /// The connection, opened (with its preamble) on first use.
+    async fn connected(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Conn>>, McpError> {
+        let mut guard = self.conn.lock().await;
+        if guard.is_none() {
+            let stream = UnixStream::connect(&self.path)
+                .await
+                .map_err(|e| self.gone(e.to_string()))?;
+            let (r, mut w) = stream.into_split();
+            if let Some(p) = &self.preamble {
+                w.write_all(format!("{p}\n").as_bytes())
+                    .await
+                    .map_err(|e| self.gone(e.to_string()))?;
+            }
+            *guard = Some((BufReader::new(r), w));
+        }
+        Ok(guard)
+    }
+}
+
+impl handshake::Peer for UnixClient {
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        UnixClient::request(self, method, params, Deadline::Default).await
+    }
+
+    async fn notify(&self, method: &str) -> Result<(), McpError> {
+        UnixClient::notify(self, method, None).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::net::UnixListener;
+
+    /// A fake owner that records every line it receives and serves `tools/list` in two pages
+    /// (the real server never pages; this is the misbehaviour on demand).
+    async fn paging_peer(listener: UnixListener) -> Vec<Value> {
+        let (stream, _) = listener.accept().await.unwrap();
+        let (r, mut w) = stream.into_split();
+        let mut lines = BufReader::new(r).lines();
+        let mut seen = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let msg: Value = serde_json::from_str(&line).unwrap();
+            seen.push(msg.clone());
+            let result = match (msg["method"].as_str(), msg.pointer("/params/cursor")) {
+                (Some("initialize"), _) => {
+                    json!({"protocolVersion": "2025-11-25", "capabilities": {}})
+                }
+                (Some("tools/list"), None) => json!({"tools": [{"name": "a"}], "nextCursor": "p2"}),
+                (Some("tools/list"), Some(_)) => json!({"tools": [{"name": "b"}]}),
+                _ => continue,
+            };
+            let reply = json!({"jsonrpc": "2.0", "id": msg["id"], "result": result});
+            w.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+        }
+        seen
+    }
+
+    #[tokio::test]
+    async fn the_handshake_sends_initialized_and_pages_tools_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("owner.sock");
+        let peer = tokio::spawn(paging_peer(UnixListener::bind(&path).unwrap()));
+        let client = UnixClient::new(path, Some(r#"{"mpt_edge_hello":{}}"#.into()), None);
+        let h = client.handshake().await.unwrap();
+        let names: Vec<_> = h.tools.iter().map(|t| t["name"].clone()).collect();
+        assert_eq!(names, [json!("a"), json!("b")], "both pages");
+        drop(client);
+        let seen = peer.await.unwrap();
+        let methods: Vec<_> = seen.iter().map(|m| m["method"].clone()).collect();
+        assert_eq!(
+            methods,
+            [
+                Value::Null, // the hello preamble
+                json!("initialize"),
+                json!("notifications/initialized"),
+                json!("tools/list"),
+                json!("tools/list"),
+            ]
+        );
+        assert!(seen[2].get("id").is_none(), "a notification has no id");
+        assert_eq!(seen[4]["params"]["cursor"], "p2");
     }
 }

@@ -1,19 +1,17 @@
-//! One flusher per outbox: an exclusive lock on `<outbox>.flush.lock` (std `File::try_lock`),
-//! released by the kernel when the holder exits, however it exits. Holds the holder's pid.
+//! One flusher per outbox: the pid lock (`crate::lock`) on `<outbox>.flush.lock`, released by
+//! the kernel when the holder exits, however it exits; the outbox's path and busy message.
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{ErrorKind, MptError, Result};
+use crate::lock::{self, PidLock};
+
+/// What a flusher records in the lock beside its pid.
+const WHAT: &str = "outbox flush";
 
 /// Held while flushing (and while an operator retries or drops an op). Dropping it unlocks.
 #[derive(Debug)]
-pub struct FlushLock {
-    _file: File,
-    path: PathBuf,
-}
+pub struct FlushLock(PidLock);
 
 impl FlushLock {
     pub fn path_for(outbox: &Path) -> PathBuf {
@@ -22,26 +20,18 @@ impl FlushLock {
 
     /// The lock, or `None` at once when another process holds it.
     pub fn try_acquire(outbox: &Path) -> Result<Option<FlushLock>> {
-        let (path, mut file) = open(outbox)?;
-        match file.try_lock() {
-            Ok(()) => {
-                stamp(&mut file);
-                Ok(Some(FlushLock { _file: file, path }))
-            }
-            Err(TryLockError::WouldBlock) => Ok(None),
-            Err(TryLockError::Error(e)) => {
-                Err(MptError::io(format!("locking {}", path.display()), &e))
-            }
-        }
+        let path = prepare(outbox)?;
+        lock::try_acquire(&path, WHAT)
+            .map(|l| l.map(FlushLock))
+            .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
     }
 
     /// The lock, waiting for the holder to finish.
     pub fn acquire(outbox: &Path) -> Result<FlushLock> {
-        let (path, mut file) = open(outbox)?;
-        file.lock()
-            .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))?;
-        stamp(&mut file);
-        Ok(FlushLock { _file: file, path })
+        let path = prepare(outbox)?;
+        lock::acquire(&path, WHAT)
+            .map(FlushLock)
+            .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
     }
 
     /// `try_acquire`, or the busy error (exit 6) naming the holder.
@@ -59,43 +49,26 @@ impl FlushLock {
         patience: std::time::Duration,
         what: &str,
     ) -> Result<FlushLock> {
-        let until = std::time::Instant::now() + patience;
-        loop {
-            if let Some(l) = FlushLock::try_acquire(outbox)? {
-                return Ok(l);
-            }
-            if std::time::Instant::now() >= until {
-                return Err(busy(outbox, what));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
+        let path = prepare(outbox)?;
+        match lock::acquire_within(&path, WHAT, patience)
+            .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))?
+        {
+            Some(l) => Ok(FlushLock(l)),
+            None => Err(busy(outbox, what)),
         }
     }
 
-    /// The pid written by the current holder, when someone holds the lock.
+    /// The pid written by the current holder, when someone holds the lock (0: it wrote none).
+    /// Read-only (`lock::holder`): asking never gets in a flusher's way.
     pub fn holder(outbox: &Path) -> Result<Option<u32>> {
         let path = FlushLock::path_for(outbox);
-        if !path.exists() {
-            return Ok(None);
-        }
-        // Read-only: a shared lock is refused while a flusher holds the exclusive one; nothing
-        // is written (a full disk must not stop `mpt outbox` from reading).
-        let mut file = File::open(&path)
-            .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
-        match file.try_lock_shared() {
-            Ok(()) => Ok(None),
-            Err(TryLockError::WouldBlock) => {
-                let mut text = String::new();
-                let _ = file.read_to_string(&mut text);
-                Ok(Some(text.trim().parse().unwrap_or(0)))
-            }
-            Err(TryLockError::Error(e)) => {
-                Err(MptError::io(format!("locking {}", path.display()), &e))
-            }
-        }
+        lock::holder(&path)
+            .map(|h| h.map(|h| h.pid.unwrap_or(0)))
+            .map_err(|e| MptError::io(format!("reading {}", path.display()), &e))
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.0.path()
     }
 }
 
@@ -114,28 +87,14 @@ pub fn busy(outbox: &Path, what: &str) -> MptError {
     .with_hint("not an error for a timer; `mpt outbox flush --wait` waits for it")
 }
 
-fn open(outbox: &Path) -> Result<(PathBuf, File)> {
+/// The lock's path, its folder created beside the outbox, private as its folder is (store.rs
+/// creates it the same way).
+fn prepare(outbox: &Path) -> Result<PathBuf> {
     let path = FlushLock::path_for(outbox);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        // Beside the outbox, private as its folder is (store.rs creates it the same way).
         std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
             .create(dir)
             .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
-    Ok((path, file))
-}
-
-/// Records our pid for `mpt outbox` to show (best effort: the lock itself is what counts).
-fn stamp(file: &mut File) {
-    let _ = file.set_len(0);
-    let _ = file.seek(SeekFrom::Start(0));
-    let _ = writeln!(file, "{}", std::process::id());
+    Ok(path)
 }

@@ -28,6 +28,35 @@ fn unknown_field_in_the_config_file_is_refused_with_exit_4() {
 }
 
 #[test]
+fn verbose_shows_why_reading_the_config_failed_and_the_message_stays() {
+    let env = TestEnv::new();
+    // A symlink to itself: opening it fails in the kernel (ELOOP), for root as for anyone.
+    let cfg = env.path("config.json");
+    std::os::unix::fs::symlink(&cfg, &cfg).unwrap();
+    let loop_error = std::fs::File::open(&cfg).unwrap_err().to_string();
+    let cfg_env = [("MPT_CONFIG", cfg.to_str().unwrap())];
+    let plain = env.mpt(&["config"], &cfg_env);
+    let verbose = env.mpt(&["-v", "config"], &cfg_env);
+    assert_eq!(plain.status.code(), Some(1), "{}", stderr(&plain));
+    assert_eq!(verbose.status.code(), Some(1), "{}", stderr(&verbose));
+    let message = format!(
+        "error: cannot read MPT_CONFIG={}: {loop_error}",
+        cfg.display()
+    );
+    assert!(
+        stderr(&plain).starts_with(&format!("{message}\n  hint: ")),
+        "{}",
+        stderr(&plain)
+    );
+    assert!(!stderr(&plain).contains("caused by"), "{}", stderr(&plain));
+    assert!(
+        stderr(&verbose).contains(&format!("{message}\n  caused by: {loop_error}\n  hint: ")),
+        "{}",
+        stderr(&verbose)
+    );
+}
+
+#[test]
 fn the_xdg_config_file_is_read_and_a_bad_value_is_exit_2() {
     let env = TestEnv::new();
     let dir = env.home().join(".config/mpt");

@@ -36,7 +36,7 @@ fn owner_pid(env: &TestEnv) -> Option<u32> {
         .ok()?
         .flatten()
         .find(|e| e.file_name().to_string_lossy().ends_with(".owner.lock"))
-        .and_then(|e| std::fs::read_to_string(e.path()).ok()?.trim().parse().ok())
+        .and_then(|e| mpt::lock::holder(&e.path()).ok()??.pid)
 }
 
 #[test]

@@ -15,7 +15,7 @@ mod session;
 
 use session::Session;
 
-use super::{Deadline, Handshake, McpError, PROTOCOL_VERSION, jsonrpc};
+use super::{Deadline, Handshake, McpError, handshake, jsonrpc};
 use crate::config::McpKnobs;
 use crate::{log_debug, log_trace};
 
@@ -292,34 +292,11 @@ impl StdioClient {
 
     async fn spawn_and_handshake(&self) -> Result<Arc<Session>, McpError> {
         let session = Session::spawn(&self.spec, self.opts.show_stderr)?;
-        let started = Instant::now();
-        let init_timeout = self.opts.knobs.init_timeout;
-        let result = async {
-            let init = self
-                .exchange(
-                    &session,
-                    "initialize",
-                    Some(json!({
-                        "protocolVersion": PROTOCOL_VERSION,
-                        "capabilities": {},
-                        "clientInfo": {"name": "mpt", "version": env!("CARGO_PKG_VERSION")},
-                    })),
-                    init_timeout,
-                )
-                .await
-                .and_then(jsonrpc::into_result)?;
-            self.write(
-                &session,
-                &jsonrpc::notification("notifications/initialized", None),
-            )
-            .await?;
-            let tools = self.list_tools(&session, init_timeout).await?;
-            Ok::<_, McpError>(Handshake {
-                init,
-                tools,
-                elapsed: started.elapsed(),
-            })
-        }
+        let result = handshake::run(&HandshakePeer {
+            client: self,
+            session: &session,
+            timeout: self.opts.knobs.init_timeout,
+        })
         .await;
         match result {
             Ok(h) => {
@@ -348,27 +325,26 @@ impl StdioClient {
             }
         }
     }
+}
 
-    async fn list_tools(
-        &self,
-        session: &Arc<Session>,
-        timeout: Option<Duration>,
-    ) -> Result<Vec<Value>, McpError> {
-        let mut tools = Vec::new();
-        let mut cursor: Option<Value> = None;
-        loop {
-            let params = cursor.take().map(|c| json!({"cursor": c}));
-            let page = self
-                .exchange(session, "tools/list", params, timeout)
-                .await
-                .and_then(jsonrpc::into_result)?;
-            if let Some(t) = page.get("tools").and_then(Value::as_array) {
-                tools.extend(t.iter().cloned());
-            }
-            match page.get("nextCursor") {
-                Some(c) if !c.is_null() => cursor = Some(c.clone()),
-                _ => return Ok(tools),
-            }
-        }
+/// One child session as the handshake's peer, each request within the handshake's deadline.
+struct HandshakePeer<'a> {
+    client: &'a StdioClient,
+    session: &'a Arc<Session>,
+    timeout: Option<Duration>,
+}
+
+impl handshake::Peer for HandshakePeer<'_> {
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        self.client
+            .exchange(self.session, method, params, self.timeout)
+            .await
+            .and_then(jsonrpc::into_result)
+    }
+
+    async fn notify(&self, method: &str) -> Result<(), McpError> {
+        self.client
+            .write(self.session, &jsonrpc::notification(method, None))
+            .await
     }
 }

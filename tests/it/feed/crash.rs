@@ -1,7 +1,6 @@
 //! Concurrency and crashes: a second prepare is turned away at once (exit 6) while the first
 //! completes; kill -9 mid-export leaves no partial transcript; the prepare deadline is exit 7.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -56,11 +55,7 @@ fn lock_of(env: &TestEnv, sessions: &Path, out: &Path) -> PathBuf {
 }
 
 fn held(lock: &Path) -> bool {
-    File::open(lock).is_ok_and(|f| match f.try_lock_shared() {
-        Ok(()) => false,
-        Err(std::fs::TryLockError::WouldBlock) => true,
-        Err(_) => false,
-    })
+    mpt::lock::holder(lock).is_ok_and(|h| h.is_some())
 }
 
 #[test]

@@ -340,6 +340,38 @@ fn two_flushers_one_sends_the_other_is_busy() {
 }
 
 #[test]
+fn asking_who_flushes_never_makes_a_starting_flush_busy() {
+    // `mpt outbox` reads the flush lock's holder; it once did so by taking a shared lock for an
+    // instant, and a flush starting in that instant exited 6. The reader here asks in a loop (as
+    // `mpt outbox` does, in-process so the instants are many) while flushes start one by one.
+    let env = TestEnv::new();
+    let url = "http://127.0.0.1:9/mcp";
+    drop(store(&env));
+    let path = outbox_path(&env);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let codes: Vec<i32> = std::thread::scope(|s| {
+        let asker = s.spawn(|| {
+            let mut asked = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                mpt::outbox::FlushLock::holder(&path).unwrap();
+                asked += 1;
+            }
+            asked
+        });
+        let codes = (0..20).map(|_| flush(&env, url, &[]).0).collect::<Vec<_>>();
+        let listed = mpt(&env, url, &["--json", "outbox"]);
+        assert!(listed.status.success(), "{}", stderr(&listed));
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(asker.join().unwrap() > 0);
+        codes
+    });
+    assert!(
+        codes.iter().all(|c| *c == 0),
+        "a flush found the lock busy: {codes:?}"
+    );
+}
+
+#[test]
 fn three_processes_enqueueing_at_once() {
     let env = TestEnv::new();
     let url = "http://127.0.0.1:9/mcp";

@@ -161,7 +161,7 @@ pub fn stop_owners(lock_dir: &std::path::Path) {
     }) {
         if let Some(pid) = std::fs::read_to_string(e.path())
             .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
+            .and_then(|s| s.split_whitespace().next()?.parse::<i32>().ok())
             && super::pid_alive(pid as u32)
         {
             unsafe {

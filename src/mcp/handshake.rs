@@ -1,0 +1,54 @@
+//! The MCP handshake every transport runs, written once: `initialize`, then
+//! `notifications/initialized`, then `tools/list` paged through `nextCursor`.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::{Handshake, McpError, PROTOCOL_VERSION};
+
+/// What a transport lends the handshake: one request (its reply's `result`), one notification.
+pub(crate) trait Peer {
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError>;
+    async fn notify(&self, method: &str) -> Result<(), McpError>;
+    /// Called with the `initialize` result before anything else is sent (HTTP records the
+    /// negotiated protocol version for its headers).
+    fn initialized(&self, _init: &Value) {}
+}
+
+/// The `initialize` parameters `mpt` sends.
+pub fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "mpt", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// Runs the handshake over `peer`: the server's `initialize` result and every tool of every page.
+pub(crate) async fn run(peer: &impl Peer) -> Result<Handshake, McpError> {
+    let started = Instant::now();
+    let init = peer
+        .request("initialize", Some(initialize_params()))
+        .await?;
+    peer.initialized(&init);
+    peer.notify("notifications/initialized").await?;
+    let mut tools = Vec::new();
+    let mut cursor: Option<Value> = None;
+    loop {
+        let params = cursor.take().map(|c| json!({"cursor": c}));
+        let page = peer.request("tools/list", params).await?;
+        if let Some(t) = page.get("tools").and_then(Value::as_array) {
+            tools.extend(t.iter().cloned());
+        }
+        match page.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => break,
+        }
+    }
+    Ok(Handshake {
+        init,
+        tools,
+        elapsed: started.elapsed(),
+    })
+}
