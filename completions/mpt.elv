@@ -43,7 +43,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;doctor'= {
-            cand --check 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox'
+            cand --check 'Run one check'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --offline 'Skip every network and child probe (files and processes only)'
@@ -52,8 +52,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --quiet 'Print only errors'
             cand -v 'Say more on stderr (-vv: each request)'
             cand --verbose 'Say more on stderr (-vv: each request)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }

@@ -45,7 +45,15 @@ complete -c mpt -n "__fish_mpt_needs_command" -f -a "outbox" -d 'The durable que
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l check -d 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox' -r
+complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l check -d 'Run one check' -r -f -a "extension\t'pi\'s deployed MemPalace extension'
+config\t'settings that silently disable a feature'
+transport\t'the transport the bridge picks'
+half-flip\t'running harnesses on this shell\'s transport'
+false-positive\t'a frozen local archive on a remote machine'
+kg-path\t'one knowledge graph where every writer finds it'
+embedder\t'embedder identity, local and primary'
+writers\t'one writer per palace'
+outbox\t'writes that will not reach the primary'"
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -54,7 +62,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l offline -d 'Skip ever
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l palace -d 'The local palace (else the config\'s `palace`, else MemPalace\'s own rules)' -r -F

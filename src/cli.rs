@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, Parser, Subcommand};
 
 use crate::output::ColorChoice;
@@ -101,9 +102,18 @@ pub struct DoctorArgs {
     /// Skip every network and child probe (files and processes only)
     #[arg(long)]
     pub offline: bool,
-    /// Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox
-    #[arg(long, value_name = "ID")]
+    /// Run one check
+    #[arg(long, value_name = "ID", value_parser = check_ids())]
     pub check: Option<String>,
+}
+
+/// `--check` takes the ids of the doctor's check table, each with its title as help.
+fn check_ids() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        crate::doctor::CHECKS
+            .iter()
+            .map(|d| PossibleValue::new(d.id).help(d.title)),
+    )
 }
 
 #[derive(Debug, Args)]
@@ -460,4 +470,26 @@ pub struct OutboxPurgeArgs {
     /// Settled longer ago than this (e.g. 7d, 12h, 0s)
     #[arg(long, value_name = "DURATION", default_value = "7d")]
     pub older_than: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn check_values_are_the_doctor_table() {
+        let cli = super::Cli::command();
+        let doctor = cli.find_subcommand("doctor").unwrap();
+        let check = doctor
+            .get_arguments()
+            .find(|a| a.get_id() == "check")
+            .unwrap();
+        let values: Vec<String> = check
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let table: Vec<&str> = crate::doctor::CHECKS.iter().map(|d| d.id).collect();
+        assert_eq!(values, table);
+    }
 }

@@ -14,6 +14,7 @@ pub mod local;
 pub mod notify;
 pub mod offline;
 pub mod source;
+pub mod text;
 pub mod time;
 
 pub use announce::{Announcement, Announcer, Why};
