@@ -9,6 +9,7 @@ pub mod edge;
 pub mod error;
 pub mod feed;
 pub mod harness;
+pub mod hex;
 pub mod mailbox;
 pub mod mcp;
 #[cfg(test)]
@@ -18,6 +19,8 @@ pub mod output;
 pub mod palace;
 pub mod runbook;
 pub mod secrets;
+pub mod time;
+pub mod which;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -2,7 +2,7 @@
 //! became owed), and `ack` (answer an ask so the derivation closes it).
 
 use std::io::Write;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -13,6 +13,7 @@ use crate::mailbox::offline::{LocalLog, View};
 use crate::mailbox::{self, Announcer, NotifyMode};
 use crate::mcp::{Deadline, McpClient};
 use crate::palace::PalacePaths;
+use crate::time::{human_age, now_unix};
 use crate::{log_debug, log_warn};
 
 const DEFAULT_POLL_MS: u64 = 300_000;
@@ -105,7 +106,7 @@ async fn list(
         if count_only {
             return writeln!(w, "{}", d.owed.len());
         }
-        if let Some(line) = view.stale_line(human_age) {
+        if let Some(line) = view.stale_line() {
             writeln!(w, "{line}")?;
         }
         if d.owed.is_empty() {
@@ -124,7 +125,7 @@ async fn list(
                     a.id,
                     a.from.as_deref().unwrap_or("?"),
                     a.kind,
-                    a.age_secs.map_or("?".into(), human_age),
+                    a.age_secs.map_or("?".into(), |s| human_age(s * 1000)),
                     a.correlation_id
                         .as_deref()
                         .map_or(String::new(), |c| format!("  [{c}]")),
@@ -262,20 +263,4 @@ async fn ack(
         )
     })?;
     Ok(Exit::Ok)
-}
-
-fn now_unix() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
-fn human_age(secs: i64) -> String {
-    match secs {
-        s if s < 120 => format!("{s}s"),
-        s if s < 7200 => format!("{}m", s / 60),
-        s if s < 172_800 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
 }

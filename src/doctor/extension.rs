@@ -89,5 +89,5 @@ fn iso_date(t: std::time::SystemTime) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    crate::mailbox::time::format_iso_utc(secs)
+    crate::time::format_iso_utc(secs)
 }

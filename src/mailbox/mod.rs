@@ -15,7 +15,6 @@ pub mod notify;
 pub mod offline;
 pub mod source;
 pub mod text;
-pub mod time;
 
 pub use announce::{Announcement, Announcer, Why};
 pub use derive::{

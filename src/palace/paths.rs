@@ -202,10 +202,7 @@ fn canonical(palace: &Path) -> String {
 }
 
 fn hash_hex(s: &str) -> String {
-    Sha256::digest(s.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex::hex(&Sha256::digest(s.as_bytes()))
 }
 
 #[cfg(test)]

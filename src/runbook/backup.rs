@@ -9,11 +9,7 @@ use crate::error::{MptError, Result};
 
 /// A fresh, kept backup folder: `~/.mempalace/backups/runbook-<UTC ts>-<step>/`.
 pub(super) fn backup_dir(home: &Path, step: &str) -> Result<PathBuf> {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let ts: String = crate::mailbox::time::format_iso_utc(secs)
+    let ts: String = crate::time::format_iso_utc(crate::time::now_unix())
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
