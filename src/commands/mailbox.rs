@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     };
     let rt = super::runtime()?;
     rt.block_on(async {
-        let paths = PalacePaths::resolve(&ctx.env, config.file.palace.as_deref()).ok();
+        let paths = PalacePaths::chosen(&ctx.env, None, Some(&config)).ok();
         let palace = paths.as_ref().map(|p| p.palace.clone()).unwrap_or_default();
         // `ack` goes through the palace's edge owner when one runs: the one writer, which
         // answers offline too (applied locally, queued for the primary).

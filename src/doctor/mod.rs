@@ -157,12 +157,7 @@ pub struct Inputs {
 
 impl Inputs {
     fn palace(&self) -> Result<PalacePaths, MptError> {
-        let explicit = self
-            .config
-            .as_ref()
-            .ok()
-            .and_then(|c| c.file.palace.clone());
-        PalacePaths::resolve(&self.env, explicit.as_deref())
+        PalacePaths::chosen(&self.env, None, self.config.as_ref().ok())
     }
 }
 

@@ -318,13 +318,7 @@ impl Inputs {
     }
 
     pub fn palace(&self) -> Result<PalacePaths, MptError> {
-        let explicit = self.palace.clone().or_else(|| {
-            self.config
-                .as_ref()
-                .ok()
-                .and_then(|c| c.file.palace.clone())
-        });
-        PalacePaths::resolve(&self.env, explicit.as_deref())
+        PalacePaths::chosen(&self.env, self.palace.as_deref(), self.config.as_ref().ok())
     }
 }
 
