@@ -6,14 +6,14 @@ mod backup;
 mod compose;
 mod credentials;
 mod docs;
-mod edge;
+mod edge_opt_in;
 mod env_file;
 mod kg;
 mod kg_move;
 mod primary;
 mod provenance;
 mod scan;
-mod serve;
+mod serve_configs;
 mod serve_line;
 
 use std::path::{Path, PathBuf};
@@ -264,21 +264,21 @@ pub static STEPS: &[StepDef] = &[
         id: "edge-wiring",
         phase: Phase::Phase2,
         title: "each harness wired as the opt-in says",
-        check: |i, _| edge::wiring(i),
+        check: |i, _| edge_opt_in::wiring(i),
         apply: None,
     },
     StepDef {
         id: "palace-volume",
         phase: Phase::Phase2,
         title: "the local palace persisted under edge mode",
-        check: |i, _| edge::volume(i),
+        check: |i, _| edge_opt_in::volume(i),
         apply: None,
     },
     StepDef {
         id: "r1",
         phase: Phase::Phase2,
         title: "R1: with no MEMPALACE_* set, no edge in any path",
-        check: |i, _| edge::r1(i),
+        check: |i, _| edge_opt_in::r1(i),
         apply: None,
     },
 ];

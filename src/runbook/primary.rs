@@ -3,7 +3,7 @@
 
 use super::docs::RECOMMENDED_BIND;
 use super::scan::ScanSet;
-use super::serve::find;
+use super::serve_configs::find;
 use super::serve_line::ServeConfig;
 use super::{Inputs, State, Step};
 use crate::palace::procs::Role;
