@@ -367,7 +367,7 @@ _mpt() {
             fi
             case "${prev}" in
                 --check)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "extension config transport half-flip false-positive kg-path embedder writers outbox" -- "${cur}"))
                     return 0
                     ;;
                 --color)

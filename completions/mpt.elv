@@ -43,7 +43,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;doctor'= {
-            cand --check 'Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox'
+            cand --check 'Run one check'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --offline 'Skip every network and child probe (files and processes only)'
@@ -52,14 +52,14 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --quiet 'Print only errors'
             cand -v 'Say more on stderr (-vv: each request)'
             cand --verbose 'Say more on stderr (-vv: each request)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'mpt;edge'= {
             cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
-            cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --harness 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config''s, else mcp)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -80,7 +80,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;edge;status'= {
             cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
-            cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
@@ -96,7 +96,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;edge;wire'= {
             cand --config 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c])'
             cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
-            cand --palace 'The local palace (else the config''s `palace`, else MemPalace''s own rules)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --dry-run 'Show what would change, change nothing'
@@ -124,7 +124,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;runbook'= {
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
-            cand --palace 'The palace (else the config''s, else MemPalace''s own rules)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
@@ -142,7 +142,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;runbook;apply'= {
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
-            cand --palace 'The palace (else the config''s, else MemPalace''s own rules)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --yes 'Make the change (without it: the dry run, nothing changed)'
@@ -166,7 +166,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;call'= {
             cand --timeout-ms 'Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)'
-            cand --palace 'The local palace (else MemPalace''s own rules)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --child 'The mempalace-mcp binary to start for a local palace'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -195,7 +195,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;paths'= {
-            cand --palace 'The palace (else MemPalace''s own rules)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
@@ -309,7 +309,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;feed;mine'= {
             cand --reason 'The trigger, recorded (see `mpt feed prepare --help`)'
-            cand --palace 'The local palace (else MemPalace''s own rules); not used with MEMPALACE_REMOTE_URL'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --wing 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)'
             cand --sessions 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)'
             cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it'

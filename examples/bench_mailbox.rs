@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use std::path::Path;
 
-use mpt::mailbox::time::format_iso_utc;
 use mpt::mailbox::{Fs, StdFs, derive, parse_events};
+use mpt::time::format_iso_utc;
 use serde_json::{Value, json};
 
 const ME: &str = "pi@laptop";

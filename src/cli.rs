@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, Parser, Subcommand};
 
 use crate::output::ColorChoice;
@@ -76,6 +77,15 @@ pub enum Command {
     Man(ManArgs),
 }
 
+/// `--palace PATH`, declared once and flattened into every command that acts on a local palace
+/// (resolved by `PalacePaths::chosen`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct PalaceArg {
+    /// The local palace (else the mpt config's `palace`, else MemPalace's own rules)
+    #[arg(long = "palace", id = "palace", value_name = "PATH", global = true)]
+    pub path: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub struct CallArgs {
     /// The tool, e.g. mempalace_status (the prefix may be left out)
@@ -90,9 +100,8 @@ pub struct CallArgs {
     /// Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
-    /// The local palace (else MemPalace's own rules)
-    #[arg(long, value_name = "PATH")]
-    pub palace: Option<PathBuf>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
     /// The mempalace-mcp binary to start for a local palace
     #[arg(long, value_name = "PATH")]
     pub child: Option<PathBuf>,
@@ -103,9 +112,18 @@ pub struct DoctorArgs {
     /// Skip every network and child probe (files and processes only)
     #[arg(long)]
     pub offline: bool,
-    /// Run one check: extension, config, transport, half-flip, false-positive, kg-path, embedder, writers, outbox
-    #[arg(long, value_name = "ID")]
+    /// Run one check
+    #[arg(long, value_name = "ID", value_parser = check_ids())]
     pub check: Option<String>,
+}
+
+/// `--check` takes the ids of the doctor's check table, each with its title as help.
+fn check_ids() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        crate::doctor::CHECKS
+            .iter()
+            .map(|d| PossibleValue::new(d.id).help(d.title)),
+    )
 }
 
 #[derive(Debug, Args)]
@@ -121,9 +139,8 @@ pub struct RunbookArgs {
     /// The primary's serve command line for Phase 1, judged instead of what is found
     #[arg(long, value_name = "CMD", global = true, allow_hyphen_values = true)]
     pub serve_cmd: Option<String>,
-    /// The palace (else the config's, else MemPalace's own rules)
-    #[arg(long, value_name = "PATH", global = true)]
-    pub palace: Option<PathBuf>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -150,9 +167,8 @@ pub enum RunbookAction {
 
 #[derive(Debug, Args)]
 pub struct PathsArgs {
-    /// The palace (else MemPalace's own rules)
-    #[arg(long, value_name = "PATH")]
-    pub palace: Option<PathBuf>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
 }
 
 #[derive(Debug, Args)]
@@ -235,9 +251,8 @@ pub struct EdgeArgs {
     /// The mempalace-mcp binary for the local child (else the config's `child`, else PATH)
     #[arg(long, value_name = "PATH", global = true)]
     pub child: Option<PathBuf>,
-    /// The local palace (else the config's `palace`, else MemPalace's own rules)
-    #[arg(long, value_name = "PATH", global = true)]
-    pub palace: Option<PathBuf>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
     /// The harness this edge serves, for provenance (`<harness>@<device>`; else the config's, else mcp)
     #[arg(long, value_name = "NAME")]
     pub harness: Option<String>,
@@ -282,7 +297,7 @@ Exit codes: 0 ok (also disabled, nothing to export, remote mode without MEMPALAC
 (MEMPALACE_FEED_PREPARE_TIMEOUT_MS) passed or the palace host is unreachable.";
 
 const FEED_MINE_AFTER: &str = "\
-Mines through MEMPALACE_REMOTE_URL's primary, else the local palace's live hub, else a local
+Mines through MEMPALACE_REMOTE_URL's primary (--palace is then not used), else the local palace's live hub, else a local
 mempalace-mcp child; never a second writer on a palace a live process holds (exit 6, naming it).
 The mine's deadline is MEMPALACE_FEED_MINE_TIMEOUT_MS (default 300000); hitting it is exit 7 and
 loses nothing. Never retried.";
@@ -337,9 +352,8 @@ pub struct FeedMineArgs {
     /// The trigger, recorded (see `mpt feed prepare --help`)
     #[arg(long, value_name = "TRIGGER", default_value = "manual")]
     pub reason: String,
-    /// The local palace (else MemPalace's own rules); not used with MEMPALACE_REMOTE_URL
-    #[arg(long, value_name = "PATH")]
-    pub palace: Option<PathBuf>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
     #[command(flatten)]
     pub common: FeedCommon,
 }
@@ -481,4 +495,51 @@ pub struct OutboxPurgeArgs {
     /// Settled longer ago than this (e.g. 7d, 12h, 0s)
     #[arg(long, value_name = "DURATION", default_value = "7d")]
     pub older_than: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn check_values_are_the_doctor_table() {
+        let cli = super::Cli::command();
+        let doctor = cli.find_subcommand("doctor").unwrap();
+        let check = doctor
+            .get_arguments()
+            .find(|a| a.get_id() == "check")
+            .unwrap();
+        let values: Vec<String> = check
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let table: Vec<&str> = crate::doctor::CHECKS.iter().map(|d| d.id).collect();
+        assert_eq!(values, table);
+    }
+
+    /// Every `--palace` is the one flattened declaration: same help, same value name.
+    #[test]
+    fn palace_is_declared_once() {
+        fn walk(cmd: &clap::Command, out: &mut Vec<(String, String)>) {
+            for a in cmd.get_arguments() {
+                if a.get_long() == Some("palace") {
+                    let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    out.push((cmd.get_name().to_string(), help));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, out);
+            }
+        }
+        let mut found = Vec::new();
+        walk(&super::Cli::command(), &mut found);
+        let commands: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+        for c in ["call", "runbook", "paths", "edge", "mine"] {
+            assert!(commands.contains(&c), "{c} takes --palace: {commands:?}");
+        }
+        let first = &found[0].1;
+        assert!(first.contains("mpt config"), "{first}");
+        assert!(found.iter().all(|(_, h)| h == first), "{found:#?}");
+    }
 }

@@ -12,18 +12,23 @@ pub mod edge;
 pub mod error;
 pub mod feed;
 pub mod harness;
+pub mod hex;
 #[cfg(test)]
 mod house_rules;
 pub mod lock;
 pub mod log;
 pub mod mailbox;
 pub mod mcp;
+#[cfg(test)]
+mod module_cycles;
 pub mod outbox;
 pub mod output;
 pub mod palace;
 pub mod runbook;
 pub mod schema;
 pub mod secrets;
+pub mod time;
+pub mod which;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -90,6 +95,17 @@ pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
     }
 }
 
+/// The hint for a clap usage error: the accepted values when clap knows them, else `--help`.
+fn usage_hint(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    match e.get(ContextKind::ValidValue) {
+        Some(ContextValue::Strings(values)) if !values.is_empty() => {
+            format!("one of: {}", values.join(", "))
+        }
+        _ => "run `mpt --help` for the commands and flags".into(),
+    }
+}
+
 /// clap's own help/version go to stdout with 0; a usage error is exit 2, as JSON under --json.
 fn clap_failure(e: clap::Error, args: &[OsString], env: &Env) -> ExitCode {
     use clap::error::ErrorKind as K;
@@ -114,7 +130,7 @@ fn clap_failure(e: clap::Error, args: &[OsString], env: &Env) -> ExitCode {
             .unwrap_or("")
             .trim_start_matches("error: ")
             .to_string();
-        out.error(&MptError::usage(first).with_hint("run `mpt --help` for the commands and flags"));
+        out.error(&MptError::usage(first).with_hint(usage_hint(&e)));
     } else {
         let _ = e.print();
     }

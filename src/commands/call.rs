@@ -35,10 +35,7 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
             .with_hint("run it on the palace host itself, or unset MEMPALACE_REMOTE_URL to act on this machine's local palace"));
         }
     }
-    let palace = match args.palace.clone().or_else(|| config.file.palace.clone()) {
-        Some(p) => PalacePaths::resolve(&ctx.env, Some(&p))?,
-        None => PalacePaths::resolve(&ctx.env, None)?,
-    };
+    let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(&config))?;
     let deadline = match args.timeout_ms {
         None => Deadline::Default,
         Some(0) => Deadline::Unbounded,

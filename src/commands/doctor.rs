@@ -5,18 +5,11 @@ use serde_json::json;
 
 use crate::Ctx;
 use crate::cli::DoctorArgs;
-use crate::doctor::{self, CHECKS, Inputs, Status};
+use crate::doctor::{self, Inputs, Status};
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};
 
 pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
-    if let Some(id) = &args.check
-        && !CHECKS.iter().any(|(c, _)| c == id)
-    {
-        let ids: Vec<&str> = CHECKS.iter().map(|(c, _)| *c).collect();
-        return Err(MptError::usage(format!("there is no check '{id}'"))
-            .with_hint(format!("one of: {}", ids.join(", "))));
-    }
     let inputs = Inputs {
         env: ctx.env.clone(),
         config: ctx.config(),

@@ -1,7 +1,7 @@
 //! `mpt mailbox`: what this device owes (list, `--count`), `watch` (poll and announce only what
 //! became owed), and `ack` (answer an ask so the derivation closes it).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -12,6 +12,7 @@ use crate::mailbox::offline::{LocalLog, View};
 use crate::mailbox::{self, Announcer, NotifyMode};
 use crate::mcp::{Deadline, McpClient};
 use crate::palace::PalacePaths;
+use crate::time::{human_age, now_unix};
 use crate::{log_debug, log_warn};
 
 const DEFAULT_POLL_MS: u64 = 300_000;
@@ -42,7 +43,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     };
     let rt = super::runtime()?;
     rt.block_on(async {
-        let paths = PalacePaths::resolve(&ctx.env, config.file.palace.as_deref()).ok();
+        let paths = PalacePaths::chosen(&ctx.env, None, Some(&config)).ok();
         let palace = paths.as_ref().map(|p| p.palace.clone()).unwrap_or_default();
         // `ack` goes through the palace's edge owner when one runs: the one writer, which
         // answers offline too (applied locally, queued for the primary).
@@ -104,7 +105,7 @@ async fn list(
         if count_only {
             return writeln!(w, "{}", d.owed.len());
         }
-        if let Some(line) = view.stale_line(human_age) {
+        if let Some(line) = view.stale_line() {
             writeln!(w, "{line}")?;
         }
         if d.owed.is_empty() {
@@ -123,7 +124,7 @@ async fn list(
                     a.id,
                     a.from.as_deref().unwrap_or("?"),
                     a.kind,
-                    a.age_secs.map_or("?".into(), human_age),
+                    a.age_secs.map_or("?".into(), |s| human_age(s * 1000)),
                     a.correlation_id
                         .as_deref()
                         .map_or(String::new(), |c| format!("  [{c}]")),
@@ -250,20 +251,4 @@ async fn ack(
         )
     })?;
     Ok(Exit::Ok)
-}
-
-fn now_unix() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
-fn human_age(secs: i64) -> String {
-    match secs {
-        s if s < 120 => format!("{s}s"),
-        s if s < 7200 => format!("{}m", s / 60),
-        s if s < 172_800 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
 }

@@ -10,8 +10,7 @@ use crate::palace::{PalacePaths, files, kg};
 
 pub fn run(ctx: &Ctx, args: PathsArgs) -> Result<Exit> {
     let config = ctx.config()?;
-    let palace = args.palace.or(config.file.palace);
-    let p = PalacePaths::resolve(&ctx.env, palace.as_deref())?;
+    let p = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(&config))?;
     let kg_flag = kg::stats(&p.kg_with_flag)?;
     let kg_home = if p.kg_without_flag == p.kg_with_flag {
         None

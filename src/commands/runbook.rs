@@ -19,7 +19,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
             .map_err(|e| MptError::io("reading the current directory", &e))?,
         scan: args.scan.clone(),
         serve_cmd: args.serve_cmd.clone(),
-        palace: args.palace.clone(),
+        palace: args.palace.path.clone(),
         procs_cache: Default::default(),
     };
     if let Some(RunbookAction::Apply { step, yes }) = &args.action {

@@ -91,7 +91,7 @@ fn iso_date(t: std::time::SystemTime) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    crate::mailbox::time::format_iso_utc(secs)
+    crate::time::format_iso_utc(secs)
 }
 
 /// What the bridge's feeder (`MEMPALACE_FEED_BIN`, default `mempalace-pi-session`) resolves to:

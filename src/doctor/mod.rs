@@ -9,7 +9,10 @@ mod settings;
 mod transport;
 mod writers;
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -39,10 +42,7 @@ pub struct Check {
 
 impl Check {
     fn new(id: &'static str, status: Status, summary: impl Into<String>) -> Check {
-        let title = CHECKS
-            .iter()
-            .find(|(i, _)| *i == id)
-            .map_or("", |(_, t)| *t);
+        let title = check_def(id).map_or("", |d| d.title);
         Check {
             id,
             title,
@@ -64,21 +64,86 @@ impl Check {
     }
 }
 
+/// A check running: some wait on the network or a child, most return at once.
+pub type CheckFuture<'a> = Pin<Box<dyn Future<Output = Check> + 'a>>;
+
+/// One doctor check: its id (`--check ID`), its title, and the function that runs it.
+pub struct CheckDef {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub run: for<'a> fn(&'a Probe<'a>) -> CheckFuture<'a>,
+}
+
 /// Every check, in the order it runs and prints.
-pub const CHECKS: &[(&str, &str)] = &[
-    ("extension", "pi's deployed MemPalace extension"),
-    ("config", "settings that silently disable a feature"),
-    ("transport", "the transport the bridge picks"),
-    ("half-flip", "running harnesses on this shell's transport"),
-    (
-        "false-positive",
-        "a frozen local archive on a remote machine",
-    ),
-    ("kg-path", "one knowledge graph where every writer finds it"),
-    ("embedder", "embedder identity, local and primary"),
-    ("writers", "one writer per palace"),
-    ("outbox", "writes that will not reach the primary"),
+pub static CHECKS: &[CheckDef] = &[
+    CheckDef {
+        id: "extension",
+        title: "pi's deployed MemPalace extension",
+        run: |p| Box::pin(async { extension::check(p.inputs) }),
+    },
+    CheckDef {
+        id: "config",
+        title: "settings that silently disable a feature",
+        run: |p| Box::pin(async { settings::check(p.inputs) }),
+    },
+    CheckDef {
+        id: "transport",
+        title: "the transport the bridge picks",
+        run: |p| Box::pin(transport::check(p.inputs)),
+    },
+    CheckDef {
+        id: "half-flip",
+        title: "running harnesses on this shell's transport",
+        run: |p| Box::pin(async { fleet::half_flip(p.inputs, p.procs()) }),
+    },
+    CheckDef {
+        id: "false-positive",
+        title: "a frozen local archive on a remote machine",
+        run: |p| Box::pin(async { fleet::false_positive(p.inputs) }),
+    },
+    CheckDef {
+        id: "kg-path",
+        title: "one knowledge graph where every writer finds it",
+        run: |p| Box::pin(async { graph::kg_path(p.inputs) }),
+    },
+    CheckDef {
+        id: "embedder",
+        title: "embedder identity, local and primary",
+        run: |p| Box::pin(graph::embedder(p.inputs)),
+    },
+    CheckDef {
+        id: "writers",
+        title: "one writer per palace",
+        run: |p| Box::pin(async { writers::check(p.inputs, p.procs()) }),
+    },
+    CheckDef {
+        id: "outbox",
+        title: "writes that will not reach the primary",
+        run: |p| Box::pin(async { queue::check(p.inputs) }),
+    },
 ];
+
+/// The check named `id`.
+pub fn check_def(id: &str) -> Option<&'static CheckDef> {
+    CHECKS.iter().find(|d| d.id == id)
+}
+
+/// What one run hands each check: the inputs, and this user's processes read once when needed.
+pub struct Probe<'a> {
+    pub inputs: &'a Inputs,
+    procs: OnceLock<Vec<Proc>>,
+}
+
+impl Probe<'_> {
+    fn procs(&self) -> &[Proc] {
+        self.procs
+            .get_or_init(|| match self.inputs.env.home() {
+                Ok(home) => procs::mine(&procs::list(), &home),
+                Err(_) => Vec::new(),
+            })
+            .as_slice()
+    }
+}
 
 /// What the checks read: the environment, the configuration (or why it failed to load), the
 /// project directory, and whether network and child probes may run.
@@ -92,43 +157,19 @@ pub struct Inputs {
 
 impl Inputs {
     fn palace(&self) -> Result<PalacePaths, MptError> {
-        let explicit = self
-            .config
-            .as_ref()
-            .ok()
-            .and_then(|c| c.file.palace.clone());
-        PalacePaths::resolve(&self.env, explicit.as_deref())
+        PalacePaths::chosen(&self.env, None, self.config.as_ref().ok())
     }
 }
 
 /// Runs every check (or only `only`), in order.
 pub async fn run(inputs: &Inputs, only: Option<&str>) -> Vec<Check> {
-    let mut procs_cache: Option<Vec<Proc>> = None;
+    let probe = Probe {
+        inputs,
+        procs: OnceLock::new(),
+    };
     let mut out = Vec::new();
-    for (id, _) in CHECKS {
-        if only.is_some_and(|o| o != *id) {
-            continue;
-        }
-        let mut procs = || -> Vec<Proc> {
-            procs_cache.get_or_insert_with(|| match inputs.env.home() {
-                Ok(home) => procs::mine(&procs::list(), &home),
-                Err(_) => Vec::new(),
-            });
-            procs_cache.clone().unwrap_or_default()
-        };
-        let check = match *id {
-            "extension" => extension::check(inputs),
-            "config" => settings::check(inputs),
-            "transport" => transport::check(inputs).await,
-            "half-flip" => fleet::half_flip(inputs, &procs()),
-            "false-positive" => fleet::false_positive(inputs),
-            "kg-path" => graph::kg_path(inputs),
-            "embedder" => graph::embedder(inputs).await,
-            "writers" => writers::check(inputs, &procs()),
-            "outbox" => queue::check(inputs),
-            _ => unreachable!("every id in CHECKS is dispatched"),
-        };
-        out.push(check);
+    for def in CHECKS.iter().filter(|d| only.is_none_or(|o| o == d.id)) {
+        out.push((def.run)(&probe).await);
     }
     out
 }
@@ -144,3 +185,6 @@ fn config_broken(id: &'static str, e: &MptError) -> Check {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests;

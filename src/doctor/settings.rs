@@ -5,7 +5,8 @@
 use super::{Check, Inputs, Status};
 use crate::config::{Config, TokenSource};
 use crate::harness::opencode::{self, Wiring};
-use crate::palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks, which};
+use crate::palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks};
+use crate::which::which;
 
 /// Knobs `mpt config` does not parse itself but other commands and the bridge do.
 const MILLIS_KNOBS: &[&str] = &[

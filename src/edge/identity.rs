@@ -131,7 +131,7 @@ fn token_hash(token: &str) -> String {
         .chain_update(b"mpt edge identity\0")
         .chain_update(token.as_bytes())
         .finalize();
-    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
+    crate::hex::hex(&digest[..12])
 }
 
 /// What the owner does with a new connection.

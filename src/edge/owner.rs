@@ -33,11 +33,8 @@ pub struct OwnerPaths {
 
 impl OwnerPaths {
     pub fn new(home: &Path, palace: &Path) -> OwnerPaths {
-        let key: String = Sha256::digest(realpath(palace).to_string_lossy().as_bytes())
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let key =
+            crate::hex::hex(&Sha256::digest(realpath(palace).to_string_lossy().as_bytes())[..8]);
         let dir = home.join(".mempalace").join("edge");
         OwnerPaths {
             socket: super::private_fs::socket_path(&format!("{key}.sock")),

@@ -203,7 +203,7 @@ pub fn interpreter(child: &Path, env: &Env) -> Option<PathBuf> {
     let script = if child.components().count() > 1 {
         child.to_path_buf()
     } else {
-        crate::palace::hygiene::which(&child.to_string_lossy(), env)?
+        crate::which::which(&child.to_string_lossy(), env)?
     };
     let head = read_head(&script)?;
     let mut lines = head.lines();
@@ -214,7 +214,7 @@ pub fn interpreter(child: &Path, env: &Env) -> Option<PathBuf> {
             Some(n) if n.starts_with("python") => return Some(PathBuf::from(program)),
             Some("env") => {
                 if let Some(name) = words.find(|w| !w.starts_with('-')) {
-                    return crate::palace::hygiene::which(name, env);
+                    return crate::which::which(name, env);
                 }
             }
             Some("sh" | "bash") => {

@@ -203,7 +203,7 @@ pub fn state_and_lock(feed_home: &Path, stage_dir: &Path, is_default: bool) -> (
         return (feed_home.join("state.json"), feed_home.join("prepare.lock"));
     }
     use sha2::{Digest, Sha256};
-    let key = super::stage::hex(&Sha256::digest(stage_dir.to_string_lossy().as_bytes()));
+    let key = crate::hex::hex(&Sha256::digest(stage_dir.to_string_lossy().as_bytes()));
     (
         feed_home.join(format!("state-{}.json", &key[..16])),
         feed_home.join(format!("prepare-{}.lock", &key[..16])),

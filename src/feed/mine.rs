@@ -60,7 +60,7 @@ pub fn choose_route(env: &Env, config: &Config, palace: Option<&Path>) -> Result
     if let Some(r) = &config.remote {
         return Ok(Route::Primary { url: r.url.clone() });
     }
-    let paths = PalacePaths::resolve(env, palace.or(config.file.palace.as_deref()))?;
+    let paths = PalacePaths::chosen(env, palace, Some(config))?;
     if let Some(owner) = crate::edge::owner::live(&paths.home, &paths.palace) {
         let pid = crate::edge::owner::owner_pid(&owner);
         return Ok(Route::Edge {

@@ -1,6 +1,7 @@
 //! The staging folder the miner reads: one stable `<session-id>.md` per session, replaced atomically
 //! (dot-prefixed `.tmp` in the same folder, then rename) and only when its bytes change.
 
+use crate::hex::hex;
 use sha2::{Digest, Sha256};
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -50,10 +51,6 @@ pub fn disambiguated_name(name: &str, source: &Path) -> String {
     let stem = name.strip_suffix(".md").unwrap_or(name);
     let h = hex(&Sha256::digest(source.to_string_lossy().as_bytes()));
     format!("{stem}.{}.md", &h[..8])
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Write `content` to `dir/name` unless it already holds exactly those bytes. The new content goes

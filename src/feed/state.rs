@@ -3,7 +3,7 @@
 
 use super::export::ExportOptions;
 use super::gate::{GateConfig, SkipReason};
-use super::stage::hex;
+use crate::hex::hex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

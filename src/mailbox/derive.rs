@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::dormancy::{self, Dormancy, DormancyState, Fs};
 use super::event::{Event, Parsed, parse_events};
-use super::notify::clean_text;
-use super::time::parse_iso_utc;
+use super::text::clean_text;
+use crate::time::parse_iso_utc;
 
 /// Statuses that close a thread. `claimed`, `open` and `ready` do not.
 pub const TERMINAL_STATUSES: [&str; 4] = ["applied", "superseded", "failed", "blocked"];

@@ -14,7 +14,7 @@ pub mod local;
 pub mod notify;
 pub mod offline;
 pub mod source;
-pub mod time;
+pub mod text;
 
 pub use announce::{Announcement, Announcer, Why};
 pub use derive::{

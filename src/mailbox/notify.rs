@@ -13,6 +13,7 @@
 //   both sequences end the same way.
 
 use super::announce::{Announcement, Why};
+use super::text::clean_text;
 
 /// Notification id for OSC 99 (`[a-zA-Z0-9-_+.]`), shared so a newer ping replaces an older.
 pub const NOTIFICATION_ID: &str = "mpt-mailbox";
@@ -52,23 +53,6 @@ impl NotifyMode {
 /// otherwise OSC 777. Neither survives `docker exec` or an outer tmux (see the seed).
 pub fn prefers_kitty(kitty_window_id: Option<&str>, term: Option<&str>) -> bool {
     kitty_window_id.is_some_and(|v| !v.is_empty()) || term == Some("xterm-kitty")
-}
-
-fn is_control(c: char) -> bool {
-    // C0, DEL and C1 (U+0080..=U+009F, which holds the 8-bit ST U+009C and CSI/OSC/DCS).
-    c <= '\u{1f}' || ('\u{7f}'..='\u{9f}').contains(&c)
-}
-
-/// Display text: whitespace controls (tab, newline, CR) become a space, every other control
-/// character (C0, DEL, C1 incl. ESC, BEL, U+009C) is removed. `;` is kept.
-pub fn clean_text(s: &str) -> String {
-    s.chars()
-        .filter_map(|c| match c {
-            '\t' | '\n' | '\r' => Some(' '),
-            c if is_control(c) => None,
-            c => Some(c),
-        })
-        .collect()
 }
 
 fn truncate(mut s: String, max: usize) -> String {

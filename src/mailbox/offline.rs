@@ -150,15 +150,40 @@ impl View {
     }
 
     /// The line a person reads first when the answer is the local log's.
-    pub fn stale_line(&self, age: fn(i64) -> String) -> Option<String> {
+    pub fn stale_line(&self) -> Option<String> {
         let s = self.stale.as_ref()?;
         let when = match self.last_pull_age() {
-            Some(secs) => format!("as of the last pull from the primary, {} ago", age(secs)),
+            Some(secs) => format!(
+                "as of the last pull from the primary, {} ago",
+                crate::time::human_age(secs * 1000)
+            ),
             None => "never pulled from the primary: asks sent to you are missing".to_string(),
         };
         Some(format!(
             "STALE: the primary is unreachable ({}); from this device's copy of the log, {when}",
             s.why
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stale_line_prints_ages_like_every_other_command() {
+        let view = View {
+            derivation: super::super::derive(&[], "me", 0, &StdFs),
+            stale: Some(Stale {
+                why: "refused".into(),
+                last_pull_ms: Some(1_000_000),
+            }),
+            now_unix: 1_000 + 90,
+        };
+        let line = view.stale_line().unwrap();
+        assert!(
+            line.ends_with("last pull from the primary, 1m ago"),
+            "{line}"
+        );
     }
 }

@@ -10,6 +10,7 @@ mod reader;
 pub mod refs;
 pub mod replay;
 pub mod report;
+mod resolve;
 pub mod schema;
 pub mod store;
 pub mod util;
@@ -226,4 +227,9 @@ pub fn error_json(e: &MptError) -> Value {
     let mut v = json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint, "at": util::rfc3339(util::now_ms())});
     crate::secrets::scrub_json(&mut v);
     v
+}
+
+/// An op id shortened for people: its first 12 hex digits.
+pub fn short(op_id: &str) -> &str {
+    &op_id[..op_id.len().min(12)]
 }

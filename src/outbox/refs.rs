@@ -1,12 +1,11 @@
 //! References between ops: the ids a palace mints (events, artifacts, tasks, drawers), recorded
 //! from the local reply, mapped to the primary's when their op lands, rewritten in later ops.
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Transaction, params};
 use serde_json::{Value, json};
 
 use super::schema::sql;
-use super::store::{Outbox, short};
-use super::{Op, OpState};
+use super::{OpState, short};
 use crate::error::Result;
 
 /// Where a tool's reply carries an id the palace that applied it minted (random event, artifact
@@ -42,7 +41,7 @@ pub fn minted(reply: &Value) -> Vec<(&'static str, String)> {
 }
 
 /// Every id the arguments reference, with where.
-fn references(args: &Value) -> Vec<String> {
+pub(super) fn references(args: &Value) -> Vec<String> {
     let mut out: Vec<String> = SCALAR_SLOTS
         .iter()
         .filter_map(|p| args.pointer(p)?.as_str().map(str::to_string))
@@ -54,7 +53,7 @@ fn references(args: &Value) -> Vec<String> {
 }
 
 /// Replaces every referenced id `map` knows with the primary's.
-fn rewrite(args: &mut Value, map: impl Fn(&str) -> Option<String>) {
+pub(super) fn rewrite(args: &mut Value, map: impl Fn(&str) -> Option<String>) {
     for p in SCALAR_SLOTS {
         if let Some(slot) = args.pointer_mut(p)
             && let Some(new) = slot.as_str().and_then(&map)
@@ -165,70 +164,6 @@ pub(super) fn waits_in(conn: &rusqlite::Connection, row: i64) -> Result<Vec<Wait
     })
     .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
     .map_err(|e| sql("reading references", &e))
-}
-
-impl Outbox {
-    /// What `op` waits for before it may be sent (empty: nothing).
-    pub fn waits(&self, op: &Op) -> Result<Vec<Wait>> {
-        if !op.state.is_open() {
-            return Ok(Vec::new());
-        }
-        waits_in(&self.conn, op.id)
-    }
-
-    /// `op` with every reference to an id minted by a landed op replaced by the primary's id.
-    pub fn resolve_refs(&self, mut op: Op) -> Result<Op> {
-        self.resolve_args(&mut op.payload)?;
-        Ok(op)
-    }
-
-    /// Rewrites the references in `args` to ids minted by landed ops; returns how many
-    /// references name ids whose ops have not landed yet (such a call must wait for them).
-    pub fn resolve_args(&self, args: &mut Value) -> Result<usize> {
-        let mut lookup = self
-            .conn
-            .prepare_cached(
-                "SELECT m.primary_id, o.state FROM minted m LEFT JOIN ops o ON o.id = m.op_row
-                  WHERE m.local_id = ?1",
-            )
-            .map_err(|e| sql("resolving references", &e))?;
-        let mut found = Vec::new();
-        let mut pending = 0;
-        for id in references(args) {
-            let row: Option<(Option<String>, Option<String>)> = lookup
-                .query_row([&id], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-                .map_err(|e| sql("resolving references", &e))?;
-            match row {
-                Some((Some(p), _)) => found.push((id, p)),
-                Some((None, Some(state)))
-                    if OpState::parse(&state).is_some_and(OpState::is_open) =>
-                {
-                    pending += 1
-                }
-                _ => {}
-            }
-        }
-        if !found.is_empty() {
-            rewrite(args, |id| {
-                found.iter().find(|(l, _)| l == id).map(|(_, p)| p.clone())
-            });
-        }
-        Ok(pending)
-    }
-
-    /// The primary's id for an id this device minted (`None`: not known or not landed).
-    pub fn primary_id(&self, local_id: &str) -> Result<Option<String>> {
-        self.conn
-            .query_row(
-                "SELECT primary_id FROM minted WHERE local_id = ?1",
-                [local_id],
-                |r| r.get(0),
-            )
-            .optional()
-            .map(Option::flatten)
-            .map_err(|e| sql("reading the id map", &e))
-    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 
 use super::schema::{self, Synchronous, sql};
+pub use super::short;
 use super::{Op, OpState, Origin, util};
 use crate::error::{MptError, Result};
 use crate::palace::catalog::{self, ToolClass};
@@ -314,8 +315,4 @@ pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
-}
-
-pub fn short(op_id: &str) -> &str {
-    &op_id[..op_id.len().min(12)]
 }

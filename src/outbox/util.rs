@@ -1,25 +1,13 @@
-//! Small pieces the outbox shares: the clock (unix ms), RFC 3339 text, canonical JSON, op ids,
-//! lease tokens, this host's name and durations written as `7d` / `90s`.
+//! Small pieces the outbox shares: canonical JSON, op ids, lease tokens and this host's name;
+//! the clock, RFC 3339 text, durations and ages are the crate's (`crate::time`), re-exported.
 
 use std::io::Read;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::error::{MptError, Result};
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
-/// `2026-11-29T23:34:01Z` (UTC, second precision): the shape MemPalace's event log uses.
-pub fn rfc3339(ms: i64) -> String {
-    crate::mailbox::time::format_iso_utc(ms.div_euclid(1000))
-}
+pub use crate::hex::hex;
+pub use crate::time::{human_age, now_ms, parse_duration, rfc3339};
 
 /// JSON with object keys sorted at every level and no whitespace: the same value always gives
 /// the same bytes, whatever order its keys arrived in.
@@ -72,10 +60,6 @@ pub fn op_id(device: &str, local_seq: i64, tool: &str, payload: &Value) -> Strin
     hex(&h.finalize())
 }
 
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// 128 random bits from the kernel, as hex; a claim's proof of ownership.
 pub fn lease_token() -> String {
     let mut buf = [0u8; 16];
@@ -102,49 +86,10 @@ pub fn hostname() -> String {
     String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
-/// `90s`, `15m`, `12h`, `7d`, `2w` (a bare number is seconds).
-pub fn parse_duration(s: &str) -> Result<Duration> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let bad = || {
-        MptError::usage(format!("'{s}' is not a duration"))
-            .with_hint("write it as a number and a unit: 90s, 15m, 12h, 7d, 2w")
-    };
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let secs = match unit {
-        "" | "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return Err(bad()),
-    };
-    n.checked_mul(secs).map(Duration::from_secs).ok_or_else(bad)
-}
-
-/// `3m`, `2h`, `5d`: an age for people.
-pub fn human_age(ms: i64) -> String {
-    let s = (ms / 1000).max(0);
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..86_400 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86_400),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn rfc3339_matches_known_instants() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339(1_795_995_241_353), "2026-11-29T23:34:01Z");
-    }
 
     #[test]
     fn canonical_json_ignores_key_order() {
@@ -172,17 +117,6 @@ mod tests {
             op_id("ab", 1, "c", &json!({})),
             op_id("a", 1, "bc", &json!({}))
         );
-    }
-
-    #[test]
-    fn durations_parse_and_refuse() {
-        assert_eq!(parse_duration("7d").unwrap(), Duration::from_secs(604_800));
-        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
-        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
-        for bad in ["", "d", "7 days", "-1s", "1.5h"] {
-            assert_eq!(parse_duration(bad).unwrap_err().exit().code(), 2, "{bad}");
-        }
     }
 
     #[test]

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::paths::realpath;
-use crate::config::Env;
 
 /// The variables and the flag that carry a palace token.
 pub const TOKEN_KEYS: &[&str] = &[
@@ -224,15 +223,6 @@ fn git_in_dir_of(file: &Path, args: &[&str]) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
-}
-
-/// `name` on `$PATH` as the environment `env` sees it.
-pub fn which(name: &str, env: &Env) -> Option<PathBuf> {
-    env.get("PATH")?
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::config::Env;
+use crate::config::{Config, Env};
 use crate::error::{MptError, Result};
 
 /// Every path MemPalace derives for one palace, as a process started with `flag_given` sees it.
@@ -31,6 +31,13 @@ pub struct PalacePaths {
 }
 
 impl PalacePaths {
+    /// The palace a command acts on: `--palace`, else the mpt config's `palace`, else the one
+    /// MemPalace itself would pick. Every command and engine resolves it here.
+    pub fn chosen(env: &Env, flag: Option<&Path>, config: Option<&Config>) -> Result<PalacePaths> {
+        let configured = config.and_then(|c| c.file.palace.as_deref());
+        PalacePaths::resolve(env, flag.or(configured))
+    }
+
     /// Paths for `palace` (or, when `None`, the palace MemPalace itself would pick).
     pub fn resolve(env: &Env, palace: Option<&Path>) -> Result<PalacePaths> {
         let home = env.home()?;
@@ -202,15 +209,32 @@ fn canonical(palace: &Path) -> String {
 }
 
 fn hash_hex(s: &str) -> String {
-    Sha256::digest(s.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex::hex(&Sha256::digest(s.as_bytes()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_flag_wins_then_the_config_then_mempalaces_rules() {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path().to_str().unwrap();
+        let cfg_file = home.path().join("mpt.json");
+        std::fs::write(&cfg_file, r#"{"palace": "/from/config"}"#).unwrap();
+        let env = Env::from_pairs([("HOME", h)]);
+        let config = Config::load(&env, Some(&cfg_file)).unwrap();
+        let chosen = |flag: Option<&str>, config: Option<&Config>| {
+            PalacePaths::chosen(&env, flag.map(Path::new), config)
+                .unwrap()
+                .palace
+        };
+        assert_eq!(chosen(Some("/flag"), Some(&config)), PathBuf::from("/flag"));
+        assert_eq!(chosen(None, Some(&config)), PathBuf::from("/from/config"));
+        let default = PalacePaths::resolve(&env, None).unwrap().palace;
+        assert_eq!(chosen(None, None), default);
+        assert_ne!(default, PathBuf::from("/from/config"));
+    }
 
     #[test]
     fn sha_prefixes_match_python() {

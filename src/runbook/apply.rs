@@ -1,13 +1,12 @@
 //! `mpt runbook apply STEP`: the dry run, the refusal while MemPalace holds the palace, the kept
-//! timestamped backup, and the pieces every automated step shares (quoting, durable copies).
+//! timestamped backup (`backup.rs`), and what every automated step returns.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
 use super::scan::ScanSet;
-use super::{Inputs, STEPS, State, check, credentials, kg};
+use super::{Inputs, STEPS, State, step_def};
 use crate::error::{MptError, Result};
 use crate::palace::paths::realpath;
 use crate::palace::procs::{self, Role};
@@ -50,20 +49,20 @@ pub struct Holder {
 
 /// Applies step `id`: a dry run without `yes`, else the change with backup, read-back and undo.
 pub fn apply(inputs: &Inputs, id: &str, yes: bool) -> Result<Applied> {
-    let Some(def) = STEPS.iter().find(|d| d.id == id) else {
+    let Some(def) = step_def(id) else {
         let ids: Vec<&str> = STEPS.iter().map(|d| d.id).collect();
         return Err(MptError::usage(format!("there is no step '{id}'"))
             .with_hint(format!("one of: {}", ids.join(", "))));
     };
     let scan = ScanSet::collect(inputs);
-    let step = check(def.id, inputs, &scan);
-    if !def.automated {
+    let step = (def.check)(inputs, &scan);
+    let Some(apply_step) = def.apply else {
         return Err(MptError::usage(format!(
             "step {} is not automated: it needs a decision or an edit only you can make",
             def.id
         ))
         .with_hint(step.manual.clone().unwrap_or_else(|| step.summary.clone())));
-    }
+    };
     match step.state {
         State::Done | State::NotApplicable => {
             return Ok(Applied {
@@ -91,11 +90,7 @@ pub fn apply(inputs: &Inputs, id: &str, yes: bool) -> Result<Applied> {
         }
         State::ToDo => {}
     }
-    match def.id {
-        "kg-location" => kg::apply(inputs, yes),
-        "credentials" => credentials::apply(inputs, &scan, yes),
-        _ => unreachable!("every automated step is dispatched"),
-    }
+    apply_step(inputs, &scan, yes)
 }
 
 /// Refuses (exit 4) while a MemPalace process holds the palace or either knowledge graph.
@@ -171,77 +166,4 @@ pub fn holders(paths: &PalacePaths, inputs: &Inputs) -> Vec<Holder> {
     out.sort_by_key(|h| h.pid);
     out.dedup_by_key(|h| h.pid);
     out
-}
-
-/// A fresh, kept backup folder: `~/.mempalace/backups/runbook-<UTC ts>-<step>/`.
-pub(super) fn backup_dir(home: &Path, step: &str) -> Result<PathBuf> {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let ts: String = crate::mailbox::time::format_iso_utc(secs)
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
-    let base = home.join(".mempalace").join("backups");
-    for n in 0..100 {
-        let name = if n == 0 {
-            format!("runbook-{ts}-{step}")
-        } else {
-            format!("runbook-{ts}-{step}-{n}")
-        };
-        let dir = base.join(name);
-        if dir.exists() {
-            continue;
-        }
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
-        return Ok(dir);
-    }
-    Err(MptError::usage(format!(
-        "too many backups this second under {}",
-        base.display()
-    )))
-}
-
-/// Copies `from` to `to` and makes the copy durable (fsync file and folder).
-pub(super) fn durable_copy(from: &Path, to: &Path) -> Result<u64> {
-    let n = std::fs::copy(from, to).map_err(|e| {
-        MptError::io(
-            format!("copying {} to {}", from.display(), to.display()),
-            &e,
-        )
-    })?;
-    sync_path(to)?;
-    if let Some(dir) = to.parent() {
-        sync_path(dir)?;
-    }
-    Ok(n)
-}
-
-pub(super) fn sync_path(p: &Path) -> Result<()> {
-    std::fs::File::open(p)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| MptError::io(format!("syncing {}", p.display()), &e))
-}
-
-/// Writes the backup's manifest (what was where, and the undo line).
-pub(super) fn manifest(dir: &Path, applied: &Applied) -> Result<()> {
-    let path = dir.join("manifest.json");
-    let mut f = std::fs::File::create(&path)
-        .map_err(|e| MptError::io(format!("creating {}", path.display()), &e))?;
-    let bytes = serde_json::to_vec_pretty(applied).unwrap_or_default();
-    f.write_all(&bytes)
-        .and_then(|_| f.sync_all())
-        .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
-}
-
-/// `p` quoted for `sh`.
-pub(super) fn sh(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
-}
-
-/// The size of a file, 0 when absent.
-pub(super) fn size(p: &Path) -> u64 {
-    std::fs::metadata(p).map_or(0, |m| m.len())
 }

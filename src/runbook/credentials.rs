@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::apply::{Applied, Change, backup_dir, durable_copy, manifest, sh, size};
+use super::apply::{Applied, Change};
+use super::backup::{backup_dir, durable_copy, manifest, sh, size};
 use super::scan::{Kind, ScanSet};
 use super::{Finding, Inputs, State, Step};
 use crate::error::{MptError, Result};

@@ -9,8 +9,6 @@ use crate::palace::kg::KgStats;
 use crate::palace::landmine::{self, KgLandmine, KgVerdict};
 use crate::palace::procs::Role;
 
-pub use super::kg_move::apply;
-
 /// What the step found and what applying it does.
 pub(super) struct Analysis {
     pub paths: PalacePaths,

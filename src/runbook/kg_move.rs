@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use serde_json::json;
 
-use super::apply::{Applied, Change, backup_dir, durable_copy, manifest, refuse_if_held, sh, size};
+use super::apply::{Applied, Change, refuse_if_held};
+use super::backup::{backup_dir, durable_copy, manifest, sh, size};
 use super::kg::{Analysis, analyse, describe};
+use super::scan::ScanSet;
 use super::{Inputs, State};
 use crate::error::{MptError, Result};
 use crate::palace::kg::{self, KgStats};
@@ -15,7 +17,7 @@ use crate::palace::landmine::{self, KgVerdict};
 use crate::palace::paths::realpath;
 use crate::palace::sqlite::sidecar;
 
-pub fn apply(inputs: &Inputs, yes: bool) -> Result<Applied> {
+pub fn apply(inputs: &Inputs, _scan: &ScanSet, yes: bool) -> Result<Applied> {
     let paths = inputs.palace()?;
     let a = analyse(paths)?;
     let changes = plan(&a);

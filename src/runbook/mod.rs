@@ -2,16 +2,19 @@
 //! stands, say why, and (where safe) apply with a backup, a read-back and an undo line.
 
 mod apply;
+mod backup;
 mod compose;
 mod credentials;
 mod docs;
-mod edge;
+mod edge_opt_in;
+mod env_file;
 mod kg;
 mod kg_move;
 mod primary;
 mod provenance;
 mod scan;
-mod serve;
+mod serve_configs;
+mod serve_line;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -20,6 +23,8 @@ use serde::Serialize;
 
 pub use apply::{Applied, Change, Holder, apply};
 pub use scan::{Kind, ScanSet};
+
+use crate::error::Result;
 
 use crate::config::{Config, Env};
 use crate::error::MptError;
@@ -134,10 +139,7 @@ pub struct Step {
 
 impl Step {
     fn new(id: &'static str, state: State, summary: impl Into<String>) -> Step {
-        let def = STEPS
-            .iter()
-            .find(|d| d.id == id)
-            .expect("every step is in STEPS");
+        let def = step_def(id).expect("every step is in STEPS");
         Step {
             id,
             phase: def.phase,
@@ -148,7 +150,7 @@ impl Step {
             findings: Vec::new(),
             apply: None,
             manual: None,
-            automated: def.automated,
+            automated: def.apply.is_some(),
         }
     }
 
@@ -178,97 +180,113 @@ impl Step {
     }
 }
 
+/// Checks where this machine stands on one step.
+pub type CheckFn = fn(&Inputs, &ScanSet) -> Step;
+/// Applies one step: a dry run unless `yes`, else the change with backup, read-back and undo.
+pub type ApplyFn = fn(&Inputs, &ScanSet, bool) -> Result<Applied>;
+
+/// One runbook step: its id, phase and title, how it is checked and (when automated) applied.
 pub struct StepDef {
     pub id: &'static str,
     pub phase: Phase,
     pub title: &'static str,
-    pub automated: bool,
-}
-
-const fn def(id: &'static str, phase: Phase, title: &'static str, automated: bool) -> StepDef {
-    StepDef {
-        id,
-        phase,
-        title,
-        automated,
-    }
+    pub check: CheckFn,
+    /// `mpt runbook apply ID` can do this step.
+    pub apply: Option<ApplyFn>,
 }
 
 /// Every step, in the order it runs and prints.
-pub const STEPS: &[StepDef] = &[
-    def(
-        "kg-location",
-        Phase::Phase0,
-        "one knowledge graph, palace-local, that every process finds",
-        true,
-    ),
-    def(
-        "provenance",
-        Phase::Phase0,
-        "a device name and a path that stamps it",
-        false,
-    ),
-    def(
-        "no-sync",
-        Phase::Phase0,
-        "no `mempalace sync` that could reach a shared palace",
-        false,
-    ),
-    def(
-        "credentials",
-        Phase::Phase0,
-        "the token only in .env (0600, gitignored), never in compose or argv",
-        true,
-    ),
-    def(
-        "stale-docs",
-        Phase::Phase0,
-        "no doc advertises the unauthenticated transport or an http:// primary",
-        false,
-    ),
-    def(
-        "serve-bind",
-        Phase::Phase1,
-        "the primary binds the docker0 gateway, not the LAN or loopback",
-        false,
-    ),
-    def(
-        "serve-token",
-        Phase::Phase1,
-        "the primary requires a token",
-        false,
-    ),
-    def(
-        "serve-tls",
-        Phase::Phase1,
-        "TLS on a bind other machines reach",
-        false,
-    ),
-    def(
-        "serve-port",
-        Phase::Phase1,
-        "the primary's port is free",
-        false,
-    ),
-    def(
-        "edge-wiring",
-        Phase::Phase2,
-        "each harness wired as the opt-in says",
-        false,
-    ),
-    def(
-        "palace-volume",
-        Phase::Phase2,
-        "the local palace persisted under edge mode",
-        false,
-    ),
-    def(
-        "r1",
-        Phase::Phase2,
-        "R1: with no MEMPALACE_* set, no edge in any path",
-        false,
-    ),
+pub static STEPS: &[StepDef] = &[
+    StepDef {
+        id: "kg-location",
+        phase: Phase::Phase0,
+        title: "one knowledge graph, palace-local, that every process finds",
+        check: |i, _| kg::check(i),
+        apply: Some(kg_move::apply),
+    },
+    StepDef {
+        id: "provenance",
+        phase: Phase::Phase0,
+        title: "a device name and a path that stamps it",
+        check: provenance::check,
+        apply: None,
+    },
+    StepDef {
+        id: "no-sync",
+        phase: Phase::Phase0,
+        title: "no `mempalace sync` that could reach a shared palace",
+        check: |_, s| docs::no_sync(s),
+        apply: None,
+    },
+    StepDef {
+        id: "credentials",
+        phase: Phase::Phase0,
+        title: "the token only in .env (0600, gitignored), never in compose or argv",
+        check: credentials::check,
+        apply: Some(credentials::apply),
+    },
+    StepDef {
+        id: "stale-docs",
+        phase: Phase::Phase0,
+        title: "no doc advertises the unauthenticated transport or an http:// primary",
+        check: |_, s| docs::stale(s),
+        apply: None,
+    },
+    StepDef {
+        id: "serve-bind",
+        phase: Phase::Phase1,
+        title: "the primary binds the docker0 gateway, not the LAN or loopback",
+        check: primary::check_bind,
+        apply: None,
+    },
+    StepDef {
+        id: "serve-token",
+        phase: Phase::Phase1,
+        title: "the primary requires a token",
+        check: primary::check_token,
+        apply: None,
+    },
+    StepDef {
+        id: "serve-tls",
+        phase: Phase::Phase1,
+        title: "TLS on a bind other machines reach",
+        check: primary::check_tls,
+        apply: None,
+    },
+    StepDef {
+        id: "serve-port",
+        phase: Phase::Phase1,
+        title: "the primary's port is free",
+        check: primary::check_port,
+        apply: None,
+    },
+    StepDef {
+        id: "edge-wiring",
+        phase: Phase::Phase2,
+        title: "each harness wired as the opt-in says",
+        check: |i, _| edge_opt_in::wiring(i),
+        apply: None,
+    },
+    StepDef {
+        id: "palace-volume",
+        phase: Phase::Phase2,
+        title: "the local palace persisted under edge mode",
+        check: |i, _| edge_opt_in::volume(i),
+        apply: None,
+    },
+    StepDef {
+        id: "r1",
+        phase: Phase::Phase2,
+        title: "R1: with no MEMPALACE_* set, no edge in any path",
+        check: |i, _| edge_opt_in::r1(i),
+        apply: None,
+    },
 ];
+
+/// The step named `id`.
+pub fn step_def(id: &str) -> Option<&'static StepDef> {
+    STEPS.iter().find(|d| d.id == id)
+}
 
 /// What the steps read.
 pub struct Inputs {
@@ -300,13 +318,7 @@ impl Inputs {
     }
 
     pub fn palace(&self) -> Result<PalacePaths, MptError> {
-        let explicit = self.palace.clone().or_else(|| {
-            self.config
-                .as_ref()
-                .ok()
-                .and_then(|c| c.file.palace.clone())
-        });
-        PalacePaths::resolve(&self.env, explicit.as_deref())
+        PalacePaths::chosen(&self.env, self.palace.as_deref(), self.config.as_ref().ok())
     }
 }
 
@@ -316,26 +328,8 @@ pub fn run(inputs: &Inputs, phases: &[Phase]) -> Vec<Step> {
     STEPS
         .iter()
         .filter(|d| phases.is_empty() || phases.contains(&d.phase))
-        .map(|d| check(d.id, inputs, &scan))
+        .map(|d| (d.check)(inputs, &scan))
         .collect()
-}
-
-/// Runs one step.
-pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
-    match id {
-        "kg-location" => kg::check(inputs),
-        "provenance" => provenance::check(inputs, scan),
-        "no-sync" => docs::no_sync(scan),
-        "credentials" => credentials::check(inputs, scan),
-        "stale-docs" => docs::stale(scan),
-        "serve-bind" | "serve-token" | "serve-tls" | "serve-port" => {
-            primary::check(id, inputs, scan)
-        }
-        "edge-wiring" => edge::wiring(inputs),
-        "palace-volume" => edge::volume(inputs),
-        "r1" => edge::r1(inputs),
-        _ => unreachable!("every id in STEPS is dispatched"),
-    }
 }
 
 /// A step that cannot run because the configuration or the palace does not resolve.
@@ -346,3 +340,6 @@ fn cannot_run(id: &'static str, e: &MptError) -> Step {
             .unwrap_or_else(|| "fix the configuration".into()),
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,7 +3,8 @@
 
 use super::docs::RECOMMENDED_BIND;
 use super::scan::ScanSet;
-use super::serve::{ServeConfig, find};
+use super::serve_configs::find;
+use super::serve_line::ServeConfig;
 use super::{Inputs, State, Step};
 use crate::palace::procs::Role;
 
@@ -34,7 +35,65 @@ fn exposure(c: &ServeConfig) -> Vec<(String, u16)> {
     vec![(c.host.clone(), c.port)]
 }
 
-pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
+/// How one serve configuration fares on one step: its state and the line that says why.
+type Judge = fn(&ServeConfig, &Inputs) -> (State, String);
+
+/// Step `serve-bind`.
+pub fn check_bind(inputs: &Inputs, scan: &ScanSet) -> Step {
+    judged(
+        "serve-bind",
+        |c, _| bind(c),
+        inputs,
+        scan,
+        || {
+            format!(
+                "bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose)"
+            )
+        },
+    )
+}
+
+/// Step `serve-token`.
+pub fn check_token(inputs: &Inputs, scan: &ScanSet) -> Step {
+    judged(
+        "serve-token",
+        |c, _| token(c),
+        inputs,
+        scan,
+        || {
+            "put MEMPALACE_MCP_HTTP_TOKEN in the primary's .env (0600) and pass it through compose as ${MEMPALACE_MCP_HTTP_TOKEN}; never --token".into()
+        },
+    )
+}
+
+/// Step `serve-tls`.
+pub fn check_tls(inputs: &Inputs, scan: &ScanSet) -> Step {
+    judged(
+        "serve-tls",
+        |c, _| tls(c),
+        inputs,
+        scan,
+        || {
+            "add --tls-cert and --tls-key (PEM; or MEMPALACE_MCP_TLS_CERT/_KEY) and give clients an https:// URL".into()
+        },
+    )
+}
+
+/// Step `serve-port`.
+pub fn check_port(inputs: &Inputs, scan: &ScanSet) -> Step {
+    judged("serve-port", port, inputs, scan, || {
+        "pick a free port (tor-ms22 moved to 8766: pi-studio owns 8765) and update MEMPALACE_REMOTE_URL on every client".into()
+    })
+}
+
+/// Judges every serve configuration found; the step is as bad as the worst of them.
+fn judged(
+    id: &'static str,
+    judge: Judge,
+    inputs: &Inputs,
+    scan: &ScanSet,
+    manual: fn() -> String,
+) -> Step {
     let configs = find(inputs, scan);
     if configs.is_empty() {
         return Step::new(
@@ -46,12 +105,7 @@ pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
     let mut worst = State::NotApplicable;
     let mut lines = Vec::new();
     for c in &configs {
-        let (state, line) = match id {
-            "serve-bind" => bind(c),
-            "serve-token" => token(c),
-            "serve-tls" => tls(c),
-            _ => port(c, inputs),
-        };
+        let (state, line) = judge(c, inputs);
         worst = match (worst, state) {
             (State::ToDo, _) | (_, State::ToDo) => State::ToDo,
             (State::Done, _) | (_, State::Done) => State::Done,
@@ -74,12 +128,7 @@ pub fn check(id: &'static str, inputs: &Inputs, scan: &ScanSet) -> Step {
         s.evidence = lines;
     }
     if worst == State::ToDo {
-        s.manual = Some(match id {
-            "serve-bind" => format!("bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose)"),
-            "serve-token" => "put MEMPALACE_MCP_HTTP_TOKEN in the primary's .env (0600) and pass it through compose as ${MEMPALACE_MCP_HTTP_TOKEN}; never --token".into(),
-            "serve-tls" => "add --tls-cert and --tls-key (PEM; or MEMPALACE_MCP_TLS_CERT/_KEY) and give clients an https:// URL".into(),
-            _ => "pick a free port (tor-ms22 moved to 8766: pi-studio owns 8765) and update MEMPALACE_REMOTE_URL on every client".into(),
-        });
+        s.manual = Some(manual());
     }
     s
 }

@@ -1,7 +1,7 @@
 //! Step `provenance` (RFC 001 §7.3, impossible to backfill): a device name set, and a path that
 //! stamps it for each harness here: the deployed pi extension's version gate, or `mpt edge`.
 
-use super::edge::mpt_shim;
+use super::edge_opt_in::mpt_shim;
 use super::scan::{Kind, ScanSet};
 use super::{Inputs, State, Step};
 use crate::harness::opencode::{EntryKind, Wiring};

@@ -13,10 +13,7 @@ use crate::palace::PalacePaths;
 
 pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
     let config = ctx.config()?;
-    let palace = match args.palace.clone().or_else(|| config.file.palace.clone()) {
-        Some(p) => PalacePaths::resolve(&ctx.env, Some(&p))?,
-        None => PalacePaths::resolve(&ctx.env, None)?,
-    };
+    let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(&config))?;
     let paths = OwnerPaths::new(&palace.home, &palace.palace);
     let harness = args
         .harness

@@ -41,7 +41,7 @@ pub fn run(
             let current =
                 std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
             let mpt = exe::choose(ctx.env.get("PATH"), &current);
-            let installed = which("mempalace-mcp", ctx)
+            let installed = crate::which::which("mempalace-mcp", &ctx.env).is_some()
                 || config.file.child.as_ref().is_some_and(|c| c.exists());
             let url = config.remote.as_ref().map(|r| r.url.as_str());
             let plan = wire::plan_opencode(&file, state, &mpt.path, url, installed)?;
@@ -116,11 +116,4 @@ fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
         ),
     })?;
     Ok(Exit::Ok)
-}
-
-fn which(name: &str, ctx: &Ctx) -> bool {
-    ctx.env.get("PATH").is_some_and(|p| {
-        p.split(':')
-            .any(|d| std::path::Path::new(d).join(name).is_file())
-    })
 }

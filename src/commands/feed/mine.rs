@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
         return Ok(Exit::Ok);
     };
     check_line(&source)?;
-    let route = mine::choose_route(&ctx.env, &config, args.palace.as_deref())?;
+    let route = mine::choose_route(&ctx.env, &config, args.palace.path.as_deref())?;
     let call = MineCall {
         source: source.clone(),
         wing: meta.wing.clone(),

@@ -1,5 +1,60 @@
-//! Whole-second UTC instants: strict ISO-8601 parsing and rendering, no clock reads.
-//! Used for `file_mtime` baselines, event `created_at` and ask ages.
+//! Time for the whole crate: the clock (unix ms and s), whole-second UTC instants (strict
+//! ISO-8601 parsing, RFC 3339 rendering), durations written as `7d`, and ages for people.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::error::{MptError, Result};
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Whole seconds since the Unix epoch.
+pub fn now_unix() -> i64 {
+    now_ms().div_euclid(1000)
+}
+
+/// `2026-11-29T23:34:01Z` (UTC, second precision) for unix ms: the shape MemPalace's event
+/// log uses.
+pub fn rfc3339(ms: i64) -> String {
+    format_iso_utc(ms.div_euclid(1000))
+}
+
+/// `90s`, `15m`, `12h`, `7d`, `2w` (a bare number is seconds).
+pub fn parse_duration(s: &str) -> Result<Duration> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let bad = || {
+        MptError::usage(format!("'{s}' is not a duration"))
+            .with_hint("write it as a number and a unit: 90s, 15m, 12h, 7d, 2w")
+    };
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(secs).map(Duration::from_secs).ok_or_else(bad)
+}
+
+/// An age for people, from milliseconds: `45s`, `3m`, `2h`, `5d` (whole units, rounded down;
+/// a negative age, from clock skew, is `0s`). The one format every command prints.
+pub fn human_age(ms: i64) -> String {
+    let s = (ms / 1000).max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
 
 /// Days since 1970-01-01 for a proleptic Gregorian date (Hinnant's `days_from_civil`).
 fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -157,6 +212,43 @@ mod tests {
             "２026-09-22T18:12:49Z",
         ] {
             assert_eq!(parse_iso_utc(input), None, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_matches_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_995_241_353), "2026-11-29T23:34:01Z");
+    }
+
+    #[test]
+    fn durations_parse_and_refuse() {
+        assert_eq!(parse_duration("7d").unwrap(), Duration::from_secs(604_800));
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
+        assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
+        for bad in ["", "d", "7 days", "-1s", "1.5h"] {
+            assert_eq!(parse_duration(bad).unwrap_err().exit().code(), 2, "{bad}");
+        }
+    }
+
+    #[test]
+    fn ages_read_in_whole_units() {
+        let table = [
+            (-5_000, "0s"),
+            (0, "0s"),
+            (59_999, "59s"),
+            (90_000, "1m"),
+            (3_599_000, "59m"),
+            (3_600_000, "1h"),
+            (7_199_000, "1h"),
+            (86_399_000, "23h"),
+            (86_400_000, "1d"),
+            (172_800_000, "2d"),
+        ];
+        for (ms, want) in table {
+            assert_eq!(human_age(ms), want, "{ms}");
         }
     }
 

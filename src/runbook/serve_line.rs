@@ -1,14 +1,10 @@
-//! The primary's serve configuration, wherever it is written: `--serve-cmd`, a compose service,
-//! a systemd unit, a script, or a running hub; parsed into bind, port, token, TLS and publishing.
+//! One serve command line read the way MemPalace reads it: `mempalace serve …` or an HTTP
+//! `mempalace-mcp`, into bind, port, token, TLS; compose and unit files feed it their lines.
 
 use std::collections::BTreeMap;
 
-use super::Inputs;
-use super::compose::{compose, file_env, interpolate};
-use super::scan::{Kind, ScanSet};
-use crate::palace::hygiene::{mempalace_subcommands, words};
-use crate::palace::procs::{self, Role};
-use crate::palace::{PalacePaths, files};
+use super::env_file::interpolate;
+use crate::palace::hygiene::mempalace_subcommands;
 
 pub const DEFAULT_PORT: u16 = 8765;
 
@@ -31,71 +27,6 @@ pub struct ServeConfig {
     /// Compose `ports:` that map to the serve port: (host address, host port).
     pub published: Vec<(String, u16)>,
     pub pid: Option<u32>,
-}
-
-/// Every serve configuration to judge: `--serve-cmd` alone when given, else all that are found.
-pub fn find(inputs: &Inputs, scan: &ScanSet) -> Vec<ServeConfig> {
-    let mut vars: BTreeMap<String, String> = BTreeMap::new();
-    for k in [
-        "MEMPALACE_MCP_HTTP_TOKEN",
-        "MEMPALACE_MCP_TLS_CERT",
-        "MEMPALACE_MCP_TLS_KEY",
-    ] {
-        if let Some(v) = inputs.env.get(k) {
-            vars.insert(k.into(), v.into());
-        }
-    }
-    if let Some(cmd) = &inputs.serve_cmd {
-        return parse(&words(cmd), &vars, "--serve-cmd")
-            .into_iter()
-            .collect();
-    }
-    let mut out = Vec::new();
-    for f in scan.files.iter() {
-        match f.kind {
-            Kind::Compose => out.extend(compose(&f.path, &f.text)),
-            Kind::Systemd | Kind::Script | Kind::Crontab | Kind::Other => {
-                let mut env = file_env(&f.path, &f.text);
-                env.extend(vars.clone());
-                for (n, line) in f.lines() {
-                    let l = line.trim_start().trim_start_matches("ExecStart=");
-                    let l = l.trim_start_matches(['-', '@', '+', '!']);
-                    if line.trim_start().starts_with('#') {
-                        continue;
-                    }
-                    let src = format!("{}:{n}", f.path.display());
-                    out.extend(parse(&words(l), &env, &src));
-                }
-            }
-            _ => {}
-        }
-    }
-    {
-        for p in inputs.procs().1 {
-            if p.role != Some(Role::Hub) {
-                continue;
-            }
-            let env = p.environ();
-            let vars: BTreeMap<String, String> =
-                env.clone().unwrap_or_default().into_iter().collect();
-            if let Some(mut c) = parse(&p.argv, &vars, &format!("pid {}", p.pid)) {
-                c.pid = Some(p.pid);
-                if c.port == 0 {
-                    c.port = registered_port(inputs, p).unwrap_or(0);
-                }
-                c.token_unknown = env.is_none() && c.token.is_none();
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
-/// The port a running hub really bound (`--port 0`): from its registry record.
-fn registered_port(inputs: &Inputs, p: &procs::Proc) -> Option<u16> {
-    let paths = PalacePaths::resolve(&inputs.env, Some(&p.palace()?)).ok()?;
-    let info = files::server_info(&paths.serverinfo).ok()??;
-    (info.pid == p.pid).then_some(info.port)
 }
 
 /// A serve command in `w`: `mempalace serve …`, or `mempalace-mcp` / `-m mempalace.mcp_server`
@@ -182,6 +113,7 @@ pub fn parse(w: &[String], vars: &BTreeMap<String, String>, source: &str) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::palace::hygiene::words;
 
     fn p(cmd: &str) -> ServeConfig {
         parse(&words(cmd), &BTreeMap::new(), "t").unwrap()

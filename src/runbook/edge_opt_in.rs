@@ -8,8 +8,9 @@ use super::{Finding, Inputs, State, Step, cannot_run};
 use crate::config::Env;
 use crate::harness::opencode::{self, EntryKind, Wiring};
 use crate::harness::pi::{self, EDGE_TOKEN};
-use crate::palace::hygiene::{ephemeral_fs, which};
+use crate::palace::hygiene::ephemeral_fs;
 use crate::palace::procs::Role;
+use crate::which::which;
 
 /// `mempalace-mcp` on PATH when it is really `mpt` (a shim): its path.
 pub fn mpt_shim(env: &Env) -> Option<PathBuf> {
