@@ -2,7 +2,7 @@
 //! through every symlink, dated by mtime, and the capability tokens it carries.
 
 use super::{Check, Inputs, Status};
-use crate::feed::dropin::{HELPER_NAME, resolve_feed_bin, same_file};
+use crate::feed::dropin::{feed_bin_name, resolve_feed_bin, same_file};
 use crate::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
 
 pub fn check(inputs: &Inputs) -> Check {
@@ -97,11 +97,8 @@ fn iso_date(t: std::time::SystemTime) -> String {
 /// What the bridge's feeder (`MEMPALACE_FEED_BIN`, default `mempalace-pi-session`) resolves to:
 /// mpt's drop-in, another program, or nothing.
 fn feeder(env: &crate::config::Env) -> String {
-    let name = env
-        .get("MEMPALACE_FEED_BIN")
-        .filter(|v| !v.is_empty())
-        .unwrap_or(HELPER_NAME);
-    let Some(found) = resolve_feed_bin(Some(name), env.get("PATH")) else {
+    let name = feed_bin_name(env);
+    let Some(found) = resolve_feed_bin(env) else {
         return format!(
             "feeder {name} (MEMPALACE_FEED_BIN): not found, so the bridge cannot feed; `mpt feed install-helper` links mpt's drop-in"
         );

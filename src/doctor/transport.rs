@@ -12,7 +12,7 @@ use crate::error::MptError;
 use crate::mcp::client::local_child_spec;
 use crate::mcp::http::{HttpClient, HttpOptions};
 use crate::mcp::stdio::{StdioClient, StdioOptions};
-use crate::mcp::{Deadline, McpClient, McpError};
+use crate::mcp::{CallError, Deadline, McpClient};
 use crate::palace::paths::realpath;
 
 const ID: &str = "transport";
@@ -31,7 +31,7 @@ pub async fn check(inputs: &Inputs) -> Check {
     }
 }
 
-fn failed(summary: String, e: McpError) -> Check {
+fn failed(summary: String, e: CallError) -> Check {
     let m = MptError::from(e);
     let mut c = Check::new(ID, Status::Fail, format!("{summary}: {}", m.message));
     if let Some(h) = m.hint {
@@ -81,13 +81,13 @@ async fn local_probe(inputs: &Inputs, config: &Config) -> Check {
                 Deadline::Default,
             )
             .await?;
-        Ok::<_, McpError>((hs, crate::mcp::ToolReply::from_result(&status)))
+        Ok::<_, CallError>((hs, crate::mcp::ToolReply::from_result(&status)))
     }
     .await;
     client.shutdown().await;
     let (hs, status) = match result {
         Ok(r) => r,
-        Err(e @ McpError::Spawn { .. }) => {
+        Err(e @ CallError::Spawn { .. }) => {
             return failed("local".into(), e).fix("install MemPalace (`pip install mempalace`), or set `child` in the mpt config to its mempalace-mcp");
         }
         Err(e) => return failed("local: the child did not answer".into(), e),
@@ -148,7 +148,7 @@ async fn owner_probe(
         let status = client
             .call_tool("mempalace_status", json!({}), Deadline::Default)
             .await?;
-        Ok::<_, McpError>((hs, status.payload))
+        Ok::<_, CallError>((hs, status.payload))
     }
     .await;
     match result {
@@ -173,7 +173,7 @@ async fn owner_probe(
                 hs.server_version().unwrap_or("?")
             ))
         }
-        Err(McpError::ToolFailed { payload, .. })
+        Err(CallError::ToolFailed { payload, .. })
             if payload.get("error").and_then(Value::as_str) == Some("Chroma database missing") =>
         {
             Check::new(
@@ -233,7 +233,7 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         .await
     {
         Ok(s) => s.payload,
-        Err(McpError::ToolFailed { payload, .. })
+        Err(CallError::ToolFailed { payload, .. })
             if payload.get("error").and_then(Value::as_str) == Some("Chroma database missing") =>
         {
             c.status = Status::Warn;

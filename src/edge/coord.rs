@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::events::{self, Order};
 use super::merge;
 use super::proxy::{Primary, Proxy};
-use crate::mcp::{Deadline, McpError, ToolReply};
+use crate::mcp::{CallError, Deadline, ToolReply};
 
 /// Arguments that may name an event by an id this palace minted.
 const ID_ARGS: &[&str] = &["since_event_id", "before_event_id", "correlation_id"];
@@ -20,7 +20,7 @@ impl Proxy {
         primary: &Primary,
         name: &str,
         args: Value,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let wait = name.ends_with("event_wait");
         if !primary.health.usable() {
             let local = self
@@ -105,9 +105,9 @@ impl Proxy {
         primary: &Primary,
         args: &Value,
         wait: bool,
-        local: Result<Value, McpError>,
+        local: Result<Value, CallError>,
         why: Option<String>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let local = local?;
         let Some((payload, mine)) = events_of(&local) else {
             return Ok(local);
@@ -134,7 +134,7 @@ impl Proxy {
         name: &str,
         args: Value,
         deadline: Deadline,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let r = primary
             .client
             .request(
@@ -145,7 +145,7 @@ impl Proxy {
             .await;
         match &r {
             Ok(_) => primary.health.ok(),
-            Err(McpError::Rpc { .. }) => {}
+            Err(CallError::Rpc { .. }) => {}
             Err(e) => primary.health.failed(&e.to_string()),
         }
         r
@@ -196,7 +196,7 @@ fn events_of(result: &Value) -> Option<(Value, Vec<Value>)> {
     Some((reply.payload, events))
 }
 
-fn has_events(local: &Result<Value, McpError>) -> bool {
+fn has_events(local: &Result<Value, CallError>) -> bool {
     local
         .as_ref()
         .ok()

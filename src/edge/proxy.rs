@@ -15,7 +15,7 @@ use super::stamp::Stamper;
 use crate::error::MptError;
 use crate::log_debug;
 use crate::mcp::stdio::StdioClient;
-use crate::mcp::{Deadline, Handshake, McpClient, McpError, ToolReply, jsonrpc};
+use crate::mcp::{CallError, Deadline, Handshake, McpClient, ToolReply, jsonrpc};
 use crate::outbox::replay;
 use crate::palace::catalog::{self, ToolClass};
 
@@ -121,7 +121,7 @@ impl Proxy {
         method: &str,
         params: Option<Value>,
         stamper: Option<&Stamper>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         match method {
             "initialize" => Ok(self.initialize(params.as_ref())),
             "ping" => Ok(json!({})),
@@ -129,7 +129,7 @@ impl Proxy {
             "tools/call" => {
                 let p = params.unwrap_or(Value::Null);
                 let Some(name) = p.get("name").and_then(Value::as_str) else {
-                    return Err(McpError::Rpc {
+                    return Err(CallError::Rpc {
                         code: -32602,
                         message: "tools/call needs a tool name".into(),
                         data: None,
@@ -167,7 +167,7 @@ impl Proxy {
         name: &str,
         args: Value,
         stamper: Option<&Stamper>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let args = stamper.map_or(args.clone(), |s| s.stamp(name, args));
         match catalog::classify(name) {
             ToolClass::Read => self.read(name, args).await,
@@ -184,7 +184,7 @@ impl Proxy {
         name: &str,
         args: Value,
         deadline: Deadline,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         self.child
             .request(
                 "tools/call",
@@ -194,7 +194,7 @@ impl Proxy {
             .await
     }
 
-    async fn write(&self, name: &str, args: Value) -> Result<Value, McpError> {
+    async fn write(&self, name: &str, args: Value) -> Result<Value, CallError> {
         let mut maybe_applied = false;
         let mut args = args;
         // The coordination log lives on the primary and its ids are minted by whichever palace
@@ -213,7 +213,7 @@ impl Proxy {
             // palace and the outbox keep the local ids.)
             let mut remote_args = args.clone();
             let landed = match &self.log {
-                Some(log) => log.resolve(&mut remote_args).map_err(|e| McpError::Rpc {
+                Some(log) => log.resolve(&mut remote_args).map_err(|e| CallError::Rpc {
                     code: -32000,
                     message: format!(
                         "nothing was written: the outbox's id map could not be read ({})",
@@ -245,7 +245,7 @@ impl Proxy {
                         maybe_applied = e.is_ambiguous()
                             || matches!(
                                 e,
-                                McpError::Http {
+                                CallError::Http {
                                     failure: crate::mcp::HttpFailure::Server,
                                     ..
                                 }
@@ -297,7 +297,7 @@ impl Proxy {
     }
 
     /// An op the primary may already hold and the local palace refused: queued (replay-checked).
-    async fn queue_only(&self, name: &str, args: Value) -> Result<Value, McpError> {
+    async fn queue_only(&self, name: &str, args: Value) -> Result<Value, CallError> {
         let Some(log) = &self.log else {
             return Err(not_queued(
                 name,
@@ -326,7 +326,7 @@ impl Proxy {
         }
     }
 
-    async fn read(&self, name: &str, args: Value) -> Result<Value, McpError> {
+    async fn read(&self, name: &str, args: Value) -> Result<Value, CallError> {
         let Some(primary) = &self.primary else {
             return self.child_call(name, args, Deadline::Default).await;
         };
@@ -351,7 +351,7 @@ impl Proxy {
                 .await;
             match &r {
                 Ok(_) => primary.health.ok(),
-                Err(e) if !matches!(e, McpError::Rpc { .. }) => {
+                Err(e) if !matches!(e, CallError::Rpc { .. }) => {
                     primary.health.failed(&e.to_string())
                 }
                 Err(_) => {}
@@ -411,7 +411,7 @@ impl Proxy {
         Ok(merge::with_payload(&remote, &merged))
     }
 
-    async fn local_degraded(&self, name: &str, args: Value, why: &str) -> Result<Value, McpError> {
+    async fn local_degraded(&self, name: &str, args: Value, why: &str) -> Result<Value, CallError> {
         let local = self.child_call(name, args, Deadline::Default).await?;
         let p = ToolReply::from_result(&local);
         Ok(merge::with_payload(
@@ -440,8 +440,8 @@ fn deadline_for(name: &str) -> Deadline {
 
 /// The write could not be queued: the advice follows the tool's replay class (a diary entry or
 /// a coordination write must not be retried, it would land twice).
-fn not_queued(tool: &str, args: &Value, applied: Applied, why: &str) -> McpError {
-    McpError::Rpc {
+fn not_queued(tool: &str, args: &Value, applied: Applied, why: &str) -> CallError {
+    CallError::Rpc {
         code: -32000,
         message: retry_advice::not_queued_message(tool, args, applied, why),
         data: None,
@@ -450,9 +450,9 @@ fn not_queued(tool: &str, args: &Value, applied: Applied, why: &str) -> McpError
 
 /// A JSON-RPC error reply for a failed request: a server error keeps its code; a transport
 /// failure becomes -32000 with the fix in `data.hint`.
-fn error_reply(id: &Value, e: McpError) -> Value {
+fn error_reply(id: &Value, e: CallError) -> Value {
     match e {
-        McpError::Rpc {
+        CallError::Rpc {
             code,
             message,
             data,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::config::Env;
 use crate::error::{MptError, Result};
 
 /// The name the bridge runs by default (`MEMPALACE_FEED_BIN` unset).
@@ -99,19 +100,22 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// What the bridge would run: `MEMPALACE_FEED_BIN` (a path, or a name looked up on `path`),
+/// What the bridge would run: `MEMPALACE_FEED_BIN` (a path, or a name looked up on `PATH`),
 /// default `mempalace-pi-session`; `None` when nothing by that name is found.
-pub fn resolve_feed_bin(feed_bin: Option<&str>, path: Option<&str>) -> Option<PathBuf> {
-    let name = feed_bin.filter(|v| !v.is_empty()).unwrap_or(HELPER_NAME);
+pub fn resolve_feed_bin(env: &Env) -> Option<PathBuf> {
+    let name = feed_bin_name(env);
     if name.contains('/') {
         let p = PathBuf::from(name);
         return p.is_file().then_some(p);
     }
-    path?
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
+    crate::which::which(name, env)
+}
+
+/// `MEMPALACE_FEED_BIN` as the bridge reads it (unset or empty: the default name).
+pub fn feed_bin_name(env: &Env) -> &str {
+    env.get("MEMPALACE_FEED_BIN")
+        .filter(|v| !v.is_empty())
+        .unwrap_or(HELPER_NAME)
 }
 
 #[cfg(test)]
@@ -162,13 +166,21 @@ mod tests {
         let bin = tmp.path().join(HELPER_NAME);
         std::fs::write(&bin, "").unwrap();
         let path = tmp.path().display().to_string();
-        assert_eq!(resolve_feed_bin(None, Some(&path)), Some(bin.clone()));
-        assert_eq!(resolve_feed_bin(Some(""), Some(&path)), Some(bin.clone()));
+        let with =
+            |pairs: &[(&str, &str)]| resolve_feed_bin(&Env::from_pairs(pairs.iter().copied()));
+        assert_eq!(with(&[("PATH", &path)]), Some(bin.clone()));
         assert_eq!(
-            resolve_feed_bin(Some(bin.to_str().unwrap()), None),
+            with(&[("PATH", &path), ("MEMPALACE_FEED_BIN", "")]),
             Some(bin.clone())
         );
-        assert_eq!(resolve_feed_bin(None, Some("/nonexistent")), None);
-        assert_eq!(resolve_feed_bin(Some("other-feeder"), Some(&path)), None);
+        assert_eq!(
+            with(&[("MEMPALACE_FEED_BIN", bin.to_str().unwrap())]),
+            Some(bin.clone())
+        );
+        assert_eq!(with(&[("PATH", "/nonexistent")]), None);
+        assert_eq!(
+            with(&[("PATH", &path), ("MEMPALACE_FEED_BIN", "other-feeder")]),
+            None
+        );
     }
 }

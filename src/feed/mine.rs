@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::config::{Config, Env, read_token_file};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::mcp::http::{HttpClient, HttpOptions};
-use crate::mcp::{Deadline, McpClient, McpError};
+use crate::mcp::{CallError, Deadline, McpClient};
 use crate::palace::{PalacePaths, files};
 
 /// Which process files the drawers.
@@ -237,9 +237,9 @@ pub async fn mine(client: &McpClient, route: &Route, call: &MineCall) -> Result<
     }
 }
 
-fn mine_error(e: McpError, route: &Route, call: &MineCall) -> MptError {
+fn mine_error(e: CallError, route: &Route, call: &MineCall) -> MptError {
     match &e {
-        McpError::Timeout { ms, .. } => {
+        CallError::Timeout { ms, .. } => {
             let what_happens = if route.outlives_us() {
                 "the deadline bounds only how long mpt waits: the mine continues server-side"
             } else {
@@ -254,12 +254,12 @@ fn mine_error(e: McpError, route: &Route, call: &MineCall) -> MptError {
             )
             .with_hint("do not retry harder (the palace is a single writer; a blind retry queues mines behind the one still running): check the palace's size and whether another writer holds the write lock, rather than raising the timeout")
         }
-        McpError::Rpc { code: -32001, .. } => MptError::new(
+        CallError::Rpc { code: -32001, .. } => MptError::new(
             ErrorKind::Busy,
             format!("{} refused the mine: a peer writer holds the palace ({e})", route.describe()),
         )
         .with_hint("skip: the transcripts stay staged and the next feed mines them"),
-        McpError::ToolFailed { payload, .. }
+        CallError::ToolFailed { payload, .. }
             if payload["error_class"] == "LockHeldByOtherProcess" =>
         {
             MptError::new(ErrorKind::Busy, format!("{e}"))

@@ -3,14 +3,14 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::{Deadline, McpClient, McpError};
+use crate::mcp::{CallError, Deadline, McpClient};
 
 /// `event_list`'s largest page.
 pub const PAGE: usize = 500;
 
 /// Open asks addressed to `me` (broadcasts included; the derivation drops them) and every event
 /// `me` wrote, each read to its end, page by page.
-pub async fn fetch(client: &McpClient, me: &str) -> Result<Vec<Value>, McpError> {
+pub async fn fetch(client: &McpClient, me: &str) -> Result<Vec<Value>, CallError> {
     let mut events = all_pages(
         client,
         json!({"to_agent": me, "status": super::CANDIDATE_STATUS}),
@@ -20,7 +20,7 @@ pub async fn fetch(client: &McpClient, me: &str) -> Result<Vec<Value>, McpError>
     Ok(events)
 }
 
-async fn all_pages(client: &McpClient, filter: Value) -> Result<Vec<Value>, McpError> {
+async fn all_pages(client: &McpClient, filter: Value) -> Result<Vec<Value>, CallError> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     loop {

@@ -1,14 +1,16 @@
 //! Reply bodies read with a bound: at most `REPLY_LIMIT` bytes of a primary's reply are taken in,
 //! so an endless or huge body (JSON or SSE) fails as a typed error instead of exhausting memory.
 
-use super::{HttpFailure, McpError};
+use std::error::Error as _;
+
+use super::{CallError, HttpFailure};
 
 /// Four times MemPalace's own 16 MiB request cap: no honest reply comes near it.
 pub const REPLY_LIMIT: usize = 64 * 1024 * 1024;
 
 /// The error for a reply that passed `REPLY_LIMIT`.
-pub fn too_large(status: u16) -> McpError {
-    McpError::Http {
+pub fn too_large(status: u16) -> CallError {
+    CallError::Http {
         failure: HttpFailure::ReplyTooLarge,
         status: Some(status),
         detail: format!(
@@ -26,7 +28,7 @@ pub struct Budget {
 
 impl Budget {
     /// Takes `n` more bytes; an error once the reply passes the limit.
-    pub fn take(&mut self, n: usize, status: u16) -> Result<(), McpError> {
+    pub fn take(&mut self, n: usize, status: u16) -> Result<(), CallError> {
         self.taken = self.taken.saturating_add(n);
         if self.taken > REPLY_LIMIT {
             return Err(too_large(status));
@@ -37,7 +39,7 @@ impl Budget {
 
 /// The whole body, or `too_large` as soon as it passes the limit (a declared length past it
 /// fails before anything is read).
-pub async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, McpError> {
+pub async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, CallError> {
     let status = resp.status().as_u16();
     if resp
         .content_length()
@@ -47,7 +49,7 @@ pub async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, McpErro
     }
     let mut budget = Budget::default();
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| super::http::dropped(&e))? {
+    while let Some(chunk) = resp.chunk().await.map_err(|e| dropped(&e))? {
         budget.take(chunk.len(), status)?;
         body.extend_from_slice(&chunk);
     }
@@ -66,6 +68,29 @@ pub async fn read_prefix(mut resp: reqwest::Response, limit: usize) -> String {
     }
     body.truncate(limit);
     String::from_utf8_lossy(&body).into_owned()
+}
+
+/// The reply broke off mid-body: a dropped connection, ambiguous (the server may have applied it).
+pub(super) fn dropped(e: &reqwest::Error) -> CallError {
+    CallError::Http {
+        failure: HttpFailure::Dropped,
+        status: None,
+        detail: format!("the connection dropped mid-reply: {}", chain(e)),
+    }
+}
+
+/// An error and its sources in one line, each said once.
+pub(super) fn chain(e: &reqwest::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut src = e.source();
+    while let Some(s) = src {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        src = s.source();
+    }
+    parts.join(": ")
 }
 
 #[cfg(test)]

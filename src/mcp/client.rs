@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::http::{HttpClient, HttpOptions};
 use super::stdio::{ChildSpec, StdioClient, StdioOptions};
-use super::{Deadline, McpError, ToolReply};
+use super::{CallError, Deadline, ToolReply};
 use crate::config::Config;
 
 /// What a server told us at connect time.
@@ -44,7 +44,7 @@ impl McpClient {
         palace: &Path,
         child: Option<&Path>,
         show_stderr: bool,
-    ) -> Result<McpClient, McpError> {
+    ) -> Result<McpClient, CallError> {
         match &config.remote {
             Some(remote) => Ok(McpClient::Remote(HttpClient::new(
                 HttpOptions::for_remote(remote, &config.mcp),
@@ -64,7 +64,7 @@ impl McpClient {
         }
     }
 
-    pub async fn connect(&self) -> Result<Handshake, McpError> {
+    pub async fn connect(&self) -> Result<Handshake, CallError> {
         match self {
             McpClient::Local(c) => c.connect().await,
             McpClient::Remote(c) => c.handshake().await,
@@ -77,7 +77,7 @@ impl McpClient {
         method: &str,
         params: Option<Value>,
         deadline: Deadline,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         match self {
             McpClient::Local(c) => c.request(method, params, deadline).await,
             McpClient::Remote(c) => c.request(method, params, deadline).await,
@@ -91,7 +91,7 @@ impl McpClient {
         name: &str,
         args: Value,
         deadline: Deadline,
-    ) -> Result<ToolReply, McpError> {
+    ) -> Result<ToolReply, CallError> {
         let result = self
             .request(
                 "tools/call",
@@ -101,7 +101,7 @@ impl McpClient {
             .await?;
         let reply = ToolReply::from_result(&result);
         match &reply.failure {
-            Some(msg) => Err(McpError::ToolFailed {
+            Some(msg) => Err(CallError::ToolFailed {
                 tool: name.to_string(),
                 message: msg.clone(),
                 payload: reply.payload,

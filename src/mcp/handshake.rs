@@ -5,12 +5,12 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::{Handshake, McpError, PROTOCOL_VERSION};
+use super::{CallError, Handshake, PROTOCOL_VERSION};
 
 /// What a transport lends the handshake: one request (its reply's `result`), one notification.
 pub(crate) trait Peer {
-    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError>;
-    async fn notify(&self, method: &str) -> Result<(), McpError>;
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, CallError>;
+    async fn notify(&self, method: &str) -> Result<(), CallError>;
     /// Called with the `initialize` result before anything else is sent (HTTP records the
     /// negotiated protocol version for its headers).
     fn initialized(&self, _init: &Value) {}
@@ -26,7 +26,7 @@ pub fn initialize_params() -> Value {
 }
 
 /// Runs the handshake over `peer`: the server's `initialize` result and every tool of every page.
-pub(crate) async fn run(peer: &impl Peer) -> Result<Handshake, McpError> {
+pub(crate) async fn run(peer: &impl Peer) -> Result<Handshake, CallError> {
     let started = Instant::now();
     let init = peer
         .request("initialize", Some(initialize_params()))

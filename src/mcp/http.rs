@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
 
-use super::{Deadline, Handshake, HttpFailure, McpError, body, handshake, jsonrpc, sse};
+use super::{CallError, Deadline, Handshake, HttpFailure, body, handshake, jsonrpc, sse};
 use crate::config::Secret;
 use crate::{log_debug, log_trace};
 
@@ -57,25 +57,25 @@ pub struct HttpClient {
 }
 
 impl HttpClient {
-    pub fn new(opts: HttpOptions) -> Result<Self, McpError> {
+    pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(opts.connect_timeout)
             .user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")));
         if let Some(ca) = &opts.ca_file {
-            let pem = std::fs::read(ca).map_err(|e| McpError::Http {
+            let pem = std::fs::read(ca).map_err(|e| CallError::Http {
                 failure: HttpFailure::Tls,
                 status: None,
                 detail: format!("cannot read the CA file {}: {e}", ca.display()),
             })?;
             let certs =
-                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| McpError::Http {
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| CallError::Http {
                     failure: HttpFailure::Tls,
                     status: None,
                     detail: format!("the CA file {} holds no PEM certificate: {e}", ca.display()),
                 })?;
             builder = builder.tls_certs_merge(certs);
         }
-        let http = builder.build().map_err(|e| McpError::Http {
+        let http = builder.build().map_err(|e| CallError::Http {
             failure: HttpFailure::Tls,
             status: None,
             detail: format!("cannot set up the HTTP client: {e}"),
@@ -94,7 +94,7 @@ impl HttpClient {
     }
 
     /// `initialize`, `notifications/initialized`, `tools/list` (all pages): `handshake::run`.
-    pub async fn handshake(&self) -> Result<Handshake, McpError> {
+    pub async fn handshake(&self) -> Result<Handshake, CallError> {
         let deadline = self
             .opts
             .init_timeout
@@ -114,7 +114,7 @@ impl HttpClient {
         method: &str,
         params: Option<Value>,
         deadline: Deadline,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
         let msg = jsonrpc::request(&id, method, params);
         let started = Instant::now();
@@ -127,13 +127,13 @@ impl HttpClient {
         );
         match reply {
             Some(resp) => jsonrpc::into_result(resp),
-            None => Err(McpError::Protocol(format!(
+            None => Err(CallError::Protocol(format!(
                 "the primary accepted '{method}' (202) but sent no reply"
             ))),
         }
     }
 
-    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), CallError> {
         let msg = jsonrpc::notification(method, params);
         self.post(&msg, None, self.opts.timeout, method)
             .await
@@ -142,9 +142,9 @@ impl HttpClient {
 
     /// A GET beside the MCP endpoint (`/healthz`, `/statusz`, `/sync/version_vector`):
     /// the status and body text. `path` replaces the URL's path.
-    pub async fn get(&self, path: &str, deadline: Deadline) -> Result<(u16, String), McpError> {
+    pub async fn get(&self, path: &str, deadline: Deadline) -> Result<(u16, String), CallError> {
         let mut url =
-            reqwest::Url::parse(&self.opts.url).map_err(|e| McpError::Protocol(e.to_string()))?;
+            reqwest::Url::parse(&self.opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
         url.set_path(path);
         url.set_query(None);
         let mut req = self.http.get(url);
@@ -171,8 +171,8 @@ impl HttpClient {
         expect: Option<&Value>,
         timeout: Option<Duration>,
         what: &str,
-    ) -> Result<Option<Value>, McpError> {
-        let body = serde_json::to_vec(msg).map_err(|e| McpError::Protocol(e.to_string()))?;
+    ) -> Result<Option<Value>, CallError> {
+        let body = serde_json::to_vec(msg).map_err(|e| CallError::Protocol(e.to_string()))?;
         let mut req = self
             .http
             .post(&self.opts.url)
@@ -217,7 +217,7 @@ impl HttpClient {
                     return Ok(None);
                 }
                 let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                    McpError::Protocol(format!("the primary's reply is not JSON: {e}"))
+                    CallError::Protocol(format!("the primary's reply is not JSON: {e}"))
                 })?;
                 Ok(Some(pick_response(v, expect)?))
             }
@@ -237,14 +237,14 @@ impl HttpClient {
 }
 
 async fn with_deadline<T>(
-    fut: impl Future<Output = Result<T, McpError>>,
+    fut: impl Future<Output = Result<T, CallError>>,
     timeout: Option<Duration>,
     what: &str,
-) -> Result<T, McpError> {
+) -> Result<T, CallError> {
     match timeout {
         None => fut.await,
         Some(d) => tokio::time::timeout(d, fut).await.unwrap_or_else(|_| {
-            Err(McpError::Timeout {
+            Err(CallError::Timeout {
                 what: what.to_string(),
                 ms: d.as_millis() as u64,
             })
@@ -253,12 +253,12 @@ async fn with_deadline<T>(
 }
 
 /// From a JSON reply (an object, or a batch), the response to our id.
-fn pick_response(v: Value, expect: Option<&Value>) -> Result<Value, McpError> {
+fn pick_response(v: Value, expect: Option<&Value>) -> Result<Value, CallError> {
     match v {
         Value::Array(items) => items
             .into_iter()
             .find(|i| expect.is_none_or(|id| i.get("id") == Some(id)))
-            .ok_or_else(|| McpError::Protocol("a batch reply without our id".into())),
+            .ok_or_else(|| CallError::Protocol("a batch reply without our id".into())),
         other => Ok(other),
     }
 }
@@ -266,17 +266,17 @@ fn pick_response(v: Value, expect: Option<&Value>) -> Result<Value, McpError> {
 /// Reads SSE events until the response carrying our id; notifications before it are skipped.
 /// The stream counts against the reply limit as a whole, so an endless `data:` line or an endless
 /// run of events before our reply ends there (or at the deadline, whichever comes first).
-async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result<Value, McpError> {
+async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result<Value, CallError> {
     let mut parser = sse::Parser::default();
     let mut budget = body::Budget::default();
     let status = resp.status().as_u16();
     loop {
-        let chunk = resp.chunk().await.map_err(|e| dropped(&e))?;
+        let chunk = resp.chunk().await.map_err(|e| body::dropped(&e))?;
         if let Some(c) = &chunk {
             budget.take(c.len(), status)?;
         }
         let Some(chunk) = chunk else {
-            return Err(McpError::Http {
+            return Err(CallError::Http {
                 failure: HttpFailure::Dropped,
                 status: Some(200),
                 detail: "the primary closed its event stream before it sent the reply".into(),
@@ -300,7 +300,7 @@ async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result
     }
 }
 
-async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> McpError {
+async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> CallError {
     // Read past the limit and scrubbed before it is cut: a cut through an echoed token would
     // leave a piece of it.
     let mut body =
@@ -317,7 +317,7 @@ async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> McpErr
         && let Some(err) = v.get("error")
         && ![401, 403, 413].contains(&status)
     {
-        return McpError::Rpc {
+        return CallError::Rpc {
             code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
             message: err
                 .get("message")
@@ -353,7 +353,7 @@ async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> McpErr
             format!("the primary answered HTTP {status}: {}", first_line(&body)),
         ),
     };
-    McpError::Http {
+    CallError::Http {
         failure,
         status: Some(status),
         detail,
@@ -367,17 +367,9 @@ fn first_line(s: &str) -> &str {
         .trim()
 }
 
-pub(super) fn dropped(e: &reqwest::Error) -> McpError {
-    McpError::Http {
-        failure: HttpFailure::Dropped,
-        status: None,
-        detail: format!("the connection dropped mid-reply: {}", chain(e)),
-    }
-}
-
 /// Names the layer that failed: DNS, refused, TLS, or another connect failure.
-fn classify_send_error(e: &reqwest::Error) -> McpError {
-    let text = chain(e);
+fn classify_send_error(e: &reqwest::Error) -> CallError {
+    let text = body::chain(e);
     let lower = text.to_lowercase();
     let refused = source_io_kind(e) == Some(std::io::ErrorKind::ConnectionRefused)
         || lower.contains("connection refused");
@@ -409,24 +401,11 @@ fn classify_send_error(e: &reqwest::Error) -> McpError {
         HttpFailure::Dropped => "the connection dropped",
         _ => "cannot connect",
     };
-    McpError::Http {
+    CallError::Http {
         failure,
         status: None,
         detail: format!("cannot reach the primary ({what}): {text}"),
     }
-}
-
-fn chain(e: &reqwest::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut src = e.source();
-    while let Some(s) = src {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        src = s.source();
-    }
-    parts.join(": ")
 }
 
 fn source_io_kind(e: &reqwest::Error) -> Option<std::io::ErrorKind> {
@@ -447,11 +426,11 @@ struct HandshakePeer<'a> {
 }
 
 impl handshake::Peer for HandshakePeer<'_> {
-    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, CallError> {
         self.client.request(method, params, self.deadline).await
     }
 
-    async fn notify(&self, method: &str) -> Result<(), McpError> {
+    async fn notify(&self, method: &str) -> Result<(), CallError> {
         self.client.notify(method, None).await
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::McpError;
+use super::CallError;
 
 pub fn request(id: &Value, method: &str, params: Option<Value>) -> Value {
     let mut v = json!({"jsonrpc": "2.0", "id": id, "method": method});
@@ -65,18 +65,18 @@ pub fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
-/// `result` on success; the `error` object as `McpError::Rpc`.
-pub fn into_result(resp: Value) -> Result<Value, McpError> {
+/// `result` on success; the `error` object as `CallError::Rpc`.
+pub fn into_result(resp: Value) -> Result<Value, CallError> {
     let mut obj = match resp {
         Value::Object(o) => o,
         other => {
-            return Err(McpError::Protocol(format!(
+            return Err(CallError::Protocol(format!(
                 "a response that is not an object: {other}"
             )));
         }
     };
     if let Some(err) = obj.remove("error") {
-        return Err(McpError::Rpc {
+        return Err(CallError::Rpc {
             code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
             message: err
                 .get("message")
@@ -87,7 +87,7 @@ pub fn into_result(resp: Value) -> Result<Value, McpError> {
         });
     }
     obj.remove("result")
-        .ok_or_else(|| McpError::Protocol("a response with neither result nor error".into()))
+        .ok_or_else(|| CallError::Protocol("a response with neither result nor error".into()))
 }
 
 #[cfg(test)]
@@ -122,7 +122,7 @@ mod tests {
         )
         .unwrap_err();
         match e {
-            McpError::Rpc { code, message, .. } => {
+            CallError::Rpc { code, message, .. } => {
                 assert_eq!(code, -32602);
                 assert!(message.contains("qury"));
             }

@@ -64,7 +64,7 @@ pub enum HttpFailure {
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum McpError {
+pub enum CallError {
     #[error("{what} timed out after {ms} ms")]
     Timeout { what: String, ms: u64 },
     #[error("cannot start {program}: {reason}")]
@@ -105,16 +105,16 @@ pub enum McpError {
     },
 }
 
-impl McpError {
+impl CallError {
     /// Worth retrying later with backoff (the primary or child may come back); hard errors are not.
     pub fn is_transient(&self) -> bool {
         match self {
-            McpError::Timeout { .. }
-            | McpError::ChildExited { .. }
-            | McpError::Down { .. }
-            | McpError::Spawn { .. } => true,
-            McpError::Rpc { code, .. } => *code == -32001,
-            McpError::Http { failure, .. } => matches!(
+            CallError::Timeout { .. }
+            | CallError::ChildExited { .. }
+            | CallError::Down { .. }
+            | CallError::Spawn { .. } => true,
+            CallError::Rpc { code, .. } => *code == -32001,
+            CallError::Http { failure, .. } => matches!(
                 failure,
                 HttpFailure::Dns
                     | HttpFailure::Refused
@@ -123,7 +123,7 @@ impl McpError {
                     | HttpFailure::Dropped
                     | HttpFailure::Tls
             ),
-            McpError::Protocol(_) | McpError::ToolFailed { .. } => false,
+            CallError::Protocol(_) | CallError::ToolFailed { .. } => false,
         }
     }
 
@@ -131,9 +131,9 @@ impl McpError {
     pub fn is_ambiguous(&self) -> bool {
         matches!(
             self,
-            McpError::Timeout { .. }
-                | McpError::ChildExited { .. }
-                | McpError::Http {
+            CallError::Timeout { .. }
+                | CallError::ChildExited { .. }
+                | CallError::Http {
                     failure: HttpFailure::Dropped | HttpFailure::ReplyTooLarge,
                     ..
                 }
@@ -141,10 +141,10 @@ impl McpError {
     }
 }
 
-impl From<McpError> for MptError {
+impl From<CallError> for MptError {
     /// Server text (bodies, tool failures, RPC messages and data) enters mpt's errors here:
     /// scrubbed of every known secret once, before anything prints or stores it.
-    fn from(e: McpError) -> MptError {
+    fn from(e: CallError) -> MptError {
         let mut m = from_mcp(e);
         m.message = crate::secrets::scrubbed(&m.message);
         if let Some(d) = m.detail.as_deref_mut() {
@@ -154,16 +154,16 @@ impl From<McpError> for MptError {
     }
 }
 
-fn from_mcp(e: McpError) -> MptError {
+fn from_mcp(e: CallError) -> MptError {
     let msg = e.to_string();
     match &e {
-        McpError::Timeout { .. } => MptError::new(ErrorKind::Timeout, msg).with_hint(
+        CallError::Timeout { .. } => MptError::new(ErrorKind::Timeout, msg).with_hint(
             "the server may still be working (a mine continues server-side); check it with `mpt doctor`, and raise MEMPALACE_MCP_TIMEOUT_MS only for a call that is honestly slow",
         ),
-        McpError::Spawn { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
+        CallError::Spawn { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
             "install MemPalace (`pip install mempalace`) or name the binary with `child` in the mpt config",
         ),
-        McpError::ChildExited { stderr_tail, .. } => {
+        CallError::ChildExited { stderr_tail, .. } => {
             let mut m = MptError::new(ErrorKind::Unavailable, msg)
                 .with_hint("run it again with -v to see the server's stderr");
             if !stderr_tail.is_empty() {
@@ -171,11 +171,11 @@ fn from_mcp(e: McpError) -> MptError {
             }
             m
         }
-        McpError::Down { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
+        CallError::Down { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
             "the self-heal budget (MEMPALACE_MCP_MAX_RESPAWNS) is spent: find the stall with `mpt -v doctor`, then start the command again",
         ),
-        McpError::Protocol(_) => MptError::new(ErrorKind::Protocol, msg),
-        McpError::Rpc { code, data, .. } => {
+        CallError::Protocol(_) => MptError::new(ErrorKind::Protocol, msg),
+        CallError::Rpc { code, data, .. } => {
             let hint = match code {
                 -32001 => "another MemPalace process holds this palace's writer lease: let it finish, or route writes through its hub (`mempalace serve`)",
                 -32003 => "the server runs --read-only: writes need a writable primary",
@@ -189,10 +189,10 @@ fn from_mcp(e: McpError) -> MptError {
             }
             m
         }
-        McpError::ToolFailed { payload, .. } => MptError::new(ErrorKind::ToolFailed, msg)
+        CallError::ToolFailed { payload, .. } => MptError::new(ErrorKind::ToolFailed, msg)
             .with_hint("the server answered, but the tool reported a failure inside its reply")
             .with_detail(payload.clone()),
-        McpError::Http { failure, .. } => {
+        CallError::Http { failure, .. } => {
             let (kind, hint) = http_hint(*failure);
             MptError::new(kind, msg).with_hint(hint)
         }

@@ -11,7 +11,7 @@ use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;
 
-use super::{Deadline, Handshake, McpError, handshake, jsonrpc};
+use super::{CallError, Deadline, Handshake, handshake, jsonrpc};
 
 type Conn = (BufReader<OwnedReadHalf>, OwnedWriteHalf);
 
@@ -34,8 +34,8 @@ impl UnixClient {
         }
     }
 
-    fn gone(&self, reason: String) -> McpError {
-        McpError::ChildExited {
+    fn gone(&self, reason: String) -> CallError {
+        CallError::ChildExited {
             program: format!("the edge owner on {}", self.path.display()),
             reason,
             stderr_tail: Vec::new(),
@@ -43,7 +43,7 @@ impl UnixClient {
     }
 
     /// `initialize`, `notifications/initialized`, `tools/list` (all pages): `handshake::run`.
-    pub async fn handshake(&self) -> Result<Handshake, McpError> {
+    pub async fn handshake(&self) -> Result<Handshake, CallError> {
         handshake::run(self).await
     }
 
@@ -52,12 +52,12 @@ impl UnixClient {
         method: &str,
         params: Option<Value>,
         deadline: Deadline,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let mut guard = self.connected().await?;
         let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
         let (reader, writer) = guard.as_mut().expect("connected above");
         let mut line = serde_json::to_vec(&jsonrpc::request(&id, method, params))
-            .map_err(|e| McpError::Protocol(e.to_string()))?;
+            .map_err(|e| CallError::Protocol(e.to_string()))?;
         line.push(b'\n');
         let exchange = async {
             writer
@@ -85,7 +85,7 @@ impl UnixClient {
         let result = match deadline.resolve(self.timeout) {
             None => exchange.await,
             Some(d) => tokio::time::timeout(d, exchange).await.unwrap_or_else(|_| {
-                Err(McpError::Timeout {
+                Err(CallError::Timeout {
                     what: format!("edge owner request '{method}'"),
                     ms: d.as_millis() as u64,
                 })
@@ -93,7 +93,7 @@ impl UnixClient {
         };
         if matches!(
             result,
-            Err(McpError::Timeout { .. } | McpError::ChildExited { .. })
+            Err(CallError::Timeout { .. } | CallError::ChildExited { .. })
         ) {
             // A late reply must not be read as the next request's: start over next time.
             *guard = None;
@@ -102,11 +102,11 @@ impl UnixClient {
     }
 
     /// A notification: written, nothing read back.
-    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), CallError> {
         let mut guard = self.connected().await?;
         let (_, writer) = guard.as_mut().expect("connected above");
         let mut line = serde_json::to_vec(&jsonrpc::notification(method, params))
-            .map_err(|e| McpError::Protocol(e.to_string()))?;
+            .map_err(|e| CallError::Protocol(e.to_string()))?;
         line.push(b'\n');
         let written = writer.write_all(&line).await;
         if let Err(e) = written {
@@ -117,7 +117,7 @@ impl UnixClient {
     }
 
     /// The connection, opened (with its preamble) on first use.
-    async fn connected(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Conn>>, McpError> {
+    async fn connected(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Conn>>, CallError> {
         let mut guard = self.conn.lock().await;
         if guard.is_none() {
             let stream = UnixStream::connect(&self.path)
@@ -136,11 +136,11 @@ impl UnixClient {
 }
 
 impl handshake::Peer for UnixClient {
-    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, CallError> {
         UnixClient::request(self, method, params, Deadline::Default).await
     }
 
-    async fn notify(&self, method: &str) -> Result<(), McpError> {
+    async fn notify(&self, method: &str) -> Result<(), CallError> {
         UnixClient::notify(self, method, None).await
     }
 }

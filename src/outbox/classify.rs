@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::mcp::{HttpFailure, McpError, ToolReply};
+use crate::mcp::{CallError, HttpFailure, ToolReply};
 
 /// Whether the primary may have applied a send we got no clear answer to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,15 +24,15 @@ pub enum Verdict {
         reply: Value,
     },
     /// The primary is down, busy or unhealthy: keep the op, back off, stop the drain.
-    Transient { sent: Sent, error: McpError },
+    Transient { sent: Sent, error: CallError },
     /// The primary refused this op: counts toward MAX_ATTEMPTS.
-    Hard { sent: Sent, error: McpError },
+    Hard { sent: Sent, error: CallError },
     /// Our credentials or endpoint are wrong: every op would fail the same way; stop, count nothing.
-    Stop { error: McpError },
+    Stop { error: CallError },
 }
 
 /// Classifies the outcome of calling `tool`.
-pub fn classify(tool: &str, result: Result<ToolReply, McpError>) -> Verdict {
+pub fn classify(tool: &str, result: Result<ToolReply, CallError>) -> Verdict {
     let reply = match result {
         Ok(r) => r,
         Err(e) => return classify_error(e),
@@ -41,7 +41,7 @@ pub fn classify(tool: &str, result: Result<ToolReply, McpError>) -> Verdict {
         // checkpoint reports item and diary failures inside a reply without success:false.
         return Verdict::Hard {
             sent: Sent::Maybe,
-            error: McpError::ToolFailed {
+            error: CallError::ToolFailed {
                 tool: tool.to_string(),
                 message: msg,
                 payload: reply.payload,
@@ -56,10 +56,10 @@ pub fn classify(tool: &str, result: Result<ToolReply, McpError>) -> Verdict {
 }
 
 /// Classifies a failed call (also the read calls a replay check makes).
-pub fn classify_error(e: McpError) -> Verdict {
+pub fn classify_error(e: CallError) -> Verdict {
     use HttpFailure as H;
     let (sent, transient) = match &e {
-        McpError::ToolFailed {
+        CallError::ToolFailed {
             payload, message, ..
         } => {
             let lock_refusal = payload
@@ -69,7 +69,7 @@ pub fn classify_error(e: McpError) -> Verdict {
                 || message.contains("another mine is in progress");
             (Sent::No, lock_refusal)
         }
-        McpError::Rpc { code, .. } => match code {
+        CallError::Rpc { code, .. } => match code {
             // The writer lease is held elsewhere; integrity, diverged index, stale library:
             // the primary must be fixed or freed, the op is fine.
             -32001 | -32002 | -32004 | -32005 => (Sent::No, true),
@@ -78,16 +78,16 @@ pub fn classify_error(e: McpError) -> Verdict {
             // The tool raised part-way (-32000) or the server failed (-32603): it may have written.
             _ => (Sent::Maybe, false),
         },
-        McpError::Http { failure, .. } => match failure {
+        CallError::Http { failure, .. } => match failure {
             H::Dns | H::Refused | H::Connect | H::Tls => (Sent::No, true),
             H::Server | H::Dropped => (Sent::Maybe, true),
             H::Unauthorized | H::Forbidden | H::NotFound => return Verdict::Stop { error: e },
             H::TooLarge => (Sent::No, false),
             H::Status | H::ReplyTooLarge => (Sent::Maybe, false),
         },
-        McpError::Timeout { .. } | McpError::ChildExited { .. } => (Sent::Maybe, true),
-        McpError::Spawn { .. } | McpError::Down { .. } => (Sent::No, true),
-        McpError::Protocol(_) => (Sent::Maybe, false),
+        CallError::Timeout { .. } | CallError::ChildExited { .. } => (Sent::Maybe, true),
+        CallError::Spawn { .. } | CallError::Down { .. } => (Sent::No, true),
+        CallError::Protocol(_) => (Sent::Maybe, false),
     };
     if transient {
         Verdict::Transient { sent, error: e }
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn rpc_codes() {
-        let rpc = |code| McpError::Rpc {
+        let rpc = |code| CallError::Rpc {
             code,
             message: "m".into(),
             data: None,
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn http_failures() {
-        let http = |failure| McpError::Http {
+        let http = |failure| CallError::Http {
             failure,
             status: None,
             detail: "d".into(),
@@ -224,7 +224,7 @@ mod tests {
             classify_error(http(HttpFailure::Unauthorized)),
             Verdict::Stop { .. }
         ));
-        let t = McpError::Timeout {
+        let t = CallError::Timeout {
             what: "w".into(),
             ms: 1,
         };
@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn success_false_is_hard_unless_a_lock_refusal() {
-        let failed = |payload: Value| McpError::ToolFailed {
+        let failed = |payload: Value| CallError::ToolFailed {
             tool: "t".into(),
             message: "x".into(),
             payload,

@@ -31,7 +31,7 @@ fn on_primary(
     url: &str,
     tool: &str,
     args: Value,
-) -> Result<Value, mpt::mcp::McpError> {
+) -> Result<Value, mpt::mcp::CallError> {
     rt.block_on(async {
         primary_client(url)
             .call_tool(tool, args, Deadline::Default)

@@ -8,7 +8,7 @@ use crate::support::harness::Harness;
 use crate::support::primary::{PrimaryOpts, call_remote};
 use crate::support::{Primary, TestEnv, pid_alive, wait_for};
 
-fn on_primary(url: &str, tool: &str, args: Value) -> Result<Value, mpt::mcp::McpError> {
+fn on_primary(url: &str, tool: &str, args: Value) -> Result<Value, mpt::mcp::CallError> {
     call_remote(url, None, tool, args)
 }
 

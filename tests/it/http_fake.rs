@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
 use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{Deadline, HttpFailure, McpError};
+use mpt::mcp::{CallError, Deadline, HttpFailure};
 use serde_json::{Value, json};
 
 #[derive(Default, Clone)]
@@ -150,7 +150,7 @@ fn client(base: &str, mode: &str) -> HttpClient {
     .unwrap()
 }
 
-async fn call(c: &HttpClient) -> Result<Value, McpError> {
+async fn call(c: &HttpClient) -> Result<Value, CallError> {
     c.request(
         "tools/call",
         Some(json!({"name": "echo", "arguments": {}})),
@@ -200,7 +200,7 @@ async fn a_drop_mid_reply_is_ambiguous_and_transient() {
         assert!(
             matches!(
                 e,
-                McpError::Http {
+                CallError::Http {
                     failure: HttpFailure::Dropped,
                     ..
                 }
@@ -218,7 +218,7 @@ async fn a_stalled_primary_fails_within_the_deadline() {
     c.handshake().await.unwrap();
     let t = std::time::Instant::now();
     let e = call(&c).await.unwrap_err();
-    assert!(matches!(e, McpError::Timeout { ms: 800, .. }), "{e:?}");
+    assert!(matches!(e, CallError::Timeout { ms: 800, .. }), "{e:?}");
     assert!(t.elapsed() < Duration::from_millis(800 + 1500));
     let m = mpt::error::MptError::from(e);
     assert_eq!(m.exit().code(), 7);
@@ -233,7 +233,7 @@ async fn a_500_is_a_transient_server_failure_and_403_names_the_host_pin() {
     assert!(
         matches!(
             e,
-            McpError::Http {
+            CallError::Http {
                 failure: HttpFailure::Server,
                 status: Some(500),
                 ..
@@ -247,7 +247,7 @@ async fn a_500_is_a_transient_server_failure_and_403_names_the_host_pin() {
     assert!(
         matches!(
             e,
-            McpError::Http {
+            CallError::Http {
                 failure: HttpFailure::Forbidden,
                 ..
             }
@@ -278,7 +278,7 @@ async fn a_refused_connection_is_named() {
     assert!(
         matches!(
             e,
-            McpError::Http {
+            CallError::Http {
                 failure: HttpFailure::Refused,
                 ..
             }

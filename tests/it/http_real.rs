@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mpt::config::Secret;
 use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{Deadline, HttpFailure, McpClient, McpError};
+use mpt::mcp::{CallError, Deadline, HttpFailure, McpClient};
 use serde_json::json;
 
 use crate::support::primary::PrimaryOpts;
@@ -75,7 +75,7 @@ async fn an_open_primary_handshakes_writes_and_finds() {
     assert!(
         matches!(
             e,
-            McpError::Http {
+            CallError::Http {
                 failure: HttpFailure::NotFound,
                 status: Some(404),
                 ..
@@ -106,7 +106,7 @@ async fn the_token_is_checked_and_a_refusal_names_it() {
         assert!(
             matches!(
                 e,
-                McpError::Http {
+                CallError::Http {
                     failure: HttpFailure::Unauthorized,
                     status: Some(401),
                     ..
@@ -142,7 +142,7 @@ async fn a_read_only_primary_refuses_writes_visibly() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(e, McpError::Rpc { code: -32003, .. }), "{e:?}");
+    assert!(matches!(e, CallError::Rpc { code: -32003, .. }), "{e:?}");
     let m = mpt::error::MptError::from(e);
     assert!(m.hint.unwrap().contains("read-only"));
 }
@@ -243,7 +243,7 @@ async fn tls_with_a_self_signed_ca() {
     assert!(
         matches!(
             e,
-            McpError::Http {
+            CallError::Http {
                 failure: HttpFailure::Tls,
                 ..
             }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use mpt::config::McpKnobs;
 use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
-use mpt::mcp::{Deadline, McpClient, McpError};
+use mpt::mcp::{CallError, Deadline, McpClient};
 use serde_json::json;
 
 use crate::support::{fixture, pid_alive, wait_for};
@@ -48,13 +48,13 @@ fn spawned(log: &Path) -> Vec<u32> {
         .collect()
 }
 
-async fn echo(c: &McpClient) -> Result<serde_json::Value, McpError> {
+async fn echo(c: &McpClient) -> Result<serde_json::Value, CallError> {
     c.call_tool("echo", json!({"n": 1}), Deadline::Default)
         .await
         .map(|r| r.payload)
 }
 
-async fn stall(c: &McpClient) -> (McpError, Duration) {
+async fn stall(c: &McpClient) -> (CallError, Duration) {
     let t = Instant::now();
     let e = c
         .call_tool("stall", json!({}), Deadline::Default)
@@ -76,7 +76,7 @@ async fn a_stall_is_killed_respawned_and_capped() {
     // The stall: an error within the deadline (+ a margin), and the child is gone.
     let (e, took) = stall(&c).await;
     assert!(
-        matches!(e, McpError::Timeout { ms, .. } if ms == DEADLINE_MS),
+        matches!(e, CallError::Timeout { ms, .. } if ms == DEADLINE_MS),
         "{e:?}"
     );
     assert!(took >= Duration::from_millis(DEADLINE_MS), "{took:?}");
@@ -96,12 +96,12 @@ async fn a_stall_is_killed_respawned_and_capped() {
     // ...so two more respawns are allowed (2 stalls after the one on the live child), then down.
     for _ in 0..3 {
         let (e, _) = stall(&c).await;
-        assert!(matches!(e, McpError::Timeout { .. }), "{e:?}");
+        assert!(matches!(e, CallError::Timeout { .. }), "{e:?}");
     }
     assert_eq!(spawned(&log).len(), 4, "two respawns after the reset");
     let e = echo(&c).await.unwrap_err();
     match &e {
-        McpError::Down { respawns, .. } => assert_eq!(*respawns, 2),
+        CallError::Down { respawns, .. } => assert_eq!(*respawns, 2),
         other => panic!("expected Down, got {other:?}"),
     }
     let msg = mpt::error::MptError::from(e);
@@ -127,7 +127,7 @@ async fn sigterm_ignored_escalates_to_sigkill() {
     echo(&c).await.unwrap();
     let pid = spawned(&log)[0];
     let (e, _) = stall(&c).await;
-    assert!(matches!(e, McpError::Timeout { .. }));
+    assert!(matches!(e, CallError::Timeout { .. }));
     assert!(
         wait_for(5.0, || !pid_alive(pid)),
         "SIGKILL followed the ignored SIGTERM"
@@ -149,7 +149,7 @@ async fn a_per_call_deadline_overrides_the_default() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(e, McpError::Timeout { ms: 1500, .. }), "{e:?}");
+    assert!(matches!(e, CallError::Timeout { ms: 1500, .. }), "{e:?}");
     assert!(
         t.elapsed() >= Duration::from_millis(1500),
         "the longer per-call deadline was honoured, not the 600 ms default"
@@ -170,7 +170,7 @@ async fn a_stalled_handshake_times_out_and_zero_respawns_fails_fast() {
     );
     let e = c.connect().await.unwrap_err();
     match &e {
-        McpError::Timeout { what, ms } => {
+        CallError::Timeout { what, ms } => {
             assert_eq!(*ms, 400);
             assert!(what.contains("MEMPALACE_MCP_INIT_TIMEOUT_MS"), "{what}");
         }
@@ -181,7 +181,7 @@ async fn a_stalled_handshake_times_out_and_zero_respawns_fails_fast() {
     // MEMPALACE_MCP_MAX_RESPAWNS=0: the old fail-fast latch, no second start.
     assert!(matches!(
         c.connect().await.unwrap_err(),
-        McpError::Down { .. }
+        CallError::Down { .. }
     ));
     assert_eq!(spawned(&log).len(), 1);
 }
@@ -197,7 +197,7 @@ async fn a_child_that_exits_is_respawned_on_the_next_call() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&e, McpError::ChildExited { reason, .. } if reason.contains('3')),
+        matches!(&e, CallError::ChildExited { reason, .. } if reason.contains('3')),
         "{e:?}"
     );
     assert_eq!(echo(&c).await.unwrap()["success"], true);
@@ -215,7 +215,7 @@ async fn a_missing_binary_is_a_spawn_error_after_bounded_retries() {
     let c = McpClient::Local(StdioClient::new(spec, StdioOptions::new(knobs(2), false)));
     let t = Instant::now();
     let e = c.connect().await.unwrap_err();
-    assert!(matches!(e, McpError::Down { respawns: 2, .. }), "{e:?}");
+    assert!(matches!(e, CallError::Down { respawns: 2, .. }), "{e:?}");
     // Two respawns with 50 ms then 100 ms backoff: bounded, not a hot loop.
     assert!(t.elapsed() >= Duration::from_millis(150));
     let m = mpt::error::MptError::from(e);

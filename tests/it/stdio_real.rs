@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mpt::config::McpKnobs;
 use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
-use mpt::mcp::{Deadline, McpClient, McpError};
+use mpt::mcp::{CallError, Deadline, McpClient};
 use serde_json::json;
 
 use crate::support::{TestEnv, json, stderr, venv_bin};
@@ -75,7 +75,7 @@ async fn handshake_write_search_and_failures_against_the_real_child() {
         .await
         .unwrap_err();
     match err {
-        McpError::ToolFailed {
+        CallError::ToolFailed {
             message, payload, ..
         } => {
             assert_eq!(payload["success"], false);
@@ -92,7 +92,10 @@ async fn handshake_write_search_and_failures_against_the_real_child() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(err, McpError::Rpc { code: -32602, .. }), "{err:?}");
+    assert!(
+        matches!(err, CallError::Rpc { code: -32602, .. }),
+        "{err:?}"
+    );
     client.shutdown().await;
 }
 

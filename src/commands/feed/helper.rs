@@ -53,7 +53,7 @@ pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
     };
     let exe = std::env::current_exe().map_err(|e| MptError::io("finding mpt's own binary", &e))?;
     let done = dropin::install(&dir, &exe, args.force)?;
-    let found = dropin::resolve_feed_bin(ctx.env.get("MEMPALACE_FEED_BIN"), ctx.env.get("PATH"));
+    let found = dropin::resolve_feed_bin(&ctx.env);
     let bridge_runs_it = found.as_deref().is_some_and(|p| dropin::same_file(p, &exe));
     let doc = json!({
         "schema": crate::schema::FEED_INSTALL_HELPER,

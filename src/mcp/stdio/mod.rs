@@ -15,7 +15,7 @@ mod session;
 
 use session::Session;
 
-use super::{Deadline, Handshake, McpError, handshake, jsonrpc};
+use super::{CallError, Deadline, Handshake, handshake, jsonrpc};
 use crate::config::McpKnobs;
 use crate::{log_debug, log_trace};
 
@@ -90,7 +90,7 @@ impl StdioClient {
     }
 
     /// Starts the child (with the same bounded respawn as later calls) and returns its handshake.
-    pub async fn connect(&self) -> Result<Handshake, McpError> {
+    pub async fn connect(&self) -> Result<Handshake, CallError> {
         let s = self.session().await?;
         Ok(s.handshake
             .lock()
@@ -115,7 +115,7 @@ impl StdioClient {
         method: &str,
         params: Option<Value>,
         deadline: Deadline,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let session = self.session().await?;
         let resp = self
             .exchange(
@@ -131,7 +131,7 @@ impl StdioClient {
     }
 
     /// Sends a notification (no reply is read).
-    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), CallError> {
         let session = self.session().await?;
         self.write(&session, &jsonrpc::notification(method, params))
             .await
@@ -151,7 +151,7 @@ impl StdioClient {
         method: &str,
         params: Option<Value>,
         timeout: Option<Duration>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Value, CallError> {
         let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
         let key = jsonrpc::id_key(&id);
         let (tx, rx) = oneshot::channel();
@@ -189,7 +189,7 @@ impl StdioClient {
                 s.alive.store(false, Ordering::SeqCst);
                 tokio::spawn(async move { s.terminate(grace, false).await });
                 *self.last_failure.lock().unwrap() = Some(format!("{method} stalled"));
-                Err(McpError::Timeout {
+                Err(CallError::Timeout {
                     what: format!("{} request '{method}'", self.spec.label()),
                     ms,
                 })
@@ -197,8 +197,8 @@ impl StdioClient {
         }
     }
 
-    async fn write(&self, session: &Session, msg: &Value) -> Result<(), McpError> {
-        let mut line = serde_json::to_vec(msg).map_err(|e| McpError::Protocol(e.to_string()))?;
+    async fn write(&self, session: &Session, msg: &Value) -> Result<(), CallError> {
+        let mut line = serde_json::to_vec(msg).map_err(|e| CallError::Protocol(e.to_string()))?;
         line.push(b'\n');
         let mut stdin = session.stdin.lock().await;
         let Some(w) = stdin.as_mut() else {
@@ -211,7 +211,7 @@ impl StdioClient {
         Ok(())
     }
 
-    async fn exited(&self, session: &Session) -> McpError {
+    async fn exited(&self, session: &Session) -> CallError {
         session.alive.store(false, Ordering::SeqCst);
         let reason = {
             let mut child = session.child.lock().await;
@@ -224,7 +224,7 @@ impl StdioClient {
             }
         };
         *self.last_failure.lock().unwrap() = Some(reason.clone());
-        McpError::ChildExited {
+        CallError::ChildExited {
             program: self.spec.label(),
             reason,
             stderr_tail: session.tail(),
@@ -232,7 +232,7 @@ impl StdioClient {
     }
 
     /// A live session: the current one, or a new child within the respawn budget.
-    async fn session(&self) -> Result<Arc<Session>, McpError> {
+    async fn session(&self) -> Result<Arc<Session>, CallError> {
         let mut slot = self.slot.lock().await;
         if let Some(s) = &slot.session
             && s.alive.load(Ordering::SeqCst)
@@ -248,7 +248,7 @@ impl StdioClient {
                 let used = self.respawns.load(Ordering::SeqCst);
                 let max = self.opts.knobs.max_respawns;
                 if used >= max {
-                    return Err(McpError::Down {
+                    return Err(CallError::Down {
                         program: self.spec.label(),
                         respawns: used,
                         last: self
@@ -290,7 +290,7 @@ impl StdioClient {
         }
     }
 
-    async fn spawn_and_handshake(&self) -> Result<Arc<Session>, McpError> {
+    async fn spawn_and_handshake(&self) -> Result<Arc<Session>, CallError> {
         let session = Session::spawn(&self.spec, self.opts.show_stderr)?;
         let result = handshake::run(&HandshakePeer {
             client: self,
@@ -313,7 +313,7 @@ impl StdioClient {
             Err(e) => {
                 session.terminate(self.opts.kill_grace, false).await;
                 Err(match e {
-                    McpError::Timeout { ms, .. } => McpError::Timeout {
+                    CallError::Timeout { ms, .. } => CallError::Timeout {
                         what: format!(
                             "{} handshake (MEMPALACE_MCP_INIT_TIMEOUT_MS)",
                             self.spec.label()
@@ -335,14 +335,14 @@ struct HandshakePeer<'a> {
 }
 
 impl handshake::Peer for HandshakePeer<'_> {
-    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, CallError> {
         self.client
             .exchange(self.session, method, params, self.timeout)
             .await
             .and_then(jsonrpc::into_result)
     }
 
-    async fn notify(&self, method: &str) -> Result<(), McpError> {
+    async fn notify(&self, method: &str) -> Result<(), CallError> {
         self.client
             .write(self.session, &jsonrpc::notification(method, None))
             .await

@@ -13,7 +13,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{Mutex, oneshot};
 
 use super::ChildSpec;
-use crate::mcp::{Handshake, McpError, jsonrpc};
+use crate::mcp::{CallError, Handshake, jsonrpc};
 use crate::{log_debug, log_trace};
 
 const STDERR_TAIL: usize = 20;
@@ -33,7 +33,7 @@ pub(super) struct Session {
 
 impl Session {
     /// Starts the child with piped stdio, a stdout router and a stderr drain.
-    pub(super) fn spawn(spec: &ChildSpec, show_stderr: bool) -> Result<Arc<Session>, McpError> {
+    pub(super) fn spawn(spec: &ChildSpec, show_stderr: bool) -> Result<Arc<Session>, CallError> {
         let mut cmd = Command::new(&spec.program);
         if spec.clear_env {
             cmd.env_clear();
@@ -48,7 +48,7 @@ impl Session {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| McpError::Spawn {
+        let mut child = cmd.spawn().map_err(|e| CallError::Spawn {
             program: spec.program.display().to_string(),
             reason: e.to_string(),
         })?;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::{Check, MAX_PAGES, OP_KEY, PAGE, Schemas, Strategy, send_args, strategy, window_start};
-use crate::mcp::{Deadline, McpClient, McpError};
+use crate::mcp::{CallError, Deadline, McpClient};
 use crate::outbox::{Op, util};
 
 /// Asks the primary whether the op's earlier, ambiguous send landed. `confirmed` holds the
@@ -17,7 +17,7 @@ pub async fn check(
     op: &Op,
     schemas: &Schemas,
     confirmed: &[String],
-) -> Result<Check, McpError> {
+) -> Result<Check, CallError> {
     let p = &op.payload;
     let since = util::rfc3339(window_start(op).max(0));
     let mine = |e: &Value| {
@@ -205,7 +205,7 @@ async fn scan(
     filters: Value,
     since: &str,
     hit: impl Fn(&Value) -> bool,
-) -> Result<Scan, McpError> {
+) -> Result<Scan, CallError> {
     let mut args = filters;
     let obj = args.as_object_mut().expect("filters are an object");
     obj.retain(|_, v| !v.is_null());
@@ -240,7 +240,7 @@ async fn diary_entry(
     entry: &str,
     topic: &str,
     confirmed: &[String],
-) -> Result<Option<String>, McpError> {
+) -> Result<Option<String>, CallError> {
     let mut args = json!({"agent_name": agent, "last_n": 100});
     if let Some(w) = wing {
         args["wing"] = json!(w);
@@ -251,7 +251,7 @@ async fn diary_entry(
     {
         Ok(r) => r,
         // 3.11 on a palace that has no drawer yet: no diary entry either.
-        Err(McpError::ToolFailed { message, .. })
+        Err(CallError::ToolFailed { message, .. })
             if message.contains("Chroma database missing") =>
         {
             return Ok(None);

@@ -1,7 +1,7 @@
 //! A fleet on one machine: a real `mempalace serve` primary with a token, and devices (own HOME,
 //! own local palace, own device name) that reach it only through their own switchable `Link`.
 
-use mpt::mcp::McpError;
+use mpt::mcp::CallError;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Output;
@@ -66,7 +66,7 @@ impl Fleet {
     }
 
     /// A tool call straight to the primary (not through any link).
-    pub fn call(&self, tool: &str, args: Value) -> Result<Value, McpError> {
+    pub fn call(&self, tool: &str, args: Value) -> Result<Value, CallError> {
         call_remote(&self.primary.url(), Some(TOKEN), tool, args)
     }
 

@@ -165,7 +165,7 @@ pub fn call_remote(
     token: Option<&str>,
     tool: &str,
     args: serde_json::Value,
-) -> Result<serde_json::Value, mpt::mcp::McpError> {
+) -> Result<serde_json::Value, mpt::mcp::CallError> {
     use mpt::mcp::http::{HttpClient, HttpOptions};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
