@@ -27,3 +27,4 @@ mod secrets;
 mod stall;
 mod stdio_real;
 mod support;
+mod testbed;

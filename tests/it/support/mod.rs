@@ -1,4 +1,4 @@
-//! Test support: the real-MemPalace testbed (venv + seeded model, provisioned by
+//! Test support: the real-MemPalace testbed (venv + seeded model, provisioned on first use by
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
 pub mod feed;
@@ -8,29 +8,20 @@ pub mod link;
 pub mod primary;
 pub mod proxy;
 pub mod sshd;
+pub mod testbed;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 pub use primary::Primary;
 
-/// The testbed root: `MPT_TESTBED` or `<repo>/target/testbed`. Missing is a failure, not a skip:
-/// the test command in the README provisions it.
+/// The testbed root (`MPT_TESTBED` or `<repo>/target/testbed`), provisioned on first use.
 pub fn testbed() -> PathBuf {
-    let root = std::env::var_os("MPT_TESTBED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"));
-    let venv = root.join("venv-mempalace-3.11.0");
-    assert!(
-        venv.join(".complete").exists(),
-        "the MemPalace testbed is missing at {}: run tests/testbed/provision.sh (the README's test command does)",
-        venv.display()
-    );
-    root
+    testbed::provisioned()
 }
 
 pub fn venv_bin(name: &str) -> PathBuf {
-    testbed().join("venv-mempalace-3.11.0/bin").join(name)
+    testbed().join(testbed::VENV).join("bin").join(name)
 }
 
 pub fn fixture(name: &str) -> PathBuf {
