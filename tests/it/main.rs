@@ -17,6 +17,7 @@ mod full_disk;
 mod http_bounds;
 mod http_fake;
 mod http_real;
+mod human;
 mod mailbox;
 mod outbox;
 mod palace;
