@@ -1,6 +1,8 @@
 //! One machine, no primary: `mpt doctor`, `mpt runbook`, `mpt outbox`, `mpt mailbox` and
 //! `mpt edge status` on a fresh HOME and after some use.
 
+use std::os::unix::fs::PermissionsExt;
+
 use serde_json::json;
 
 use super::{settings, shown};
@@ -66,4 +68,42 @@ fn an_outbox_waiting_for_an_unreachable_primary() {
             shown(&env.mpt(&["edge", "status"], &vars))
         );
     });
+}
+
+#[test]
+fn a_runbook_with_work_to_do() {
+    let env = TestEnv::new();
+    let dir = env.dir.path();
+    let write = crate::runbook_files::write;
+    write(
+        &dir.join(".env"),
+        "MEMPALACE_REMOTE_TOKEN=s3cr3t-dotenv\nMEMPALACE_PI_DEVICE=lap\n",
+    );
+    std::fs::set_permissions(dir.join(".env"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    write(
+        &dir.join(".env.example"),
+        "# MEMPALACE_REMOTE_URL=http://mempalace.lan:8765/mcp\n",
+    );
+    let ops = env.path("ops");
+    // A port nothing listens on (the serve-port step probes it), filtered out of the snapshot.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    write(
+        &ops.join("palace.crontab"),
+        "0 3 * * * /opt/venv/bin/mempalace sync --apply --wing code\n",
+    );
+    write(
+        &ops.join("serve.sh"),
+        &format!("#!/bin/sh\nexec mempalace serve --host 0.0.0.0 --port {port}\n"),
+    );
+    let o = env.mpt(&["runbook", "--scan", ops.to_str().unwrap()], &[]);
+    assert!(!shown(&o).contains("s3cr3t"), "a token value was printed");
+    let mut settings = settings(&env);
+    settings.add_filter(&format!(r"\b{port}\b"), "[PORT]");
+    // The system's crontabs and units are searched too: how many files they hold varies.
+    settings.add_filter(r"searched \d+ file", "searched [N] file");
+    settings.bind(|| insta::assert_snapshot!("work_runbook", shown(&o)));
 }
