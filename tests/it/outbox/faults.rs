@@ -73,7 +73,15 @@ fn the_primary_killed_mid_flush_and_restarted() {
     let (code, busy) = flush(&env, &url, &[]);
     assert_eq!(code, 6, "{busy}");
     assert_eq!(busy["kind"], "busy");
-    std::thread::sleep(Duration::from_millis(1500));
+    // The outage window lasts until the flusher has recorded a failed send to the dead primary.
+    assert!(
+        wait_for(120.0, || store(&env)
+            .list(&[OpState::Queued], 100_000, false)
+            .is_ok_and(|l| l
+                .iter()
+                .any(|op| op.error.as_ref().is_some_and(|e| !e.is_null())))),
+        "the flusher saw the primary go"
+    );
     let _p2 = Primary::start(
         &env,
         &palace,

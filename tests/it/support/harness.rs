@@ -92,6 +92,14 @@ impl Harness {
         }
     }
 
+    /// Whether the reply to `id` has arrived (without waiting for it; it stays to be read).
+    pub fn replied(&mut self, id: &Value) -> bool {
+        while let Ok(r) = self.replies.try_recv() {
+            self.pending.push(r);
+        }
+        self.pending.iter().any(|r| &r["id"] == id)
+    }
+
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = json!(self.next);
