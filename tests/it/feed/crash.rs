@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use super::cli::{feed, prepare};
@@ -18,17 +18,12 @@ fn big_sessions(env: &TestEnv) -> PathBuf {
 }
 
 fn spawn_prepare(env: &TestEnv, sessions: &Path, out: &Path) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
-    cmd.env_clear()
-        .args(["feed", "prepare", "--reason", "shutdown", "--sessions"])
-        .arg(sessions)
+    let mut cmd = env.mpt_command(&["feed", "prepare", "--reason", "shutdown", "--sessions"]);
+    cmd.arg(sessions)
         .arg("--out")
         .arg(out)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    for (k, v) in env.mempalace_env() {
-        cmd.env(k, v);
-    }
     cmd.env("XDG_STATE_HOME", env.path("state"));
     cmd.spawn().unwrap()
 }

@@ -14,7 +14,7 @@ use mpt::palace::PalacePaths;
 use serde_json::{Value, json};
 
 use super::cli::{feed, sessions_copy};
-use crate::stdio_real::real_child;
+use crate::mcp::stdio_real::real_child;
 use crate::support::feed::*;
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, json, stderr};

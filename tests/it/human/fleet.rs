@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{settings, shown};
 use crate::support::harness::Harness;
-use crate::support::primary::{PrimaryOpts, call_remote};
+use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv};
 
 #[test]
@@ -16,7 +16,7 @@ fn a_device_beside_a_primary() {
     for body in ["rotate the keys\nbefore Friday", "review the plan"] {
         let ask = json!({"type": "task.request", "stream": "project/mpt", "room": "delegation",
                          "from_agent": "codex@desk", "to_agent": "pi@lap", "status": "open", "body": body});
-        call_remote(&url, None, "mempalace_event_append", ask).unwrap();
+        p.call("mempalace_event_append", ask).unwrap();
     }
     let palace = env.palace("local");
     let p_arg = palace.to_str().unwrap();

@@ -74,7 +74,7 @@ fn an_outbox_waiting_for_an_unreachable_primary() {
 fn a_runbook_with_work_to_do() {
     let env = TestEnv::new();
     let dir = env.dir.path();
-    let write = crate::runbook_files::write;
+    let write = crate::runbook::files::write;
     write(
         &dir.join(".env"),
         "MEMPALACE_REMOTE_TOKEN=s3cr3t-dotenv\nMEMPALACE_PI_DEVICE=lap\n",

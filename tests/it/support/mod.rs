@@ -7,6 +7,7 @@ pub mod harness;
 pub mod link;
 pub mod primary;
 pub mod proxy;
+pub mod rng;
 pub mod sshd;
 pub mod testbed;
 
@@ -82,13 +83,25 @@ impl TestEnv {
         ]
     }
 
+    /// `program` with a cleared environment plus the MemPalace one, run in the test's folder: the
+    /// builder every process a test starts goes through (add args, env and stdio, then run it).
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
+        cmd.env_clear().current_dir(self.dir.path());
+        cmd.envs(self.mempalace_env());
+        cmd
+    }
+
+    /// [`TestEnv::command`] for the `mpt` under test, with `args`.
+    pub fn mpt_command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = self.command(env!("CARGO_BIN_EXE_mpt"));
+        cmd.args(args);
+        cmd
+    }
+
     /// `mpt` with a cleared environment plus the MemPalace one plus `extra`.
     pub fn mpt(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mpt"));
-        cmd.env_clear().args(args).current_dir(self.dir.path());
-        for (k, v) in self.mempalace_env() {
-            cmd.env(k, v);
-        }
+        let mut cmd = self.mpt_command(args);
         for (k, v) in extra {
             cmd.env(k, v);
         }
@@ -118,11 +131,8 @@ impl Drop for Spawned {
 impl TestEnv {
     /// Starts `program args` with the MemPalace environment plus `extra`, stdin a pipe kept open.
     pub fn spawn(&self, program: &Path, args: &[&str], extra: &[(&str, &str)]) -> Spawned {
-        let mut cmd = std::process::Command::new(program);
-        cmd.env_clear().args(args).current_dir(self.dir.path());
-        for (k, v) in self.mempalace_env() {
-            cmd.env(k, v);
-        }
+        let mut cmd = self.command(program);
+        cmd.args(args);
         for (k, v) in extra {
             cmd.env(k, v);
         }

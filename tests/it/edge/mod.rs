@@ -1,29 +1,25 @@
 //! `mpt edge` driven by a harness-like client, against a real local child and a real primary:
 //! the handshake, routing, merged and degraded reads, stamping, the embedder gate, stall
 //! self-heal through the owner, and several edges sharing one owner (one writer).
+//! Submodules: `fuzz`, `paths`, `replication`, `shared` (one owner per palace), `wire`.
+
+mod fuzz;
+mod paths;
+mod replication;
+mod shared;
+mod wire;
 
 use std::time::Duration;
 
-use mpt::mcp::http::{HttpClient, HttpOptions};
 use mpt::mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
-use crate::support::primary::PrimaryOpts;
+use crate::support::primary::{PrimaryOpts, remote_client};
 use crate::support::{Primary, TestEnv, fixture};
 
 fn primary_client(url: &str) -> McpClient {
-    McpClient::Remote(
-        HttpClient::new(HttpOptions {
-            url: url.into(),
-            token: None,
-            ca_file: None,
-            timeout: Some(Duration::from_secs(60)),
-            init_timeout: Some(Duration::from_secs(60)),
-            connect_timeout: Duration::from_secs(5),
-        })
-        .unwrap(),
-    )
+    remote_client(url, None)
 }
 
 fn on_primary(
