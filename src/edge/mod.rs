@@ -1,5 +1,5 @@
-//! `mpt edge`: the local-first MCP proxy (RFC 001 §4). A harness talks MCP to it on stdio; it runs
-//! the real `mempalace-mcp` on the local palace and talks to the primary over HTTPS.
+//! `mpt edge`: the local-first MCP proxy (RFC 001 §4). Each harness runs a thin shim (`shim`) that
+//! relays stdio to the palace's one owner (`owner`), which runs the child and talks to the primary.
 
 mod coord;
 pub mod events;

@@ -1,5 +1,5 @@
-//! The mailbox engine: what this device owes, derived from the coordination log's events.
-//! Pure (events in, derivation out); the caller fetches events and writes notifications.
+//! The mailbox: what this device owes, derived from the coordination log's events (`derive`, pure),
+//! read from the primary or offline from the local copy (`source`, `offline`), then announced.
 
 // Flow for `mpt mailbox`: fetch `to_agent=<me>` and `writer=<me>` events (all pages), then
 // `derive` → print `Derivation::owed`, then `Derivation::dormant` once with their ids.

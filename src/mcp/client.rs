@@ -1,5 +1,5 @@
-//! One MCP client over either transport, chosen as the pi bridge chooses: `MEMPALACE_REMOTE_URL`
-//! set → the primary over HTTP; otherwise a local `mempalace-mcp` child, always with `--palace`.
+//! One MCP client over any of the three transports, chosen as the pi bridge chooses: the primary
+//! over HTTP when `MEMPALACE_REMOTE_URL` is set; else the palace's edge owner, else a local child.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

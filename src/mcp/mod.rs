@@ -1,5 +1,5 @@
-//! The MCP transports every command shares: a supervised stdio child and a Streamable HTTP
-//! client, both raw JSON-RPC (`serde_json::Value`), with one typed error for what can go wrong.
+//! The three MCP transports every command shares (a supervised stdio child, a Streamable HTTP
+//! client, the edge owner's Unix socket), raw JSON-RPC behind one `McpClient` and one typed error.
 
 pub mod body;
 pub mod client;

@@ -22,11 +22,7 @@ fn config_fails(env: &TestEnv, vars: &[(&str, &OsStr)]) -> Value {
 }
 
 fn mpt_os(env: &TestEnv, args: &[&str], vars: &[(&str, &OsStr)]) -> Output {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mpt"));
-    cmd.env_clear().args(args).current_dir(env.dir.path());
-    for (k, v) in env.mempalace_env() {
-        cmd.env(k, v);
-    }
+    let mut cmd = env.mpt_command(args);
     for (k, v) in vars {
         cmd.env(k, v);
     }

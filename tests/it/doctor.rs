@@ -198,6 +198,18 @@ fn fake_harness(env: &TestEnv, name: &str) -> std::path::PathBuf {
     path
 }
 
+/// Waits until `spawned` runs `script` (its /proc cmdline names it): before its exec, /proc shows
+/// the test binary, which no scan should take for a harness.
+fn wait_for_exec(spawned: &crate::support::Spawned, script: &Path) {
+    let cmdline = format!("/proc/{}/cmdline", spawned.pid());
+    let script = script.to_str().unwrap();
+    assert!(
+        crate::support::wait_for(30.0, || std::fs::read(&cmdline)
+            .is_ok_and(|c| c.split(|b| *b == 0).any(|a| a == script.as_bytes()))),
+        "{script} started"
+    );
+}
+
 #[test]
 fn half_flip_finds_a_harness_started_without_the_url() {
     let env = TestEnv::new();
@@ -211,7 +223,7 @@ fn half_flip_finds_a_harness_started_without_the_url() {
         &[pi.to_str().unwrap()],
         &[("MEMPALACE_REMOTE_URL", url)],
     );
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    wait_for_exec(&flipped, &pi);
     let (code, c) = doctor(&env, "half-flip", &[("MEMPALACE_REMOTE_URL", url)]);
     assert_eq!((code, status(&c)), (0, "ok"), "{c}");
     assert!(
@@ -224,7 +236,7 @@ fn half_flip_finds_a_harness_started_without_the_url() {
     drop(flipped);
 
     let stale = env.spawn(Path::new("/bin/sh"), &[pi.to_str().unwrap()], &[]);
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    wait_for_exec(&stale, &pi);
     let (code, c) = doctor(&env, "half-flip", &[("MEMPALACE_REMOTE_URL", url)]);
     assert_eq!((code, status(&c)), (3, "fail"), "{c}");
     assert!(

@@ -21,11 +21,7 @@ use crate::support::{Spawned, TestEnv, json, stderr, stdout, venv_bin};
 
 /// `mpt args` as `env.mpt` runs it, but with every file write past 0 bytes failing (EFBIG).
 fn on_a_full_disk(env: &TestEnv, args: &[&str], extra: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
-    cmd.env_clear().args(args).current_dir(env.dir.path());
-    for (k, v) in env.mempalace_env() {
-        cmd.env(k, v);
-    }
+    let mut cmd = env.mpt_command(args);
     for (k, v) in extra {
         cmd.env(k, v);
     }
@@ -209,17 +205,8 @@ fn when_the_disk_fills_under_a_running_edge_the_advice_follows_the_replay_class(
     ];
     queued_one(&env, &vars);
     let palace = env.palace("local");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
-    cmd.env_clear()
-        .args(["edge", "--standalone", "--palace", palace.to_str().unwrap()])
-        .current_dir(env.dir.path());
-    for (k, v) in env
-        .mempalace_env()
-        .into_iter()
-        .chain(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())))
-    {
-        cmd.env(k, v);
-    }
+    let mut cmd = env.mpt_command(&["edge", "--standalone", "--palace", palace.to_str().unwrap()]);
+    cmd.envs(vars);
     unsafe {
         cmd.pre_exec(|| {
             libc::signal(libc::SIGXFSZ, libc::SIG_IGN);

@@ -2,30 +2,18 @@
 //! the binary, the rest owed, read across pages; the gates; `watch` announcing once.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::Stdio;
 
-use mpt::mcp::http::{HttpClient, HttpOptions};
 use mpt::mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
-use crate::support::primary::PrimaryOpts;
+use crate::support::primary::{PrimaryOpts, remote_client};
 use crate::support::{Primary, TestEnv, json, stderr, stdout};
 
 const ME: &str = "pi@lap";
 
 fn client(url: &str) -> McpClient {
-    McpClient::Remote(
-        HttpClient::new(HttpOptions {
-            url: url.into(),
-            token: None,
-            ca_file: None,
-            timeout: Some(Duration::from_secs(60)),
-            init_timeout: Some(Duration::from_secs(60)),
-            connect_timeout: Duration::from_secs(5),
-        })
-        .unwrap(),
-    )
+    remote_client(url, None)
 }
 
 async fn append(
@@ -197,14 +185,8 @@ fn watch_announces_each_ask_once_with_a_sanitized_osc_99() {
         )
         .await
     });
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
-    cmd.env_clear()
-        .args(["mailbox", "--as", ME, "watch", "--max-polls", "12"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env.mempalace_env() {
-        cmd.env(k, v);
-    }
+    let mut cmd = env.mpt_command(&["mailbox", "--as", ME, "watch", "--max-polls", "12"]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.env("MEMPALACE_REMOTE_URL", p.url())
         .env("MEMPALACE_PI_DEVICE", "lap")
         .env("MEMPALACE_MAILBOX_POLL_MS", "250")

@@ -9,7 +9,7 @@ use mpt::mcp::Deadline;
 use mpt::palace::{PalacePaths, files, kg};
 use serde_json::json;
 
-use crate::stdio_real::real_child;
+use crate::mcp::stdio_real::real_child;
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, venv_bin};
 

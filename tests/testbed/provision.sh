@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Provision the real-MemPalace testbed the integration tests drive: a venv with the pinned
 # mempalace from PyPI and the seeded all-MiniLM-L6-v2 cache, both cached under target/.
-# Usage: tests/testbed/provision.sh        (idempotent; prints the testbed root on stdout)
+# Usage: tests/testbed/provision.sh   (idempotent; prints the testbed root on stdout)
+# The root is $MPT_TESTBED when set, else target/testbed. The tests run it on first use (under
+# a lock: tests/it/support/testbed.rs), so a plain `cargo test` needs no step before it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 version=${MPT_TESTBED_MEMPALACE:-3.11.0}
-tb="$root/target/testbed"
+tb="${MPT_TESTBED:-$root/target/testbed}"
 venv="$tb/venv-mempalace-$version"
 model_home="$tb/model-home"
 mkdir -p "$tb"

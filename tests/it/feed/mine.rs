@@ -14,7 +14,7 @@ use mpt::palace::PalacePaths;
 use serde_json::{Value, json};
 
 use super::cli::{feed, sessions_copy};
-use crate::stdio_real::real_child;
+use crate::mcp::stdio_real::real_child;
 use crate::support::feed::*;
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, json, stderr};
@@ -225,8 +225,6 @@ async fn the_mine_deadline_is_the_transports_own_and_never_retried() {
         e["hint"].as_str().unwrap().contains("do not retry harder"),
         "{e}"
     );
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(*stalled.mines.lock().unwrap(), 1, "never retried");
 
     // A concurrent mine reported inside a good reply is busy (exit 6), not success.
     let busy = json!({"success": false, "error": "another mine is in progress: held by 4242", "error_class": "LockHeldByOtherProcess"});
@@ -240,6 +238,9 @@ async fn the_mine_deadline_is_the_transports_own_and_never_retried() {
     let o = run(palace, vec![]).await.unwrap();
     assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
     assert_eq!(json(&o)["kind"], "busy");
+    // Read after that whole later run (not after a sleep): a retry the stalled run sent before
+    // it exited has been counted by now.
+    assert_eq!(*stalled.mines.lock().unwrap(), 1, "never retried");
 }
 
 #[test]

@@ -7,13 +7,11 @@ mod mixed;
 
 use std::path::PathBuf;
 use std::process::Output;
-use std::time::Duration;
 
-use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{Deadline, McpClient};
 use mpt::outbox::{OpenOptions, Outbox};
 use serde_json::{Value, json};
 
+use crate::support::primary::call_remote;
 use crate::support::{TestEnv, json, stderr, stdout};
 
 pub const DEVICE: &str = "lap";
@@ -64,29 +62,8 @@ pub fn store(env: &TestEnv) -> Outbox {
 
 /// One tool call straight to the primary (not through the outbox); the parsed payload.
 pub fn call(url: &str, tool: &str, args: Value) -> Value {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let c = McpClient::Remote(
-            HttpClient::new(HttpOptions {
-                url: url.to_string(),
-                token: None,
-                ca_file: None,
-                timeout: Some(Duration::from_secs(60)),
-                init_timeout: Some(Duration::from_secs(120)),
-                connect_timeout: Duration::from_secs(5),
-            })
-            .unwrap(),
-        );
-        c.connect().await.unwrap();
-        let name = mpt::outbox::full_tool_name(tool);
-        c.call_tool(&name, args.clone(), Deadline::Default)
-            .await
-            .unwrap_or_else(|e| panic!("{name} {args}: {e}"))
-            .payload
-    })
+    let name = mpt::outbox::full_tool_name(tool);
+    call_remote(url, None, &name, args.clone()).unwrap_or_else(|e| panic!("{name} {args}: {e}"))
 }
 
 /// Every event matching `filters`, oldest first.
@@ -181,18 +158,6 @@ pub fn diary_count(url: &str, agent: &str, entry: &str) -> usize {
     joined.iter().filter(|(_, t)| t == entry).count()
 }
 
-/// A small deterministic PRNG (xorshift) for the crash loop; the seed is printed on failure.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 /// A running `mpt`, killed and reaped by pid on drop (also on panic).
 pub struct Running(pub std::process::Child);
 
@@ -225,15 +190,9 @@ impl Drop for Running {
 }
 
 pub fn spawn_mpt(env: &TestEnv, url: &str, args: &[&str]) -> Running {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mpt"));
-    cmd.env_clear()
-        .args(args)
-        .current_dir(env.dir.path())
-        .stdout(std::process::Stdio::piped())
+    let mut cmd = env.mpt_command(args);
+    cmd.stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());
-    for (k, v) in env.mempalace_env() {
-        cmd.env(k, v);
-    }
     cmd.env("MEMPALACE_REMOTE_URL", url)
         .env("MEMPALACE_PI_DEVICE", DEVICE);
     Running(cmd.spawn().unwrap())

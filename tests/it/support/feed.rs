@@ -188,12 +188,10 @@ pub fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 /// The testbed's `mempalace` CLI with the test's private environment.
 pub fn mempalace(env: &crate::support::TestEnv, args: &[&str]) -> std::process::Output {
-    let mut cmd = std::process::Command::new(crate::support::venv_bin("mempalace"));
-    cmd.env_clear().args(args).current_dir(env.path(""));
-    for (k, v) in env.mempalace_env() {
-        cmd.env(k, v);
-    }
-    cmd.output().unwrap()
+    env.command(crate::support::venv_bin("mempalace"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 /// tests/fixtures/feed/palace_inspect.py on `palace`: its JSON answer.

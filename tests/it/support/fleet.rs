@@ -8,7 +8,7 @@ use std::process::Output;
 
 use super::harness::Harness;
 use super::link::Link;
-use super::primary::{PrimaryOpts, call_remote};
+use super::primary::PrimaryOpts;
 use super::{Primary, TestEnv, json as parse_json, wait_for};
 
 pub const TOKEN: &str = "fleet-secret-7d1f0c";
@@ -67,7 +67,7 @@ impl Fleet {
 
     /// A tool call straight to the primary (not through any link).
     pub fn call(&self, tool: &str, args: Value) -> Result<Value, CallError> {
-        call_remote(&self.primary.url(), Some(TOKEN), tool, args)
+        self.primary.call(tool, args)
     }
 
     /// Every event on the primary written by `writer`, oldest first.

@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -22,14 +22,8 @@ pub struct Harness {
 
 impl Harness {
     pub fn start(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Harness {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
-        cmd.env_clear()
-            .arg("edge")
-            .args(args)
-            .current_dir(env.dir.path());
-        for (k, v) in env.mempalace_env() {
-            cmd.env(k, v);
-        }
+        let mut cmd = env.mpt_command(&["edge"]);
+        cmd.args(args);
         cmd.env("MPT_EDGE_GRACE_MS", "400");
         for (k, v) in vars {
             cmd.env(k, v);
@@ -90,6 +84,14 @@ impl Harness {
             }
             self.pending.push(r);
         }
+    }
+
+    /// Whether the reply to `id` has arrived (without waiting for it; it stays to be read).
+    pub fn replied(&mut self, id: &Value) -> bool {
+        while let Ok(r) = self.replies.try_recv() {
+            self.pending.push(r);
+        }
+        self.pending.iter().any(|r| &r["id"] == id)
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> Value {

@@ -1,4 +1,4 @@
-//! Test support: the real-MemPalace testbed (venv + seeded model, provisioned by
+//! Test support: the real-MemPalace testbed (venv + seeded model, provisioned on first use by
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
 pub mod feed;
@@ -8,30 +8,22 @@ pub mod link;
 pub mod npm;
 pub mod primary;
 pub mod proxy;
+pub mod rng;
 pub mod sshd;
+pub mod testbed;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 pub use primary::Primary;
 
-/// The testbed root: `MPT_TESTBED` or `<repo>/target/testbed`. Missing is a failure, not a skip:
-/// the test command in the README provisions it.
+/// The testbed root (`MPT_TESTBED` or `<repo>/target/testbed`), provisioned on first use.
 pub fn testbed() -> PathBuf {
-    let root = std::env::var_os("MPT_TESTBED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"));
-    let venv = root.join("venv-mempalace-3.11.0");
-    assert!(
-        venv.join(".complete").exists(),
-        "the MemPalace testbed is missing at {}: run tests/testbed/provision.sh (the README's test command does)",
-        venv.display()
-    );
-    root
+    testbed::provisioned()
 }
 
 pub fn venv_bin(name: &str) -> PathBuf {
-    testbed().join("venv-mempalace-3.11.0/bin").join(name)
+    testbed().join(testbed::VENV).join("bin").join(name)
 }
 
 pub fn fixture(name: &str) -> PathBuf {
@@ -92,13 +84,25 @@ impl TestEnv {
         ]
     }
 
+    /// `program` with a cleared environment plus the MemPalace one, run in the test's folder: the
+    /// builder every process a test starts goes through (add args, env and stdio, then run it).
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
+        cmd.env_clear().current_dir(self.dir.path());
+        cmd.envs(self.mempalace_env());
+        cmd
+    }
+
+    /// [`TestEnv::command`] for the `mpt` under test, with `args`.
+    pub fn mpt_command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = self.command(env!("CARGO_BIN_EXE_mpt"));
+        cmd.args(args);
+        cmd
+    }
+
     /// `mpt` with a cleared environment plus the MemPalace one plus `extra`.
     pub fn mpt(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mpt"));
-        cmd.env_clear().args(args).current_dir(self.dir.path());
-        for (k, v) in self.mempalace_env() {
-            cmd.env(k, v);
-        }
+        let mut cmd = self.mpt_command(args);
         for (k, v) in extra {
             cmd.env(k, v);
         }
@@ -128,11 +132,8 @@ impl Drop for Spawned {
 impl TestEnv {
     /// Starts `program args` with the MemPalace environment plus `extra`, stdin a pipe kept open.
     pub fn spawn(&self, program: &Path, args: &[&str], extra: &[(&str, &str)]) -> Spawned {
-        let mut cmd = std::process::Command::new(program);
-        cmd.env_clear().args(args).current_dir(self.dir.path());
-        for (k, v) in self.mempalace_env() {
-            cmd.env(k, v);
-        }
+        let mut cmd = self.command(program);
+        cmd.args(args);
         for (k, v) in extra {
             cmd.env(k, v);
         }

@@ -14,6 +14,8 @@ pub struct Primary {
     pub port: u16,
     pub scheme: &'static str,
     pub serverinfo: PathBuf,
+    /// The bearer its clients need (given through its environment, never argv).
+    pub token: Option<String>,
 }
 
 #[derive(Default)]
@@ -61,6 +63,7 @@ impl Primary {
             port: 0,
             scheme: if opts.tls.is_some() { "https" } else { "http" },
             serverinfo: PathBuf::new(),
+            token: opts.token.map(str::to_string),
         };
         let server_root = env.home().join(".mempalace/server");
         let found = wait_for(60.0, || {
@@ -109,6 +112,15 @@ impl Primary {
 
     pub fn url(&self) -> String {
         format!("{}://127.0.0.1:{}/mcp", self.scheme, self.port)
+    }
+
+    /// One tool call straight to this primary (with its token), the payload parsed.
+    pub fn call(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> Result<serde_json::Value, mpt::mcp::CallError> {
+        call_remote(&self.url(), self.token.as_deref(), tool, args)
     }
 
     fn healthz(&self) -> bool {
@@ -166,25 +178,31 @@ pub fn call_remote(
     tool: &str,
     args: serde_json::Value,
 ) -> Result<serde_json::Value, mpt::mcp::CallError> {
-    use mpt::mcp::http::{HttpClient, HttpOptions};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let c = mpt::mcp::McpClient::Remote(
-            HttpClient::new(HttpOptions {
-                url: url.into(),
-                token: token.map(|t| mpt::config::Secret::new(t.to_string())),
-                ca_file: None,
-                timeout: Some(Duration::from_secs(60)),
-                init_timeout: None,
-                connect_timeout: Duration::from_secs(3),
-            })
-            .unwrap(),
-        );
-        c.call_tool(tool, args, mpt::mcp::Deadline::Default)
+        remote_client(url, token)
+            .call_tool(tool, args, mpt::mcp::Deadline::Default)
             .await
             .map(|r| r.payload)
     })
+}
+
+/// The one HTTP MCP client the tests use to reach a primary directly (plain http, no CA file):
+/// generous timeouts, since a loaded machine's first MemPalace call loads the embedder.
+pub fn remote_client(url: &str, token: Option<&str>) -> mpt::mcp::McpClient {
+    use mpt::mcp::http::{HttpClient, HttpOptions};
+    mpt::mcp::McpClient::Remote(
+        HttpClient::new(HttpOptions {
+            url: url.into(),
+            token: token.map(|t| mpt::config::Secret::new(t.to_string())),
+            ca_file: None,
+            timeout: Some(Duration::from_secs(60)),
+            init_timeout: Some(Duration::from_secs(120)),
+            connect_timeout: Duration::from_secs(5),
+        })
+        .unwrap(),
+    )
 }

@@ -28,12 +28,11 @@ fn run(cmd: &mut Command) {
 }
 
 impl Sshd {
-    /// Installed by tests/testbed/sshd.sh (tests/run.sh runs it); missing is a failure, not a skip.
+    /// Installs sshd, rsync and ssh-keygen on first use (tests/testbed/sshd.sh) when missing.
     pub fn start(dir: &Path) -> Sshd {
-        assert!(
-            Path::new(SSHD).exists() && which("rsync") && which("ssh-keygen"),
-            "sshd, rsync or ssh-keygen is missing: run tests/testbed/sshd.sh (the README's test command does)"
-        );
+        super::testbed::ensure_sshd(|| {
+            Path::new(SSHD).exists() && which("rsync") && which("ssh-keygen")
+        });
         std::fs::create_dir_all(dir).unwrap();
         // sshd refuses to start without its privilege-separation directory.
         let _ = std::fs::create_dir_all("/run/sshd");

@@ -1,8 +1,8 @@
 //! `mpt runbook phase1` on serve configurations: compose files (the LAN trap, the recommended
 //! shape, a token missing from .env), a serve command line (loopback, a port clash), a real primary.
 
+use crate::runbook::files::{COMPOSE, write};
 use crate::runbook::{runbook, state, step};
-use crate::runbook_files::{COMPOSE, write};
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv};
 

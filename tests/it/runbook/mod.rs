@@ -1,5 +1,9 @@
 //! `mpt runbook`, step kg-location, against graphs the real server built: a split (blocked), a
 //! stranded graph moved, verified, proven through the link, undone; refused under a live writer.
+//! Submodules: `files` (deployment files and harness wiring), `serve` (Phase 1).
+
+pub mod files;
+mod serve;
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -2,7 +2,7 @@
 //! exit 4, while others use it; the owner steps down when nobody does), and `mpt call` through it.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::json;
 
@@ -12,13 +12,7 @@ use crate::support::{Primary, TestEnv, json, pid_alive, stderr, wait_for};
 
 /// `mpt edge --palace P` as a harness starts it, sent `initialize`, stdin then closed.
 fn one_shot_edge(env: &TestEnv, palace: &str, vars: &[(&str, &str)]) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mpt"));
-    cmd.env_clear()
-        .args(["edge", "--palace", palace])
-        .current_dir(env.dir.path());
-    for (k, v) in env.mempalace_env() {
-        cmd.env(k, v);
-    }
+    let mut cmd = env.mpt_command(&["edge", "--palace", palace]);
     for (k, v) in vars {
         cmd.env(k, v);
     }

@@ -13,20 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::support::fixture;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[(self.next() % xs.len() as u64) as usize]
-    }
-}
+use crate::support::rng::Rng;
 
 fn random_value(r: &mut Rng, depth: u32) -> Value {
     match r.next() % if depth > 2 { 5 } else { 7 } {
@@ -125,7 +112,7 @@ async fn malformed_input_never_panics_and_every_request_is_answered_once() {
     ));
     let (client_read, mut client_write) = tokio::io::split(client);
 
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::seeded(0x9E37_79B9_7F4A_7C15);
     let mut expected: HashMap<String, u32> = HashMap::new();
     let mut cases = Vec::new();
     for n in 0..3000 {

@@ -1,0 +1,6 @@
+//! The harnesses users run, from the npm registry (tests/harnesses/ pins them): the MCP
+//! Inspector CLI, opencode and pi, each driving mpt as a user's setup would.
+
+mod inspector;
+mod opencode;
+mod pi;

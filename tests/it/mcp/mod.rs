@@ -1,0 +1,8 @@
+//! The MCP transports against real MemPalace processes (`stdio_real`, `http_real`) and fakes for
+//! what the real ones cannot do on demand (`http_fake`, `http_bounds`, `stall`).
+
+mod http_bounds;
+mod http_fake;
+mod http_real;
+mod stall;
+pub mod stdio_real;
