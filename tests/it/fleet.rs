@@ -260,6 +260,15 @@ fn session_writes(d: &Device, harness: &str, rounds: usize) -> Acked {
     acked
 }
 
+/// Ends the link-flapping threads when dropped, on success or while a panic unwinds.
+struct StopFlapping<'a>(&'a AtomicBool);
+
+impl Drop for StopFlapping<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
 #[test]
 fn every_acknowledged_write_lands_once_while_links_flap() {
     const ROUNDS: usize = 4;
@@ -288,6 +297,8 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
                 d.link.set(Mode::Pass);
             });
         }
+        // A writer that panics must stop the flapping too, or the scope waits on it forever.
+        let _stop = StopFlapping(&flapping);
         let writers: Vec<_> = fleet
             .devices
             .iter()

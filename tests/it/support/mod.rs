@@ -193,6 +193,30 @@ impl TestEnv {
 
 /// The deterministic OpenAI-compatible embedder (tests/fixtures/fake_embedder.py) on loopback,
 /// stopped on drop: a palace embedded with it does not share MiniLM's identity.
+/// Starts a fixture server (`python3 tests/fixtures/<script> <args>`, PATH only) that prints its
+/// loopback port as its first line: the process and that port.
+pub fn spawn_fixture_server(script: &str, args: &[&std::ffi::OsStr]) -> (std::process::Child, u16) {
+    let mut child = std::process::Command::new("python3")
+        .arg(fixture(script))
+        .args(args)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    let port = port
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{script} printed no port: {port:?}"));
+    (child, port)
+}
+
 pub struct FakeEmbedder {
     child: std::process::Child,
     pub url: String,
@@ -200,20 +224,10 @@ pub struct FakeEmbedder {
 
 impl FakeEmbedder {
     pub fn start() -> FakeEmbedder {
-        let mut child = std::process::Command::new("python3")
-            .arg(fixture("fake_embedder.py"))
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut port = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-            &mut port,
-        )
-        .unwrap();
+        let (child, port) = spawn_fixture_server("fake_embedder.py", &[]);
         FakeEmbedder {
             child,
-            url: format!("http://127.0.0.1:{}", port.trim()),
+            url: format!("http://127.0.0.1:{port}"),
         }
     }
 

@@ -41,28 +41,8 @@ pub struct FakeModel {
 impl FakeModel {
     pub fn start(scratch: &Path) -> FakeModel {
         let log = scratch.join("model-requests.jsonl");
-        let mut child = std::process::Command::new("python3")
-            .arg(super::fixture("fake_model.py"))
-            .arg(&log)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut port = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-            &mut port,
-        )
-        .unwrap();
-        FakeModel {
-            child,
-            port: port
-                .trim()
-                .parse()
-                .expect("the fake model printed its port"),
-            log,
-        }
+        let (child, port) = super::spawn_fixture_server("fake_model.py", &[log.as_os_str()]);
+        FakeModel { child, port, log }
     }
 
     pub fn base_url(&self) -> String {
