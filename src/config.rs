@@ -11,8 +11,11 @@ use serde::Deserialize;
 use crate::error::{MptError, Result};
 
 pub mod feed;
+mod parse;
 pub mod read;
 pub mod values;
+
+pub use parse::parse_file;
 
 pub use feed::FeedKnobs;
 
@@ -341,32 +344,6 @@ fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<
 
 const TOKEN_FILE_LIMIT: u64 = 64 << 10;
 
-/// Parses the JSON config; an unknown field is refused (exit 4), a malformed value is exit 2.
-pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
-    let file = serde_json::from_str::<FileConfig>(text).map_err(|e| {
-        let msg = e.to_string();
-        if msg.starts_with("unknown field") {
-            MptError::refused(format!("{}: {msg}", path.display())).with_hint(
-                "an unknown field is refused, never ignored (a typo must not silently disable what it declares): fix or remove it",
-            )
-        } else {
-            MptError::usage(format!("{}: {msg}", path.display()))
-                .with_hint("fix the value at that line; `mpt config` shows what mpt reads")
-        }
-    })?;
-    for pattern in file.replication.keys() {
-        if let Err(e) = glob::Pattern::new(pattern) {
-            return Err(MptError::usage(format!(
-                "{}: the replication pattern '{pattern}' is not a glob pattern: {}",
-                path.display(),
-                e.msg
-            ))
-            .with_hint("`*` is any run of characters, `?` one, `[...]` one of a set: close the bracket or write the character as `[[]`"));
-        }
-    }
-    Ok(file)
-}
-
 fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSource)>> {
     if let Some(t) = env.raw("MEMPALACE_REMOTE_TOKEN")?
         && let Some(secret) = values::token(t, "MEMPALACE_REMOTE_TOKEN")?
@@ -443,38 +420,6 @@ mod tests {
             "{}",
             e.message
         );
-    }
-
-    #[test]
-    fn unknown_field_is_refused_and_named() {
-        let e = parse_file(r#"{"palace":"/p","replicaton":{}}"#, Path::new("/c.json")).unwrap_err();
-        assert_eq!(e.exit().code(), 4);
-        assert!(
-            e.message.contains("replicaton") && e.message.contains("/c.json"),
-            "{}",
-            e.message
-        );
-    }
-
-    #[test]
-    fn malformed_value_is_exit_2() {
-        let e = parse_file(
-            r#"{"replication":{"*":"everywhere"}}"#,
-            Path::new("/c.json"),
-        )
-        .unwrap_err();
-        assert_eq!(e.exit().code(), 2, "{}", e.message);
-    }
-
-    #[test]
-    fn a_replication_pattern_that_is_no_glob_is_exit_2_naming_it() {
-        let e = parse_file(
-            r#"{"replication":{"wing_[code":"local"}}"#,
-            Path::new("/c.json"),
-        )
-        .unwrap_err();
-        assert_eq!(e.exit().code(), 2, "{}", e.message);
-        assert!(e.message.contains("'wing_[code'"), "{}", e.message);
     }
 
     #[test]
