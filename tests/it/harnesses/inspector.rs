@@ -5,7 +5,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::support::harness::stop_owners;
+use crate::support::harness::OwnersStopped;
 use crate::support::npm::inspector_dir;
 use crate::support::{TestEnv, stderr, stdout, venv_bin};
 
@@ -38,18 +38,10 @@ fn payload(o: &Output) -> Value {
     serde_json::from_str(reply["content"][0]["text"].as_str().unwrap()).unwrap()
 }
 
-struct Owners<'a>(&'a TestEnv);
-
-impl Drop for Owners<'_> {
-    fn drop(&mut self) {
-        stop_owners(&self.0.home().join(".mempalace/edge"));
-    }
-}
-
 #[test]
 fn the_inspector_sees_through_the_edge_the_tools_mempalace_offers_byte_for_byte() {
     let env = TestEnv::new();
-    let _owners = Owners(&env);
+    let _owners = OwnersStopped::of(&env);
     let (direct, edged) = (env.palace("direct"), env.palace("edged"));
     let child = venv_bin("mempalace-mcp");
     let mpt = env!("CARGO_BIN_EXE_mpt");

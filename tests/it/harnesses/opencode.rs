@@ -3,13 +3,13 @@
 //! live by `opencode mcp list`; through the edge a model-driven `add_drawer` lands on a real
 //! primary stamped `opencode@<device>`, and with the primary down it is queued, then drains.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use serde_json::{Value, json};
 
 use crate::support::fleet::{Device, Fleet, TOKEN};
-use crate::support::harness::stop_owners;
+use crate::support::harness::OwnersStopped;
 use crate::support::link::Mode;
 use crate::support::npm::{FakeModel, harnesses};
 use crate::support::{json as parse_json, stderr, stdout};
@@ -197,19 +197,11 @@ fn copies_on_primary(fleet: &Fleet, content: &str) -> usize {
         .count()
 }
 
-struct Owners<'a>(&'a Path);
-
-impl Drop for Owners<'_> {
-    fn drop(&mut self) {
-        stop_owners(self.0);
-    }
-}
-
 #[test]
 fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
     let fleet = Fleet::start(1);
     let d = &fleet.devices[0];
-    let _owners = Owners(&d.env.home().join(".mempalace/edge"));
+    let _owners = OwnersStopped::of(&d.env);
     let model = FakeModel::start(d.env.dir.path());
     let original = write_config(d, &model);
 

@@ -151,6 +151,22 @@ impl Drop for Harness {
     }
 }
 
+/// Stops the edge owners of a HOME when dropped (also on panic): for harnesses the test does not
+/// start itself (opencode, the Inspector), whose `mpt edge` detaches an owner.
+pub struct OwnersStopped(pub std::path::PathBuf);
+
+impl OwnersStopped {
+    pub fn of(env: &TestEnv) -> OwnersStopped {
+        OwnersStopped(env.home().join(".mempalace/edge"))
+    }
+}
+
+impl Drop for OwnersStopped {
+    fn drop(&mut self) {
+        stop_owners(&self.0);
+    }
+}
+
 /// Stops the detached edge owners (and lingering ones) whose lock files are in `lock_dir`
 /// (`<home>/.mempalace/edge`), by the pid each lock holds.
 pub fn stop_owners(lock_dir: &std::path::Path) {
