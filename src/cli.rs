@@ -413,6 +413,8 @@ pub enum OutboxCommand {
     Drop(OutboxDropArgs),
     /// Delete done and dropped ops older than the retention (open ops are never touched)
     Purge(OutboxPurgeArgs),
+    /// Queue this device's existing memory for the primary, once (a dry run without --yes)
+    Backfill(OutboxBackfillArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -488,6 +490,25 @@ pub struct OutboxDropArgs {
     /// Why, for the record
     #[arg(long)]
     pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxBackfillArgs {
+    #[command(flatten)]
+    pub palace: PalaceArg,
+    /// Only drawers and diary entries in wings matching this glob (repeatable); facts and
+    /// coordination events have no wing and are left for a run without --wing
+    #[arg(long = "wing", value_name = "GLOB")]
+    pub wings: Vec<String>,
+    /// Only records filed on or after this date (YYYY-MM-DD) or time (YYYY-MM-DDTHH:MM:SS)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Print what would be queued, queue nothing (the default without --yes)
+    #[arg(long, conflicts_with = "yes")]
+    pub dry_run: bool,
+    /// Queue it
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -209,6 +209,12 @@ impl Bar {
         }
     }
 
+    /// The bar's `{msg}` (counts that have no total).
+    pub fn message(&self, msg: String) {
+        self.bar.set_message(msg);
+        self.set(self.bar.position(), self.bar.length().unwrap_or(0));
+    }
+
     /// Clears the bar (the report follows on stdout).
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -17,6 +17,7 @@ pub const MAILBOX_ACK: &str = "mpt.mailbox.ack/v1";
 /// One JSON Line per delivery of `mpt mailbox watch --json`.
 pub const MAILBOX_ANNOUNCE: &str = "mpt.mailbox.announce/v1";
 pub const MAN: &str = "mpt.man/v1";
+pub const OUTBOX_BACKFILL: &str = "mpt.outbox.backfill/v1";
 pub const OUTBOX_DROP: &str = "mpt.outbox.drop/v1";
 pub const OUTBOX_ENQUEUE: &str = "mpt.outbox.enqueue/v1";
 pub const OUTBOX_FLUSH: &str = "mpt.outbox.flush/v1";

@@ -93,10 +93,36 @@ pub fn client(
     harness: &str,
     timeout: Option<Duration>,
 ) -> crate::mcp::McpClient {
-    let hello = Hello {
-        harness: harness.to_string(),
-        identity: None,
-    };
+    connect_as(
+        paths,
+        Hello {
+            harness: harness.to_string(),
+            identity: None,
+            local_reads: false,
+        },
+        timeout,
+    )
+}
+
+/// A client whose reads the owner answers from this palace alone, never merged with the
+/// primary's (`mpt outbox backfill` reads what this device holds, through its one writer).
+pub fn local_reader(paths: &OwnerPaths, timeout: Option<Duration>) -> crate::mcp::McpClient {
+    connect_as(
+        paths,
+        Hello {
+            harness: "backfill".to_string(),
+            identity: None,
+            local_reads: true,
+        },
+        timeout,
+    )
+}
+
+fn connect_as(
+    paths: &OwnerPaths,
+    hello: Hello,
+    timeout: Option<Duration>,
+) -> crate::mcp::McpClient {
     let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string();
     crate::mcp::McpClient::Owner(crate::mcp::unix::UnixClient::new(
         paths.socket.clone(),
@@ -112,6 +138,10 @@ pub struct Hello {
     pub harness: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<Identity>,
+    /// Served by the child alone: reads see this palace only, and nothing it writes is
+    /// replicated (only mpt's own readers ask for it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub local_reads: bool,
 }
 
 /// Why the owner stopped serving.
@@ -172,6 +202,11 @@ pub async fn run(
                     }
                 }
                 let stamper = hello.as_ref().and_then(|h| stamper_for(&h.harness));
+                let proxy = if hello.as_ref().is_some_and(|h| h.local_reads) {
+                    Arc::new(proxy.without_primary())
+                } else {
+                    proxy
+                };
                 log_debug!("edge owner: a {} client connected", hello.map_or("?".into(), |h| h.harness));
                 tasks.spawn(async move {
                     serve(proxy, stamper, read, write).await;

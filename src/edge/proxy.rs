@@ -87,6 +87,18 @@ pub struct Proxy {
 }
 
 impl Proxy {
+    /// The same palace without the primary: reads answered by the child alone, writes applied
+    /// there and never queued.
+    pub fn without_primary(&self) -> Proxy {
+        Proxy {
+            child: Arc::clone(&self.child),
+            handshake: self.handshake.clone(),
+            primary: None,
+            policy: self.policy.clone(),
+            log: None,
+        }
+    }
+
     /// The reply to one incoming message (`None` for notifications and stray responses).
     /// `stamper` is the connection's own (its harness name), when both gates hold.
     pub async fn handle(&self, msg: Value, stamper: Option<&Stamper>) -> Option<Value> {

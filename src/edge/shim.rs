@@ -75,6 +75,7 @@ pub async fn run(
     let hello = Hello {
         harness: harness.to_string(),
         identity: Some(identity.clone()),
+        local_reads: false,
     };
     let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string() + "\n";
     let mut restarts = 0;

@@ -2,6 +2,7 @@
 //! drained to the primary by one flusher at a time (`lock`, `flush`), replay-safe (`replay`).
 
 pub mod admin;
+pub mod backfill;
 pub mod classify;
 pub mod flush;
 pub mod lease;

@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{ErrorKind, MptError, Result};
 
 /// The schema this build writes. A file with a higher version was made by a newer mpt.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How hard a commit waits for the disk (README "Outbox": what an enqueue survives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +100,19 @@ CREATE TABLE deps (
 ) STRICT;
 ";
 
+/// Version 3: the backfill ledger (`backfill::ledger`). One row per record of the local palace
+/// that `mpt outbox backfill` enqueued, written in the enqueue's transaction and never purged:
+/// the dedupe key alone admits a second op once the first is done (and done ops are purged).
+const V3: &str = "
+CREATE TABLE backfill (
+    key      TEXT PRIMARY KEY,
+    kind     TEXT NOT NULL,
+    local_id TEXT NOT NULL,
+    op_id    TEXT NOT NULL,
+    at       INTEGER NOT NULL
+) STRICT;
+";
+
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
@@ -138,13 +151,17 @@ pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Resu
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(|e| sql("reading the schema version", &e))?;
     match version {
-        0 | 1 => {
+        0..=2 => {
             if version == 0 {
                 tx.execute_batch(V1)
                     .map_err(|e| sql("creating the outbox schema", &e))?;
             }
-            tx.execute_batch(V2)
-                .map_err(|e| sql("upgrading the outbox schema to version 2", &e))?;
+            if version <= 1 {
+                tx.execute_batch(V2)
+                    .map_err(|e| sql("upgrading the outbox schema to version 2", &e))?;
+            }
+            tx.execute_batch(V3)
+                .map_err(|e| sql("upgrading the outbox schema to version 3", &e))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(|e| sql("stamping the schema version", &e))?;
         }

@@ -136,15 +136,7 @@ impl Outbox {
     /// Queues several writes in one transaction, in order: all or none, durable together with
     /// one commit. For a process that gathers concurrent writers (group commit).
     pub fn enqueue_batch(&mut self, origin: &Origin, ops: &[NewOp<'_>]) -> Result<Vec<Enqueued>> {
-        let mut texts = Vec::with_capacity(ops.len());
-        for op in ops {
-            admit(op.tool, op.payload)?;
-            texts.push(
-                serde_json::to_string(op.payload).map_err(|e| {
-                    MptError::usage(format!("the payload is not serialisable: {e}"))
-                })?,
-            );
-        }
+        let texts = payload_texts(ops)?;
         let now = util::now_ms();
         let tx = self
             .conn
@@ -152,61 +144,7 @@ impl Outbox {
             .map_err(|e| sql("enqueueing", &e))?;
         let mut out = Vec::with_capacity(ops.len());
         for (op, payload_text) in ops.iter().zip(texts) {
-            if let Some(key) = op.dedupe_key {
-                let existing = tx
-                    .prepare_cached(
-                        "SELECT op_id, local_seq FROM ops WHERE dedupe_key = ?1 AND state IN ('queued', 'leased')",
-                    )
-                    .and_then(|mut st| {
-                        st.query_row([key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-                            .optional()
-                    })
-                    .map_err(|e| sql("enqueueing", &e))?;
-                if let Some((op_id, local_seq)) = existing {
-                    out.push(Enqueued {
-                        op_id,
-                        local_seq,
-                        deduped: true,
-                    });
-                    continue;
-                }
-            }
-            let local_seq: i64 = tx
-                .prepare_cached(
-                    "INSERT INTO seqs (origin_device, last) VALUES (?1, 1)
-                     ON CONFLICT (origin_device) DO UPDATE SET last = last + 1 RETURNING last",
-                )
-                .and_then(|mut st| st.query_row([&origin.device], |r| r.get(0)))
-                .map_err(|e| sql("allocating local_seq", &e))?;
-            let op_id = util::op_id(&origin.device, local_seq, op.tool, op.payload);
-            tx.prepare_cached(
-                "INSERT INTO ops (op_id, local_seq, origin_device, origin_host, tool_name, payload_json,
-                                  dedupe_key, created_at, updated_at, unconfirmed, first_sent_at,
-                                  next_attempt_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, CASE WHEN ?9 THEN ?8 END,
-                         CASE WHEN ?9 THEN ?8 + 2000 ELSE 0 END)",
-            // (a maybe-applied op is checked no sooner than 2 s after its send: `flush`)
-            )
-            .and_then(|mut st| {
-                st.execute(params![
-                    op_id,
-                    local_seq,
-                    origin.device,
-                    origin.host,
-                    op.tool,
-                    payload_text,
-                    op.dedupe_key,
-                    now,
-                    op.maybe_applied
-                ])
-            })
-            .map_err(|e| sql("enqueueing", &e))?;
-            super::refs::record(&tx, tx.last_insert_rowid(), op.payload, op.local_reply)?;
-            out.push(Enqueued {
-                op_id,
-                local_seq,
-                deduped: false,
-            });
+            out.push(insert_op(&tx, origin, op, &payload_text, now)?);
         }
         tx.commit().map_err(|e| sql("committing the enqueue", &e))?;
         Ok(out)
@@ -234,6 +172,83 @@ impl Outbox {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| sql(what, &e))
     }
+}
+
+/// Each op admitted (`admit`) and its payload as the text stored.
+pub(super) fn payload_texts(ops: &[NewOp<'_>]) -> Result<Vec<String>> {
+    ops.iter()
+        .map(|op| {
+            admit(op.tool, op.payload)?;
+            serde_json::to_string(op.payload)
+                .map_err(|e| MptError::usage(format!("the payload is not serialisable: {e}")))
+        })
+        .collect()
+}
+
+/// One op into the queue inside the caller's `BEGIN IMMEDIATE` transaction: `local_seq`
+/// allocated there, its references recorded (`refs`). An active op with the same dedupe key is
+/// returned instead (`deduped`).
+pub(super) fn insert_op(
+    tx: &rusqlite::Transaction<'_>,
+    origin: &Origin,
+    op: &NewOp<'_>,
+    payload_text: &str,
+    now: i64,
+) -> Result<Enqueued> {
+    if let Some(key) = op.dedupe_key {
+        let existing = tx
+            .prepare_cached(
+                "SELECT op_id, local_seq FROM ops WHERE dedupe_key = ?1 AND state IN ('queued', 'leased')",
+            )
+            .and_then(|mut st| {
+                st.query_row([key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                    .optional()
+            })
+            .map_err(|e| sql("enqueueing", &e))?;
+        if let Some((op_id, local_seq)) = existing {
+            return Ok(Enqueued {
+                op_id,
+                local_seq,
+                deduped: true,
+            });
+        }
+    }
+    let local_seq: i64 = tx
+        .prepare_cached(
+            "INSERT INTO seqs (origin_device, last) VALUES (?1, 1)
+             ON CONFLICT (origin_device) DO UPDATE SET last = last + 1 RETURNING last",
+        )
+        .and_then(|mut st| st.query_row([&origin.device], |r| r.get(0)))
+        .map_err(|e| sql("allocating local_seq", &e))?;
+    let op_id = util::op_id(&origin.device, local_seq, op.tool, op.payload);
+    tx.prepare_cached(
+        "INSERT INTO ops (op_id, local_seq, origin_device, origin_host, tool_name, payload_json,
+                          dedupe_key, created_at, updated_at, unconfirmed, first_sent_at,
+                          next_attempt_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, CASE WHEN ?9 THEN ?8 END,
+                 CASE WHEN ?9 THEN ?8 + 2000 ELSE 0 END)",
+        // (a maybe-applied op is checked no sooner than 2 s after its send: `flush`)
+    )
+    .and_then(|mut st| {
+        st.execute(params![
+            op_id,
+            local_seq,
+            origin.device,
+            origin.host,
+            op.tool,
+            payload_text,
+            op.dedupe_key,
+            now,
+            op.maybe_applied
+        ])
+    })
+    .map_err(|e| sql("enqueueing", &e))?;
+    super::refs::record(tx, tx.last_insert_rowid(), op.payload, op.local_reply)?;
+    Ok(Enqueued {
+        op_id,
+        local_seq,
+        deduped: false,
+    })
 }
 
 /// What may enter the outbox: writes only, as a JSON object (exit 4 for maintenance and

@@ -1,6 +1,7 @@
-//! `mpt outbox [list|show|enqueue|flush|retry|drop|purge]`: argument handling and printing for
-//! the outbox engine (`crate::outbox`); no SQL here. Flushing is in `flush.rs`.
+//! `mpt outbox [list|show|enqueue|flush|retry|drop|purge|backfill]`: argument handling and printing for
+//! the outbox engine (`crate::outbox`); no SQL here. Flushing and backfill have their own files.
 
+mod backfill;
 mod flush;
 
 use std::io::Write;
@@ -40,6 +41,7 @@ pub fn run(ctx: &Ctx, args: OutboxArgs) -> Result<Exit> {
         Some(OutboxCommand::Retry(a)) => retry(ctx, &path, a.op.as_deref()),
         Some(OutboxCommand::Drop(a)) => drop_op(ctx, &path, &a.op, a.yes, a.reason.as_deref()),
         Some(OutboxCommand::Purge(a)) => purge(ctx, &path, &a.older_than),
+        Some(OutboxCommand::Backfill(a)) => backfill::run(ctx, &config, &path, a),
     }
 }
 

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use super::kg_key::Fact;
 use super::{Check, MAX_PAGES, OP_KEY, PAGE, Schemas, Strategy, send_args, strategy, window_start};
 use crate::mcp::{CallError, Deadline, McpClient};
 use crate::outbox::{Op, util};
@@ -100,26 +101,12 @@ pub async fn check(
                     Deadline::Default,
                 )
                 .await?;
-            let want = (
-                entity_id(raw(p, "subject")),
-                predicate_id(raw(p, "predicate")),
-                entity_id(raw(p, "object")),
-                temporal(p.get("valid_from")),
-                temporal(p.get("valid_to")),
-            );
+            let want = Fact::from_row(p);
             let hit = reply.payload["facts"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|f| {
-                    (
-                        entity_id(f["subject"].as_str().unwrap_or("")),
-                        predicate_id(f["predicate"].as_str().unwrap_or("")),
-                        entity_id(f["object"].as_str().unwrap_or("")),
-                        temporal(f.get("valid_from")),
-                        temporal(f.get("valid_to")),
-                    ) == want
-                });
+                .any(|f| Fact::from_row(f) == want);
             Ok(if hit {
                 Check::Present(None, None)
             } else {
@@ -294,45 +281,4 @@ pub(super) fn text(v: &Value, key: &str) -> Option<String> {
 
 fn raw<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// knowledge_graph.py `_entity_id`, after sanitize_kg_value's strip.
-fn entity_id(name: &str) -> String {
-    name.trim()
-        .to_lowercase()
-        .replace(' ', "_")
-        .replace('\'', "")
-}
-
-fn predicate_id(p: &str) -> String {
-    p.trim().to_lowercase().replace(' ', "_")
-}
-
-/// config.py sanitize_iso_temporal: stripped, `+00:00` written `Z`; empty is none.
-fn temporal(v: Option<&Value>) -> Option<String> {
-    let s = v?.as_str()?.trim();
-    if s.is_empty() {
-        return None;
-    }
-    Some(match s.strip_suffix("+00:00") {
-        Some(head) => format!("{head}Z"),
-        None => s.to_string(),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalisation_follows_the_server() {
-        assert_eq!(entity_id(" Max's Dog "), "maxs_dog");
-        assert_eq!(predicate_id("Works On"), "works_on");
-        assert_eq!(
-            temporal(Some(&json!("2026-01-03T00:00:00+00:00"))).as_deref(),
-            Some("2026-01-03T00:00:00Z")
-        );
-        assert_eq!(temporal(Some(&json!(""))), None);
-        assert_eq!(temporal(Some(&Value::Null)), None);
-    }
 }

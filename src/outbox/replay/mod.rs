@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 mod check;
+pub mod kg_key;
 
 use check::text;
 pub use check::{check, task_body};

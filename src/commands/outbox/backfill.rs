@@ -1,0 +1,357 @@
+//! `mpt outbox backfill`: arguments, the two clients (the local palace through its one writer,
+//! the primary for presence checks), the enqueue in batches and the report; the engine plans.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::cli::OutboxBackfillArgs;
+use crate::config::Config;
+use crate::edge::owner;
+use crate::edge::policy::Policy;
+use crate::error::{Exit, MptError, Result};
+use crate::mcp::stdio::{StdioClient, StdioOptions};
+use crate::mcp::McpClient;
+use crate::mcp::client::local_child_spec;
+use crate::outbox::backfill::{self, Options, Plan, Reason, Sources};
+use crate::outbox::{OpenOptions, Origin, Outbox};
+use crate::palace::PalacePaths;
+
+/// Records per enqueue transaction: a kill loses at most the batch being written, never half of it.
+const BATCH: usize = 200;
+/// Skipped records listed per reason in the human report (`--json` lists them all).
+const LISTED: usize = 10;
+
+pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) -> Result<Exit> {
+    let Some(remote) = &config.remote else {
+        return Err(MptError::usage(
+            "backfill queues this device's memory for the shared primary, and none is configured",
+        )
+        .with_hint("set MEMPALACE_REMOTE_URL (and MEMPALACE_REMOTE_TOKEN) to the primary first"));
+    };
+    let opts = Options {
+        wings: wing_patterns(&args.wings)?,
+        since: args.since.as_deref().map(since).transpose()?,
+        fallback_writer: format!("backfill@{}", Origin::from_config(config).device),
+    };
+    let apply = args.yes;
+    let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(config))?;
+    let outbox = if path.exists() {
+        Some(Outbox::open(path, OpenOptions::default())?)
+    } else {
+        None
+    };
+    let bar = ctx.out.progress("backfill: {msg} {elapsed}");
+    let rt = crate::commands::runtime()?;
+    let (plan, through) = rt.block_on(async {
+        let (local, through) = local_client(config, &palace, ctx.out.verbosity() >= 1);
+        let primary = crate::edge::setup::primary_client(config)?;
+        let result = async {
+            local.connect().await?;
+            let primary_error = match &primary {
+                Some(p) => p.connect().await.err().map(|e| MptError::from(e).message),
+                None => None,
+            };
+            let policy = Policy::new(config.file.replication.clone());
+            let src = Sources {
+                local: &local,
+                primary: primary.as_ref().filter(|_| primary_error.is_none()),
+                outbox: outbox.as_ref(),
+                policy: &policy,
+            };
+            let mut plan = backfill::plan(&src, &opts, &mut |p| {
+                if let Some(bar) = &bar {
+                    bar.message(format!(
+                        "read {}, to send {}, skipped {}",
+                        p.read, p.to_send, p.skipped
+                    ));
+                }
+            })
+            .await?;
+            plan.primary_error = primary_error;
+            Ok::<_, MptError>(plan)
+        }
+        .await;
+        local.shutdown().await;
+        Ok::<_, MptError>((result?, through))
+    })?;
+    let mut enqueued = 0;
+    if apply && !plan.records.is_empty() {
+        let mut store = match outbox {
+            Some(o) => o,
+            None => Outbox::open(path, OpenOptions::default())?,
+        };
+        let origin = Origin::from_config(config);
+        for chunk in plan.records.chunks(BATCH) {
+            enqueued += store.enqueue_backfill(&origin, chunk)?;
+            if let Some(bar) = &bar {
+                bar.message(format!("queued {enqueued} of {}", plan.records.len()));
+            }
+        }
+    }
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
+    let open_after = if path.exists() {
+        Outbox::open_read_only(path, OpenOptions::default())?
+            .map(|o| o.backfill_open())
+            .transpose()?
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let unverified = plan
+        .by_reason()
+        .get(&Reason::Unverified)
+        .copied()
+        .unwrap_or(0);
+    let left = if apply { 0 } else { plan.records.len() as u64 } + unverified;
+    let doc = report(
+        &plan,
+        &Report {
+            palace: &palace.palace,
+            outbox: path,
+            primary: &crate::secrets::redact_url(&remote.url),
+            through,
+            apply,
+            enqueued,
+            open_after,
+            done: left == 0 && open_after == 0,
+        },
+    );
+    ctx.out.emit(&doc, |w| print(w, &plan, &doc))?;
+    Ok(if unverified > 0 {
+        Exit::Unavailable
+    } else {
+        Exit::Ok
+    })
+}
+
+/// The palace's one writer: its edge owner when one runs (reads answered by its child alone),
+/// else a child of our own.
+fn local_client(
+    config: &Config,
+    palace: &PalacePaths,
+    show_stderr: bool,
+) -> (McpClient, &'static str) {
+    match owner::live(&palace.home, &palace.palace) {
+        Some(paths) => (
+            owner::local_reader(&paths, config.mcp.timeout),
+            "edge owner",
+        ),
+        None => (
+            McpClient::Local(StdioClient::new(
+                local_child_spec(config, &palace.palace, None),
+                StdioOptions::new(config.mcp, show_stderr || config.ext_debug),
+            )),
+            "own child",
+        ),
+    }
+}
+
+fn wing_patterns(globs: &[String]) -> Result<Vec<glob::Pattern>> {
+    globs
+        .iter()
+        .map(|g| {
+            glob::Pattern::new(g).map_err(|e| {
+                MptError::usage(format!("--wing '{g}' is not a glob pattern: {}", e.msg)).with_hint(
+                    "use *, ? and [...] as in the replication policy, e.g. --wing 'proj*'",
+                )
+            })
+        })
+        .collect()
+}
+
+/// `--since`: a date, or a date and time, as MemPalace writes `filed_at` (compared as text).
+fn since(s: &str) -> Result<String> {
+    let shape = |t: &str| {
+        t.len() >= 10
+            && t.chars().enumerate().all(|(i, c)| match i {
+                4 | 7 => c == '-',
+                10 => c == 'T' || c == ' ',
+                13 | 16 => c == ':',
+                _ => c.is_ascii_digit() || (i > 18 && (c == '.' || c == 'Z')),
+            })
+    };
+    let valid = shape(s)
+        && s.get(5..7)
+            .and_then(|m| m.parse::<u8>().ok())
+            .is_some_and(|m| (1..=12).contains(&m))
+        && s.get(8..10)
+            .and_then(|d| d.parse::<u8>().ok())
+            .is_some_and(|d| (1..=31).contains(&d));
+    if !valid {
+        return Err(MptError::usage(format!(
+            "--since '{s}' is not a date (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM:SS)"
+        ))
+        .with_hint("e.g. --since 2026-01-31"));
+    }
+    Ok(s.replacen(' ', "T", 1))
+}
+
+struct Report<'a> {
+    palace: &'a Path,
+    outbox: &'a Path,
+    primary: &'a str,
+    through: &'static str,
+    apply: bool,
+    enqueued: usize,
+    open_after: i64,
+    done: bool,
+}
+
+fn counts<K: serde::Serialize + Ord>(m: &BTreeMap<K, u64>) -> Value {
+    json!(m)
+}
+
+fn report(plan: &Plan, r: &Report<'_>) -> Value {
+    json!({
+        "schema": crate::schema::OUTBOX_BACKFILL,
+        "palace": r.palace,
+        "outbox": r.outbox,
+        "primary": r.primary,
+        "read_through": r.through,
+        "dry_run": !r.apply,
+        "primary_checked": plan.primary_error.is_none(),
+        "primary_error": plan.primary_error,
+        "read": counts(&plan.read),
+        "to_send": counts(&plan.by_kind()),
+        "to_send_total": plan.records.len(),
+        "enqueued": r.enqueued,
+        "skipped": counts(&plan.by_reason()),
+        "skipped_records": plan.skipped,
+        "would_send": if r.apply { Value::Null } else { json!(plan.records.iter().map(|x| x.to_json()).collect::<Vec<_>>()) },
+        "backfill_ops_open": r.open_after,
+        "done": r.done,
+    })
+}
+
+fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
+    let line = |m: &Value| {
+        let parts: Vec<String> = m
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect();
+        if parts.is_empty() {
+            "nothing".to_string()
+        } else {
+            parts.join(", ")
+        }
+    };
+    writeln!(
+        w,
+        "palace    {} (read through its {})",
+        doc["palace"].as_str().unwrap_or(""),
+        doc["read_through"].as_str().unwrap_or("")
+    )?;
+    writeln!(w, "read      {}", line(&doc["read"]))?;
+    if doc["dry_run"] == true {
+        writeln!(w, "would send {}", line(&doc["to_send"]))?;
+    } else {
+        writeln!(
+            w,
+            "queued    {} ({})",
+            doc["enqueued"],
+            line(&doc["to_send"])
+        )?;
+    }
+    writeln!(w, "skipped   {}", line(&doc["skipped"]))?;
+    for (reason, n) in plan.by_reason() {
+        if matches!(reason, Reason::Enqueued | Reason::OnPrimary) {
+            continue;
+        }
+        let mut listed = plan.skipped.iter().filter(|s| s.reason == reason);
+        for s in listed.by_ref().take(LISTED) {
+            let detail = s
+                .detail
+                .as_deref()
+                .map(|d| format!("  ({d})"))
+                .unwrap_or_default();
+            writeln!(
+                w,
+                "  {:<12} {:<9} {}{detail}",
+                serde_json::to_value(reason)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                s.kind.as_str(),
+                s.id
+            )?;
+        }
+        if n > LISTED as u64 {
+            writeln!(
+                w,
+                "  … and {} more {}",
+                n - LISTED as u64,
+                serde_json::to_value(reason)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            )?;
+        }
+    }
+    match doc["primary_error"].as_str() {
+        None => writeln!(
+            w,
+            "primary   {} (checked: what it holds is not sent again)",
+            doc["primary"].as_str().unwrap_or("")
+        )?,
+        Some(e) => writeln!(
+            w,
+            "primary   {} did not answer: {e}\n          diary entries, ended facts and events wait for a run while it answers (they are not deduped by the server)",
+            doc["primary"].as_str().unwrap_or("")
+        )?,
+    }
+    if doc["dry_run"] == true {
+        if doc["to_send_total"].as_u64().unwrap_or(0) > 0 {
+            writeln!(
+                w,
+                "dry run: nothing was queued; `mpt outbox backfill --yes` queues it"
+            )?;
+        }
+    } else if doc["enqueued"].as_u64().unwrap_or(0) > 0 {
+        writeln!(
+            w,
+            "next: `mpt outbox flush` sends it (the edge's flusher does too)"
+        )?;
+    }
+    if doc["done"] == true {
+        writeln!(w, "done: nothing left to send, no backfill op open")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_dates_and_times_and_names_a_bad_one() {
+        assert_eq!(since("2026-01-31").unwrap(), "2026-01-31");
+        assert_eq!(since("2026-01-31 10:00:00").unwrap(), "2026-01-31T10:00:00");
+        assert_eq!(
+            since("2026-01-31T10:00:00.5Z").unwrap(),
+            "2026-01-31T10:00:00.5Z"
+        );
+        for bad in ["yesterday", "2026-13-01", "2026-1-1", "31/01/2026", ""] {
+            let e = since(bad).unwrap_err();
+            assert_eq!(e.exit(), Exit::Usage, "{bad}");
+            assert!(e.message.contains(&format!("'{bad}'")), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn a_bad_wing_glob_is_named() {
+        let e = wing_patterns(&["proj[".into()]).unwrap_err();
+        assert!(e.message.contains("'proj['"), "{}", e.message);
+        assert_eq!(
+            wing_patterns(&["p*".into(), "notes".into()]).unwrap().len(),
+            2
+        );
+    }
+}

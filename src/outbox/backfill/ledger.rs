@@ -1,0 +1,110 @@
+//! The backfill ledger: which records of the local palace a backfill already enqueued, written in
+//! the same transaction as their ops, so a rerun (or one after a kill at any point) sends each once.
+
+use std::collections::HashSet;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::Record;
+use crate::error::Result;
+use crate::outbox::schema::sql;
+use crate::outbox::store::{self, NewOp};
+use crate::outbox::{Origin, Outbox, util};
+
+impl Outbox {
+    /// The ledger keys already recorded, of those asked.
+    pub fn backfilled(&self, keys: &[&str]) -> Result<HashSet<String>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT 1 FROM backfill WHERE key = ?1")
+            .map_err(|e| sql("reading the backfill ledger", &e))?;
+        let mut out = HashSet::new();
+        for k in keys {
+            let hit = st
+                .query_row([k], |_| Ok(()))
+                .optional()
+                .map_err(|e| sql("reading the backfill ledger", &e))?;
+            if hit.is_some() {
+                out.insert((*k).to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Backfill ops still open (queued, leased or failed): the runbook's step is done without them.
+    pub fn backfill_open(&self) -> Result<i64> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM backfill b JOIN ops o ON o.op_id = b.op_id
+                  WHERE o.state IN ('queued', 'leased', 'failed')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| sql("reading the backfill ledger", &e))
+    }
+
+    /// Enqueues `records` in order, each with its ledger row, in one transaction; records whose
+    /// key is already in the ledger are passed over. Returns how many were enqueued.
+    pub fn enqueue_backfill(&mut self, origin: &Origin, records: &[Record]) -> Result<usize> {
+        let ops: Vec<NewOp<'_>> = records.iter().map(Record::new_op).collect();
+        let texts = store::payload_texts(&ops)?;
+        let now = util::now_ms();
+        let tx = self.write_tx("enqueueing the backfill")?;
+        let mut enqueued = 0;
+        for ((rec, op), text) in records.iter().zip(&ops).zip(texts) {
+            let known = tx
+                .prepare_cached("SELECT 1 FROM backfill WHERE key = ?1")
+                .and_then(|mut st| st.query_row([&rec.key], |_| Ok(())).optional())
+                .map_err(|e| sql("reading the backfill ledger", &e))?;
+            if known.is_some() {
+                continue;
+            }
+            let done = store::insert_op(&tx, origin, op, &text, now)?;
+            tx.prepare_cached(
+                "INSERT INTO backfill (key, kind, local_id, op_id, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    rec.key,
+                    rec.kind.as_str(),
+                    rec.local_id,
+                    done.op_id,
+                    now
+                ])
+            })
+            .map_err(|e| sql("writing the backfill ledger", &e))?;
+            enqueued += 1;
+        }
+        tx.commit()
+            .map_err(|e| sql("committing the backfill", &e))?;
+        Ok(enqueued)
+    }
+
+    /// The primary's id for an id the local palace minted, once the op that sent it landed.
+    pub fn landed_id(&self, local_id: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT primary_id FROM minted WHERE local_id = ?1",
+                [local_id],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(|e| sql("reading the id map", &e))
+    }
+
+    /// Whether an op in this outbox (any state but dropped) minted `local_id`: the live edge
+    /// queued that record, and its op carries it to the primary.
+    pub fn minted_by_an_op(&self, local_id: &str) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM minted m LEFT JOIN ops o ON o.id = m.op_row
+                  WHERE m.local_id = ?1 AND (o.state IS NULL OR o.state != 'dropped')",
+                [local_id],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|o| o.is_some())
+            .map_err(|e| sql("reading the id map", &e))
+    }
+}

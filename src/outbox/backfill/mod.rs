@@ -1,0 +1,303 @@
+//! `mpt outbox backfill`'s engine: read a device's existing memory through its one writer, keep
+//! what the wing policy replicates, and plan one op per record not yet enqueued or on the primary.
+
+mod coord;
+mod drawers;
+mod kg;
+mod ledger;
+mod probe;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+pub use drawers::content_id;
+
+use super::{NewOp, Outbox};
+use crate::edge::policy::Policy;
+use crate::error::Result;
+use crate::mcp::{CallError, Deadline, McpClient, ToolReply};
+
+/// What a record is, in the order a backfill enqueues them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Drawer,
+    Diary,
+    /// A fact with an end (`valid_to`): sent before every open fact (an open copy on the primary
+    /// swallows a later closed add).
+    KgClosed,
+    KgOpen,
+    Artifact,
+    Event,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Kind::Drawer,
+        Kind::Diary,
+        Kind::KgClosed,
+        Kind::KgOpen,
+        Kind::Artifact,
+        Kind::Event,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Drawer => "drawer",
+            Kind::Diary => "diary",
+            Kind::KgClosed => "kg_closed",
+            Kind::KgOpen => "kg_open",
+            Kind::Artifact => "artifact",
+            Kind::Event => "event",
+        }
+    }
+}
+
+/// One record of the local palace to send: the op that carries it, and its ledger key.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub kind: Kind,
+    /// The ledger key (`bf:<kind>:<local id>`), also the op's dedupe key.
+    pub key: String,
+    /// Its id in the local palace (a fact's is its key).
+    pub local_id: String,
+    pub tool: &'static str,
+    pub payload: Value,
+    /// For records other ops reference (events, artifacts): the local id, so `refs` waits for
+    /// it and rewrites it to the primary's.
+    pub local_reply: Option<Value>,
+    /// When it was filed, as the local palace tells it (`--since`).
+    pub filed_at: Option<String>,
+}
+
+impl Record {
+    pub(super) fn new_op(&self) -> NewOp<'_> {
+        NewOp {
+            tool: self.tool,
+            payload: &self.payload,
+            dedupe_key: Some(&self.key),
+            local_reply: self.local_reply.as_ref(),
+            maybe_applied: false,
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({"kind": self.kind, "id": self.local_id, "tool": self.tool, "filed_at": self.filed_at})
+    }
+}
+
+/// Why a record is not sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Made by a miner (RFC 001 §5: mined drawers stay local; each device mines its own).
+    Mined,
+    /// Its id does not match its content (edited with update_drawer, or an older id recipe): on
+    /// the primary it would get another id.
+    Edited,
+    /// Its wing replicates `local` in the policy.
+    LocalWing,
+    /// Outside `--wing`.
+    NotSelected,
+    /// Filed before `--since`.
+    BeforeSince,
+    /// `--since` given and the record has no filing time (knowledge-graph facts).
+    NoFilingTime,
+    /// A backfill already enqueued it (the ledger).
+    Enqueued,
+    /// The live edge queued it (an op of this outbox carries it).
+    QueuedByEdge,
+    /// The primary already holds it.
+    OnPrimary,
+    /// The primary holds the same fact still open, the device's copy is closed: sending it
+    /// would be swallowed; an operator decides (`kg_invalidate` on the primary).
+    Conflict,
+    /// The primary could not be asked whether it holds it (diary, closed facts and events are
+    /// not deduped by the server): left for a run while it answers.
+    Unverified,
+    /// The local palace could not return it whole.
+    Unreadable,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skipped {
+    pub kind: Kind,
+    pub id: String,
+    pub reason: Reason,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What to read and keep.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--wing`: only drawers and diary entries in these wings (facts and events have none).
+    pub wings: Vec<glob::Pattern>,
+    /// `--since`: a date or time, compared with the record's filing time.
+    pub since: Option<String>,
+    /// `backfill@<device>`: the writer of a record that names none.
+    pub fallback_writer: String,
+}
+
+impl Options {
+    fn selects_wing(&self, wing: &str) -> bool {
+        self.wings.is_empty() || self.wings.iter().any(|p| p.matches(wing))
+    }
+
+    /// Whether KG facts and coordination records (no wing) are read at all.
+    fn reads_wingless(&self) -> bool {
+        self.wings.is_empty()
+    }
+
+    fn before_since(&self, filed_at: Option<&str>) -> Option<Reason> {
+        let since = self.since.as_deref()?;
+        match filed_at {
+            None => Some(Reason::NoFilingTime),
+            Some(t) if t < since => Some(Reason::BeforeSince),
+            Some(_) => None,
+        }
+    }
+}
+
+/// Where a plan stands, for a progress bar.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    pub read: u64,
+    pub to_send: u64,
+    pub skipped: u64,
+}
+
+/// What a backfill would send, and what it passes over.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub records: Vec<Record>,
+    pub skipped: Vec<Skipped>,
+    pub read: BTreeMap<Kind, u64>,
+    /// Whether the primary answered the presence checks.
+    pub primary_checked: bool,
+    /// Why it did not, when one is configured.
+    pub primary_error: Option<String>,
+}
+
+impl Plan {
+    fn skip(&mut self, kind: Kind, id: &str, reason: Reason, detail: Option<String>) {
+        self.skipped.push(Skipped {
+            kind,
+            id: id.to_string(),
+            reason,
+            detail,
+        });
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            read: self.read.values().sum(),
+            to_send: self.records.len() as u64,
+            skipped: self.skipped.len() as u64,
+        }
+    }
+
+    /// Counts of records to send, by kind.
+    pub fn by_kind(&self) -> BTreeMap<Kind, u64> {
+        let mut m = BTreeMap::new();
+        for r in &self.records {
+            *m.entry(r.kind).or_insert(0) += 1;
+        }
+        m
+    }
+
+    /// Counts of skipped records, by reason.
+    pub fn by_reason(&self) -> BTreeMap<Reason, u64> {
+        let mut m = BTreeMap::new();
+        for s in &self.skipped {
+            *m.entry(s.reason).or_insert(0) += 1;
+        }
+        m
+    }
+}
+
+/// The clients a plan reads through.
+pub struct Sources<'a> {
+    /// The local palace, through its one writer (the edge owner's child, or our own child).
+    pub local: &'a McpClient,
+    /// The primary, for the presence checks (`None`: none configured, or it did not answer).
+    pub primary: Option<&'a McpClient>,
+    /// The outbox the ops go into, when it exists (its ledger and id map).
+    pub outbox: Option<&'a Outbox>,
+    pub policy: &'a Policy,
+}
+
+/// Reads the local palace and plans the backfill: every record the policy replicates and
+/// `opts` selects, minus what is enqueued already or on the primary, in the order to send.
+pub async fn plan(
+    src: &Sources<'_>,
+    opts: &Options,
+    on_progress: &mut dyn FnMut(Progress),
+) -> Result<Plan> {
+    let mut plan = Plan {
+        primary_checked: src.primary.is_some(),
+        ..Plan::default()
+    };
+    drawers::plan(src, opts, &mut plan, on_progress).await?;
+    if opts.reads_wingless() {
+        kg::plan(src, opts, &mut plan, on_progress).await?;
+        coord::plan(src, opts, &mut plan, on_progress).await?;
+    }
+    drop_known(src.outbox, &mut plan)?;
+    plan.records.sort_by_key(|r| order(r.kind));
+    on_progress(plan.progress());
+    Ok(plan)
+}
+
+/// Events and their artifacts keep their own interleaving (each artifact before its event).
+fn order(kind: Kind) -> u8 {
+    match kind {
+        Kind::Drawer => 0,
+        Kind::Diary => 1,
+        Kind::KgClosed => 2,
+        Kind::KgOpen => 3,
+        Kind::Artifact | Kind::Event => 4,
+    }
+}
+
+/// Passes over the records whose ledger key is known: a backfill enqueued them before.
+fn drop_known(outbox: Option<&Outbox>, plan: &mut Plan) -> Result<()> {
+    let Some(outbox) = outbox else {
+        return Ok(());
+    };
+    let keys: Vec<&str> = plan.records.iter().map(|r| r.key.as_str()).collect();
+    let known = outbox.backfilled(&keys)?;
+    let (kept, gone): (Vec<Record>, Vec<Record>) = std::mem::take(&mut plan.records)
+        .into_iter()
+        .partition(|r| !known.contains(&r.key));
+    plan.records = kept;
+    for r in gone {
+        plan.skip(r.kind, &r.local_id, Reason::Enqueued, None);
+    }
+    Ok(())
+}
+
+/// One read call's payload; a reply with `error` (or a failed tool) is an error.
+async fn read(client: &McpClient, tool: &str, args: Value) -> Result<Value> {
+    let reply: ToolReply = client
+        .call_tool(tool, args, Deadline::Default)
+        .await
+        .map_err(|e| reading(tool, e))?;
+    Ok(reply.payload)
+}
+
+fn reading(tool: &str, e: CallError) -> crate::error::MptError {
+    let mut err = crate::error::MptError::from(e);
+    err.message = format!("{tool}: {}", err.message);
+    err
+}
+
+/// `s` or a field of an object as a trimmed, non-empty string.
+fn text(v: &Value, key: &str) -> Option<String> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
