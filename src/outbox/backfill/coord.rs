@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, probe, read, text};
+use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, items, probe, read, text};
 use crate::error::{MptError, Result};
 use crate::outbox::refs;
 use crate::outbox::replay::OP_KEY;
@@ -229,7 +229,7 @@ async fn all_events(
             args["since_event_id"] = json!(last);
         }
         let p = read(src.local, "mempalace_event_list", args).await?;
-        let page = p["events"].as_array().cloned().unwrap_or_default();
+        let page = items(&p, "mempalace_event_list", "events")?;
         let n = page.len();
         out.extend(page);
         on_progress(plan.progress());

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, probe, read, text};
+use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, items, probe, read, text};
 use crate::config::WingPolicy;
 use crate::error::Result;
 use crate::mcp::McpClient;
@@ -226,10 +226,10 @@ pub(super) async fn wings(client: &McpClient) -> Result<Vec<String>> {
     if missing_palace(&p) {
         return Ok(Vec::new());
     }
-    let mut w: Vec<String> = p["wings"]
-        .as_object()
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default();
+    let Some(wings) = p["wings"].as_object() else {
+        return Err(items(&p, "mempalace_list_wings", "wings").unwrap_err());
+    };
+    let mut w: Vec<String> = wings.keys().cloned().collect();
     w.sort();
     Ok(w)
 }
@@ -252,7 +252,7 @@ pub(super) async fn list(
         if missing_palace(&p) {
             break;
         }
-        let page = p["drawers"].as_array().cloned().unwrap_or_default();
+        let page = items(&p, "mempalace_list_drawers", "drawers")?;
         let total = p["total"].as_u64().unwrap_or(0) as usize;
         let n = page.len();
         for d in page {
@@ -303,10 +303,11 @@ pub(super) async fn fetch(
 ) -> Result<HashMap<String, String>> {
     let ids: Vec<&str> = drawers.iter().map(|d| d.id.as_str()).collect();
     let p = read(client, "mempalace_get_drawers", json!({"drawer_ids": ids})).await?;
-    Ok(p["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    if missing_palace(&p) {
+        return Ok(HashMap::new());
+    }
+    Ok(items(&p, "mempalace_get_drawers", "results")?
+        .iter()
         .filter(|r| r.get("error").is_none())
         .filter_map(|r| {
             Some((

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, probe, read};
+use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, items, probe, read};
 use crate::error::{MptError, Result};
 use crate::outbox::replay::kg_key::Fact;
 
@@ -33,6 +33,13 @@ pub(super) async fn plan(
     let subjects: BTreeSet<String> = facts
         .values()
         .filter_map(|r| r["subject"].as_str().map(str::to_string))
+        .collect();
+    // Triples with an ended window here: their open fact must reach the primary after it, so
+    // it waits with it while the primary cannot be asked.
+    let closed: Vec<Fact> = facts
+        .keys()
+        .filter(|f| f.valid_to.is_some())
+        .cloned()
         .collect();
     let mut on_primary: BTreeMap<String, Vec<Fact>> = BTreeMap::new();
     if let Some(p) = src.primary {
@@ -72,6 +79,15 @@ pub(super) async fn plan(
                     &key,
                     Reason::Conflict,
                     Some("the primary holds this fact still open".into()),
+                );
+                continue;
+            }
+            (Kind::KgOpen, false) if closed.iter().any(|c| c.same_triple(&fact)) => {
+                plan.skip(
+                    kind,
+                    &key,
+                    Reason::Unverified,
+                    Some("sent after its ended window, which waits for the primary".into()),
                 );
                 continue;
             }
@@ -135,7 +151,7 @@ async fn timeline(
             .await?;
             let total = p["total"].as_u64().unwrap_or(0);
             first_total.get_or_insert(total);
-            let page = p["timeline"].as_array().cloned().unwrap_or_default();
+            let page = items(&p, "mempalace_kg_timeline", "timeline")?;
             let n = page.len() as u64;
             rows.extend(page);
             offset += n;

@@ -16,7 +16,7 @@ pub use drawers::content_id;
 use super::{NewOp, Outbox};
 use crate::edge::policy::Policy;
 use crate::error::Result;
-use crate::mcp::{CallError, Deadline, McpClient, ToolReply};
+use crate::mcp::{CallError, Deadline, McpClient};
 
 /// What a record is, in the order a backfill enqueues them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -278,13 +278,30 @@ fn drop_known(outbox: Option<&Outbox>, plan: &mut Plan) -> Result<()> {
     Ok(())
 }
 
-/// One read call's payload; a reply with `error` (or a failed tool) is an error.
+/// One read call's payload. A tool that reports its own failure (`{"error": …}`, e.g. "Chroma
+/// database missing" on a palace with no drawers yet) is returned as that payload: the caller
+/// knows which of those mean "nothing here" (`list`), and `items` fails on the rest.
 async fn read(client: &McpClient, tool: &str, args: Value) -> Result<Value> {
-    let reply: ToolReply = client
-        .call_tool(tool, args, Deadline::Default)
-        .await
-        .map_err(|e| reading(tool, e))?;
-    Ok(reply.payload)
+    match client.call_tool(tool, args, Deadline::Default).await {
+        Ok(reply) => Ok(reply.payload),
+        Err(CallError::ToolFailed { payload, .. }) if payload.get("error").is_some() => Ok(payload),
+        Err(e) => Err(reading(tool, e)),
+    }
+}
+
+/// The array `key` of a read's payload; a payload without it is the tool's failure.
+fn items(p: &Value, tool: &str, key: &str) -> Result<Vec<Value>> {
+    match p.get(key).and_then(Value::as_array) {
+        Some(a) => Ok(a.clone()),
+        None => Err(crate::error::MptError::new(
+            crate::error::ErrorKind::ToolFailed,
+            format!(
+                "{tool} answered without `{key}`: {}",
+                crate::secrets::scrubbed(text(p, "error").unwrap_or_else(|| p.to_string()))
+            ),
+        )
+        .with_hint("check the palace with `mpt doctor`, then run `mpt outbox backfill` again")),
+    }
 }
 
 fn reading(tool: &str, e: CallError) -> crate::error::MptError {

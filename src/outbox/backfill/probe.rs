@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::drawers::{fetch, list};
-use super::{read, text};
+use super::{items, read, text};
 use crate::error::Result;
 use crate::mcp::{Deadline, McpClient};
 use crate::outbox::replay::kg_key;
@@ -68,10 +68,8 @@ pub(super) async fn facts(primary: &McpClient, subject: &str) -> Result<Vec<kg_k
         json!({"entity": subject, "direction": "outgoing"}),
     )
     .await?;
-    Ok(p["facts"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    Ok(items(&p, "mempalace_kg_query", "facts")?
+        .iter()
         .map(kg_key::Fact::from_row)
         .collect())
 }

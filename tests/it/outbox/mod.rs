@@ -1,6 +1,7 @@
 //! `mpt outbox` against a real `mempalace serve`: each effect exactly once and in order, through
 //! a stopped primary, lost replies, kill -9, concurrent flushers and enqueuers, hard failures.
 
+mod backfill;
 mod faults;
 mod flow;
 mod mixed;
