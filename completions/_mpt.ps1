@@ -412,6 +412,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Give up on one op; it is recorded, never silent')
             [CompletionResult]::new('purge', 'purge', [CompletionResultType]::ParameterValue, 'Delete done and dropped ops older than the retention (open ops are never touched)')
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Queue this device''s existing memory for the primary, once (a dry run without --yes)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -523,6 +524,25 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mpt;outbox;backfill' {
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
+            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'Only drawers and diary entries in wings matching this glob (repeatable); facts and coordination events have no wing and are left for a run without --wing')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only records filed on or after this date (YYYY-MM-DD) or time (YYYY-MM-DDTHH:MM:SS)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be queued, queue nothing (the default without --yes)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Queue it')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'mpt;outbox;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List ops in queue order (default: the open ones, head first)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one op: payload, attempts, last error, what operators did to it')
@@ -531,6 +551,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Give up on one op; it is recorded, never silent')
             [CompletionResult]::new('purge', 'purge', [CompletionResultType]::ParameterValue, 'Delete done and dropped ops older than the retention (open ops are never touched)')
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Queue this device''s existing memory for the primary, once (a dry run without --yes)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -553,6 +574,9 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;outbox;help;purge' {
+            break
+        }
+        'mpt;outbox;help;backfill' {
             break
         }
         'mpt;outbox;help;help' {
@@ -665,6 +689,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('retry', 'retry', [CompletionResultType]::ParameterValue, 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Give up on one op; it is recorded, never silent')
             [CompletionResult]::new('purge', 'purge', [CompletionResultType]::ParameterValue, 'Delete done and dropped ops older than the retention (open ops are never touched)')
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Queue this device''s existing memory for the primary, once (a dry run without --yes)')
             break
         }
         'mpt;help;outbox;list' {
@@ -686,6 +711,9 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;outbox;purge' {
+            break
+        }
+        'mpt;help;outbox;backfill' {
             break
         }
         'mpt;help;completions' {

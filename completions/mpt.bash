@@ -151,6 +151,9 @@ _mpt() {
             mpt__subcmd__help__subcmd__mailbox,watch)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__watch"
                 ;;
+            mpt__subcmd__help__subcmd__outbox,backfill)
+                cmd="mpt__subcmd__help__subcmd__outbox__subcmd__backfill"
+                ;;
             mpt__subcmd__help__subcmd__outbox,drop)
                 cmd="mpt__subcmd__help__subcmd__outbox__subcmd__drop"
                 ;;
@@ -193,6 +196,9 @@ _mpt() {
             mpt__subcmd__mailbox__subcmd__help,watch)
                 cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__watch"
                 ;;
+            mpt__subcmd__outbox,backfill)
+                cmd="mpt__subcmd__outbox__subcmd__backfill"
+                ;;
             mpt__subcmd__outbox,drop)
                 cmd="mpt__subcmd__outbox__subcmd__drop"
                 ;;
@@ -216,6 +222,9 @@ _mpt() {
                 ;;
             mpt__subcmd__outbox,show)
                 cmd="mpt__subcmd__outbox__subcmd__show"
+                ;;
+            mpt__subcmd__outbox__subcmd__help,backfill)
+                cmd="mpt__subcmd__outbox__subcmd__help__subcmd__backfill"
                 ;;
             mpt__subcmd__outbox__subcmd__help,drop)
                 cmd="mpt__subcmd__outbox__subcmd__help__subcmd__drop"
@@ -996,8 +1005,22 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__outbox)
-            opts="list show enqueue flush retry drop purge"
+            opts="list show enqueue flush retry drop purge backfill"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__outbox__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1322,12 +1345,46 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__outbox)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version list show enqueue flush retry drop purge help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version list show enqueue flush retry drop purge backfill help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__outbox__subcmd__backfill)
+            opts="-q -v -h -V --palace --wing --since --dry-run --yes --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1426,8 +1483,22 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__outbox__subcmd__help)
-            opts="list show enqueue flush retry drop purge help"
+            opts="list show enqueue flush retry drop purge backfill help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__outbox__subcmd__help__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -376,6 +376,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand retry 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget'
             cand drop 'Give up on one op; it is recorded, never silent'
             cand purge 'Delete done and dropped ops older than the retention (open ops are never touched)'
+            cand backfill 'Queue this device''s existing memory for the primary, once (a dry run without --yes)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;outbox;list'= {
@@ -479,6 +480,24 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mpt;outbox;backfill'= {
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
+            cand --wing 'Only drawers and diary entries in wings matching this glob (repeatable); facts and coordination events have no wing and are left for a run without --wing'
+            cand --since 'Only records filed on or after this date (YYYY-MM-DD) or time (YYYY-MM-DDTHH:MM:SS)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --dry-run 'Print what would be queued, queue nothing (the default without --yes)'
+            cand --yes 'Queue it'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mpt;outbox;help'= {
             cand list 'List ops in queue order (default: the open ones, head first)'
             cand show 'Show one op: payload, attempts, last error, what operators did to it'
@@ -487,6 +506,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand retry 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget'
             cand drop 'Give up on one op; it is recorded, never silent'
             cand purge 'Delete done and dropped ops older than the retention (open ops are never touched)'
+            cand backfill 'Queue this device''s existing memory for the primary, once (a dry run without --yes)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;outbox;help;list'= {
@@ -502,6 +522,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;outbox;help;drop'= {
         }
         &'mpt;outbox;help;purge'= {
+        }
+        &'mpt;outbox;help;backfill'= {
         }
         &'mpt;outbox;help;help'= {
         }
@@ -593,6 +615,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand retry 'Put a failed op (or every failed op) back in the queue with a fresh attempt budget'
             cand drop 'Give up on one op; it is recorded, never silent'
             cand purge 'Delete done and dropped ops older than the retention (open ops are never touched)'
+            cand backfill 'Queue this device''s existing memory for the primary, once (a dry run without --yes)'
         }
         &'mpt;help;outbox;list'= {
         }
@@ -607,6 +630,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;outbox;drop'= {
         }
         &'mpt;help;outbox;purge'= {
+        }
+        &'mpt;help;outbox;backfill'= {
         }
         &'mpt;help;completions'= {
         }

@@ -149,7 +149,7 @@ pub enum PhaseArg {
     Phase0,
     /// The primary up: bind, token, TLS, port
     Phase1,
-    /// The edge: wiring per harness, the persisted palace, R1
+    /// The edge: wiring per harness, the persisted palace, the primary seeded, R1
     Phase2,
 }
 

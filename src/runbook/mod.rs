@@ -13,6 +13,7 @@ mod kg_move;
 mod primary;
 mod provenance;
 mod scan;
+mod seed;
 mod serve_configs;
 mod serve_line;
 
@@ -272,6 +273,13 @@ pub static STEPS: &[StepDef] = &[
         phase: Phase::Phase2,
         title: "the local palace persisted under edge mode",
         check: |i, _| edge_opt_in::volume(i),
+        apply: None,
+    },
+    StepDef {
+        id: "seed-primary",
+        phase: Phase::Phase2,
+        title: "the primary seeded with this device's memory (`mpt outbox backfill`)",
+        check: |i, _| seed::check(i),
         apply: None,
     },
     StepDef {

@@ -180,6 +180,9 @@ fn server_text_that_echoes_the_token_is_scrubbed_from_every_output_and_the_outbo
     let mut outputs: Vec<(String, Vec<u8>)> = Vec::new();
     let kg = r#"{"subject":"a","predicate":"b","object":"c"}"#;
 
+    // A fact in the local palace: a backfill asks the primary about it.
+    let o = env.mpt(&["call", "kg_add", kg], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
     for mode in ["500", "502", "tool"] {
         let url = echo.url(mode);
         let outbox = env.path(&format!("outbox-{mode}.sqlite3"));
@@ -208,6 +211,8 @@ fn server_text_that_echoes_the_token_is_scrubbed_from_every_output_and_the_outbo
             (vec!["outbox", "list", "--state", "all"], &via_env),
             (vec!["--json", "outbox"], &via_env),
             (vec!["outbox"], &via_file),
+            (vec!["-vv", "--json", "outbox", "backfill"], &via_env),
+            (vec!["-vv", "outbox", "backfill", "--yes"], &via_file),
             (vec!["-vv", "doctor", "--check", "transport"], &via_env),
             (vec!["--json", "doctor", "--check", "transport"], &via_file),
         ];
@@ -216,6 +221,10 @@ fn server_text_that_echoes_the_token_is_scrubbed_from_every_output_and_the_outbo
             outputs.push((format!("{mode} {args:?} stdout"), o.stdout));
             outputs.push((format!("{mode} {args:?} stderr"), o.stderr));
         }
+        // The echo reached the backfill too: asking the primary about the local fact failed,
+        // and what the primary said is scrubbed.
+        let bf = json(&env.mpt(&["--json", "outbox", "backfill"], &via_env));
+        assert!(bf.to_string().contains("<redacted>"), "{mode}: {bf}");
         // The echo reached mpt (the test would prove nothing otherwise): the op carries an error.
         let listed = json(&env.mpt(&["--json", "outbox", "list", "--state", "all"], &via_env));
         let err = &listed["ops"][0]["error"];

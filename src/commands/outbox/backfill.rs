@@ -10,13 +10,8 @@ use serde_json::{Value, json};
 use crate::Ctx;
 use crate::cli::OutboxBackfillArgs;
 use crate::config::Config;
-use crate::edge::owner;
-use crate::edge::policy::Policy;
 use crate::error::{Exit, MptError, Result};
-use crate::mcp::McpClient;
-use crate::mcp::client::local_child_spec;
-use crate::mcp::stdio::{StdioClient, StdioOptions};
-use crate::outbox::backfill::{self, Options, Plan, Reason, Sources};
+use crate::outbox::backfill::{self, Options, Plan, Reason};
 use crate::outbox::{OpenOptions, Origin, Outbox};
 use crate::palace::PalacePaths;
 
@@ -46,38 +41,22 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
     };
     let bar = ctx.out.progress("backfill: {msg} {elapsed}");
     let rt = crate::commands::runtime()?;
-    let (plan, through) = rt.block_on(async {
-        let (local, through) = local_client(config, &palace, ctx.out.verbosity() >= 1);
-        let primary = crate::edge::setup::primary_client(config)?;
-        let result = async {
-            local.connect().await?;
-            let primary_error = match &primary {
-                Some(p) => p.connect().await.err().map(|e| MptError::from(e).message),
-                None => None,
-            };
-            let policy = Policy::new(config.file.replication.clone());
-            let src = Sources {
-                local: &local,
-                primary: primary.as_ref().filter(|_| primary_error.is_none()),
-                outbox: outbox.as_ref(),
-                policy: &policy,
-            };
-            let mut plan = backfill::plan(&src, &opts, &mut |p| {
-                if let Some(bar) = &bar {
-                    bar.message(format!(
-                        "read {}, to send {}, skipped {}",
-                        p.read, p.to_send, p.skipped
-                    ));
-                }
-            })
-            .await?;
-            plan.primary_error = primary_error;
-            Ok::<_, MptError>(plan)
-        }
-        .await;
-        local.shutdown().await;
-        Ok::<_, MptError>((result?, through))
-    })?;
+    let read = rt.block_on(backfill::read_and_plan(
+        config,
+        &palace,
+        outbox.as_ref(),
+        &opts,
+        ctx.out.verbosity() >= 1,
+        &mut |p| {
+            if let Some(bar) = &bar {
+                bar.message(format!(
+                    "read {}, to send {}, skipped {}",
+                    p.read, p.to_send, p.skipped
+                ));
+            }
+        },
+    ))?;
+    let (plan, through) = (read.plan, read.through);
     let mut enqueued = 0;
     if apply && !plan.records.is_empty() {
         let mut store = match outbox {
@@ -128,28 +107,6 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
     } else {
         Exit::Ok
     })
-}
-
-/// The palace's one writer: its edge owner when one runs (reads answered by its child alone),
-/// else a child of our own.
-fn local_client(
-    config: &Config,
-    palace: &PalacePaths,
-    show_stderr: bool,
-) -> (McpClient, &'static str) {
-    match owner::live(&palace.home, &palace.palace) {
-        Some(paths) => (
-            owner::local_reader(&paths, config.mcp.timeout),
-            "edge owner",
-        ),
-        None => (
-            McpClient::Local(StdioClient::new(
-                local_child_spec(config, &palace.palace, None),
-                StdioOptions::new(config.mcp, show_stderr || config.ext_debug),
-            )),
-            "own child",
-        ),
-    }
 }
 
 fn wing_patterns(globs: &[String]) -> Result<Vec<glob::Pattern>> {

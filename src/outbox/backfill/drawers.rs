@@ -1,23 +1,15 @@
-//! Drawers and diary entries of the local palace: listed wing by wing, read whole (chunks
-//! reassembled), told apart (hand-authored, diary, mined, edited) and planned as ops.
+//! Drawers and diary entries of the local palace, told apart (hand-authored, diary, mined,
+//! edited) by their content id and metadata, and planned as ops (`listing` reads them).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, items, probe, read, text};
+use super::listing::{Listed, batches, fetch, list, wings};
+use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, probe, text};
 use crate::config::WingPolicy;
 use crate::error::Result;
-use crate::mcp::McpClient;
-
-/// list_drawers' own maximum page.
-const PAGE: usize = 100;
-/// get_drawers takes at most 500 ids; fewer keep one reply small (a drawer is up to 100,000 chars).
-const FETCH_IDS: usize = 50;
-/// MemPalace's default chunk size: a listed drawer's `chunks` times this estimates its size.
-const CHUNK_CHARS: usize = 800;
-const FETCH_CHARS: usize = 2_000_000;
 
 /// Metadata only a miner writes (miner.py, convo_miner.py, format_miner.py, sweeper.py,
 /// diary_ingest.py, the source adapters); add_drawer and diary_write write none of them.
@@ -53,39 +45,15 @@ pub fn content_id(wing: &str, room: &str, content: &str) -> String {
     )
 }
 
-/// A drawer as list_drawers shows it (metadata of its first chunk).
-#[derive(Debug, Clone)]
-pub(super) struct Listed {
-    pub(super) id: String,
-    pub(super) wing: String,
-    pub(super) room: String,
-    pub(super) meta: Value,
-    chunks: usize,
-}
-
-impl Listed {
-    fn is_diary(&self) -> bool {
-        self.meta["type"] == "diary_entry"
+/// The miner marker this drawer carries, if any.
+fn miner_marker(d: &Listed) -> Option<String> {
+    if let Some(p) = MINER_PREFIXES.iter().find(|p| d.id.starts_with(*p)) {
+        return Some(format!("id {p}…"));
     }
-
-    fn kind(&self) -> Kind {
-        if self.is_diary() {
-            Kind::Diary
-        } else {
-            Kind::Drawer
-        }
-    }
-
-    /// The miner marker this drawer carries, if any.
-    fn miner_marker(&self) -> Option<String> {
-        if let Some(p) = MINER_PREFIXES.iter().find(|p| self.id.starts_with(*p)) {
-            return Some(format!("id {p}…"));
-        }
-        MINER_MARKERS
-            .iter()
-            .find(|k| self.meta.get(**k).is_some_and(|v| !v.is_null()))
-            .map(|k| format!("metadata {k}"))
-    }
+    MINER_MARKERS
+        .iter()
+        .find(|k| d.meta.get(**k).is_some_and(|v| !v.is_null()))
+        .map(|k| format!("metadata {k}"))
 }
 
 pub(super) async fn plan(
@@ -100,7 +68,7 @@ pub(super) async fn plan(
         let listed = list(src.local, wing, None).await?;
         for d in listed {
             *plan.read.entry(d.kind()).or_insert(0) += 1;
-            if let Some(marker) = d.miner_marker() {
+            if let Some(marker) = miner_marker(&d) {
                 plan.skip(d.kind(), &d.id, Reason::Mined, Some(marker));
             } else if src.policy.for_wing(&d.wing) == WingPolicy::Local {
                 plan.skip(d.kind(), &d.id, Reason::LocalWing, Some(d.wing.clone()));
@@ -220,114 +188,10 @@ async fn plan_diary(
     Ok(())
 }
 
-/// The palace's wings (list_wings), sorted; none when it has no drawers yet.
-pub(super) async fn wings(client: &McpClient) -> Result<Vec<String>> {
-    let p = read(client, "mempalace_list_wings", json!({})).await?;
-    if missing_palace(&p) {
-        return Ok(Vec::new());
-    }
-    let Some(wings) = p["wings"].as_object() else {
-        return Err(items(&p, "mempalace_list_wings", "wings").unwrap_err());
-    };
-    let mut w: Vec<String> = wings.keys().cloned().collect();
-    w.sort();
-    Ok(w)
-}
-
-/// Every drawer of `wing` (of `room` when given), paged in id order until `total`.
-pub(super) async fn list(
-    client: &McpClient,
-    wing: &str,
-    room: Option<&str>,
-) -> Result<Vec<Listed>> {
-    let mut out: Vec<Listed> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut offset = 0usize;
-    loop {
-        let mut args = json!({"wing": wing, "limit": PAGE, "offset": offset});
-        if let Some(r) = room {
-            args["room"] = json!(r);
-        }
-        let p = read(client, "mempalace_list_drawers", args).await?;
-        if missing_palace(&p) {
-            break;
-        }
-        let page = items(&p, "mempalace_list_drawers", "drawers")?;
-        let total = p["total"].as_u64().unwrap_or(0) as usize;
-        let n = page.len();
-        for d in page {
-            let id = d["drawer_id"].as_str().unwrap_or("").to_string();
-            // A drawer inserted before our offset shows one row twice.
-            if id.is_empty() || !seen.insert(id.clone()) {
-                continue;
-            }
-            let meta = d.get("metadata").cloned().unwrap_or(Value::Null);
-            out.push(Listed {
-                wing: d["wing"].as_str().unwrap_or(wing).to_string(),
-                room: d["room"].as_str().unwrap_or("").to_string(),
-                chunks: d["chunks"].as_u64().unwrap_or(1).max(1) as usize,
-                id,
-                meta,
-            });
-        }
-        offset += n;
-        if n == 0 || offset >= total {
-            break;
-        }
-    }
-    Ok(out)
-}
-
-/// Consecutive runs of drawers whose content fits one get_drawers reply.
-fn batches(drawers: &[Listed]) -> Vec<&[Listed]> {
-    let mut out = Vec::new();
-    let (mut start, mut chars) = (0usize, 0usize);
-    for (i, d) in drawers.iter().enumerate() {
-        let size = d.chunks * CHUNK_CHARS;
-        if i > start && (i - start >= FETCH_IDS || chars + size > FETCH_CHARS) {
-            out.push(&drawers[start..i]);
-            (start, chars) = (i, 0);
-        }
-        chars += size;
-    }
-    if start < drawers.len() {
-        out.push(&drawers[start..]);
-    }
-    out
-}
-
-/// The whole content of each drawer (get_drawers reassembles chunks); a missing one is absent.
-pub(super) async fn fetch(
-    client: &McpClient,
-    drawers: &[Listed],
-) -> Result<HashMap<String, String>> {
-    let ids: Vec<&str> = drawers.iter().map(|d| d.id.as_str()).collect();
-    let p = read(client, "mempalace_get_drawers", json!({"drawer_ids": ids})).await?;
-    if missing_palace(&p) {
-        return Ok(HashMap::new());
-    }
-    Ok(items(&p, "mempalace_get_drawers", "results")?
-        .iter()
-        .filter(|r| r.get("error").is_none())
-        .filter_map(|r| {
-            Some((
-                r["drawer_id"].as_str()?.to_string(),
-                r["content"].as_str()?.to_string(),
-            ))
-        })
-        .collect())
-}
-
-/// A palace with no drawer store yet answers reads with this error: it holds nothing.
-pub(super) fn missing_palace(p: &Value) -> bool {
-    p.get("error")
-        .and_then(Value::as_str)
-        .is_some_and(|e| e.contains("database missing") || e.contains("No palace"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::outbox::backfill::listing::tests::listed;
 
     #[test]
     fn the_content_id_is_mempalaces_v3_recipe() {
@@ -342,16 +206,6 @@ mod tests {
         );
     }
 
-    fn listed(id: &str, meta: Value, chunks: usize) -> Listed {
-        Listed {
-            id: id.into(),
-            wing: "w".into(),
-            room: "r".into(),
-            meta,
-            chunks,
-        }
-    }
-
     #[test]
     fn miners_are_told_by_their_markers_not_their_wing() {
         let hand = listed(
@@ -359,37 +213,23 @@ mod tests {
             json!({"added_by": "pi@a", "id_recipe": "v3", "filed_at": "x"}),
             1,
         );
-        assert_eq!(hand.miner_marker(), None);
+        assert_eq!(miner_marker(&hand), None);
         let mined = listed(
             "drawer_w_r_2",
             json!({"added_by": "mempalace", "source_mtime": 1.0, "chunk_total": 3}),
             1,
         );
         assert_eq!(
-            mined.miner_marker().as_deref(),
+            miner_marker(&mined).as_deref(),
             Some("metadata source_mtime")
         );
         let swept = listed("sweep_s_u", json!({}), 1);
-        assert!(swept.miner_marker().is_some());
+        assert!(miner_marker(&swept).is_some());
         let diary = listed(
             "diary_w_1",
             json!({"type": "diary_entry", "agent": "pi"}),
             1,
         );
-        assert!(diary.is_diary() && diary.miner_marker().is_none());
-    }
-
-    #[test]
-    fn batches_bound_ids_and_size() {
-        let small: Vec<Listed> = (0..120)
-            .map(|i| listed(&format!("d{i:03}"), Value::Null, 1))
-            .collect();
-        let b = batches(&small);
-        assert_eq!(b.iter().map(|b| b.len()).collect::<Vec<_>>(), [50, 50, 20]);
-        let big: Vec<Listed> = (0..3)
-            .map(|i| listed(&format!("d{i}"), Value::Null, 2000))
-            .collect();
-        assert_eq!(batches(&big).len(), 3, "1.6 M chars each: one a reply");
-        assert!(batches(&[]).is_empty());
+        assert!(diary.is_diary() && miner_marker(&diary).is_none());
     }
 }

@@ -5,13 +5,16 @@ mod coord;
 mod drawers;
 mod kg;
 mod ledger;
+mod listing;
 mod probe;
+mod session;
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
 pub use drawers::content_id;
+pub use session::{Read, read_and_plan};
 
 use super::{NewOp, Outbox};
 use crate::edge::policy::Policy;
@@ -174,9 +177,7 @@ pub struct Plan {
     pub records: Vec<Record>,
     pub skipped: Vec<Skipped>,
     pub read: BTreeMap<Kind, u64>,
-    /// Whether the primary answered the presence checks.
-    pub primary_checked: bool,
-    /// Why it did not, when one is configured.
+    /// Why the primary was not asked what it holds (`None`: it was).
     pub primary_error: Option<String>,
 }
 
@@ -207,6 +208,16 @@ impl Plan {
         m
     }
 
+    /// What is left for the primary: records to send plus those waiting until it can be asked.
+    pub fn left(&self) -> u64 {
+        self.records.len() as u64
+            + self
+                .by_reason()
+                .get(&Reason::Unverified)
+                .copied()
+                .unwrap_or(0)
+    }
+
     /// Counts of skipped records, by reason.
     pub fn by_reason(&self) -> BTreeMap<Reason, u64> {
         let mut m = BTreeMap::new();
@@ -235,10 +246,7 @@ pub async fn plan(
     opts: &Options,
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<Plan> {
-    let mut plan = Plan {
-        primary_checked: src.primary.is_some(),
-        ..Plan::default()
-    };
+    let mut plan = Plan::default();
     drawers::plan(src, opts, &mut plan, on_progress).await?;
     if opts.reads_wingless() {
         kg::plan(src, opts, &mut plan, on_progress).await?;

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::drawers::{fetch, list};
+use super::listing::{fetch, list};
 use super::{items, read, text};
 use crate::error::Result;
 use crate::mcp::{Deadline, McpClient};

@@ -9,6 +9,7 @@ use serde_json::json;
 use super::lease::{Head, Nack};
 use super::*;
 
+mod backfill;
 mod lease;
 mod refs;
 

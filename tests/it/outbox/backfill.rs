@@ -163,6 +163,29 @@ fn backfill(dev: &Device, args: &[&str]) -> (i32, Value) {
     (o.status.code().unwrap_or(-1), doc)
 }
 
+/// The runbook's `seed-primary` step on the device: (state, summary).
+fn seed_step(dev: &Device) -> (String, String) {
+    let o = dev.mpt(&[
+        "--json",
+        "runbook",
+        "phase2",
+        "--palace",
+        dev.palace.to_str().unwrap(),
+    ]);
+    let doc = parse_json(&o);
+    let step = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "seed-primary")
+        .unwrap_or_else(|| panic!("no seed-primary step: {doc}"))
+        .clone();
+    (
+        step["state"].as_str().unwrap().to_string(),
+        step["summary"].as_str().unwrap().to_string(),
+    )
+}
+
 /// Flushes the device's outbox until it is drained. The fleet's 8 s call bound is for
 /// black-holed links; a fresh primary's first embeddings take longer on a loaded machine.
 fn flush(dev: &Device) {
@@ -352,6 +375,9 @@ fn a_devices_memory_lands_on_an_empty_primary_once_and_a_rerun_finds_nothing() {
         "a dry run queues nothing"
     );
 
+    let (state, summary) = seed_step(dev);
+    assert_eq!(state, "to_do", "{summary}");
+    assert!(summary.starts_with("10 record(s)"), "{summary}");
     let (code, done) = backfill(dev, &["--yes"]);
     assert_eq!((code, done["enqueued"].as_u64()), (0, Some(10)), "{done}");
     let ops = parse_json(&dev.mpt(&["--json", "outbox", "list"]));
@@ -378,6 +404,11 @@ fn a_devices_memory_lands_on_an_empty_primary_once_and_a_rerun_finds_nothing() {
     );
     assert_eq!(second["skipped"]["on_primary"], 1);
 
+    assert_eq!(
+        seed_step(dev).0,
+        "done",
+        "the runbook's step is done once all of it landed"
+    );
     let (code, again) = backfill(dev, &[]);
     assert_eq!(code, 0);
     assert_eq!(again["to_send_total"], 0, "{again}");

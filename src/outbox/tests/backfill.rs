@@ -1,0 +1,61 @@
+//! The backfill ledger: written with the ops in one transaction, consulted on every run, kept
+//! when the ops are purged; a version 2 outbox gains it in place.
+
+use serde_json::json;
+
+use super::super::backfill::{Kind, Record};
+use super::*;
+
+fn record(n: usize) -> Record {
+    Record {
+        kind: Kind::Drawer,
+        key: format!("bf:drawer:d{n}"),
+        local_id: format!("d{n}"),
+        tool: "mempalace_add_drawer",
+        payload: json!({"wing": "w", "room": "r", "content": format!("c{n}")}),
+        local_reply: None,
+        filed_at: None,
+    }
+}
+
+#[test]
+fn a_record_in_the_ledger_is_never_enqueued_again_even_after_its_op_is_purged() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = open(&dir);
+    let first: Vec<Record> = (0..3).map(record).collect();
+    assert_eq!(o.enqueue_backfill(&origin(), &first).unwrap(), 3);
+    assert_eq!(o.backfill_open().unwrap(), 3);
+    // Every op done and purged: the dedupe key would admit them again, the ledger does not.
+    o.conn
+        .execute("UPDATE ops SET state = 'done', flushed_at = 0", [])
+        .unwrap();
+    o.purge(Duration::ZERO).unwrap();
+    assert_eq!(o.backfill_open().unwrap(), 0);
+    let again: Vec<Record> = (0..5).map(record).collect();
+    assert_eq!(
+        o.enqueue_backfill(&origin(), &again).unwrap(),
+        2,
+        "only d3 and d4 are new"
+    );
+    let keys: Vec<&str> = again.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(o.backfilled(&keys).unwrap().len(), 5);
+}
+
+#[test]
+fn a_version_2_outbox_gains_the_ledger_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("edge/outbox.sqlite3");
+    drop(open(&dir));
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch("DROP TABLE backfill; PRAGMA user_version = 2;")
+            .unwrap();
+    }
+    let mut o = Outbox::open(&path, OpenOptions::default()).unwrap();
+    assert_eq!(o.enqueue_backfill(&origin(), &[record(1)]).unwrap(), 1);
+    let v: i64 = o
+        .conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, schema::SCHEMA_VERSION);
+}
