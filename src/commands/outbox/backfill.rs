@@ -87,7 +87,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
         .get(&Reason::Unverified)
         .copied()
         .unwrap_or(0);
-    let left = if apply { 0 } else { plan.records.len() as u64 } + unverified;
+    let left = plan.left() - if apply { plan.records.len() as u64 } else { 0 };
     let doc = report(
         &plan,
         &Report {
@@ -208,7 +208,16 @@ fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
     )?;
     writeln!(w, "read      {}", line(&doc["read"]))?;
     if doc["dry_run"] == true {
-        writeln!(w, "would send {}", line(&doc["to_send"]))?;
+        writeln!(w, "to send   {}", line(&doc["to_send"]))?;
+        for (kind, n) in plan.by_kind() {
+            let mut of_kind = plan.records.iter().filter(|r| r.kind == kind);
+            for r in of_kind.by_ref().take(LISTED) {
+                writeln!(w, "  {:<9} {}", kind.as_str(), r.local_id)?;
+            }
+            if n > LISTED as u64 {
+                writeln!(w, "  … and {} more {}", n - LISTED as u64, kind.as_str())?;
+            }
+        }
     } else {
         writeln!(
             w,
@@ -232,24 +241,13 @@ fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
             writeln!(
                 w,
                 "  {:<12} {:<9} {}{detail}",
-                serde_json::to_value(reason)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                reason.as_str(),
                 s.kind.as_str(),
                 s.id
             )?;
         }
         if n > LISTED as u64 {
-            writeln!(
-                w,
-                "  … and {} more {}",
-                n - LISTED as u64,
-                serde_json::to_value(reason)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            )?;
+            writeln!(w, "  … and {} more {}", n - LISTED as u64, reason.as_str())?;
         }
     }
     match doc["primary_error"].as_str() {

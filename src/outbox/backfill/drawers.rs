@@ -1,7 +1,7 @@
 //! Drawers and diary entries of the local palace, told apart (hand-authored, diary, mined,
 //! edited) by their content id and metadata, and planned as ops (`listing` reads them).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -150,26 +150,49 @@ async fn plan_diary(
     plan: &mut Plan,
     diary: Vec<(Listed, String)>,
 ) -> Result<()> {
-    let Some(primary) = src.primary else {
-        for (d, _) in diary {
-            plan.skip(Kind::Diary, &d.id, Reason::Unverified, None);
+    // (wing, topic, text) → how many the live edge queued and has not landed.
+    let mut queued: HashMap<(String, String, String), usize> = HashMap::new();
+    if let Some(outbox) = src.outbox {
+        for (_, p) in outbox.open_payloads(&["mempalace_diary_write"])? {
+            let agent = text(&p, "agent_name").unwrap_or_default();
+            let wing = text(&p, "wing")
+                .unwrap_or_else(|| format!("wing_{}", agent.to_lowercase().replace(' ', "_")));
+            let topic = text(&p, "topic").unwrap_or_else(|| "general".into());
+            let entry = p["entry"].as_str().unwrap_or("").to_string();
+            *queued.entry((wing, topic, entry)).or_insert(0) += 1;
         }
-        return Ok(());
-    };
+    }
     let mut by_wing: BTreeMap<String, Vec<(Listed, String)>> = BTreeMap::new();
     for (d, c) in diary {
         by_wing.entry(d.wing.clone()).or_default().push((d, c));
     }
     for (wing, entries) in by_wing {
         // (topic, text) → how many the primary holds: each local copy beyond them is sent.
-        let texts: Vec<&str> = entries.iter().map(|(_, c)| c.as_str()).collect();
-        let mut held = probe::diary_entries(primary, &wing, &texts).await?;
+        let mut held = match src.primary {
+            Some(primary) => {
+                let texts: Vec<&str> = entries.iter().map(|(_, c)| c.as_str()).collect();
+                probe::diary_entries(primary, &wing, &texts).await?
+            }
+            None => HashMap::new(),
+        };
         for (d, content) in entries {
             let topic = text(&d.meta, "topic").unwrap_or_else(|| "general".into());
-            let slot = held.entry((topic.clone(), content.clone())).or_insert(0);
-            if *slot > 0 {
-                *slot -= 1;
+            let key = (topic.clone(), content.clone());
+            if let Some(n) = held.get_mut(&key).filter(|n| **n > 0) {
+                *n -= 1;
                 plan.skip(Kind::Diary, &d.id, Reason::OnPrimary, None);
+                continue;
+            }
+            if let Some(n) = queued
+                .get_mut(&(wing.clone(), topic.clone(), content.clone()))
+                .filter(|n| **n > 0)
+            {
+                *n -= 1;
+                plan.skip(Kind::Diary, &d.id, Reason::QueuedByEdge, None);
+                continue;
+            }
+            if src.primary.is_none() {
+                plan.skip(Kind::Diary, &d.id, Reason::Unverified, None);
                 continue;
             }
             let agent = text(&d.meta, "agent")

@@ -41,6 +41,16 @@ pub(super) async fn plan(
         .filter(|f| f.valid_to.is_some())
         .cloned()
         .collect();
+    // Facts the live edge queued (an add, an invalidation): they land first; the window they
+    // leave is compared on a run after them, never raced.
+    let queued: Vec<Fact> = match src.outbox {
+        Some(o) => o
+            .open_payloads(&["mempalace_kg_add", "mempalace_kg_invalidate"])?
+            .iter()
+            .map(|(_, p)| Fact::from_row(p))
+            .collect(),
+        None => Vec::new(),
+    };
     let mut on_primary: BTreeMap<String, Vec<Fact>> = BTreeMap::new();
     if let Some(p) = src.primary {
         for s in &subjects {
@@ -56,6 +66,18 @@ pub(super) async fn plan(
         let key = key(&fact);
         if let Some(reason) = opts.before_since(None) {
             plan.skip(kind, &key, reason, None);
+            continue;
+        }
+        if queued.iter().any(|q| q.same_triple(&fact)) {
+            plan.skip(
+                kind,
+                &key,
+                Reason::QueuedByEdge,
+                Some(
+                    "an open op for this fact lands first: run again after `mpt outbox flush`"
+                        .into(),
+                ),
+            );
             continue;
         }
         let subject = row["subject"].as_str().unwrap_or("").to_string();

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use rusqlite::{OptionalExtension, params};
+use serde_json::Value;
 
 use super::Record;
 use crate::error::Result;
@@ -78,6 +79,28 @@ impl Outbox {
         tx.commit()
             .map_err(|e| sql("committing the backfill", &e))?;
         Ok(enqueued)
+    }
+
+    /// The payloads of this outbox's open ops (queued, leased, failed) of these tools that no
+    /// backfill queued: what the live edge (or an operator) queued and has not landed yet.
+    pub fn open_payloads(&self, tools: &[&str]) -> Result<Vec<(String, Value)>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT tool_name, payload_json FROM ops
+                  WHERE state IN ('queued', 'leased', 'failed')
+                    AND op_id NOT IN (SELECT op_id FROM backfill) ORDER BY id",
+            )
+            .map_err(|e| sql("reading open ops", &e))?;
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| sql("reading open ops", &e))?;
+        Ok(rows
+            .into_iter()
+            .filter(|(t, _)| tools.contains(&t.as_str()))
+            .filter_map(|(t, p)| Some((t, serde_json::from_str(&p).ok()?)))
+            .collect())
     }
 
     /// The primary's id for an id the local palace minted, once the op that sent it landed.

@@ -36,15 +36,6 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
-        Kind::Drawer,
-        Kind::Diary,
-        Kind::KgClosed,
-        Kind::KgOpen,
-        Kind::Artifact,
-        Kind::Event,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Drawer => "drawer",
@@ -101,8 +92,6 @@ pub enum Reason {
     Edited,
     /// Its wing replicates `local` in the policy.
     LocalWing,
-    /// Outside `--wing`.
-    NotSelected,
     /// Filed before `--since`.
     BeforeSince,
     /// `--since` given and the record has no filing time (knowledge-graph facts).
@@ -121,6 +110,24 @@ pub enum Reason {
     Unverified,
     /// The local palace could not return it whole.
     Unreadable,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Mined => "mined",
+            Reason::Edited => "edited",
+            Reason::LocalWing => "local_wing",
+            Reason::BeforeSince => "before_since",
+            Reason::NoFilingTime => "no_filing_time",
+            Reason::Enqueued => "enqueued",
+            Reason::QueuedByEdge => "queued_by_edge",
+            Reason::OnPrimary => "on_primary",
+            Reason::Conflict => "conflict",
+            Reason::Unverified => "unverified",
+            Reason::Unreadable => "unreadable",
+        }
+    }
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -209,13 +216,18 @@ impl Plan {
     }
 
     /// What is left for the primary: records to send plus those waiting until it can be asked.
+    /// Facts the live edge still has queued count too: their window is compared once it landed.
     pub fn left(&self) -> u64 {
-        self.records.len() as u64
-            + self
-                .by_reason()
-                .get(&Reason::Unverified)
-                .copied()
-                .unwrap_or(0)
+        let waiting = self
+            .skipped
+            .iter()
+            .filter(|s| {
+                s.reason == Reason::Unverified
+                    || (s.reason == Reason::QueuedByEdge
+                        && matches!(s.kind, Kind::KgClosed | Kind::KgOpen))
+            })
+            .count();
+        (self.records.len() + waiting) as u64
     }
 
     /// Counts of skipped records, by reason.

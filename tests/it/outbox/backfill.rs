@@ -533,6 +533,17 @@ fn with_the_primary_unreachable_the_server_deduped_kinds_queue_and_the_rest_wait
     let dev = &fleet.devices[0];
     let s = seed(dev);
     dev.link.set(crate::support::link::Mode::Refuse);
+    // Offline, an agent writes a diary entry through the edge: applied locally and queued. The
+    // backfill leaves it to that op (or finds it on the primary once it landed): never twice.
+    let mut session = dev.session("pi", &[]);
+    session
+        .call(
+            "mempalace_diary_write",
+            json!({"agent_name": "pi", "entry": "Wrote this while the primary was away.", "topic": "work"}),
+        )
+        .unwrap();
+    session.close();
+    drop(session);
     let (code, offline) = backfill(dev, &["--yes"]);
     assert_eq!(code, 7, "unavailable: come back later: {offline}");
     assert_eq!(offline["primary_checked"], false);
@@ -546,6 +557,7 @@ fn with_the_primary_unreachable_the_server_deduped_kinds_queue_and_the_rest_wait
         offline["skipped"]["unverified"], 6,
         "diary 2, the closed fact and its reopened one, events 2: {offline}"
     );
+    assert_eq!(offline["skipped"]["queued_by_edge"], 1, "{offline}");
     assert_eq!(offline["done"], false);
     let human = dev.mpt(&[
         "outbox",
@@ -570,6 +582,12 @@ fn with_the_primary_unreachable_the_server_deduped_kinds_queue_and_the_rest_wait
     assert_eq!(online["skipped"]["enqueued"], 3, "{online}");
     flush(dev);
     assert_landed_once(&fleet, &s, &dev.name);
+    let away: Vec<String> = fleet
+        .diary("pi", "wing_pi")
+        .into_iter()
+        .filter(|e| e.contains("while the primary was away"))
+        .collect();
+    assert_eq!(away.len(), 1, "the edge's entry once: {away:?}");
     let (_, after) = backfill(dev, &[]);
     assert_eq!(after["done"], true, "{after}");
 }
