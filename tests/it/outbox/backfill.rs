@@ -163,6 +163,17 @@ fn backfill(dev: &Device, args: &[&str]) -> (i32, Value) {
     (o.status.code().unwrap_or(-1), doc)
 }
 
+/// `mpt outbox backfill` for people: its stdout.
+fn backfill_text(dev: &Device) -> String {
+    let o = dev.mpt(&[
+        "outbox",
+        "backfill",
+        "--palace",
+        dev.palace.to_str().unwrap(),
+    ]);
+    stdout(&o)
+}
+
 /// The runbook's `seed-primary` step on the device: (state, summary).
 fn seed_step(dev: &Device) -> (String, String) {
     let o = dev.mpt(&[
@@ -375,6 +386,12 @@ fn a_devices_memory_lands_on_an_empty_primary_once_and_a_rerun_finds_nothing() {
         "a dry run queues nothing"
     );
 
+    let human = backfill_text(dev);
+    assert!(
+        human.contains(&s.big.0)
+            && human.contains(&format!("mined        drawer    {}", s.mined[0])),
+        "the dry run lists what it would send and what it skips: {human}"
+    );
     let (state, summary) = seed_step(dev);
     assert_eq!(state, "to_do", "{summary}");
     assert!(summary.starts_with("10 record(s)"), "{summary}");
@@ -413,17 +430,8 @@ fn a_devices_memory_lands_on_an_empty_primary_once_and_a_rerun_finds_nothing() {
     assert_eq!(code, 0);
     assert_eq!(again["to_send_total"], 0, "{again}");
     assert_eq!(again["done"], true, "{again}");
-    let human = dev.mpt(&[
-        "outbox",
-        "backfill",
-        "--palace",
-        dev.palace.to_str().unwrap(),
-    ]);
-    assert!(
-        stdout(&human).contains("done: nothing left to send"),
-        "{}",
-        stdout(&human)
-    );
+    let human = backfill_text(dev);
+    assert!(human.contains("done: nothing left to send"), "{human}");
 }
 
 #[test]
@@ -457,6 +465,17 @@ fn what_the_primary_holds_is_not_sent_again_and_reads_come_from_the_device_throu
             json!({"subject": "Bob", "predicate": "prefers", "object": "tea"}),
         )
         .unwrap();
+    // --since and --wing narrow what is read and sent.
+    let (_, later) = backfill(dev, &["--since", "2999-01-01"]);
+    assert_eq!(later["to_send_total"], 0, "{later}");
+    assert_eq!(
+        later["skipped"]["before_since"], 6,
+        "drawers, diary, events: {later}"
+    );
+    assert_eq!(later["skipped"]["no_filing_time"], 3, "facts: {later}");
+    let (_, notes) = backfill(dev, &["--wing", "note?"]);
+    assert_eq!(notes["read"], json!({"drawer": s.mined.len()}), "{notes}");
+    assert_eq!(notes["to_send_total"], 0, "{notes}");
     // An edge session holds the palace: the backfill reads through its owner, this palace only.
     let mut session = dev.session("pi", &[]);
     let (code, plan) = backfill(dev, &["--yes"]);
@@ -559,17 +578,8 @@ fn with_the_primary_unreachable_the_server_deduped_kinds_queue_and_the_rest_wait
     );
     assert_eq!(offline["skipped"]["queued_by_edge"], 1, "{offline}");
     assert_eq!(offline["done"], false);
-    let human = dev.mpt(&[
-        "outbox",
-        "backfill",
-        "--palace",
-        dev.palace.to_str().unwrap(),
-    ]);
-    assert!(
-        stdout(&human).contains("did not answer"),
-        "{}",
-        stdout(&human)
-    );
+    let human = backfill_text(dev);
+    assert!(human.contains("did not answer"), "{human}");
 
     dev.link.set(crate::support::link::Mode::Pass);
     let (code, online) = backfill(dev, &["--yes"]);
