@@ -77,6 +77,7 @@ pub(super) async fn plan(
             continue;
         }
         if let Some(outbox) = src.outbox
+            && !backfilled(outbox, &format!("bf:evt:{id}"))?
             && outbox.minted_by_an_op(&id)?
         {
             if let Some(p) = outbox.landed_id(&id)? {
@@ -147,6 +148,7 @@ async fn artifact(
         return Ok(None);
     }
     if let Some(outbox) = src.outbox
+        && !backfilled(outbox, &format!("bf:art:{id}"))?
         && outbox.minted_by_an_op(id)?
     {
         plan.skip(Kind::Artifact, id, Reason::QueuedByEdge, None);
@@ -180,6 +182,12 @@ async fn artifact(
         local_reply: Some(json!({"artifact": {"id": id}})),
         filed_at: text(a, "created_at"),
     }))
+}
+
+/// Whether a backfill queued this key before (its op also minted the id: the ledger, not the
+/// live edge, explains it, and the record is planned to be passed over as `enqueued`).
+fn backfilled(outbox: &crate::outbox::Outbox, key: &str) -> Result<bool> {
+    Ok(!outbox.backfilled(&[key])?.is_empty())
 }
 
 /// event_append's arguments for a local event: its fields verbatim, its writer (or ours), and
