@@ -111,9 +111,12 @@ impl Device {
                 "MEMPALACE_PALACE_PATH".into(),
                 self.palace.display().to_string(),
             ),
-            // A black-holed link answers nothing: a write or read waits this long, not a minute.
+            // A black-holed link answers nothing: a read or a coordination write waits this
+            // long for the primary, not 5 s. `MEMPALACE_MCP_TIMEOUT_MS` keeps its default (60 s):
+            // it is also the local child's per-call deadline, and the child's first write loads
+            // the embedding model (past 8 s on a loaded 2-core machine). The flusher's calls
+            // need no shorter bound: no link holds a connection past its next mode switch.
             ("MPT_EDGE_READ_DEADLINE_MS".into(), "1500".into()),
-            ("MEMPALACE_MCP_TIMEOUT_MS".into(), "8000".into()),
         ]
     }
 
