@@ -284,9 +284,11 @@ mod tests {
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        // Ready when the kernel says the child holds it (holder() only reads).
+        // Ready when the child holds it and has recorded itself (holder() only reads): taking
+        // the lock and writing `<pid> <what>` are two steps, and in between the kernel already
+        // reports a holder whose record is still empty.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-        while holder(&p).ok().flatten().is_none() {
+        while holder(&p).ok().flatten().is_none_or(|h| h.pid.is_none()) {
             assert!(child.try_wait().unwrap().is_none(), "the child ended first");
             assert!(
                 std::time::Instant::now() < deadline,
