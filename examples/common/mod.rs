@@ -13,9 +13,15 @@ use mpt::mcp::McpClient;
 use mpt::mcp::http::{HttpClient, HttpOptions};
 use serde_json::Value;
 
+/// The middle figure; of an even count, the mean of the two middle ones.
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
+    let mid = v.len() / 2;
+    if v.len().is_multiple_of(2) {
+        (v[mid - 1] + v[mid]) / 2.0
+    } else {
+        v[mid]
+    }
 }
 
 pub fn client(url: &str) -> McpClient {
@@ -81,6 +87,20 @@ impl Primary {
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.1)
     }
+
+    /// CPU seconds the server has used so far (user + system, all its threads).
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(self.0.id())
+    }
+}
+
+/// CPU seconds process `pid` has used so far, from /proc/<pid>/stat (utime + stime).
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command's closing parenthesis; utime and stime are fields 14 and 15.
+    let rest: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = rest[11].parse::<u64>().unwrap() + rest[12].parse::<u64>().unwrap();
+    ticks as f64 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
 }
 
 impl Drop for Primary {
