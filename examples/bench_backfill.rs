@@ -317,13 +317,7 @@ struct Bed {
 
 impl Bed {
     fn new(tmp: &Path, testbed: &Path, mpt: &Path) -> Bed {
-        let home = tmp.join("home");
-        std::fs::create_dir_all(home.join(".cache")).unwrap();
-        std::os::unix::fs::symlink(
-            testbed.join("model-home/.cache/chroma"),
-            home.join(".cache/chroma"),
-        )
-        .unwrap();
+        let home = common::model_home(tmp, testbed);
         let bin = testbed.join("venv-mempalace-3.11.0/bin");
         Bed {
             mpt: mpt.to_path_buf(),

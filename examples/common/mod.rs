@@ -14,6 +14,18 @@ use mpt::mcp::http::{HttpClient, HttpOptions};
 use serde_json::Value;
 
 /// The middle figure; of an even count, the mean of the two middle ones.
+/// A HOME under `tmp` whose embedding-model cache is the testbed's (offline, no download).
+pub fn model_home(tmp: &Path, testbed: &Path) -> PathBuf {
+    let home = tmp.join("home");
+    std::fs::create_dir_all(home.join(".cache")).unwrap();
+    std::os::unix::fs::symlink(
+        testbed.join("model-home/.cache/chroma"),
+        home.join(".cache/chroma"),
+    )
+    .unwrap();
+    home
+}
+
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let mid = v.len() / 2;
@@ -47,13 +59,7 @@ impl Primary {
             .map(PathBuf::from)
             .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"));
         let bin = testbed.join("venv-mempalace-3.11.0/bin");
-        let home = tmp.join("home");
-        std::fs::create_dir_all(home.join(".cache")).unwrap();
-        std::os::unix::fs::symlink(
-            testbed.join("model-home/.cache/chroma"),
-            home.join(".cache/chroma"),
-        )
-        .unwrap();
+        let home = model_home(tmp, &testbed);
         std::fs::create_dir_all(tmp.join("p")).unwrap();
         let child = Command::new(bin.join("mempalace"))
             .env_clear()
