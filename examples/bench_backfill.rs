@@ -2,8 +2,10 @@
 //! backfill --yes`, sent by `mpt outbox flush`, vs the same drawers added directly, one at a time.
 
 // Usage: cargo build --release && cargo run --release --example bench_backfill -- [--n N] [--rounds R]
-// N drawers (default 10,000); R rounds (default 1), each with two fresh empty primaries, the
-// flush and the direct side alternating which goes first. The local palace is setup, built once
+// [--concurrent]. N drawers (default 10,000); R rounds (default 1), each with two fresh empty
+// primaries, the flush and the direct side alternating which goes first, or with --concurrent
+// running at once (one core each: MemPalace's add_drawer is single-threaded CPU), so both see the
+// same load and a 10,000-drawer round takes half the wall time. The local palace is setup, built once
 // per N through one `mempalace-mcp` session and cached under target/bench-cache/. MPT_TESTBED
 // names the testbed (default target/testbed); BENCH_VERBOSE=1 prints each round.
 
@@ -23,7 +25,7 @@ use serde_json::{Value, json};
 const RECIPE: &str = "v1";
 
 fn main() {
-    let (n, rounds) = args();
+    let (n, rounds, concurrent) = args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let testbed = std::env::var_os("MPT_TESTBED")
         .map(PathBuf::from)
@@ -72,7 +74,13 @@ fn main() {
             let wall = rt.block_on(add_directly(&direct_primary.url(), &drawers));
             (wall, direct_primary.cpu_seconds() - cpu)
         };
-        let ((f, f_cpu, own_cpu), (d, d_cpu)) = if round % 2 == 0 {
+        let ((f, f_cpu, own_cpu), (d, d_cpu)) = if concurrent {
+            std::thread::scope(|s| {
+                let f = s.spawn(flush);
+                let d = direct();
+                (f.join().unwrap(), d)
+            })
+        } else if round % 2 == 0 {
             let f = flush();
             (f, direct())
         } else {
@@ -147,21 +155,32 @@ fn main() {
         cd,
         co / cd
     );
+    let how = if concurrent {
+        "the two sides at once"
+    } else {
+        "the two sides in turn"
+    };
     println!(
         "(records/s; medians of {rounds} round(s), the ratio the median of per-round ratios; \
-         each primary fresh and empty; load average {load_before} before, {} after)",
+         each primary fresh and empty; {how}; load average {load_before} before, {} after)",
         loadavg()
     );
 }
 
-fn args() -> (usize, usize) {
-    let (mut n, mut rounds) = (10_000, 1);
+fn args() -> (usize, usize, bool) {
+    let (mut n, mut rounds, mut concurrent) = (10_000, 1, false);
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let slot = match a.as_str() {
             "--n" => &mut n,
             "--rounds" => &mut rounds,
-            other => panic!("unknown argument '{other}': use --n N and --rounds R"),
+            "--concurrent" => {
+                concurrent = true;
+                continue;
+            }
+            other => {
+                panic!("unknown argument '{other}': use --n N, --rounds R and --concurrent")
+            }
         };
         let v = it.next().unwrap_or_default();
         *slot = v
@@ -170,7 +189,7 @@ fn args() -> (usize, usize) {
             .filter(|x| *x > 0)
             .unwrap_or_else(|| panic!("{a} '{v}' is not a positive number"));
     }
-    (n, rounds)
+    (n, rounds, concurrent)
 }
 
 /// One hand-authored drawer, as `add_drawer` takes it.
@@ -379,7 +398,13 @@ async fn add_directly(url: &str, drawers: &[Drawer]) -> f64 {
     let c = client(url);
     let t = Instant::now();
     c.connect().await.unwrap();
-    add_each(&c, drawers, |_| {}).await;
+    let verbose = std::env::var_os("BENCH_VERBOSE").is_some();
+    add_each(&c, drawers, |n| {
+        if verbose && n % 1000 == 0 {
+            eprintln!("direct: {n} drawers, {:.0} s", t.elapsed().as_secs_f64());
+        }
+    })
+    .await;
     t.elapsed().as_secs_f64()
 }
 
