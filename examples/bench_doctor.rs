@@ -3,7 +3,9 @@
 //! Needs the testbed: `tests/testbed/provision.sh && cargo build --release &&
 //! cargo run --release --example bench_doctor`.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -29,19 +31,11 @@ fn run(program: &Path, args: &[&str], env: &[(String, String)]) -> f64 {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tb = std::env::var_os("MPT_TESTBED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/testbed"));
+    let tb = common::testbed();
     let bin = tb.join("venv-mempalace-3.11.0/bin");
     let mpt = root.join("target/release/mpt");
     let tmp = std::env::temp_dir().join(format!("mpt-bench-doctor-{}", std::process::id()));
-    let home = tmp.join("home");
-    std::fs::create_dir_all(home.join(".cache")).unwrap();
-    std::os::unix::fs::symlink(
-        tb.join("model-home/.cache/chroma"),
-        home.join(".cache/chroma"),
-    )
-    .unwrap();
+    let home = common::model_home(&tmp, &tb);
     let palace = tmp.join("local/palace");
     let env: Vec<(String, String)> = vec![
         ("HOME".into(), home.display().to_string()),

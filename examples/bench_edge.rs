@@ -3,6 +3,8 @@
 //! KG reads through the edge vs the primary directly, merged search vs the slower side alone.
 //! `tests/testbed/provision.sh && cargo build --release && cargo run --release --example bench_edge`
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -120,17 +122,9 @@ fn row(label: &str, (p50, p95): (f64, f64), base: (f64, f64)) {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tb = std::env::var_os("MPT_TESTBED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/testbed"));
+    let tb = common::testbed();
     let tmp = std::env::temp_dir().join(format!("mpt-bench-edge-{}", std::process::id()));
-    let home = tmp.join("home");
-    std::fs::create_dir_all(home.join(".cache")).unwrap();
-    std::os::unix::fs::symlink(
-        tb.join("model-home/.cache/chroma"),
-        home.join(".cache/chroma"),
-    )
-    .unwrap();
+    let home = common::model_home(&tmp, &tb);
     let bed = Bed {
         bin: tb.join("venv-mempalace-3.11.0/bin"),
         mpt: root.join("target/release/mpt"),

@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -24,7 +24,7 @@ const NO_CHANGE_RUNS: usize = 5;
 
 fn main() {
     let tmp = tempfile::tempdir().unwrap();
-    let venv = testbed().join("venv-mempalace-3.11.0/bin");
+    let venv = common::testbed().join("venv-mempalace-3.11.0/bin");
     let python = interpreter(
         &venv.join("mempalace-mcp"),
         &mpt::config::Env::from_process(),
@@ -100,12 +100,6 @@ fn main() {
          fetch: the same /sync pages and artifacts over HTTP, nothing applied; start: the child's Python importing the sync engine)",
         EVENTS as f64 / f
     );
-}
-
-fn testbed() -> PathBuf {
-    std::env::var_os("MPT_TESTBED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"))
 }
 
 /// The primary's log, written by MemPalace's own `Logstream` before it serves: asks and notes

@@ -27,9 +27,7 @@ use serde_json::{Value, json};
 fn main() {
     let (n, rounds, concurrent) = args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let testbed = std::env::var_os("MPT_TESTBED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/testbed"));
+    let testbed = common::testbed();
     let mpt = root.join("target/release/mpt");
     assert!(
         mpt.exists(),

@@ -13,7 +13,13 @@ use mpt::mcp::McpClient;
 use mpt::mcp::http::{HttpClient, HttpOptions};
 use serde_json::Value;
 
-/// The middle figure; of an even count, the mean of the two middle ones.
+/// The testbed the benches run against: `MPT_TESTBED`, else target/testbed.
+pub fn testbed() -> PathBuf {
+    std::env::var_os("MPT_TESTBED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"))
+}
+
 /// A HOME under `tmp` whose embedding-model cache is the testbed's (offline, no download).
 pub fn model_home(tmp: &Path, testbed: &Path) -> PathBuf {
     let home = tmp.join("home");
@@ -26,6 +32,7 @@ pub fn model_home(tmp: &Path, testbed: &Path) -> PathBuf {
     home
 }
 
+/// The middle figure; of an even count, the mean of the two middle ones.
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let mid = v.len() / 2;
@@ -55,9 +62,7 @@ pub struct Primary(Child, u16);
 
 impl Primary {
     pub fn start(tmp: &Path) -> Primary {
-        let testbed = std::env::var_os("MPT_TESTBED")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/testbed"));
+        let testbed = testbed();
         let bin = testbed.join("venv-mempalace-3.11.0/bin");
         let home = model_home(tmp, &testbed);
         std::fs::create_dir_all(tmp.join("p")).unwrap();
