@@ -238,9 +238,41 @@ mod tests {
     #[test]
     fn asking_who_holds_it_never_makes_a_taker_find_it_busy() {
         // The old probe took a shared lock for an instant: a taker in that instant found the lock
-        // busy (a flush exiting 6 beside a read-only `mpt outbox`). Counted, not timed.
+        // busy (a flush exiting 6 beside a read-only `mpt outbox`). Counted, not timed. The count
+        // runs in a process of its own: another test of this binary spawning a child duplicates
+        // every open descriptor until the child's exec, and a released lock whose description a
+        // half-spawned child still shares stays held for that instant.
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("x.lock");
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "lock::tests::count_takers_finding_it_busy"])
+            .env("MPT_LOCK_TEST_PATH", &p)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "the counting child failed: {log}");
+        let count = std::fs::read_to_string(p.with_extension("count")).unwrap();
+        let (busy, asked) = count
+            .strip_prefix("busy=")
+            .and_then(|c| c.split_once(" asked="))
+            .unwrap_or_else(|| panic!("the child wrote no count: {count}"));
+        assert_ne!(asked, "0", "the asker never ran");
+        assert_eq!(
+            busy, "0",
+            "a taker found the lock busy while only asked about"
+        );
+    }
+
+    /// Run in a child process by the test above (a no-op otherwise): takes and drops the lock
+    /// 20,000 times while another thread asks who holds it, and writes how often it was busy beside
+    /// the lock.
+    #[test]
+    fn count_takers_finding_it_busy() {
+        let Some(p) = std::env::var_os("MPT_LOCK_TEST_PATH") else {
+            return;
+        };
+        let p = PathBuf::from(p);
         drop(try_acquire(&p, "first").unwrap().unwrap());
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let asker = {
@@ -262,11 +294,12 @@ mod tests {
             }
         }
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        assert!(asker.join().unwrap() > 0);
-        assert_eq!(
-            busy, 0,
-            "a taker found the lock busy while only asked about"
-        );
+        let asked = asker.join().unwrap();
+        std::fs::write(
+            p.with_extension("count"),
+            format!("busy={busy} asked={asked}"),
+        )
+        .unwrap();
     }
 
     #[test]
