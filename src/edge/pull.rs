@@ -315,11 +315,23 @@ mod process_tests {
             argv = dir.join("argv").display(),
             stdin = dir.join("stdin").display(),
         );
-        std::fs::write(&p, script).unwrap();
-        let mut perm = std::fs::metadata(&p).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-        std::fs::set_permissions(&p, perm).unwrap();
+        write_script(&p, &script);
         p
+    }
+
+    /// An executable script written by a child `sh`: a descriptor this multi-threaded test
+    /// process opened for writing would be duplicated into any child another test spawns at that
+    /// moment, and exec'ing the script while that copy lives fails with ETXTBSY.
+    fn write_script(path: &Path, text: &str) {
+        use std::io::Write;
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+            .arg(path)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        sh.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        assert!(sh.wait().unwrap().success(), "writing {}", path.display());
     }
 
     fn spec(dir: &Path, python: PathBuf) -> PullSpec {
@@ -381,10 +393,7 @@ mod process_tests {
         ));
         // Past the deadline: killed by its pid (`exec`: the pid is the sleeper's own).
         let stuck = d.path().join("stuck");
-        std::fs::write(&stuck, "#!/bin/sh\nexec sleep 600\n").unwrap();
-        let mut perm = std::fs::metadata(&stuck).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-        std::fs::set_permissions(&stuck, perm).unwrap();
+        write_script(&stuck, "#!/bin/sh\nexec sleep 600\n");
         let mut s = spec(d.path(), stuck);
         s.deadline = Duration::from_millis(200);
         assert_eq!(

@@ -193,8 +193,10 @@ fn fake_harness(env: &TestEnv, name: &str) -> std::path::PathBuf {
     let bin = env.path("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let path = bin.join(name);
-    std::fs::write(&path, "#!/bin/sh\n# a stand-in harness: keeps its environment, optionally starts a local child\nif [ -n \"$START_CHILD\" ]; then sleep 60 | \"$START_CHILD\" --palace \"$CHILD_PALACE\" & fi\nsleep 60\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    crate::support::write_script(
+        &path,
+        "#!/bin/sh\n# a stand-in harness: keeps its environment, optionally starts a local child\nif [ -n \"$START_CHILD\" ]; then sleep 60 | \"$START_CHILD\" --palace \"$CHILD_PALACE\" & fi\nsleep 60\n",
+    );
     path
 }
 

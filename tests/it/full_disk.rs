@@ -9,7 +9,6 @@
 //! `mempalace-mcp` child raises its soft limit back (a wrapper), as a palace on another disk.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
@@ -158,15 +157,16 @@ fn on_a_full_disk_the_edge_starts_answers_and_fails_writes_loudly() {
     queued_one(&env, &vars);
     // The palace lives on a disk with room: the child lifts its own soft limit.
     let wrapper = env.path("child-with-room");
-    std::fs::write(
+    crate::support::write_script(
         &wrapper,
-        format!(
-            "#!/bin/sh\nulimit -S -f unlimited\nexec '{}' \"$@\"\n",
+        &format!(
+            "#!/bin/sh
+ulimit -S -f unlimited
+exec '{}' \"$@\"
+",
             venv_bin("mempalace-mcp").display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let palace = env.palace("local");
     let mut edge = RawEdge::start(on_a_full_disk(
         &env,

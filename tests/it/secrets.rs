@@ -379,16 +379,14 @@ fn the_mempalace_child_does_not_inherit_the_token() {
     let token = "tok-child-61fa-never-inherit";
     let dump = env.path("child.env");
     let wrapper = env.path("mempalace-mcp-wrapper");
-    std::fs::write(
+    crate::support::write_script(
         &wrapper,
-        format!(
+        &format!(
             "#!/bin/sh\nenv >> '{}'\nexec '{}' \"$@\"\n",
             dump.display(),
             venv_bin("mempalace-mcp").display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let tf = env.path("token");
     std::fs::write(&tf, token).unwrap();
     std::fs::set_permissions(&tf, std::fs::Permissions::from_mode(0o600)).unwrap();

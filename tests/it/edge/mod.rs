@@ -345,19 +345,15 @@ fn a_stalled_child_fails_within_the_deadline_and_is_respawned() {
     std::fs::create_dir_all(&dir).unwrap();
     let wrapper = dir.join("stall-child");
     let calls = dir.join("calls.log");
-    std::fs::write(
+    crate::support::write_script(
         &wrapper,
-        format!(
-            "#!/bin/sh\nexec python3 {} \"$@\"\n",
+        &format!(
+            "#!/bin/sh
+exec python3 {} \"$@\"
+",
             fixture("stall_child.py").display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &wrapper,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    );
     let vars = [
         ("MEMPALACE_MCP_TIMEOUT_MS", "700"),
         ("MEMPALACE_MCP_RESPAWN_BACKOFF_MS", "50"),

@@ -116,8 +116,7 @@ fn install_never_replaces_another_feeder_without_force_and_doctor_names_it() {
     let bin = env.path("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let theirs = bin.join("mempalace-pi-session");
-    std::fs::write(&theirs, "#!/bin/sh\necho MINE_SOURCE=/elsewhere\n").unwrap();
-    std::fs::set_permissions(&theirs, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    crate::support::write_script(&theirs, "#!/bin/sh\necho MINE_SOURCE=/elsewhere\n");
     let ext_dir = env.home().join(".pi/agent/extensions");
     std::fs::create_dir_all(&ext_dir).unwrap();
     std::fs::write(

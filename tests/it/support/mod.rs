@@ -26,6 +26,21 @@ pub fn venv_bin(name: &str) -> PathBuf {
     testbed().join(testbed::VENV).join("bin").join(name)
 }
 
+/// An executable script (mode 0755) written by a child `sh`, not by this process: a descriptor
+/// the test binary opened for writing is duplicated into any child another test spawns at that
+/// moment, and exec'ing the script while that copy lives fails with ETXTBSY ("Text file busy").
+pub fn write_script(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut sh = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    sh.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    assert!(sh.wait().unwrap().success(), "writing {}", path.display());
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
