@@ -244,6 +244,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
             [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -281,9 +282,26 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mpt;mailbox;notify' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--test', '--test', [CompletionResultType]::ParameterName, 'Send a test notification on stderr now')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'mpt;mailbox;help' {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
             [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -291,6 +309,9 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;mailbox;help;ack' {
+            break
+        }
+        'mpt;mailbox;help;notify' {
             break
         }
         'mpt;mailbox;help;help' {
@@ -658,12 +679,16 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;help;mailbox' {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
             [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             break
         }
         'mpt;help;mailbox;watch' {
             break
         }
         'mpt;help;mailbox;ack' {
+            break
+        }
+        'mpt;help;mailbox;notify' {
             break
         }
         'mpt;help;feed' {

@@ -148,6 +148,9 @@ _mpt() {
             mpt__subcmd__help__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__ack"
                 ;;
+            mpt__subcmd__help__subcmd__mailbox,notify)
+                cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__notify"
+                ;;
             mpt__subcmd__help__subcmd__mailbox,watch)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__watch"
                 ;;
@@ -184,6 +187,9 @@ _mpt() {
             mpt__subcmd__mailbox,help)
                 cmd="mpt__subcmd__mailbox__subcmd__help"
                 ;;
+            mpt__subcmd__mailbox,notify)
+                cmd="mpt__subcmd__mailbox__subcmd__notify"
+                ;;
             mpt__subcmd__mailbox,watch)
                 cmd="mpt__subcmd__mailbox__subcmd__watch"
                 ;;
@@ -192,6 +198,9 @@ _mpt() {
                 ;;
             mpt__subcmd__mailbox__subcmd__help,help)
                 cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__mailbox__subcmd__help,notify)
+                cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__notify"
                 ;;
             mpt__subcmd__mailbox__subcmd__help,watch)
                 cmd="mpt__subcmd__mailbox__subcmd__help__subcmd__watch"
@@ -949,7 +958,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__mailbox)
-            opts="watch ack"
+            opts="watch ack notify"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -963,6 +972,20 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__mailbox__subcmd__ack)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__mailbox__subcmd__notify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1173,7 +1196,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__mailbox)
-            opts="-q -v -h -V --as --count --json --quiet --verbose --color --mpt-config --help --version watch ack help"
+            opts="-q -v -h -V --as --count --json --quiet --verbose --color --mpt-config --help --version watch ack notify help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1233,7 +1256,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__mailbox__subcmd__help)
-            opts="watch ack help"
+            opts="watch ack notify help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1274,6 +1297,20 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__mailbox__subcmd__help__subcmd__notify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__mailbox__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1281,6 +1318,32 @@ _mpt() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__mailbox__subcmd__notify)
+            opts="-q -v -h -V --test --as --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -224,6 +224,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
             cand watch 'Poll, and announce only what became owed since the last poll'
             cand ack 'Answer an ask with a terminal status, as this identity'
+            cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;mailbox;watch'= {
@@ -258,14 +259,32 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mpt;mailbox;notify'= {
+            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --test 'Send a test notification on stderr now'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mpt;mailbox;help'= {
             cand watch 'Poll, and announce only what became owed since the last poll'
             cand ack 'Answer an ask with a terminal status, as this identity'
+            cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;mailbox;help;watch'= {
         }
         &'mpt;mailbox;help;ack'= {
+        }
+        &'mpt;mailbox;help;notify'= {
         }
         &'mpt;mailbox;help;help'= {
         }
@@ -591,10 +610,13 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;mailbox'= {
             cand watch 'Poll, and announce only what became owed since the last poll'
             cand ack 'Answer an ask with a terminal status, as this identity'
+            cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
         }
         &'mpt;help;mailbox;watch'= {
         }
         &'mpt;help;mailbox;ack'= {
+        }
+        &'mpt;help;mailbox;notify'= {
         }
         &'mpt;help;feed'= {
             cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'

@@ -223,6 +223,18 @@ pub enum MailboxAction {
         #[arg(long)]
         body: Option<String>,
     },
+    /// Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or
+    /// nowhere and why); exit 3 when nowhere
+    #[command(after_help = "\
+Reads MEMPALACE_MAILBOX_NOTIFY, the terminal ($TERM, $KITTY_WINDOW_ID) and tmux ($TMUX: then its
+allow-passthrough, the pane's, the window's, then the global). With --test it also sends a test
+notification on stderr: exit 0 when the sequence was written, 3 when it could not reach a terminal
+(and the one command that fixes it). Needs no palace.")]
+    Notify {
+        /// Send a test notification on stderr now
+        #[arg(long)]
+        test: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -107,6 +107,11 @@ impl Output {
         let _ = e.write_all(bytes).and_then(|_| e.flush());
     }
 
+    /// Is stderr a terminal (so [`Output::to_terminal`]'s bytes reach one)?
+    pub fn terminal_attached(&self) -> bool {
+        io::stderr().is_terminal()
+    }
+
     /// A progress bar on stderr (indicatif, `template` in its syntax), drawn only when
     /// [`show_progress`] allows it and once the work has lasted a quarter second.
     pub fn progress(&self, template: &str) -> Option<Bar> {

@@ -4,7 +4,9 @@
 // Flow for `mpt mailbox`: fetch `to_agent=<me>` and `writer=<me>` events (all pages), then
 // `derive` → print `Derivation::owed`, then `Derivation::dormant` once with their ids.
 // Flow for `mpt mailbox watch`: per poll, `derive` → `Announcer::next` → `notification_for`,
-// `plain_delivery` or `desktop_bytes` per `NotifyMode`.
+// `plain_delivery` or `Route::bytes` per `NotifyMode` (the `Route` chosen once, tmux asked once).
+// Flow for `mpt mailbox notify --test`: `Route::choose` → `verdict` → `Route::bytes` of
+// `TEST_NOTIFICATION` when the verdict is a path.
 
 pub mod announce;
 pub mod derive;
@@ -13,8 +15,10 @@ pub mod event;
 pub mod local;
 pub mod notify;
 pub mod offline;
+pub mod route;
 pub mod source;
 pub mod text;
+pub mod tmux;
 
 pub use announce::{Announcement, Announcer, Why};
 pub use derive::{
@@ -23,9 +27,11 @@ pub use derive::{
 pub use dormancy::{Dormancy, DormancyState, Fs, MAX_CONDITIONS, StdFs};
 pub use event::{Event, Parsed, parse_events};
 pub use notify::{
-    DELIVERY_NOTE, Notification, NotifyMode, desktop_bytes, notification_for, osc99, osc777, plain,
-    plain_delivery, prefers_kitty, sanitize_field,
+    DELIVERY_NOTE, NOTIFY_VAR, Notification, NotifyMode, TEST_NOTIFICATION, desktop_bytes,
+    notification_for, osc99, osc777, plain, plain_delivery, prefers_kitty, sanitize_field,
+    tmux_passthrough,
 };
+pub use route::{Route, Verdict, verdict};
 
 /// `schema` of `mpt mailbox --json`.
 pub const SCHEMA: &str = crate::schema::MAILBOX;

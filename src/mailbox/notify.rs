@@ -1,5 +1,5 @@
-//! Notification text and bytes: plain text, Kitty OSC 99 and OSC 777, all sanitized so no
-//! payload can forge a field or end a sequence early. Builds bytes; never writes them.
+//! Notification text and bytes: plain text, Kitty OSC 99 and OSC 777 (wrapped for tmux's DCS
+//! passthrough when asked), all sanitized so no payload can forge a field or end a sequence early.
 
 // Sources for the byte layouts:
 // - OSC 99: kitty's "Desktop notifications" spec (kovidgoyal/kitty, docs/desktop-notifications.rst,
@@ -11,6 +11,11 @@
 //   WezTerm, Ghostty and rxvt-unicode: `<ESC>] 777 ; notify ; <title> ; <body> ST`. We end it
 //   with ST (`<ESC>\`, the ECMA-48 string terminator, accepted by those parsers like BEL) so
 //   both sequences end the same way.
+// - tmux's passthrough: tmux(1), "allow-passthrough": `\ePtmux;` + the sequence with every ESC
+//   doubled + `\e\\`. tmux's DCS parser (input.c, `dcs_escape` state) keeps the byte after an
+//   ESC and drops the ESC itself, so an undoubled ESC inside would be lost and its ST would end
+//   the DCS early; with `allow-passthrough` on it writes the rest after `tmux;` raw to the
+//   outer terminal (`input_dcs_dispatch`).
 
 use super::announce::{Announcement, Why};
 use super::text::clean_text;
@@ -25,13 +30,21 @@ read only when a turn starts. Any message starts the turn that handles it.";
 
 const OSC: &str = "\x1b]";
 const ST: &str = "\x1b\\";
+/// The start of tmux's passthrough DCS.
+pub const TMUX_DCS: &[u8] = b"\x1bPtmux;";
+
+/// The variable [`NotifyMode`] is read from.
+pub const NOTIFY_VAR: &str = "MEMPALACE_MAILBOX_NOTIFY";
 
 /// `MEMPALACE_MAILBOX_NOTIFY`: unset → plain text, `desktop` → plain plus a terminal
-/// notification, `0`/`off` → silent (the mailbox still delivers).
+/// notification (wrapped for tmux when `$TMUX` is set), `desktop-tmux` → the same, always
+/// wrapped for tmux (a container under a tmux it cannot see), `0`/`off` → silent (the mailbox
+/// still delivers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotifyMode {
     Plain,
     Desktop,
+    DesktopTmux,
     Off,
 }
 
@@ -41,10 +54,21 @@ impl NotifyMode {
         match value.map(str::trim) {
             None | Some("") => Ok(NotifyMode::Plain),
             Some("desktop") => Ok(NotifyMode::Desktop),
+            Some("desktop-tmux") => Ok(NotifyMode::DesktopTmux),
             Some("0" | "off") => Ok(NotifyMode::Off),
             Some(other) => Err(format!(
-                "MEMPALACE_MAILBOX_NOTIFY={other:?}: expected unset, `desktop`, `0` or `off`"
+                "{NOTIFY_VAR}={other:?}: expected unset, `desktop`, `desktop-tmux`, `0` or `off`"
             )),
+        }
+    }
+
+    /// The value as a user sets it (`unset` for the default).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotifyMode::Plain => "unset",
+            NotifyMode::Desktop => "desktop",
+            NotifyMode::DesktopTmux => "desktop-tmux",
+            NotifyMode::Off => "off",
         }
     }
 }
@@ -81,6 +105,22 @@ pub struct Notification {
     pub body: String,
 }
 
+/// What `mpt mailbox notify --test` sends (title, body): fixed, so a test can match its bytes.
+pub const TEST_NOTIFICATION: (&str, &str) = (
+    "mpt mailbox: test notification",
+    "asks owed to this device will be announced like this",
+);
+
+impl Notification {
+    /// The [`TEST_NOTIFICATION`].
+    pub fn test() -> Notification {
+        Notification {
+            title: TEST_NOTIFICATION.0.to_owned(),
+            body: TEST_NOTIFICATION.1.to_owned(),
+        }
+    }
+}
+
 /// Kitty OSC 99, two chunks (title, then body with `d=1` to display), both ended by ST.
 pub fn osc99(title: &str, body: &str) -> Vec<u8> {
     format!(
@@ -108,6 +148,21 @@ pub fn desktop_bytes(n: &Notification, kitty: bool) -> Vec<u8> {
     } else {
         osc777(&n.title, &n.body)
     }
+}
+
+/// `seq` inside tmux's passthrough DCS, every ESC doubled, so tmux hands it to the outer
+/// terminal whole (when its `allow-passthrough` lets it).
+pub fn tmux_passthrough(seq: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(seq.len() + 16);
+    out.extend_from_slice(TMUX_DCS);
+    for &b in seq {
+        if b == 0x1b {
+            out.push(0x1b);
+        }
+        out.push(b);
+    }
+    out.extend_from_slice(ST.as_bytes());
+    out
 }
 
 /// One line for a plain-text surface: `title: body`, control characters removed.

@@ -106,7 +106,42 @@ fn notify_mode_from_env() {
     );
     assert_eq!(NotifyMode::from_env(Some("0")), Ok(NotifyMode::Off));
     assert_eq!(NotifyMode::from_env(Some("off")), Ok(NotifyMode::Off));
-    assert!(NotifyMode::from_env(Some("loud")).is_err());
+    assert_eq!(
+        NotifyMode::from_env(Some(" desktop-tmux ")),
+        Ok(NotifyMode::DesktopTmux)
+    );
+    let bad = NotifyMode::from_env(Some("desktop,tmux")).unwrap_err();
+    assert!(bad.contains("\"desktop,tmux\""), "names the value: {bad}");
+    assert!(bad.contains("desktop-tmux"), "lists the values: {bad}");
+}
+
+#[test]
+fn tmux_passthrough_doubles_every_esc() {
+    assert_eq!(
+        tmux_passthrough(&osc777("t", "b")),
+        b"\x1bPtmux;\x1b\x1b]777;notify;t;b\x1b\x1b\\\x1b\\".to_vec()
+    );
+    // Whatever the payload, the one undoubled ESC is the final ST's: tmux's DCS parser turns
+    // each ESC ESC back into one ESC, so the DCS cannot end early and hands on `seq` whole.
+    let seq = osc99("a;b\x1b\\c", "\x1bPtmux;\x1b\x1b\\d");
+    let wrapped = tmux_passthrough(&seq);
+    let mut undoubled = Vec::new();
+    let mut i = TMUX_DCS.len();
+    while i < wrapped.len() {
+        if wrapped[i] == 0x1b {
+            if wrapped.get(i + 1) == Some(&0x1b) {
+                undoubled.push(0x1b);
+                i += 2;
+                continue;
+            }
+            assert_eq!(&wrapped[i..], b"\x1b\\", "only the final ST is a lone ESC");
+            break;
+        }
+        undoubled.push(wrapped[i]);
+        i += 1;
+    }
+    assert_eq!(undoubled, seq);
+    assert!(wrapped.starts_with(TMUX_DCS));
 }
 
 fn announcement(id: &str, why: Why, summary: &str) -> Announcement {

@@ -1,5 +1,7 @@
 //! `mpt mailbox`: what this device owes (list, `--count`), `watch` (poll and announce only what
-//! became owed), and `ack` (answer an ask so the derivation closes it).
+//! became owed), `ack` (answer an ask so the derivation closes it), `notify` (the road a ping takes).
+
+mod notify;
 
 use std::time::Duration;
 
@@ -9,7 +11,7 @@ use crate::Ctx;
 use crate::cli::{AckStatus, MailboxAction, MailboxArgs};
 use crate::error::{Exit, MptError, Result};
 use crate::mailbox::offline::{LocalLog, View};
-use crate::mailbox::{self, Announcer, NotifyMode};
+use crate::mailbox::{self, Announcer, NotifyMode, Route};
 use crate::mcp::{Deadline, McpClient};
 use crate::palace::PalacePaths;
 use crate::time::{human_age, now_unix};
@@ -18,6 +20,10 @@ use crate::{log_debug, log_warn};
 const DEFAULT_POLL_MS: u64 = 300_000;
 
 pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
+    // The terminal's road needs no palace, no device name and no config.
+    if let Some(MailboxAction::Notify { test }) = args.action {
+        return notify::run(ctx, test);
+    }
     let config = ctx.config()?;
     if matches!(
         ctx.env.get("MEMPALACE_MAILBOX"),
@@ -69,6 +75,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
                 status,
                 body,
             }) => ack(ctx, &client, &me, &event, status, body).await,
+            Some(MailboxAction::Notify { .. }) => unreachable!("answered before the gates"),
         };
         client.shutdown().await;
         res
@@ -170,9 +177,13 @@ async fn watch(
         return Err(MptError::usage(format!("--interval-ms {interval} is below the poll floor of {floor} ms (MEMPALACE_MAILBOX_POLL_MS)"))
             .with_hint("polling faster only loads the primary: raise --interval-ms, or lower MEMPALACE_MAILBOX_POLL_MS deliberately"));
     }
-    let mode =
-        NotifyMode::from_env(ctx.env.get("MEMPALACE_MAILBOX_NOTIFY")).map_err(MptError::usage)?;
-    let kitty = mailbox::prefers_kitty(ctx.env.get("KITTY_WINDOW_ID"), ctx.env.get("TERM"));
+    let mode = notify::mode(ctx)?;
+    // Chosen once (tmux asked once): a tmux that drops the ping is said now, with the fix, and
+    // the ping is still sent wrapped, so turning passthrough on needs no restart.
+    let route = Route::choose(mode, &ctx.env);
+    if let Some((why, fix)) = route.as_ref().and_then(Route::dropped) {
+        log_warn!("mailbox notifications will not reach the terminal: {why}; run: {fix}");
+    }
     let mut announcer = Announcer::new();
     let mut polls = 0u64;
     loop {
@@ -187,7 +198,7 @@ async fn watch(
                 let d = view.derivation;
                 let due = announcer.next(&d);
                 if !due.is_empty() {
-                    deliver(ctx, &due, d.dormant.len(), mode, kitty)?;
+                    deliver(ctx, &due, d.dormant.len(), mode, route.as_ref())?;
                 }
             }
             // A poll that fails is skipped, not fatal: the primary may come back.
@@ -205,7 +216,7 @@ fn deliver(
     due: &[mailbox::Announcement],
     dormant: usize,
     mode: NotifyMode,
-    kitty: bool,
+    route: Option<&Route>,
 ) -> Result<()> {
     // One line per delivery (JSON Lines under `--json`), flushed as it comes.
     let line = json!({"schema": crate::schema::MAILBOX_ANNOUNCE, "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
@@ -213,12 +224,12 @@ fn deliver(
     ctx.out.stream(&line, |w| writeln!(w, "{text}"))?;
     // The notification goes to stderr (the terminal), apart from the delivery on stdout.
     if let Some(n) = mailbox::notification_for(due) {
-        match mode {
-            NotifyMode::Off => {}
-            NotifyMode::Plain => ctx
+        match (mode, route) {
+            (NotifyMode::Off, _) => {}
+            (_, Some(route)) => ctx.out.to_terminal(&route.bytes(&n)),
+            (_, None) => ctx
                 .out
                 .to_terminal(format!("mpt: {}\n", mailbox::plain(&n)).as_bytes()),
-            NotifyMode::Desktop => ctx.out.to_terminal(&mailbox::desktop_bytes(&n, kitty)),
         }
     }
     Ok(())
