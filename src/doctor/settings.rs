@@ -1,10 +1,12 @@
-//! Check `config`: settings that silently disable a feature. A knob that does not parse, a token
-//! file others can read or that git tracks, a token in a compose file, an edge without a persisted
-//! palace, a device-less remote, remote feeding with no SSH target, an opencode entry that disagrees.
+//! Check `config`: settings that silently disable a feature. A knob that does not parse (a number,
+//! the mailbox's notification mode), a token file others can read or that git tracks, a token in
+//! a compose file, an edge without a persisted palace, a device-less remote, remote feeding with
+//! no SSH target, an opencode entry that disagrees.
 
 use super::{Check, Inputs, Status};
 use crate::config::{Config, TokenSource};
 use crate::harness::opencode::{self, Wiring};
+use crate::mailbox::{NOTIFY_VAR, NotifyMode};
 use crate::palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks};
 use crate::which::which;
 
@@ -37,6 +39,13 @@ pub fn check(inputs: &Inputs) -> Check {
                 format!("unset {knob} or set a number"),
             );
         }
+    }
+    if let Err(e) = NotifyMode::from_env(inputs.env.get(NOTIFY_VAR)) {
+        push(
+            Status::Fail,
+            format!("{e}: `mpt mailbox watch` refuses to start"),
+            format!("unset {NOTIFY_VAR}, or set desktop (desktop-tmux in a container under tmux)"),
+        );
     }
     match &inputs.config {
         Err(e) => push(

@@ -400,6 +400,13 @@ fn config_check_finds_what_silently_disables_a_feature() {
         &[("MEMPALACE_FEED_MINE_TIMEOUT_MS", "5min")],
     );
     assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    let (code, c) = doctor(&env, "config", &[("MEMPALACE_MAILBOX_NOTIFY", "tmux")]);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(
+        c["summary"].as_str().unwrap().contains("\"tmux\"")
+            && c["fix"].as_str().unwrap().contains("desktop-tmux"),
+        "{c}"
+    );
 
     let tf = env.path("token");
     std::fs::write(&tf, "t0ken").unwrap();
