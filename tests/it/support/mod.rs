@@ -8,9 +8,11 @@ pub mod link;
 pub mod npm;
 pub mod primary;
 pub mod proxy;
+pub mod pty;
 pub mod rng;
 pub mod sshd;
 pub mod testbed;
+pub mod tmux;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -39,6 +41,15 @@ pub fn write_script(path: &Path, text: &str) {
         .unwrap();
     sh.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
     assert!(sh.wait().unwrap().success(), "writing {}", path.display());
+}
+
+/// `prog` on the test process's PATH, else in /usr/bin or /bin (where Debian's packages put it).
+pub fn program(prog: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/bin".into(), "/bin".into()])
+        .map(|d| d.join(prog))
+        .find(|p| p.is_file())
 }
 
 pub fn fixture(name: &str) -> PathBuf {

@@ -5,7 +5,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::wait_for;
+use super::{program, wait_for};
 
 const SSHD: &str = "/usr/sbin/sshd";
 
@@ -31,7 +31,9 @@ impl Sshd {
     /// Installs sshd, rsync and ssh-keygen on first use (tests/testbed/sshd.sh) when missing.
     pub fn start(dir: &Path) -> Sshd {
         super::testbed::ensure_sshd(|| {
-            Path::new(SSHD).exists() && which("rsync") && which("ssh-keygen")
+            Path::new(SSHD).exists()
+                && program("rsync").is_some()
+                && program("ssh-keygen").is_some()
         });
         std::fs::create_dir_all(dir).unwrap();
         // sshd refuses to start without its privilege-separation directory.
@@ -120,13 +122,4 @@ impl Drop for Sshd {
             }
         }
     }
-}
-
-fn which(prog: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
-        .unwrap_or(false)
-        || ["/usr/bin", "/bin"]
-            .iter()
-            .any(|d| Path::new(d).join(prog).is_file())
 }

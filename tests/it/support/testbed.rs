@@ -1,5 +1,5 @@
-//! The real-MemPalace testbed, provisioned on first use: tests/testbed/provision.sh (and sshd.sh
-//! where a test needs sshd) runs once, under a file lock, since tests run in parallel.
+//! The real-MemPalace testbed, provisioned on first use: tests/testbed/provision.sh (and sshd.sh or
+//! tmux.sh where a test needs them) runs once, under a file lock, since tests run in parallel.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -98,22 +98,34 @@ pub fn provisioned() -> PathBuf {
     .clone()
 }
 
-/// sshd, rsync and ssh-keygen, installed by tests/testbed/sshd.sh on first use (apt-get holds
-/// its own lock, so two installs at once would fail: this one waits for the other).
+/// sshd, rsync and ssh-keygen, installed by tests/testbed/sshd.sh on first use.
 pub fn ensure_sshd(present: impl Fn() -> bool) {
     static DONE: OnceLock<()> = OnceLock::new();
-    DONE.get_or_init(|| {
+    ensure_packages(&DONE, "sshd.sh", "sshd, rsync or ssh-keygen", present);
+}
+
+/// tmux, installed by tests/testbed/tmux.sh on first use.
+pub fn ensure_tmux(present: impl Fn() -> bool) {
+    static DONE: OnceLock<()> = OnceLock::new();
+    ensure_packages(&DONE, "tmux.sh", "tmux", present);
+}
+
+/// Runs `script` (an apt-get install, tests/testbed/debian.sh) once per test binary when
+/// `present` says something is missing. One lock for every such script: apt-get holds its own
+/// lock, so two installs at once would fail; this one waits for the other.
+fn ensure_packages(done: &OnceLock<()>, script: &str, what: &str, present: impl Fn() -> bool) {
+    done.get_or_init(|| {
         if present() {
             return;
         }
         let root = root();
-        let _held = lock(&root.join(".sshd.lock"));
+        let _held = lock(&root.join(".apt.lock"));
         if !present() {
-            run_script("sshd.sh", &root);
+            run_script(script, &root);
         }
         assert!(
             present(),
-            "tests/testbed/sshd.sh ran but sshd, rsync or ssh-keygen is still missing"
+            "tests/testbed/{script} ran but {what} is still missing"
         );
     });
 }
