@@ -1,5 +1,6 @@
 //! Checks `half-flip` and `false-positive`: a harness picks its transport once, at load, from ITS
-//! environment; and a remote machine's local palace is a frozen archive the CLI still reads.
+//! environment; a remote machine's local palace is a frozen archive the CLI still reads (not so
+//! under the edge, where it is live and holds the writes not flushed yet).
 
 use super::{Check, Inputs, Status};
 use crate::palace::chroma;
@@ -91,6 +92,17 @@ pub fn false_positive(inputs: &Inputs) -> Check {
         Ok(p) => p,
         Err(e) => return Check::new(id, Status::Skip, e.message),
     };
+    if edge_opted_in(inputs) {
+        return Check::new(
+            id,
+            Status::Ok,
+            format!(
+                "under the edge (MEMPALACE_EDGE=1) the local palace {} is live, not an archive: it takes the offline writes and holds those not flushed yet; keep it",
+                paths.palace.display()
+            ),
+        )
+        .evidence("the mempalace CLI reads only this local palace; the agent's tools (or `mpt call`) see the shared one through the edge");
+    }
     match chroma::drawer_count(&paths.palace) {
         Ok(Some(n)) if n > 0 => Check::new(
             id,
@@ -98,8 +110,17 @@ pub fn false_positive(inputs: &Inputs) -> Check {
             format!("a local palace with {n} drawers sits at {}: `mempalace status`/`search` here read this frozen archive and look healthy", paths.palace.display()),
         )
         .evidence("the mempalace CLI has no remote support: after the flip it reads and writes this archive, not the shared palace")
-        .fix("use the agent's palace tools (or `mpt call`) for the shared palace; mine backfills on the palace host; archive or remove the local palace"),
+        .fix("use the agent's palace tools (or `mpt call`) for the shared palace; mine backfills on the palace host; archive the local palace once `mpt outbox backfill` has sent what only it holds"),
         Ok(_) => Check::new(id, Status::Ok, format!("no local drawers at {}: nothing to mistake for the shared palace", paths.palace.display())),
         Err(e) => Check::new(id, Status::Warn, format!("cannot read the local palace: {}", e.message)),
+    }
+}
+
+/// `MEMPALACE_EDGE=1`, read through the configuration when it loads (else the raw variable: a
+/// broken configuration must not turn a live palace into advice to remove it).
+fn edge_opted_in(inputs: &Inputs) -> bool {
+    match &inputs.config {
+        Ok(c) => c.edge_opt_in,
+        Err(_) => inputs.env.get("MEMPALACE_EDGE") == Some("1"),
     }
 }

@@ -309,6 +309,32 @@ fn false_positive_machine_warns_about_a_frozen_archive() {
     assert_eq!(status(&c), "skip", "solitary machine");
 }
 
+#[test]
+fn false_positive_never_calls_the_edge_palace_an_archive() {
+    // Under the edge the local palace takes the offline writes and holds what is not flushed:
+    // advice to archive or remove it would lose them.
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let cfg = write_config(&env, json!({"palace": palace}));
+    env.call_local(
+        &palace,
+        "add_drawer",
+        r#"{"wing":"w","room":"r","content":"written offline through the edge"}"#,
+    );
+    let vars = [
+        ("MPT_CONFIG", cfg.as_str()),
+        ("MEMPALACE_REMOTE_URL", "https://primary.example:8765/mcp"),
+        ("MEMPALACE_EDGE", "1"),
+    ];
+    let (code, c) = doctor(&env, "false-positive", &vars);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    let text = format!("{} {} {}", c["summary"], c["evidence"], c["fix"]);
+    assert!(c["summary"].as_str().unwrap().contains("live"), "{c}");
+    for bad in ["remove", "frozen", "archive the"] {
+        assert!(!text.contains(bad), "no advice to {bad:?}: {c}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kg_path_fails_on_a_split_built_by_the_real_server() {
     let env = TestEnv::new();
