@@ -287,6 +287,16 @@ impl Config {
 
 fn validate_url(url: &str) -> Result<String> {
     let shown = crate::secrets::redact_url(url);
+    if !url.contains("://") {
+        // `palace.lan:8765/mcp` parses as the scheme `palace.lan`: say what is really missing.
+        return Err(MptError::usage(format!(
+            "MEMPALACE_REMOTE_URL='{shown}' has no scheme: mpt cannot tell how to reach the primary"
+        ))
+        .with_hint(format!(
+            "export MEMPALACE_REMOTE_URL=https://{}",
+            shown.trim_start_matches('/')
+        )));
+    }
     let parsed = reqwest::Url::parse(url).map_err(|e| {
         MptError::usage(format!("MEMPALACE_REMOTE_URL='{shown}' is not a URL: {e}"))
             .with_hint("set it to the primary's endpoint, e.g. https://palace.example:8765/mcp")
@@ -305,7 +315,8 @@ fn validate_url(url: &str) -> Result<String> {
         "http" | "https" => Ok(url.to_string()),
         other => Err(MptError::usage(format!(
             "MEMPALACE_REMOTE_URL uses the scheme '{other}': only https:// (or http:// on loopback) is spoken"
-        ))),
+        ))
+        .with_hint("set MEMPALACE_REMOTE_URL to the primary's https:// endpoint, e.g. https://palace.example:8765/mcp")),
     }
 }
 

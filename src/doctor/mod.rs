@@ -67,10 +67,14 @@ impl Check {
 /// A check running: some wait on the network or a child, most return at once.
 pub type CheckFuture<'a> = Pin<Box<dyn Future<Output = Check> + 'a>>;
 
-/// One doctor check: its id (`--check ID`), its title, and the function that runs it.
+/// One doctor check: its id (`--check ID`), its title, whether it reads what the configuration
+/// resolves (the primary, the palace, the outbox), and the function that runs it.
 pub struct CheckDef {
     pub id: &'static str,
     pub title: &'static str,
+    /// When the configuration does not load, such a check fails without running: what it would
+    /// read (the palace, the primary, the outbox) may not be what the configuration names.
+    pub needs_config: bool,
     pub run: for<'a> fn(&'a Probe<'a>) -> CheckFuture<'a>,
 }
 
@@ -79,46 +83,55 @@ pub static CHECKS: &[CheckDef] = &[
     CheckDef {
         id: "extension",
         title: "pi's deployed MemPalace extension",
+        needs_config: false,
         run: |p| Box::pin(async { extension::check(p.inputs) }),
     },
     CheckDef {
         id: "config",
         title: "settings that silently disable a feature",
+        needs_config: false,
         run: |p| Box::pin(async { settings::check(p.inputs) }),
     },
     CheckDef {
         id: "transport",
         title: "the transport the bridge picks",
+        needs_config: true,
         run: |p| Box::pin(transport::check(p.inputs)),
     },
     CheckDef {
         id: "half-flip",
         title: "running harnesses on this shell's transport",
+        needs_config: false,
         run: |p| Box::pin(async { fleet::half_flip(p.inputs, p.procs()) }),
     },
     CheckDef {
         id: "false-positive",
         title: "a frozen local archive on a remote machine",
+        needs_config: true,
         run: |p| Box::pin(async { fleet::false_positive(p.inputs) }),
     },
     CheckDef {
         id: "kg-path",
         title: "one knowledge graph where every writer finds it",
+        needs_config: true,
         run: |p| Box::pin(async { graph::kg_path(p.inputs) }),
     },
     CheckDef {
         id: "embedder",
         title: "embedder identity, local and primary",
+        needs_config: true,
         run: |p| Box::pin(graph::embedder(p.inputs)),
     },
     CheckDef {
         id: "writers",
         title: "one writer per palace",
+        needs_config: true,
         run: |p| Box::pin(async { writers::check(p.inputs, p.procs()) }),
     },
     CheckDef {
         id: "outbox",
         title: "writes that will not reach the primary",
+        needs_config: true,
         run: |p| Box::pin(async { queue::check(p.inputs) }),
     },
 ];
@@ -169,20 +182,29 @@ pub async fn run(inputs: &Inputs, only: Option<&str>) -> Vec<Check> {
     };
     let mut out = Vec::new();
     for def in CHECKS.iter().filter(|d| only.is_none_or(|o| o == d.id)) {
-        out.push((def.run)(&probe).await);
+        out.push(match &inputs.config {
+            Err(e) if def.needs_config => config_broken(def.id, e),
+            _ => (def.run)(&probe).await,
+        });
     }
     out
 }
 
-/// A check that cannot run because the configuration did not load.
+/// A check that needs the configuration, which did not load: a failure naming what is wrong (the
+/// error names the variable or the file), never a skip that reads as nothing to worry about.
 fn config_broken(id: &'static str, e: &MptError) -> Check {
     Check::new(
         id,
-        Status::Skip,
+        Status::Fail,
         format!(
             "not checked: the configuration does not load ({})",
             e.message
         ),
+    )
+    .fix(
+        e.hint
+            .clone()
+            .unwrap_or_else(|| "fix the setting the message names, then `mpt config`".into()),
     )
 }
 

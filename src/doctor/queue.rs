@@ -1,7 +1,7 @@
 //! The `outbox` check: writes that will not reach the primary by themselves — failed ops (and
 //! the ops that wait for them), and ops open for over an hour with no flusher to send them.
 
-use super::{Check, Inputs, Status, config_broken};
+use super::{Check, Inputs, Status};
 use crate::outbox::{self, FlushLock, OpState, Outbox, util};
 
 /// An open op older than this with nothing flushing is stranded (a timer or an edge is missing).
@@ -10,7 +10,7 @@ const STRANDED_MS: i64 = 3600 * 1000;
 pub fn check(inputs: &Inputs) -> Check {
     let config = match &inputs.config {
         Ok(c) => c,
-        Err(e) => return config_broken("outbox", e),
+        Err(e) => return super::config_broken("outbox", e),
     };
     let path = match outbox::resolve_path(&inputs.env, config) {
         Ok(p) => p,

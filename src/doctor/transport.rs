@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Check, Inputs, Status, config_broken};
+use super::{Check, Inputs, Status};
 use crate::config::{Config, McpKnobs, Remote};
 use crate::error::MptError;
 use crate::mcp::client::local_child_spec;
@@ -20,7 +20,7 @@ const ID: &str = "transport";
 pub async fn check(inputs: &Inputs) -> Check {
     let config = match &inputs.config {
         Ok(c) => c,
-        Err(e) => return config_broken(ID, e),
+        Err(e) => return super::config_broken(ID, e),
     };
     if inputs.offline {
         return Check::new(ID, Status::Skip, "skipped (--offline)");

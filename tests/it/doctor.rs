@@ -102,6 +102,29 @@ fn transport_local_probe_reports_the_palace_and_fails_without_a_binary() {
 }
 
 #[test]
+fn a_check_that_needs_the_configuration_fails_when_it_does_not_load() {
+    // A URL missing its scheme: `--check transport` used to say "not checked" and exit 0.
+    let env = TestEnv::new();
+    for url in ["palace.example:8765/mcp", "127.0.0.1:8765/mcp"] {
+        let vars = [("MEMPALACE_REMOTE_URL", url)];
+        for id in ["transport", "outbox", "embedder", "kg-path", "writers"] {
+            let (code, c) = doctor(&env, id, &vars);
+            assert_eq!((code, status(&c)), (3, "fail"), "{id} with {url}: {c}");
+            let summary = c["summary"].as_str().unwrap();
+            assert!(summary.contains("MEMPALACE_REMOTE_URL"), "{id}: {c}");
+            assert!(c["fix"].as_str().unwrap().contains("https://"), "{id}: {c}");
+        }
+        let o = env.mpt(&["doctor", "--check", "transport"], &vars);
+        assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+        assert!(stdout(&o).contains("no scheme"), "{}", stdout(&o));
+    }
+    // A check that reads only the environment still runs.
+    let (code, c) = doctor(&env, "half-flip", &[("MEMPALACE_REMOTE_URL", "x:1/mcp")]);
+    assert_ne!(status(&c), "fail", "{c}");
+    assert_eq!(code, 0);
+}
+
+#[test]
 fn transport_remote_probe_names_each_failure_layer() {
     let env = TestEnv::new();
     let p = Primary::start(
