@@ -92,6 +92,20 @@ impl Env {
         }
     }
 
+    /// `MEMPALACE_EDGE`: `1` opts in, `0` or empty (unset) does not, anything else is exit 2
+    /// naming the value. Stricter than the other switches because pi's edge branch tests
+    /// `=== "1"`: a `true` that opted opencode in would leave pi going straight to the primary.
+    pub fn edge_opt_in(&self) -> Result<bool> {
+        match self.get("MEMPALACE_EDGE") {
+            None | Some("0") => Ok(false),
+            Some("1") => Ok(true),
+            Some(other) => Err(MptError::usage(format!(
+                "MEMPALACE_EDGE='{other}' is neither 1 nor 0: pi's edge branch tests MEMPALACE_EDGE === \"1\", so any other value would opt opencode into the edge and leave pi out"
+            ))
+            .with_hint("export MEMPALACE_EDGE=1 to opt into the edge, or MEMPALACE_EDGE=0 (or unset it) to stay out")),
+        }
+    }
+
     fn millis(&self, key: &str, default: u64) -> Result<u64> {
         match self.get(key) {
             None => Ok(default),
@@ -264,7 +278,7 @@ impl Config {
         };
         Ok(Config {
             remote,
-            edge_opt_in: env.flag("MEMPALACE_EDGE", false)?,
+            edge_opt_in: env.edge_opt_in()?,
             device: env.get("MEMPALACE_PI_DEVICE").map(str::to_string),
             agent_name: env.get("MEMPALACE_AGENT_NAME").unwrap_or("pi").to_string(),
             harness: file.harness.clone().unwrap_or_else(|| "mcp".to_string()),
@@ -431,6 +445,24 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn mempalace_edge_is_1_0_or_empty_and_anything_else_is_exit_2_naming_it() {
+        for (v, want) in [("1", true), ("0", false), ("", false)] {
+            let env = Env::from_pairs([("HOME", "/h"), ("MEMPALACE_EDGE", v)]);
+            assert_eq!(Config::load(&env, None).unwrap().edge_opt_in, want, "{v:?}");
+        }
+        for v in ["true", "yes", "on", "2", " 1"] {
+            let env = Env::from_pairs([("HOME", "/h"), ("MEMPALACE_EDGE", v)]);
+            let e = Config::load(&env, None).unwrap_err();
+            assert_eq!(e.exit().code(), 2, "{v:?}");
+            assert!(
+                e.message.contains(&format!("MEMPALACE_EDGE='{v}'")),
+                "{}",
+                e.message
+            );
+        }
     }
 
     #[test]

@@ -121,6 +121,6 @@ pub fn false_positive(inputs: &Inputs) -> Check {
 fn edge_opted_in(inputs: &Inputs) -> bool {
     match &inputs.config {
         Ok(c) => c.edge_opt_in,
-        Err(_) => inputs.env.get("MEMPALACE_EDGE") == Some("1"),
+        Err(_) => inputs.env.edge_opt_in().unwrap_or(false),
     }
 }

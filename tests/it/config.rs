@@ -282,3 +282,45 @@ fn the_token_never_appears_from_edge_mailbox_or_outbox() {
         );
     }
 }
+
+#[test]
+fn mempalace_edge_other_than_1_or_0_is_exit_2_naming_the_value_and_a_doctor_failure() {
+    // pi's edge branch tests `=== "1"`: a `true` that opted opencode in would leave pi out.
+    let env = TestEnv::new();
+    let opencode = env.home().join(".config/opencode/opencode.json");
+    std::fs::create_dir_all(opencode.parent().unwrap()).unwrap();
+    let before = r#"{"mcp": {"other": {"type": "local", "command": ["x"]}}}"#;
+    std::fs::write(&opencode, before).unwrap();
+    for value in ["true", "yes", "on"] {
+        let vars = [
+            ("MEMPALACE_EDGE", value),
+            ("MEMPALACE_REMOTE_URL", "https://palace.example:8765/mcp"),
+        ];
+        for args in [
+            vec!["--json", "config"],
+            vec!["--json", "edge", "wire", "opencode"],
+        ] {
+            let o = env.mpt(&args, &vars);
+            assert_eq!(o.status.code(), Some(2), "{args:?} {value}: {}", stdout(&o));
+            let msg = json(&o)["message"].as_str().unwrap().to_string();
+            assert!(msg.contains(&format!("MEMPALACE_EDGE='{value}'")), "{msg}");
+        }
+        assert_eq!(std::fs::read_to_string(&opencode).unwrap(), before);
+        let o = env.mpt(&["--json", "doctor", "--check", "config"], &vars);
+        assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+        let c = &json(&o)["checks"][0];
+        assert_eq!(c["status"], "fail", "{c}");
+        assert!(
+            c["summary"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("MEMPALACE_EDGE='{value}'")),
+            "{c}"
+        );
+    }
+    for value in ["1", "0", ""] {
+        let o = env.mpt(&["--json", "config"], &[("MEMPALACE_EDGE", value)]);
+        assert_eq!(o.status.code(), Some(0), "{value:?}: {}", stderr(&o));
+        assert_eq!(json(&o)["edge_opt_in"], value == "1", "{value:?}");
+    }
+}
