@@ -375,17 +375,33 @@ fn load_token(env: &Env, file: &FileConfig) -> Result<Option<(Secret, TokenSourc
     {
         return Ok(Some((secret, TokenSource::Env)));
     }
-    let path = values::env_path(env, "MPT_TOKEN_FILE")?.or_else(|| file.token_file.clone());
-    match path {
+    match token_file_of(env, file)? {
         None => Ok(None),
-        Some(p) => {
-            let setting = if env.get("MPT_TOKEN_FILE").is_some() {
-                "MPT_TOKEN_FILE"
-            } else {
-                "the config's token_file"
-            };
-            read_token(&p, setting).map(|s| Some((s, TokenSource::File(p))))
-        }
+        Some((p, setting)) => read_token(&p, setting).map(|s| Some((s, TokenSource::File(p)))),
+    }
+}
+
+/// The token file a setting names (`MPT_TOKEN_FILE`, else the config's `token_file`), and that
+/// setting, whether or not the file can be read.
+fn token_file_of(env: &Env, file: &FileConfig) -> Result<Option<(PathBuf, &'static str)>> {
+    Ok(match values::env_path(env, "MPT_TOKEN_FILE")? {
+        Some(p) => Some((p, "MPT_TOKEN_FILE")),
+        None => file
+            .token_file
+            .clone()
+            .map(|p| (p, "the config's token_file")),
+    })
+}
+
+/// The token file this machine names, found even when the configuration refuses to load because
+/// of it (mode 0644 with a URL set): what `mpt runbook`'s `credentials` step checks and fixes.
+pub fn token_file_setting(
+    env: &Env,
+    flag_path: Option<&Path>,
+) -> Result<Option<(PathBuf, &'static str)>> {
+    match values::env_path(env, "MPT_TOKEN_FILE")? {
+        Some(p) => Ok(Some((p, "MPT_TOKEN_FILE"))),
+        None => token_file_of(env, &load_file(env, flag_path)?.0),
     }
 }
 

@@ -15,6 +15,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
     let inputs = Inputs {
         env: ctx.env.clone(),
         config: ctx.config(),
+        config_flag: ctx.config_flag.clone(),
         cwd: std::env::current_dir()
             .map_err(|e| MptError::io("reading the current directory", &e))?,
         scan: args.scan.clone(),

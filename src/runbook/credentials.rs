@@ -1,5 +1,5 @@
-//! Step `credentials` (RFC 001 R3): the token only in `.env` (0600, gitignored); never a literal
-//! in compose, units, crontabs or scripts; never on a running process's command line.
+//! Step `credentials` (RFC 001 R3): the token only in `.env` or the token file (0600, gitignored);
+//! never a literal in compose, units, crontabs or scripts; never on a running process's argv.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -15,36 +15,52 @@ use crate::palace::hygiene::{
     TOKEN_KEYS, git_tracks, git_unignored, is_comment, literal_token, redact, words,
 };
 
-/// An `.env` that sets a token, and what is wrong with how it is kept.
+/// A file that holds a token (an `.env` that sets one, or the token file a setting names), and
+/// what is wrong with how it is kept.
 struct EnvFile {
     path: PathBuf,
     line: usize,
     mode: u32,
     tracked: bool,
     unignored: bool,
+    /// The setting that names it (`MPT_TOKEN_FILE`, the config's `token_file`); `None` for an `.env`.
+    named_by: Option<&'static str>,
 }
 
 impl EnvFile {
     fn fixable(&self) -> bool {
         self.mode & 0o077 != 0 || (self.unignored && !self.tracked)
     }
+
+    fn kept(path: &Path, line: usize, named_by: Option<&'static str>) -> EnvFile {
+        let mode = std::fs::metadata(path).map_or(0, |m| m.permissions().mode() & 0o777);
+        let tracked = git_tracks(path);
+        EnvFile {
+            unignored: tracked || git_unignored(path) == Some(true),
+            path: path.to_path_buf(),
+            line,
+            mode,
+            tracked,
+            named_by,
+        }
+    }
 }
 
-fn env_files(scan: &ScanSet) -> Vec<EnvFile> {
+fn env_files(inputs: &Inputs, scan: &ScanSet) -> Vec<EnvFile> {
     let mut out = Vec::new();
     for f in scan.of(|k| k == Kind::Env) {
         let Some((n, _)) = f.lines().find(|(_, l)| sets_token(l)) else {
             continue;
         };
-        let mode = std::fs::metadata(&f.path).map_or(0, |m| m.permissions().mode() & 0o777);
-        let tracked = git_tracks(&f.path);
-        out.push(EnvFile {
-            unignored: tracked || git_unignored(&f.path) == Some(true),
-            path: f.path.clone(),
-            line: n,
-            mode,
-            tracked,
-        });
+        out.push(EnvFile::kept(&f.path, n, None));
+    }
+    // A path that does not parse is the `config` check's and every command's exit 2, not ours.
+    let named = crate::config::token_file_setting(&inputs.env, inputs.config_flag.as_deref());
+    if let Ok(Some((path, setting))) = named
+        && std::fs::metadata(&path).is_ok_and(|m| m.is_file())
+        && !out.iter().any(|e| e.path == path)
+    {
+        out.push(EnvFile::kept(&path, 0, Some(setting)));
     }
     out
 }
@@ -63,10 +79,23 @@ fn sets_token(line: &str) -> bool {
 pub fn check(inputs: &Inputs, scan: &ScanSet) -> Step {
     let id = "credentials";
     let mut findings = Vec::new();
-    let envs = env_files(scan);
+    let envs = env_files(inputs, scan);
     for e in &envs {
         if e.mode & 0o077 != 0 {
-            findings.push(Finding::at(&e.path, e.line, format!("sets the palace token but is mode {:04o}: other users on this machine can read it", e.mode)).replacement(format!("chmod 600 {}", e.path.display())));
+            let what = match e.named_by {
+                None => format!(
+                    "sets the palace token but is mode {:04o}: other users on this machine can read it",
+                    e.mode
+                ),
+                Some(setting) => format!(
+                    "holds the palace token ({setting} names it) but is mode {:04o}: other users on this machine can read it, and every command that reaches the primary refuses it (exit 4)",
+                    e.mode
+                ),
+            };
+            findings.push(
+                Finding::at(&e.path, e.line, what)
+                    .replacement(format!("chmod 600 {}", e.path.display())),
+            );
         }
         if e.tracked {
             findings.push(
@@ -140,15 +169,17 @@ pub fn check(inputs: &Inputs, scan: &ScanSet) -> Step {
     let mut s = Step::from_findings(
         id,
         findings,
-        "the token lives only in .env files that are 0600 and gitignored",
+        "the token lives only in .env files or the token file, 0600 and gitignored",
         |n| format!("{n} place(s) expose the palace token"),
     )
     .evidence(note);
     for e in &envs {
+        let holds = match e.named_by {
+            None => format!("{}:{} sets the token", e.path.display(), e.line),
+            Some(setting) => format!("{} holds the token ({setting})", e.path.display()),
+        };
         s = s.evidence(format!(
-            "{}:{} sets the token (mode {:04o}{})",
-            e.path.display(),
-            e.line,
+            "{holds} (mode {:04o}{})",
             e.mode,
             if e.tracked {
                 ", tracked by git"
@@ -162,7 +193,7 @@ pub fn check(inputs: &Inputs, scan: &ScanSet) -> Step {
     if s.state == State::ToDo {
         if fixable > 0 {
             s.apply = Some(format!(
-                "chmod 600 and gitignore {fixable} .env file(s); literal tokens, tracked files and command lines stay yours to fix"
+                "chmod 600 and gitignore {fixable} token file(s) (.env or the token file); literal tokens, tracked files and command lines stay yours to fix"
             ));
         }
         s = s.manual(
@@ -179,9 +210,10 @@ fn name(p: &Path) -> String {
         .into_owned()
 }
 
-/// chmod 600 and gitignore each .env that sets a token; the other findings are left to a person.
+/// chmod 600 and gitignore each .env that sets a token and the token file; the other findings
+/// are left to a person.
 pub fn apply(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
-    let envs: Vec<EnvFile> = env_files(scan)
+    let envs: Vec<EnvFile> = env_files(inputs, scan)
         .into_iter()
         .filter(EnvFile::fixable)
         .collect();
@@ -212,7 +244,10 @@ pub fn apply(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
         dry_run: !yes,
         state_before: State::ToDo,
         state_after: State::ToDo,
-        summary: format!("chmod 600 and gitignore {} .env file(s)", envs.len()),
+        summary: format!(
+            "chmod 600 and gitignore {} token file(s) (.env or the token file)",
+            envs.len()
+        ),
         changes,
         backup: None,
         verification: None,
@@ -267,7 +302,7 @@ pub fn apply(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     if !ok {
         return Err(MptError::new(
             crate::error::ErrorKind::Io,
-            "the read-back does not match: an .env is still readable by others or not ignored",
+            "the read-back does not match: a token file is still readable by others or not ignored",
         )
         .with_hint(format!("undo: {}", out.undo.clone().unwrap_or_default()))
         .with_detail(serde_json::to_value(&out).unwrap_or_default()));

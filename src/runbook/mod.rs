@@ -222,7 +222,7 @@ pub static STEPS: &[StepDef] = &[
     StepDef {
         id: "credentials",
         phase: Phase::Phase0,
-        title: "the token only in .env (0600, gitignored), never in compose or argv",
+        title: "the token only in .env or the token file (0600, gitignored), never in compose or argv",
         check: credentials::check,
         apply: Some(credentials::apply),
     },
@@ -300,6 +300,9 @@ pub fn step_def(id: &str) -> Option<&'static StepDef> {
 pub struct Inputs {
     pub env: Env,
     pub config: Result<Config, MptError>,
+    /// `--mpt-config`: the config file named on the command line, read again by a step that
+    /// must see past a configuration that refuses to load (the token file at 0644).
+    pub config_flag: Option<PathBuf>,
     pub cwd: PathBuf,
     /// `--scan`: extra files and folders to search.
     pub scan: Vec<PathBuf>,

@@ -9,6 +9,7 @@ fn hermetic_inputs(home: &Path) -> Inputs {
     let env = Env::from_pairs([("HOME", home.to_str().unwrap())]);
     Inputs {
         config: Config::load(&env, None),
+        config_flag: None,
         env,
         cwd: home.to_path_buf(),
         scan: Vec::new(),

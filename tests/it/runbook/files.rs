@@ -388,3 +388,52 @@ fn phase2_and_provenance_follow_the_opt_in_per_harness() {
         "{prov}"
     );
 }
+
+#[test]
+fn credentials_sees_the_token_file_mpt_token_file_names_and_apply_makes_it_0600() {
+    let env = TestEnv::new();
+    let token = env.home().join(".config/mpt/token");
+    write(&token, "tok-runbook-file-7c2e-never-print\n");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let shown = token.to_str().unwrap();
+    let vars = [
+        ("MPT_TOKEN_FILE", shown),
+        ("MEMPALACE_REMOTE_URL", "https://primary.example:8765/mcp"),
+    ];
+    // Every remote command refuses that file, and doctor fails it: the runbook must not say
+    // "no token is configured".
+    let o = env.mpt(&["--json", "outbox", "flush"], &vars);
+    assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+    let (code, doc) = runbook(&env, &["phase0"], &vars);
+    let cred = step(&doc, "credentials");
+    assert_eq!((code, state(cred)), (3, "to_do"), "{cred}");
+    assert_eq!(at(cred), [("token".to_string(), 0)], "{cred}");
+    let f = finding(cred, "mpt/token", 0);
+    assert!(
+        f["what"].as_str().unwrap().contains("MPT_TOKEN_FILE")
+            && f["what"].as_str().unwrap().contains("0644"),
+        "{f}"
+    );
+    assert_eq!(f["replacement"], format!("chmod 600 {shown}"));
+
+    let o = env.mpt(&["--json", "runbook", "apply", "credentials"], &vars);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(mode(&token), 0o644, "a dry run changes nothing");
+    let o = env.mpt(
+        &["--json", "runbook", "apply", "credentials", "--yes"],
+        &vars,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let done = json(&o);
+    assert_eq!(done["verification"]["ok"], true, "{done}");
+    assert_eq!(done["state_after"], "done", "{done}");
+    assert_eq!(mode(&token), 0o600);
+    assert!(!done.to_string().contains("tok-runbook-file"), "{done}");
+    let (_, doc) = runbook(&env, &["phase0"], &vars);
+    let cred = step(&doc, "credentials");
+    assert_eq!(state(cred), "done", "{cred}");
+    assert!(
+        cred["evidence"].to_string().contains("(MPT_TOKEN_FILE)"),
+        "{cred}"
+    );
+}
