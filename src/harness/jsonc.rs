@@ -3,6 +3,23 @@
 
 /// Plain JSON text for `src`: `//` and `/* */` comments and trailing commas replaced by spaces.
 pub fn strip(src: &str) -> String {
+    let no_comments = strip_comments(src).into_bytes();
+    let no_commas = blank(&no_comments, |b, i, out| {
+        if b[i] == b','
+            && b[i + 1..]
+                .iter()
+                .find(|c| !c.is_ascii_whitespace())
+                .is_some_and(|c| *c == b'}' || *c == b']')
+        {
+            out[i] = b' ';
+        }
+        0
+    });
+    String::from_utf8(no_commas).unwrap_or_else(|_| src.to_string())
+}
+
+/// `src` with only its comments replaced by spaces (trailing commas kept), offsets kept.
+pub fn strip_comments(src: &str) -> String {
     let no_comments = blank(src.as_bytes(), |b, i, out| {
         if b[i] != b'/' {
             return 0;
@@ -21,18 +38,7 @@ pub fn strip(src: &str) -> String {
         }
         end - i
     });
-    let no_commas = blank(&no_comments, |b, i, out| {
-        if b[i] == b','
-            && b[i + 1..]
-                .iter()
-                .find(|c| !c.is_ascii_whitespace())
-                .is_some_and(|c| *c == b'}' || *c == b']')
-        {
-            out[i] = b' ';
-        }
-        0
-    });
-    String::from_utf8(no_commas).unwrap_or_else(|_| src.to_string())
+    String::from_utf8(no_comments).unwrap_or_else(|_| src.to_string())
 }
 
 /// Walks `b` outside string literals; `f` may blank bytes in the output and returns how many

@@ -1,6 +1,6 @@
 //! Byte spans inside JSON text (after `jsonc::strip`, so offsets match the original file): where
-//! an object member's value starts and ends, and where an object closes. Lets a tool rewrite one
-//! entry of a config file and keep every other byte, comments included.
+//! an object member's value starts and ends, where an object closes, and the text without one
+//! member. Lets a tool rewrite one entry of a config file and keep every other byte, comments too.
 
 /// Where `path` (object keys from the root) is: the member's key start, its value's span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,43 @@ pub fn object_close(text: &str, path: &[&str]) -> Option<(usize, bool)> {
     let end = value_end(b, start)?;
     let inner = skip_ws(b, start + 1);
     Some((end - 1, inner < end - 1))
+}
+
+/// `text` without the member at `path` (`plain` is `jsonc::strip(text)`): its key, value and one
+/// separating comma go; a comment beside it stays. `None` when there is no such member.
+pub fn without_member(text: &str, plain: &str, path: &[&str]) -> Option<String> {
+    let b = plain.as_bytes();
+    let m = find(plain, path)?;
+    let blank = |from: usize, to: usize| text[from..to].trim().is_empty();
+    let after = skip_ws(b, m.value_end);
+    if b.get(after) == Some(&b',') {
+        // Another member follows: the member, its comma and the space up to the next key go.
+        let next = skip_ws(b, after + 1);
+        let next = if blank(after + 1, next) {
+            next
+        } else {
+            after + 1
+        };
+        return Some(format!("{}{}", &text[..m.key_start], &text[next..]));
+    }
+    // The last member: the comma that separated it goes (a comment after that comma stays), or,
+    // as the only member, a trailing comma after it (`{,}` is not JSON).
+    let kept_before = text[..m.key_start].trim_end().len();
+    let before = b[..m.key_start]
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())?;
+    let rest = &text[m.value_end..];
+    Some(match b[before] {
+        b',' => format!(
+            "{}{}{rest}",
+            &text[..before],
+            &text[before + 1..kept_before]
+        ),
+        _ => {
+            let rest = rest.trim_start().strip_prefix(',').unwrap_or(rest);
+            format!("{}{rest}", &text[..kept_before])
+        }
+    })
 }
 
 fn member_of(b: &[u8], obj: usize, key: &str) -> Option<Member> {
@@ -142,5 +179,41 @@ mod tests {
         assert!(nonempty);
         let (root_close, _) = object_close(t, &[]).unwrap();
         assert_eq!(root_close, t.len() - 1);
+    }
+
+    fn without(text: &str) -> String {
+        let plain = crate::harness::jsonc::strip(text);
+        without_member(text, &plain, &["mcp", "mempalace"]).unwrap()
+    }
+
+    #[test]
+    fn a_member_goes_with_one_comma_and_every_comment_stays() {
+        assert_eq!(
+            without(r#"{"mcp": {"mempalace": {"a": 1}, "gh": {}}}"#),
+            r#"{"mcp": {"gh": {}}}"#
+        );
+        assert_eq!(
+            without(
+                "{\"mcp\": {\"gh\": {}, /* keep */\n  \"mempalace\": {\"a\": [1, 2]},\n  },\n}"
+            ),
+            "{\"mcp\": {\"gh\": {} /* keep */,\n  },\n}"
+        );
+        assert_eq!(
+            without("{\"mcp\": {\"gh\": {},\n    \"mempalace\": {}\n  }}"),
+            "{\"mcp\": {\"gh\": {}\n  }}"
+        );
+        assert_eq!(
+            without("{\"mcp\": {\n  \"mempalace\": {\"x\": \"}\"}}}"),
+            "{\"mcp\": {}}"
+        );
+        assert_eq!(
+            without("{\"mcp\": {\"mempalace\": {}, // one\n}}"),
+            "{\"mcp\": { // one\n}}"
+        );
+        let plain = crate::harness::jsonc::strip("{\"mcp\": {}}");
+        assert_eq!(
+            without_member("{\"mcp\": {}}", &plain, &["mcp", "mempalace"]),
+            None
+        );
     }
 }

@@ -42,6 +42,10 @@ pub enum Action {
     Replace,
     Insert,
     Create,
+    /// mpt's entry removed: there was none before mpt inserted it (R1).
+    Remove,
+    /// The file removed: mpt created it for its entry, and nothing else was put in it since.
+    Delete,
     /// MemPalace is not installed here: nothing to wire.
     Skipped,
 }
@@ -123,6 +127,8 @@ pub fn plan_opencode(
             plan.after = Some(want);
             plan.new_text = Some(serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n");
             plan.reason = format!("creates {} with the entry", file.display());
+            plan.remember = Remember::Save(SavedEntry::none("mempalace", true));
+            plan.user_entry = Some(entry::saved_path(file));
             return Ok(plan);
         }
         Err(e) => return Err(MptError::io(format!("reading {}", file.display()), &e)),
@@ -142,10 +148,10 @@ pub fn plan_opencode(
             vec!["mcp", "servers", e.name.as_str()],
         ]
         .into_iter()
-        .find_map(|p| jsonspan::find(&plain, &p).map(|m| (e.clone(), m)))
+        .find_map(|p| jsonspan::find(&plain, &p).map(|m| (e.clone(), m, p)))
     });
     match found {
-        Some((found, m)) => {
+        Some((found, m, at)) => {
             plan.entry = found.name.clone();
             let before: Value =
                 serde_json::from_str(&plain[m.value_start..m.value_end]).unwrap_or(Value::Null);
@@ -156,6 +162,12 @@ pub fn plan_opencode(
                 return Ok(plan);
             }
             let saved = SavedEntry::load(file)?;
+            if state == OptIn::Solitary
+                && !own
+                && let Some(s) = saved.as_ref().filter(|s| s.text.is_none())
+            {
+                return remove_plan(plan, &text, &plain, &at, s.created_file);
+            }
             // The user's own entry: the current one while it is theirs, else the remembered one.
             let base = match (&saved, own) {
                 (Some(s), false) => s.value(),
@@ -163,7 +175,9 @@ pub fn plan_opencode(
             };
             let kept = Kept::from_entry(&base);
             let (want_text, want) = match (state, &saved) {
-                (OptIn::Solitary, Some(s)) => (s.text.clone(), s.value()),
+                (OptIn::Solitary, Some(s @ SavedEntry { text: Some(t), .. })) => {
+                    (t.clone(), s.value())
+                }
                 _ => {
                     let v = entry::desired(state, mpt, url, &kept);
                     (v.to_string(), v)
@@ -220,18 +234,22 @@ pub fn plan_opencode(
                 ),
             };
             let (close, nonempty) = path;
+            // After the last value (`prev`, comments and a trailing comma blanked in `plain`)
+            // comes the separator, then whatever followed it up to `kept` (a comment, a trailing
+            // comma), then the entry: so removing it later gives the same bytes back.
             let prev = plain[..close].trim_end();
-            let sep = if nonempty && !prev.ends_with(',') {
-                ","
-            } else {
-                ""
-            };
+            let kept = text[..close].trim_end().len();
+            let trailing = jsonc::strip_comments(&text)[prev.len()..kept].contains(',');
+            let sep = if nonempty && !trailing { "," } else { "" };
             plan.action = Action::Insert;
+            plan.remember = Remember::Save(SavedEntry::none("mempalace", false));
+            plan.user_entry = Some(entry::saved_path(file));
             plan.after = Some(want);
             plan.new_text = Some(format!(
-                "{}{sep}\n  {member}\n{}",
+                "{}{sep}{}\n  {member}{}",
                 &text[..prev.len()],
-                &text[close..]
+                &text[prev.len()..kept],
+                &text[kept..]
             ));
             plan.reason = "adds the entry".into();
         }
@@ -247,22 +265,76 @@ pub fn plan_opencode(
     Ok(plan)
 }
 
+/// Withdrawing where there was no entry before mpt's: the entry goes (and the file, when mpt
+/// created it and nothing else is in it); what mpt remembered goes with it.
+fn remove_plan(
+    mut plan: Plan,
+    text: &str,
+    plain: &str,
+    at: &[&str],
+    created_file: bool,
+) -> Result<Plan> {
+    let rest = jsonspan::without_member(text, plain, at).ok_or_else(|| {
+        MptError::usage(format!(
+            "{}: the entry '{}' cannot be cut out of the file",
+            plan.file.display(),
+            plan.entry
+        ))
+        .with_hint("remove the entry by hand; mpt never rewrites a file it cannot read")
+    })?;
+    let emptied = serde_json::from_str::<Value>(&jsonc::strip(&rest))
+        .map_err(|e| {
+            MptError::new(
+                crate::error::ErrorKind::Io,
+                format!("the rewritten file would not parse ({e}); nothing written"),
+            )
+        })?
+        .eq(&json!({"mcp": {}}));
+    plan.remember = Remember::Forget;
+    plan.user_entry = Some(entry::saved_path(&plan.file));
+    if created_file && emptied {
+        plan.action = Action::Delete;
+        plan.reason = format!(
+            "removes {}: mpt created it for its entry and nothing else is in it (R1)",
+            plan.file.display()
+        );
+    } else {
+        plan.action = Action::Remove;
+        plan.new_text = Some(rest);
+        plan.reason = format!(
+            "removes mpt's '{}' entry: there was none before mpt added it (R1)",
+            plan.entry
+        );
+    }
+    Ok(plan)
+}
+
 /// Writes the plan: the user's entry remembered first, a backup beside the file under a name no
-/// other backup has, then the new text atomically; a restored entry's memory is removed last.
+/// other backup has, then the new text atomically (or, for `Delete`, the file removed); a
+/// restored entry's memory is removed last.
 pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
+    if plan.action == Action::Delete {
+        let kept = backup(&plan.file)?;
+        std::fs::remove_file(&plan.file)
+            .map_err(|e| MptError::io(format!("removing {}", plan.file.display()), &e))?;
+        forget(plan)?;
+        return Ok(Some(kept));
+    }
     let Some(text) = &plan.new_text else {
         return Ok(None);
     };
+    if !plan.file.exists()
+        && let Some(d) = plan.file.parent()
+    {
+        std::fs::create_dir_all(d)
+            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
+    }
     if let Remember::Save(saved) = &plan.remember {
         saved.save(&plan.file)?;
     }
     let backup = if plan.file.exists() {
         Some(backup(&plan.file)?)
     } else {
-        if let Some(d) = plan.file.parent() {
-            std::fs::create_dir_all(d)
-                .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
-        }
         None
     };
     let tmp = plan.file.with_extension("mpt-tmp");
@@ -273,12 +345,17 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
     }
     std::fs::rename(&tmp, &plan.file)
         .map_err(|e| MptError::io(format!("replacing {}", plan.file.display()), &e))?;
+    forget(plan)?;
+    Ok(backup)
+}
+
+fn forget(plan: &Plan) -> Result<()> {
     if plan.remember == Remember::Forget {
         let saved = entry::saved_path(&plan.file);
         std::fs::remove_file(&saved)
             .map_err(|e| MptError::io(format!("removing {}", saved.display()), &e))?;
     }
-    Ok(backup)
+    Ok(())
 }
 
 /// A copy of `file` as `<file>.mpt-backup-<unix seconds>[-<n>]`, created exclusively: an existing

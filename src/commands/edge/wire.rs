@@ -1,5 +1,5 @@
 //! `mpt edge wire opencode|pi`: the harness's MemPalace entry set to match the opt-in, shown
-//! first with `--dry-run`; pi's extension cannot be edited by mpt, so its edit is printed.
+//! first with `--dry-run`; pi's extension cannot be edited by mpt, so its edit is printed (`-q`: nothing).
 
 use std::path::PathBuf;
 
@@ -51,7 +51,7 @@ pub fn run(
             let backup = if dry_run { None } else { wire::apply(&plan)? };
             let edge = state == wire::OptIn::Edge;
             let doc = json!({"schema": crate::schema::EDGE_WIRE, "harness": "opencode", "dry_run": dry_run, "plan": plan, "backup": backup, "mpt": edge.then_some(&mpt)});
-            ctx.out.emit(&doc, |w| {
+            quiet_or_emit(ctx, &doc, |w| {
                 writeln!(
                     w,
                     "{} ({:?}): {}",
@@ -76,8 +76,14 @@ pub fn run(
                     }
                 }
                 if let Some(u) = &plan.user_entry {
-                    let what = match plan.remember {
-                        Remember::Forget => "restored from (and then removed)",
+                    let what = match &plan.remember {
+                        Remember::Forget if plan.action == Action::Replace => {
+                            "restored from (and then removed)"
+                        }
+                        Remember::Forget => "no entry before mpt's, as remembered in (now removed)",
+                        Remember::Save(s) if s.text.is_none() => {
+                            "that there was no entry before is remembered in"
+                        }
                         _ => "your own entry is remembered in",
                     };
                     writeln!(w, "{what} {}", u.display())?;
@@ -106,14 +112,36 @@ fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
         "extension": ext.as_ref().map(|e| &e.resolved),
         "edit": (status == "needs_edit").then_some(PI_EDIT),
     });
-    ctx.out.emit(&doc, |w| match status {
-        "no_extension" => writeln!(w, "pi has no MemPalace extension deployed ({}): nothing to wire", agent.join("extensions/mempalace.ts").display()),
-        "wired" => writeln!(w, "pi's extension already has the MEMPALACE_EDGE branch: with MEMPALACE_EDGE=1 it starts `mpt edge`"),
+    quiet_or_emit(ctx, &doc, |w| match status {
+        "no_extension" => writeln!(
+            w,
+            "pi has no MemPalace extension deployed ({}): nothing to wire",
+            agent.join("extensions/mempalace.ts").display()
+        ),
+        "wired" => writeln!(
+            w,
+            "pi's extension already has the MEMPALACE_EDGE branch: with MEMPALACE_EDGE=1 it starts `mpt edge`"
+        ),
         _ => writeln!(
             w,
             "pi picks its transport inside its extension ({}), which mpt does not edit. The one edit it needs:\n\n{PI_EDIT}\n\nWithout it, pi with MEMPALACE_REMOTE_URL goes straight to the primary and never reaches the edge.",
-            ext.as_ref().map(|e| e.resolved.display().to_string()).unwrap_or_default()
+            ext.as_ref()
+                .map(|e| e.resolved.display().to_string())
+                .unwrap_or_default()
         ),
     })?;
     Ok(Exit::Ok)
+}
+
+/// The result for people, unless `-q` (then only errors and warnings-as-errors are printed: a
+/// setup script runs `mpt -q edge wire opencode`); `--json` always prints its document.
+fn quiet_or_emit(
+    ctx: &Ctx,
+    doc: &serde_json::Value,
+    human: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    if !ctx.out.json && ctx.out.verbosity() < 0 {
+        return Ok(());
+    }
+    ctx.out.emit(doc, human)
 }

@@ -94,12 +94,17 @@ pub fn saved_path(config_file: &Path) -> PathBuf {
     PathBuf::from(format!("{}.mpt-user-entry.json", config_file.display()))
 }
 
-/// The remembered entry: its name and its text exactly as the user wrote it (comments included).
+/// The remembered entry: its name and its text exactly as the user wrote it (comments included),
+/// or `null` when there was none (mpt inserted its entry): withdrawing then removes mpt's entry.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SavedEntry {
     pub schema: String,
     pub entry: String,
-    pub text: String,
+    pub text: Option<String>,
+    /// mpt created the config file for its entry: withdrawing removes the file when nothing
+    /// else was put in it since.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_file: bool,
 }
 
 pub const SAVED_SCHEMA: &str = crate::schema::EDGE_WIRE_USER_ENTRY;
@@ -109,7 +114,18 @@ impl SavedEntry {
         SavedEntry {
             schema: SAVED_SCHEMA.into(),
             entry: entry.into(),
-            text: text.into(),
+            text: Some(text.into()),
+            created_file: false,
+        }
+    }
+
+    /// "There was no MemPalace entry" (in a file mpt created, when `created_file`).
+    pub fn none(entry: &str, created_file: bool) -> SavedEntry {
+        SavedEntry {
+            schema: SAVED_SCHEMA.into(),
+            entry: entry.into(),
+            text: None,
+            created_file,
         }
     }
 
@@ -125,7 +141,11 @@ impl SavedEntry {
         let saved: SavedEntry = serde_json::from_str(&text)
             .ok()
             .filter(|s: &SavedEntry| s.schema == SAVED_SCHEMA)
-            .filter(|s| serde_json::from_str::<Value>(&crate::harness::jsonc::strip(&s.text)).is_ok())
+            .filter(|s| {
+                s.text.as_ref().is_none_or(|t| {
+                    serde_json::from_str::<Value>(&crate::harness::jsonc::strip(t)).is_ok()
+                })
+            })
             .ok_or_else(|| {
                 MptError::usage(format!(
                     "{} does not hold a MemPalace entry mpt can read",
@@ -136,9 +156,12 @@ impl SavedEntry {
         Ok(Some(saved))
     }
 
-    /// The entry's value (comments and trailing commas allowed in the text).
+    /// The entry's value (comments and trailing commas allowed in the text); `Null` for none.
     pub fn value(&self) -> Value {
-        serde_json::from_str(&crate::harness::jsonc::strip(&self.text)).unwrap_or(Value::Null)
+        self.text
+            .as_ref()
+            .and_then(|t| serde_json::from_str(&crate::harness::jsonc::strip(t)).ok())
+            .unwrap_or(Value::Null)
     }
 
     /// Written whole (temp file and rename), mode 0600: an `environment` may hold secrets.

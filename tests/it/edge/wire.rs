@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, json, stderr};
+use crate::support::{TestEnv, json, stderr, stdout};
 
 const ORIGINAL: &str = r#"{
   // my opencode setup
@@ -34,7 +34,7 @@ fn wire(env: &TestEnv, file: &std::path::Path, extra: &[&str], vars: &[(&str, &s
     ];
     args.extend_from_slice(extra);
     let o = env.mpt(&args, vars);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     json(&o)
 }
 
@@ -380,5 +380,97 @@ fn the_wired_command_is_the_mpt_on_path_when_it_is_this_binary() {
     assert!(
         r["mpt"]["why"].as_str().unwrap().contains("another binary"),
         "{r}"
+    );
+}
+
+/// The `mcp` section as opencode would read it (comments and trailing commas allowed).
+fn mcp(file: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(file).unwrap();
+    let v: Value = serde_json::from_str(&mpt::harness::jsonc::strip(&text)).unwrap();
+    v["mcp"].clone()
+}
+
+#[test]
+fn withdrawing_where_there_was_no_entry_removes_mpts_and_invents_none() {
+    let env = TestEnv::new();
+    let url = "https://palace.example:8765/mcp";
+    let edge = [("MEMPALACE_REMOTE_URL", url), ("MEMPALACE_EDGE", "1")];
+    let remote = [("MEMPALACE_REMOTE_URL", url), ("MEMPALACE_EDGE", "0")];
+    let file = env.path("opencode.jsonc");
+    let original = "{\n  // mine\n  \"mcp\": {\n    \"github\": {\"type\": \"local\", \"command\": [\"gh-mcp\"]} /* keep me */\n  },\n  \"theme\": \"dark\",\n}\n";
+    std::fs::write(&file, original).unwrap();
+    let saved = env.path("opencode.jsonc.mpt-user-entry.json");
+
+    assert_eq!(wire(&env, &file, &[], &edge)["plan"]["action"], "insert");
+    assert!(saved.exists(), "mpt remembers there was no entry");
+    // EDGE=0 with the URL still set is the remote entry, as the wiring table says.
+    assert_eq!(wire(&env, &file, &[], &remote)["plan"]["action"], "replace");
+    assert_eq!(mcp(&file)["mempalace"]["type"], "remote");
+    assert_eq!(wire(&env, &file, &[], &edge)["plan"]["action"], "replace");
+
+    // The URL unset: mpt's entry goes, nothing is invented in its place (R1).
+    let r = wire(&env, &file, &[], &[]);
+    assert_eq!(r["plan"]["action"], "remove", "{r}");
+    let m = mcp(&file);
+    assert!(m.get("mempalace").is_none(), "{m}");
+    assert_eq!(m["github"]["command"][0], "gh-mcp");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    assert!(!saved.exists(), "nothing of mpt is left beside the file");
+    assert_eq!(wire(&env, &file, &[], &[])["plan"]["action"], "untouched");
+
+    // A trailing comma and a comment after the last server: both kept through the round trip.
+    std::fs::write(&file, ORIGINAL.replace("    \"mempalace\": {\"type\": \"local\", \"command\": [\"mempalace-mcp\"], \"enabled\": true},\n", "")).unwrap();
+    assert_eq!(wire(&env, &file, &[], &edge)["plan"]["action"], "insert");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("/* keep me */\n  \"mempalace\""), "{text}");
+    assert_eq!(wire(&env, &file, &[], &[])["plan"]["action"], "remove");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("// my opencode setup")
+            && text.contains("/* keep me */")
+            && !text.contains("mempalace"),
+        "{text}"
+    );
+    assert_eq!(wire(&env, &file, &[], &[])["plan"]["action"], "untouched");
+
+    // No opencode config at all: mpt creates it, and withdrawing removes it again.
+    let fresh = env.path("fresh/opencode.json");
+    assert_eq!(wire(&env, &fresh, &[], &edge)["plan"]["action"], "create");
+    let r = wire(&env, &fresh, &[], &[]);
+    assert_eq!(r["plan"]["action"], "delete", "{r}");
+    assert!(!fresh.exists());
+    assert!(!env.path("fresh/opencode.json.mpt-user-entry.json").exists());
+    assert!(std::path::Path::new(r["backup"].as_str().unwrap()).exists());
+}
+
+#[test]
+fn quiet_wire_prints_nothing_but_errors() {
+    let env = TestEnv::new();
+    let file = env.path("opencode.jsonc");
+    std::fs::write(&file, ORIGINAL).unwrap();
+    let args = [
+        "-q",
+        "edge",
+        "wire",
+        "opencode",
+        "--config",
+        file.to_str().unwrap(),
+    ];
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", "https://palace.example:8765/mcp"),
+        ("MEMPALACE_EDGE", "1"),
+    ];
+    let o = env.mpt(&args, &vars);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!((stdout(&o), stderr(&o)), (String::new(), String::new()));
+    assert_eq!(entry(&file)["command"][1], "edge", "the wiring was done");
+    let o = env.mpt(&["-q", "edge", "wire", "pi"], &vars);
+    assert_eq!((stdout(&o), stderr(&o)), (String::new(), String::new()));
+    let o = env.mpt(&args, &[("MEMPALACE_EDGE", "yes")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("MEMPALACE_EDGE='yes'"),
+        "{}",
+        stderr(&o)
     );
 }
