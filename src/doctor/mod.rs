@@ -5,6 +5,7 @@ mod extension;
 mod fleet;
 mod graph;
 mod queue;
+mod remote_entry;
 mod settings;
 mod transport;
 mod writers;
@@ -90,7 +91,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "config",
         title: "settings that silently disable a feature",
         needs_config: false,
-        run: |p| Box::pin(async { settings::check(p.inputs) }),
+        run: |p| Box::pin(async { settings::check(p.inputs, &|| p.procs()) }),
     },
     CheckDef {
         id: "transport",

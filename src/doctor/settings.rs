@@ -1,13 +1,14 @@
 //! Check `config`: settings that silently disable a feature. A knob that does not parse (a number,
 //! the mailbox's notification mode), a token file others can read or that git tracks, a token in
 //! a compose file, an edge without a persisted palace, a device-less remote, remote feeding with
-//! no SSH target, an opencode entry that disagrees.
+//! no SSH target, an opencode entry that disagrees or cannot authenticate (`remote_entry`).
 
 use super::{Check, Inputs, Status};
 use crate::config::{Config, TokenSource};
 use crate::harness::opencode::{self, Wiring};
 use crate::mailbox::{NOTIFY_VAR, NotifyMode};
 use crate::palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks};
+use crate::palace::procs::Proc;
 use crate::which::which;
 
 /// Knobs `mpt config` does not parse itself but other commands and the bridge do.
@@ -24,7 +25,7 @@ struct Finding {
     fix: String,
 }
 
-pub fn check(inputs: &Inputs) -> Check {
+pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {
     let mut found: Vec<Finding> = Vec::new();
     let mut push = |status, what: String, fix: String| found.push(Finding { status, what, fix });
     for knob in MILLIS_KNOBS {
@@ -53,7 +54,7 @@ pub fn check(inputs: &Inputs) -> Check {
             e.message.clone(),
             e.hint.clone().unwrap_or_default(),
         ),
-        Ok(c) => config_findings(inputs, c, &mut push),
+        Ok(c) => config_findings(inputs, c, procs, &mut push),
     }
     for (file, line) in compose_tokens(&inputs.cwd) {
         push(
@@ -95,7 +96,12 @@ pub fn check(inputs: &Inputs) -> Check {
     c
 }
 
-fn config_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, String, String)) {
+fn config_findings<'a>(
+    inputs: &Inputs,
+    c: &Config,
+    procs: &dyn Fn() -> &'a [Proc],
+    push: &mut impl FnMut(Status, String, String),
+) {
     let feed_on = !matches!(inputs.env.get("MEMPALACE_FEED"), Some("0"));
     if let Some(remote) = &c.remote {
         if c.device.is_none() {
@@ -129,10 +135,15 @@ fn config_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, St
     {
         push(Status::Fail, format!("MEMPALACE_EDGE=1 with the local palace {} on {fs}: un-flushed writes are lost when the container is recreated", paths.palace.display()), "mount a volume at the palace's parent (e.g. devbox-palace:/home/developer/.mempalace) before opting in".into());
     }
-    opencode_findings(inputs, c, push);
+    opencode_findings(inputs, c, procs, push);
 }
 
-fn opencode_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, String, String)) {
+fn opencode_findings<'a>(
+    inputs: &Inputs,
+    c: &Config,
+    procs: &dyn Fn() -> &'a [Proc],
+    push: &mut impl FnMut(Status, String, String),
+) {
     let w = Wiring::read(&inputs.env, &inputs.cwd);
     if !w.installed() {
         return;
@@ -154,6 +165,7 @@ fn opencode_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, 
         }
         return;
     }
+    super::remote_entry::findings(inputs, c, &w.active(), procs, push);
     for e in w.mismatched(expected) {
         push(
             Status::Warn,

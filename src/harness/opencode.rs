@@ -8,6 +8,8 @@ use serde_json::Value;
 use super::jsonc;
 use crate::config::Env;
 
+pub mod token_ref;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EntryKind {
@@ -26,6 +28,17 @@ pub struct Entry {
     pub kind: EntryKind,
     pub command: Vec<String>,
     pub enabled: bool,
+    /// A remote entry's `Authorization` header as written (a `{env:…}`/`{file:…}` reference,
+    /// or a literal token: never printed).
+    #[serde(skip)]
+    pub authorization: Option<String>,
+}
+
+impl Entry {
+    /// `"type": "remote"`: opencode itself speaks to the primary, with the header's token.
+    pub fn remote_kind(&self) -> bool {
+        self.kind == EntryKind::Remote
+    }
 }
 
 /// `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
@@ -160,6 +173,15 @@ fn entry(file: &Path, name: &str, e: &Value) -> Option<Entry> {
         kind,
         command,
         enabled: e.get("enabled").and_then(Value::as_bool).unwrap_or(true),
+        authorization: e
+            .get("headers")
+            .and_then(Value::as_object)
+            .and_then(|h| {
+                h.iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            })
+            .and_then(|(_, v)| v.as_str())
+            .map(str::to_string),
     })
 }
 

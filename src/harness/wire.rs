@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::config::Config;
+use crate::config::{Config, Remote};
 use crate::error::{MptError, Result};
 use crate::harness::opencode::{self, EntryKind};
 use crate::harness::{jsonc, jsonspan};
@@ -93,10 +93,10 @@ pub fn plan_opencode(
     file: &Path,
     state: OptIn,
     mpt: &Path,
-    url: Option<&str>,
+    remote: Option<&Remote>,
     mempalace_installed: bool,
 ) -> Result<Plan> {
-    let want = entry::desired(state, mpt, url, &Kept::default());
+    let want = entry::desired(state, mpt, remote, &Kept::default())?;
     let mut plan = Plan {
         file: file.to_path_buf(),
         entry: "mempalace".into(),
@@ -179,7 +179,7 @@ pub fn plan_opencode(
                     (t.clone(), s.value())
                 }
                 _ => {
-                    let v = entry::desired(state, mpt, url, &kept);
+                    let v = entry::desired(state, mpt, remote, &kept)?;
                     (v.to_string(), v)
                 }
             };
@@ -196,7 +196,7 @@ pub fn plan_opencode(
                 )),
                 // mpt's entry with nothing remembered: remember what the way back needs.
                 (OptIn::Edge | OptIn::Remote, false, None) => {
-                    let local = entry::desired(OptIn::Solitary, mpt, None, &kept);
+                    let local = entry::desired(OptIn::Solitary, mpt, None, &kept)?;
                     Remember::Save(SavedEntry::new(&found.name, &local.to_string()))
                 }
                 _ => Remember::Keep,

@@ -235,6 +235,121 @@ fn wait_for_exec(spawned: &crate::support::Spawned, script: &Path) {
     );
 }
 
+/// The `config` check's finding lines that name opencode's entry.
+fn entry_findings(c: &Value) -> Vec<String> {
+    c["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.as_str())
+        .filter(|l| l.contains("opencode's entry"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn config_checks_that_opencodes_remote_entry_can_authenticate() {
+    let env = TestEnv::new();
+    let secret = "tok-opencode-ref-51c9-never-print";
+    let token = env.home().join(".config/mpt/token");
+    std::fs::create_dir_all(token.parent().unwrap()).unwrap();
+    std::fs::write(&token, format!("{secret}\n")).unwrap();
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let oc_dir = env.home().join(".config/opencode");
+    std::fs::create_dir_all(&oc_dir).unwrap();
+    let oc = oc_dir.join("opencode.json");
+    let url = "https://primary.example:8765/mcp";
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url),
+        ("MPT_TOKEN_FILE", token.to_str().unwrap()),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+        ("MEMPALACE_FEED", "0"),
+    ];
+    let o = env.mpt(&["--json", "edge", "wire", "opencode"], &vars);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&oc).unwrap()).unwrap();
+    assert_eq!(
+        written["mcp"]["mempalace"]["headers"]["Authorization"],
+        format!("Bearer {{file:{}}}", token.display()),
+        "a token from a file is referenced by its absolute path"
+    );
+    let (code, c) = doctor(&env, "config", &vars);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+
+    let with_header = |h: &str| {
+        let mut v = written.clone();
+        v["mcp"]["mempalace"]["headers"]["Authorization"] = json!(h);
+        std::fs::write(&oc, v.to_string()).unwrap();
+    };
+    let fails = |what: &str| {
+        let (code, c) = doctor(&env, "config", &vars);
+        assert_eq!((code, status(&c)), (3, "fail"), "{what}: {c}");
+        let found = entry_findings(&c);
+        assert!(found.iter().any(|l| l.contains(what)), "{what}: {c}");
+        assert!(
+            !c.to_string().contains(secret),
+            "the token was printed: {c}"
+        );
+        c
+    };
+    // The env reference with the token only in the file: opencode's "needs authentication".
+    with_header("Bearer {env:MEMPALACE_REMOTE_TOKEN}");
+    let c = fails("which is unset");
+    assert!(c["fix"].as_str().unwrap().contains("{file:"), "{c}");
+    // A file that is not there breaks opencode's whole config.
+    let missing = env.path("gone/token");
+    with_header(&format!("Bearer {{file:{}}}", missing.display()));
+    fails("bad file reference");
+    // Readable by others, empty, or another token.
+    let other = env.path("other-token");
+    std::fs::write(&other, "tok-someone-else\n").unwrap();
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o644)).unwrap();
+    with_header(&format!("Bearer {{file:{}}}", other.display()));
+    fails("mode 0644");
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o600)).unwrap();
+    fails("not the token mpt uses");
+    std::fs::write(&other, "\n").unwrap();
+    fails("is empty");
+    // Relative to opencode's own config folder, as opencode resolves it.
+    std::fs::write(oc_dir.join("tok"), format!("{secret}\n")).unwrap();
+    std::fs::set_permissions(oc_dir.join("tok"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    with_header("Bearer {file:tok}");
+    let (code, c) = doctor(&env, "config", &vars);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+
+    // {env:X} is judged in each running opencode's own environment, else this shell's.
+    with_header("Bearer {env:MEMPALACE_REMOTE_TOKEN}");
+    let shell = [&vars[..], &[("MEMPALACE_REMOTE_TOKEN", secret)]].concat();
+    let (code, c) = doctor(&env, "config", &shell);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    let opencode = fake_harness(&env, "opencode");
+    let running = env.spawn(Path::new("/bin/sh"), &[opencode.to_str().unwrap()], &[]);
+    wait_for_exec(&running, &opencode);
+    let (code, c) = doctor(&env, "config", &shell);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    let found = entry_findings(&c).join("\n");
+    assert!(
+        found.contains(&format!("opencode pid {}", running.pid())),
+        "{c}"
+    );
+    drop(running);
+    let started = env.spawn(
+        Path::new("/bin/sh"),
+        &[opencode.to_str().unwrap()],
+        &[("MEMPALACE_REMOTE_TOKEN", "tok-stale")],
+    );
+    wait_for_exec(&started, &opencode);
+    let (code, c) = doctor(&env, "config", &shell);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    assert!(
+        entry_findings(&c)
+            .join("\n")
+            .contains("not the token mpt uses"),
+        "{c}"
+    );
+    assert!(!c.to_string().contains("tok-stale"), "{c}");
+}
+
 #[test]
 fn half_flip_finds_a_harness_started_without_the_url() {
     let env = TestEnv::new();

@@ -43,8 +43,8 @@ pub fn run(
             let mpt = exe::choose(ctx.env.get("PATH"), &current);
             let installed = crate::which::which("mempalace-mcp", &ctx.env).is_some()
                 || config.file.child.as_ref().is_some_and(|c| c.exists());
-            let url = config.remote.as_ref().map(|r| r.url.as_str());
-            let plan = wire::plan_opencode(&file, state, &mpt.path, url, installed)?;
+            let plan =
+                wire::plan_opencode(&file, state, &mpt.path, config.remote.as_ref(), installed)?;
             if plan.action == Action::Skipped {
                 log_warn!("{}", plan.reason);
             }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::OptIn;
+use crate::config::Remote;
 use crate::error::{MptError, Result};
+use crate::harness::opencode::token_ref;
 
 /// What every state keeps of the user's entry.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -43,9 +45,10 @@ impl Kept {
 }
 
 /// The entry `state` wants, keeping what the user's entry carried. The token is referenced, never
-/// written. `environment` does not exist for a remote entry; its palace means nothing there either
-/// (the user's own entry is remembered for the way back: [`saved_path`]).
-pub fn desired(state: OptIn, mpt: &Path, url: Option<&str>, kept: &Kept) -> Value {
+/// written: `{file:<absolute path>}` for a token file, else `{env:MEMPALACE_REMOTE_TOKEN}`.
+/// `environment` does not exist for a remote entry; its palace means nothing there either (the
+/// user's own entry is remembered for the way back: [`saved_path`]).
+pub fn desired(state: OptIn, mpt: &Path, remote: Option<&Remote>, kept: &Kept) -> Result<Value> {
     let mut entry = Map::new();
     match state {
         OptIn::Solitary => {
@@ -57,11 +60,12 @@ pub fn desired(state: OptIn, mpt: &Path, url: Option<&str>, kept: &Kept) -> Valu
             entry.insert("command".into(), Value::Array(command));
         }
         OptIn::Remote => {
+            let token = remote.and_then(|r| r.token.as_ref()).map(|(_, s)| s);
             entry.insert("type".into(), json!("remote"));
-            entry.insert("url".into(), json!(url.unwrap_or("")));
+            entry.insert("url".into(), json!(remote.map_or("", |r| r.url.as_str())));
             entry.insert(
                 "headers".into(),
-                json!({"Authorization": "Bearer {env:MEMPALACE_REMOTE_TOKEN}"}),
+                json!({"Authorization": token_ref::header(token)?}),
             );
         }
         OptIn::Edge => {
@@ -85,7 +89,7 @@ pub fn desired(state: OptIn, mpt: &Path, url: Option<&str>, kept: &Kept) -> Valu
         entry.insert(k.clone(), v.clone());
     }
     entry.insert("enabled".into(), json!(true));
-    Value::Object(entry)
+    Ok(Value::Object(entry))
 }
 
 /// Where the user's own entry is remembered while mpt's replaces it: beside the config file, as
@@ -201,7 +205,7 @@ mod tests {
         let kept = Kept::from_entry(&user);
         assert_eq!(kept.palace.as_deref(), Some("/data/p"));
         let mpt = Path::new("/usr/local/bin/mpt");
-        let edge = desired(OptIn::Edge, mpt, None, &kept);
+        let edge = desired(OptIn::Edge, mpt, None, &kept).unwrap();
         assert_eq!(
             edge,
             json!({"type": "local", "command": ["/usr/local/bin/mpt", "edge", "--harness", "opencode", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})
@@ -211,10 +215,15 @@ mod tests {
             kept,
             "the edge entry carries it all"
         );
-        let remote = desired(OptIn::Remote, mpt, Some("https://h/mcp"), &kept);
+        let primary = Remote {
+            url: "https://h/mcp".into(),
+            token: None,
+            ca_file: None,
+        };
+        let remote = desired(OptIn::Remote, mpt, Some(&primary), &kept).unwrap();
         assert_eq!(remote["timeout"], 30000);
         assert!(remote.get("environment").is_none() && remote.get("command").is_none());
-        let back = desired(OptIn::Solitary, mpt, None, &Kept::from_entry(&edge));
+        let back = desired(OptIn::Solitary, mpt, None, &Kept::from_entry(&edge)).unwrap();
         assert_eq!(
             back,
             json!({"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})

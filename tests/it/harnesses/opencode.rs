@@ -77,8 +77,8 @@ fn vars(d: &Device, state: State) -> Vec<(String, String)> {
     v
 }
 
-/// `opencode <args>` as the user runs it in a project folder on the device, in `state`'s env.
-fn opencode(d: &Device, state: State, args: &[&str]) -> Output {
+/// `opencode <args>` run as the user runs it in a project folder on the device, with `vars`.
+fn run_opencode(d: &Device, vars: &[(String, String)], args: &[&str]) -> Output {
     let project = d.env.path("project");
     std::fs::create_dir_all(&project).unwrap();
     let bin = harnesses().join("node_modules/.bin/opencode");
@@ -87,13 +87,18 @@ fn opencode(d: &Device, state: State, args: &[&str]) -> Output {
     for (k, v) in d.env.mempalace_env() {
         cmd.env(k, v);
     }
-    for (k, v) in vars(d, state) {
+    for (k, v) in vars {
         cmd.env(k, v);
     }
     for k in OFFLINE {
         cmd.env(k, "1");
     }
-    let o = cmd.output().unwrap();
+    cmd.output().unwrap()
+}
+
+/// `opencode <args>` in `state`'s env; it must succeed.
+fn opencode(d: &Device, state: State, args: &[&str]) -> Output {
+    let o = run_opencode(d, &vars(d, state), args);
     assert!(
         o.status.success(),
         "opencode {args:?}: {}{}",
@@ -133,11 +138,15 @@ fn parsed_mcp(d: &Device, state: State) -> Value {
 /// `opencode mcp list` says the MemPalace server connected.
 fn assert_connected(d: &Device, state: State) {
     let o = opencode(d, state, &["mcp", "list"]);
-    let out = stdout(&o);
+    assert_listed_connected(&o, state);
+}
+
+fn assert_listed_connected(o: &Output, state: impl std::fmt::Debug) {
+    let out = stdout(o);
     let line = out
         .lines()
         .find(|l| l.contains("mempalace"))
-        .unwrap_or_else(|| panic!("{state:?}: no mempalace line: {out}{}", stderr(&o)));
+        .unwrap_or_else(|| panic!("{state:?}: no mempalace line: {out}{}", stderr(o)));
     assert!(
         line.contains('✓') && line.contains("connected"),
         "{state:?}: {out}"
@@ -299,4 +308,65 @@ fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
         json!(["mempalace-mcp", "--palace", d.palace.display().to_string()])
     );
     assert_connected(d, State::Solitary);
+}
+
+#[test]
+fn a_remote_entry_wired_with_a_token_file_authenticates_in_the_real_opencode() {
+    // The token only in MPT_TOKEN_FILE: the entry must reference the file, not a variable
+    // opencode does not have ("needs authentication" while doctor passed).
+    let fleet = Fleet::start(1);
+    let d = &fleet.devices[0];
+    let token = d.env.home().join(".config/mpt/token");
+    std::fs::create_dir_all(token.parent().unwrap()).unwrap();
+    std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
+    std::fs::set_permissions(&token, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let mut v = vars(d, State::Remote);
+    v.retain(|(k, _)| k != "MEMPALACE_REMOTE_TOKEN");
+    v.push(("MPT_TOKEN_FILE".into(), token.display().to_string()));
+    v.push(("MEMPALACE_FEED".into(), "0".into()));
+    let refs: Vec<(&str, &str)> = v.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let file = config_file(d);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\n  // no MemPalace yet\n  \"mcp\": {}\n}\n").unwrap();
+    let o = d.env.mpt(
+        &[
+            "--json",
+            "edge",
+            "wire",
+            "opencode",
+            "--config",
+            file.to_str().unwrap(),
+        ],
+        &refs,
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !text.contains(TOKEN),
+        "the token never enters the file: {text}"
+    );
+    assert!(
+        text.contains(&format!("{{file:{}}}", token.display())),
+        "{text}"
+    );
+
+    let o = run_opencode(d, &v, &["mcp", "list"]);
+    assert_listed_connected(&o, "token file");
+    let o = d.env.mpt(&["--json", "doctor", "--check", "config"], &refs);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+
+    // The file gone: opencode refuses its whole config, and doctor says so.
+    std::fs::remove_file(&token).unwrap();
+    let o = run_opencode(d, &v, &["mcp", "list"]);
+    let said = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(said.contains("bad file reference"), "{said}");
+    let mut vars_no_token = v.clone();
+    vars_no_token.retain(|(k, _)| k != "MPT_TOKEN_FILE");
+    let refs: Vec<(&str, &str)> = vars_no_token
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let o = d.env.mpt(&["--json", "doctor", "--check", "config"], &refs);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    assert!(stdout(&o).contains("bad file reference"), "{}", stdout(&o));
 }
