@@ -50,7 +50,7 @@ pub fn check(inputs: &Inputs) -> Step {
                 config,
                 &palace,
                 outbox.as_ref(),
-                &Options::default(),
+                &Options::for_config(config),
                 false,
                 &mut |_| {},
             ))

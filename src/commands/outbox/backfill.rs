@@ -30,7 +30,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
     let opts = Options {
         wings: wing_patterns(&args.wings)?,
         since: args.since.as_deref().map(since).transpose()?,
-        fallback_writer: format!("backfill@{}", Origin::from_config(config).device),
+        ..Options::for_config(config)
     };
     let apply = args.yes;
     let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(config))?;

@@ -93,6 +93,13 @@ pub(super) async fn plan(
     }
     let (diary, drawers): (Vec<_>, Vec<_>) = whole.into_iter().partition(|(d, _)| d.is_diary());
     plan_drawers(src, opts, plan, drawers).await?;
+    let diary = diary
+        .into_iter()
+        .map(|(d, c)| {
+            let stamped = opts.diary_text(&c);
+            (d, stamped)
+        })
+        .collect();
     plan_diary(src, plan, diary).await?;
     on_progress(plan.progress());
     Ok(())
@@ -129,7 +136,7 @@ async fn plan_drawers(
             plan.skip(Kind::Drawer, &d.id, Reason::OnPrimary, None);
             continue;
         }
-        let added_by = text(&d.meta, "added_by").unwrap_or_else(|| opts.fallback_writer.clone());
+        let added_by = opts.drawer_writer(text(&d.meta, "added_by"));
         plan.records.push(Record {
             kind: Kind::Drawer,
             key: format!("bf:drawer:{}", d.id),
@@ -143,8 +150,9 @@ async fn plan_drawers(
     Ok(())
 }
 
-/// Diary entries: diary_write under the same agent, topic and wing. The primary dates them its
-/// own today (diary_write takes no date). Never deduped by the server: the primary is asked.
+/// Diary entries (their text already stamped `HOST:<device>|`): diary_write under the same
+/// agent, topic and wing. The primary dates them its own today (diary_write takes no date).
+/// Never deduped by the server: the primary is asked for the stamped text.
 async fn plan_diary(
     src: &Sources<'_>,
     plan: &mut Plan,

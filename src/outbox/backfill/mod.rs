@@ -140,7 +140,7 @@ pub struct Skipped {
 }
 
 /// What to read and keep.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// `--wing`: only drawers and diary entries in these wings (facts and events have none).
     pub wings: Vec<glob::Pattern>,
@@ -148,9 +148,43 @@ pub struct Options {
     pub since: Option<String>,
     /// `backfill@<device>`: the writer of a record that names none.
     pub fallback_writer: String,
+    /// This device's name: stamped on what a backfill sends, as the live edge stamps.
+    pub device: String,
 }
 
 impl Options {
+    /// Everything read, for this device (`MEMPALACE_PI_DEVICE`, else the host name): a record
+    /// that names no writer is `backfill@<device>`'s.
+    pub fn for_config(config: &crate::config::Config) -> Options {
+        let device = crate::outbox::Origin::from_config(config).device;
+        Options {
+            wings: Vec::new(),
+            since: None,
+            fallback_writer: format!("backfill@{device}"),
+            device,
+        }
+    }
+
+    /// A drawer's writer as the primary should see it: MemPalace's default `mcp` (the caller
+    /// named none) or nothing is `backfill@<device>`; a bare name gets `@<device>`; one with an
+    /// `@` is already an identity and is kept.
+    fn drawer_writer(&self, added_by: Option<String>) -> String {
+        match added_by.as_deref().map(str::trim) {
+            None | Some("" | "mcp") => self.fallback_writer.clone(),
+            Some(w) if w.contains('@') => w.to_string(),
+            Some(w) => format!("{w}@{}", self.device),
+        }
+    }
+
+    /// A diary entry as the live edge would have written it: `HOST:<device>|` before the text
+    /// unless it already starts with `HOST:`.
+    fn diary_text(&self, text: &str) -> String {
+        if text.starts_with("HOST:") {
+            text.to_string()
+        } else {
+            format!("HOST:{}|{text}", self.device)
+        }
+    }
     fn selects_wing(&self, wing: &str) -> bool {
         self.wings.is_empty() || self.wings.iter().any(|p| p.matches(wing))
     }

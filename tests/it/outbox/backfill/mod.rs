@@ -342,3 +342,70 @@ fn bad_values_are_exit_2_naming_them_and_no_primary_is_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn backfilled_records_carry_this_device_as_the_live_edge_stamps_it() {
+    let fleet = Fleet::start(1);
+    let dev = &fleet.devices[0];
+    let drawer = |content: &str, writer: Option<&str>| {
+        let mut args = json!({"wing": "proj", "room": "writers", "content": content});
+        if let Some(w) = writer {
+            args["added_by"] = json!(w);
+        }
+        local(dev, "mempalace_add_drawer", args)["drawer_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let cases = [
+        (
+            drawer("Filed with MemPalace's default writer.", None),
+            "backfill@dev0",
+        ),
+        (
+            drawer("Filed by a bare harness name.", Some("opencode")),
+            "opencode@dev0",
+        ),
+        (
+            drawer("Filed by an identity already.", Some("pi@laptop")),
+            "pi@laptop",
+        ),
+    ];
+    let plain = "Written before this device had a name.";
+    let stamped = "HOST:laptop|Stamped by the edge that wrote it.";
+    for entry in [plain, stamped] {
+        local(
+            dev,
+            "mempalace_diary_write",
+            json!({"agent_name": "pi", "entry": entry, "topic": "work"}),
+        );
+    }
+    let (code, done) = backfill(dev, &["--yes"]);
+    assert_eq!((code, done["enqueued"].as_u64()), (0, Some(5)), "{done}");
+    flush(dev);
+    for (id, writer) in &cases {
+        let got = fleet
+            .call("mempalace_get_drawers", json!({"drawer_ids": [id]}))
+            .unwrap();
+        assert_eq!(got["results"][0]["metadata"]["added_by"], *writer, "{got}");
+    }
+    let mut diary = fleet.diary("pi", "wing_pi");
+    diary.sort();
+    assert_eq!(
+        diary,
+        [format!("HOST:dev0|{plain}"), stamped.to_string()],
+        "the diary marker the live edge adds, once"
+    );
+
+    // Without the ledger (a fresh outbox), the primary is asked for the stamped text: nothing
+    // is sent twice.
+    let outbox = crate::outbox::outbox_path(&dev.env);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", outbox.display()));
+    }
+    assert!(!outbox.exists());
+    let (code, again) = backfill(dev, &[]);
+    assert_eq!(code, 0, "{again}");
+    assert_eq!(again["to_send_total"], 0, "{again}");
+    assert_eq!(again["skipped"]["on_primary"], 5, "{again}");
+}
