@@ -1,5 +1,5 @@
-//! The `outbox` check: writes that will not reach the primary by themselves — failed ops (and
-//! the ops that wait for them), and ops open for over an hour with no flusher to send them.
+//! The `outbox` check: writes that will not reach the primary by themselves: a token the primary
+//! refused, failed ops (and the ops that wait for them), ops open an hour with no flusher.
 
 use super::{Check, Inputs, Status};
 use crate::outbox::{self, FlushLock, OpState, Outbox, util};
@@ -56,6 +56,31 @@ pub fn check(inputs: &Inputs) -> Check {
         .map(|s| summary.count(*s))
         .sum();
     let evidence = format!("{} ({open} open)", path.display());
+    let last_error = store.last_flush_error().ok().flatten();
+    if let Some(last) = last_error.as_ref().filter(|l| l.refused()) {
+        // Nothing flushes until the credentials are fixed, whatever the queue looks like.
+        return Check::new(
+            "outbox",
+            Status::Fail,
+            format!(
+                "the primary refused the last flush ({}): {open} op(s) wait and none will reach it",
+                last.message().unwrap_or("401/403")
+            ),
+        )
+        .evidence(evidence)
+        .evidence(format!(
+            "last flush: {} at {}",
+            last.stop,
+            util::rfc3339(last.at)
+        ))
+        .fix(last.hint().map_or_else(
+            || {
+                "fix the token (MEMPALACE_REMOTE_TOKEN or MPT_TOKEN_FILE), then `mpt outbox flush`"
+                    .to_string()
+            },
+            |h| format!("{h} (then `mpt outbox flush`)"),
+        ));
+    }
     if let Some(first) = backlog.failed.first() {
         let short = outbox::store::short(&first.op_id).to_string();
         return Check::new(
@@ -98,6 +123,26 @@ pub fn check(inputs: &Inputs) -> Check {
         )
         .evidence(evidence)
         .fix("mpt outbox flush   # or a timer: README \"Outbox\", flushing without a session");
+    }
+    if let Some(last) = last_error.filter(|_| open > 0) {
+        return Check::new(
+            "outbox",
+            Status::Warn,
+            format!(
+                "{open} op(s) wait: the last flush could not reach the primary ({})",
+                last.message().unwrap_or("no reason recorded")
+            ),
+        )
+        .evidence(evidence)
+        .evidence(format!(
+            "last flush: {} at {}",
+            last.stop,
+            util::rfc3339(last.at)
+        ))
+        .fix(last.hint().map_or_else(
+            || "mpt outbox flush   # once the primary answers".to_string(),
+            |h| format!("{h} (then `mpt outbox flush`)"),
+        ));
     }
     Check::new(
         "outbox",

@@ -7,8 +7,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::owner::{self, OwnerPaths};
-use crate::config::{Config, Env};
-use crate::error::Result;
+use crate::config::{Config, Env, Remote};
+use crate::error::{ErrorKind, MptError, Result};
+use crate::mcp::http::{HttpClient, HttpOptions};
 use crate::outbox;
 
 /// The status document of the edge serving `palace` (its owner found through `paths`).
@@ -21,21 +22,7 @@ pub async fn collect(
     let owner_up = tokio::net::UnixStream::connect(&paths.socket).await.is_ok();
     let primary = match &config.remote {
         None => json!(null),
-        Some(r) => {
-            let reachable = match crate::mcp::http::HttpClient::new(crate::mcp::http::HttpOptions {
-                timeout: Some(Duration::from_secs(5)),
-                init_timeout: None,
-                connect_timeout: Duration::from_secs(3),
-                ..crate::mcp::http::HttpOptions::for_remote(r, &config.mcp)
-            }) {
-                Ok(h) => matches!(
-                    h.get("/healthz", crate::mcp::Deadline::Default).await,
-                    Ok((200, _))
-                ),
-                Err(_) => false,
-            };
-            json!({"url": r.url, "reachable": reachable})
-        }
+        Some(r) => probe_primary(r, config).await,
     };
     let queue = match &config.remote {
         None => json!(null),
@@ -53,12 +40,36 @@ pub async fn collect(
     }))
 }
 
+/// The primary as the flusher reaches it: the MCP handshake with the token (`/healthz` needs
+/// none, so it would call a primary that refuses the token reachable). A refused token or Host is
+/// `"reachable": false, "auth": "refused"`; unreachable leaves `auth` unknown (null).
+async fn probe_primary(r: &Remote, config: &Config) -> Value {
+    let http = HttpClient::new(HttpOptions {
+        timeout: Some(Duration::from_secs(5)),
+        init_timeout: Some(Duration::from_secs(5)),
+        connect_timeout: Duration::from_secs(3),
+        ..HttpOptions::for_remote(r, &config.mcp)
+    });
+    let result = match http {
+        Ok(h) => h.handshake().await.map(|_| ()),
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(()) => json!({"url": r.url, "reachable": true, "auth": "ok", "error": null}),
+        Err(e) => {
+            let e = MptError::from(e);
+            let auth = (e.kind == ErrorKind::Auth).then_some("refused");
+            json!({"url": r.url, "reachable": false, "auth": auth, "error": {"kind": e.kind.as_str(), "message": e.message, "hint": e.hint}})
+        }
+    }
+}
+
 /// What the outbox holds: open and failed ops, those held back, the first failure, the last flush.
 fn outbox_backlog(env: &Env, config: &Config) -> Result<Value> {
     let path = outbox::resolve_path(env, config)?;
     if !path.exists() {
         return Ok(
-            json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "first_failed": null, "last_flush": null}),
+            json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "first_failed": null, "last_flush": null, "last_flush_error": null}),
         );
     }
     let store = outbox::Outbox::open(&path, outbox::open_options(env)?)?;
@@ -77,6 +88,7 @@ fn outbox_backlog(env: &Env, config: &Config) -> Result<Value> {
         json!({"path": path, "open": open, "failed": sum.count(outbox::OpState::Failed),
            "held_back": backlog.held_back,
            "first_failed": backlog.failed.first().map(|o| o.to_json(false)),
-           "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339)}),
+           "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339),
+           "last_flush_error": store.last_flush_error()?.map(|l| l.to_json())}),
     )
 }

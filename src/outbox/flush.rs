@@ -76,8 +76,13 @@ pub async fn flush(
         pending: Vec::new(),
         retrying: HashSet::new(),
         held_back: 0,
+        reached: false,
     };
     let (stop, error) = run.drain(progress).await?;
+    if run.reached && matches!(stop, Stop::Drained | Stop::Limit | Stop::Blocked) {
+        // It got through: an earlier refusal or outage no longer stands.
+        run.store.record_flush_end(stop, None)?;
+    }
     let blocked_by = match stop {
         Stop::Blocked => run.store.failed()?.into_iter().next(),
         _ => None,
@@ -116,6 +121,8 @@ struct Run<'a> {
     retrying: HashSet<i64>,
     /// Ops left waiting for a failed op (or one that has not landed) when the drain ended.
     held_back: i64,
+    /// The handshake with the primary succeeded.
+    reached: bool,
 }
 
 /// What to do after one op.
@@ -152,21 +159,30 @@ impl Run<'_> {
         let schemas = loop {
             match self.client.connect().await {
                 Ok(hs) => break Schemas::from_tools(&hs.tools),
+                // Each stop says why on the op it set out to send and as the outbox's last
+                // flush error (`mpt outbox`, doctor, edge status), without counting an attempt.
                 Err(e) => match classify::classify_error(e) {
                     Verdict::Transient { error, .. } => {
                         self.streak += 1;
                         if !self.pause(self.backoff()).await {
-                            return Ok((Stop::Unavailable, Some(error.into())));
+                            return self.stopped_before_sending(Stop::Unavailable, error.into());
                         }
                     }
-                    Verdict::Stop { error } => return Ok((Stop::Refused, Some(error.into()))),
+                    Verdict::Stop { error } => {
+                        return self.stopped_before_sending(Stop::Refused, error.into());
+                    }
                     // Not a MemPalace at that URL, or one that cannot speak: not worth retrying.
-                    Verdict::Hard { error, .. } => return Err(error.into()),
+                    Verdict::Hard { error, .. } => {
+                        let err: MptError = error.into();
+                        self.store.note_stop(Stop::Refused, &error_json(&err))?;
+                        return Err(err);
+                    }
                     Verdict::Applied { .. } => unreachable!("a failed handshake applied nothing"),
                 },
             }
         };
         self.streak = 0;
+        self.reached = true;
         loop {
             let Some(op) = self.next_op()? else {
                 self.commit_acks()?;
@@ -346,6 +362,8 @@ impl Run<'_> {
                     },
                 )?;
                 self.release_window()?;
+                self.store
+                    .record_flush_end(Stop::Unavailable, Some(&error_json(&err)))?;
                 if self.pause(wait).await {
                     return Ok(Next::Continue);
                 }
@@ -387,9 +405,22 @@ impl Run<'_> {
                         error: error_json(&err),
                     },
                 )?;
+                self.store
+                    .record_flush_end(Stop::Refused, Some(&error_json(&err)))?;
                 Ok(Next::Finish(Stop::Refused, Some(err)))
             }
         }
+    }
+
+    /// The handshake failed: the error goes on the op the flush set out to send and becomes the
+    /// outbox's last flush error; the drain ends.
+    fn stopped_before_sending(
+        &mut self,
+        stop: Stop,
+        err: MptError,
+    ) -> Result<(Stop, Option<MptError>)> {
+        self.store.note_stop(stop, &error_json(&err))?;
+        Ok((stop, Some(err)))
     }
 
     /// Nothing could be claimed: wait for an op this run is retrying, or say why the drain ends.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::refs::Wait;
 use super::schema::sql;
 use super::store::{COLS, Outbox, row_to_op};
-use super::{MAX_ATTEMPTS, Op, OpState, util};
+use super::{MAX_ATTEMPTS, Op, OpState, Stop, util};
 use crate::error::{ErrorKind, MptError, Result};
 
 /// Claims one op, if it may be sent now: queued, or leased by someone whose lease expired.
@@ -230,6 +230,44 @@ impl Outbox {
         let state = state.ok_or_else(|| lease_lost(op))?;
         tx.commit().map_err(|e| sql("recording the failure", &e))?;
         Ok(OpState::parse(&state).unwrap_or(OpState::Failed))
+    }
+
+    /// A flush that stopped before sending (its handshake failed): `error` is recorded on the op
+    /// it set out to send (the first sendable one), neither claimed nor counted as an attempt,
+    /// and as the outbox's last flush error, in one relaxed commit (a report, not a promise).
+    /// Returns that op's id.
+    pub fn note_stop(&mut self, stop: Stop, error: &Value) -> Result<Option<String>> {
+        self.relaxed(|s| s.note_stop_in(stop, error))
+    }
+
+    fn note_stop_in(&mut self, stop: Stop, error: &Value) -> Result<Option<String>> {
+        let now = util::now_ms();
+        let tx = self.write_tx("recording the flush's error")?;
+        let mut order = Order::default();
+        let mut after = 0;
+        let mut next = None;
+        'pages: loop {
+            let page = open_page(&tx, after)?;
+            let Some(last) = page.last() else { break };
+            after = last.id;
+            for op in page {
+                if order.standing(&tx, &op, now, now)? == Standing::Sendable {
+                    next = Some(op);
+                    break 'pages;
+                }
+            }
+        }
+        if let Some(op) = &next {
+            tx.execute(
+                "UPDATE ops SET error_json = ?2, updated_at = ?3 WHERE id = ?1",
+                params![op.id, error.to_string(), now],
+            )
+            .map_err(|e| sql("recording the flush's error", &e))?;
+        }
+        super::last_error::write_in(&tx, stop, Some(error))?;
+        tx.commit()
+            .map_err(|e| sql("recording the flush's error", &e))?;
+        Ok(next.map(|o| o.op_id))
     }
 
     /// Fails the op at once (an ambiguous send mpt cannot check): an operator decides.

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod backfill;
 pub mod classify;
 pub mod flush;
+pub mod last_error;
 pub mod lease;
 pub mod lock;
 mod reader;
@@ -28,6 +29,7 @@ use crate::error::{MptError, Result};
 
 pub use admin::Summary;
 pub use flush::FlushOptions;
+pub use last_error::LastFlush;
 pub use lock::FlushLock;
 pub use report::{FlushReport, Stop};
 pub use schema::Synchronous;

@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{ErrorKind, MptError, Result};
 
 /// The schema this build writes. A file with a higher version was made by a newer mpt.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How hard a commit waits for the disk (README "Outbox": what an enqueue survives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +113,18 @@ CREATE TABLE backfill (
 ) STRICT;
 ";
 
+/// Version 4: the outbox's `last_flush_error` (`last_error`). One row: how the last flush that
+/// reached for the primary ended, and its error (a refused token, an unreachable host) until a
+/// flush gets through.
+const V4: &str = "
+CREATE TABLE flush_state (
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    at         INTEGER NOT NULL,
+    stop       TEXT NOT NULL,
+    error_json TEXT
+) STRICT;
+";
+
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
@@ -151,7 +163,7 @@ pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Resu
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(|e| sql("reading the schema version", &e))?;
     match version {
-        0..=2 => {
+        0..=3 => {
             if version == 0 {
                 tx.execute_batch(V1)
                     .map_err(|e| sql("creating the outbox schema", &e))?;
@@ -160,8 +172,12 @@ pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Resu
                 tx.execute_batch(V2)
                     .map_err(|e| sql("upgrading the outbox schema to version 2", &e))?;
             }
-            tx.execute_batch(V3)
-                .map_err(|e| sql("upgrading the outbox schema to version 3", &e))?;
+            if version <= 2 {
+                tx.execute_batch(V3)
+                    .map_err(|e| sql("upgrading the outbox schema to version 3", &e))?;
+            }
+            tx.execute_batch(V4)
+                .map_err(|e| sql("upgrading the outbox schema to version 4", &e))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(|e| sql("stamping the schema version", &e))?;
         }

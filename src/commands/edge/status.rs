@@ -34,16 +34,21 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
         }
         match &launch.config.remote {
             None => return writeln!(w, "primary   none: pass-through to the local child"),
-            Some(r) => writeln!(
-                w,
-                "primary   {} ({})",
-                r.url,
-                if doc["primary"]["reachable"] == true {
-                    "reachable"
-                } else {
-                    "unreachable"
+            Some(r) => {
+                let p = &doc["primary"];
+                let state = match (p["reachable"] == true, p["auth"].as_str()) {
+                    (true, _) => "reachable".to_string(),
+                    (false, Some("refused")) => format!(
+                        "REFUSED: {}",
+                        p["error"]["message"].as_str().unwrap_or("the token was refused")
+                    ),
+                    (false, _) => "unreachable".to_string(),
+                };
+                writeln!(w, "primary   {} ({state})", r.url)?;
+                if let Some(hint) = p["error"]["hint"].as_str().filter(|_| p["auth"] == "refused") {
+                    writeln!(w, "          {hint}")?;
                 }
-            )?,
+            }
         }
         let q = &doc["outbox"];
         writeln!(
@@ -53,6 +58,18 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
             q["failed"],
             q["last_flush"].as_str().unwrap_or("never")
         )?;
+        if let Some(e) = q["last_flush_error"]["error"].as_object() {
+            writeln!(
+                w,
+                "          the last flush stopped: {}",
+                e.get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            )?;
+        }
         if let Some(f) = q["first_failed"].as_object() {
             let op = f["op_id"].as_str().unwrap_or("");
             writeln!(

@@ -108,6 +108,11 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         .or_else(|| s.as_ref().and_then(|s| s.head.clone()));
     let blocked = !backlog.failed.is_empty();
     let oldest = s.as_ref().and_then(|s| s.oldest_queued_at);
+    let last_error = store
+        .as_ref()
+        .map(Outbox::last_flush_error)
+        .transpose()?
+        .flatten();
     let doc = json!({
         "schema": crate::schema::OUTBOX_SUMMARY,
         "outbox": path,
@@ -122,6 +127,7 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         "head": head.as_ref().map(|h| h.to_json(false)),
         "last_local_seq": s.as_ref().and_then(|s| s.last_seq),
         "flusher_pid": flusher,
+        "last_flush_error": last_error.as_ref().map(|l| l.to_json()),
     });
     ctx.out.emit(&doc, |w| {
         let row = |w: &mut dyn Write, k: &str, v: String| writeln!(w, "{k:<10} {v}");
@@ -191,6 +197,23 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
                         backlog.held_back
                     ),
                 )?;
+            }
+        }
+        if let Some(l) = &last_error {
+            let line = format!(
+                "{} at {}: {}",
+                l.stop,
+                util::rfc3339(l.at),
+                l.message().unwrap_or("")
+            );
+            let line = if l.refused() {
+                ctx.out.paint(Style::Fail, &line)
+            } else {
+                line
+            };
+            row(w, "last flush", line)?;
+            if let Some(h) = l.hint() {
+                row(w, "", h.to_string())?;
             }
         }
         row(

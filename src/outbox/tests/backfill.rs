@@ -48,7 +48,7 @@ fn a_version_2_outbox_gains_the_ledger_in_place() {
     drop(open(&dir));
     {
         let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch("DROP TABLE backfill; PRAGMA user_version = 2;")
+        c.execute_batch("DROP TABLE backfill; DROP TABLE flush_state; PRAGMA user_version = 2;")
             .unwrap();
     }
     let mut o = Outbox::open(&path, OpenOptions::default()).unwrap();

@@ -10,6 +10,7 @@ use super::lease::{Head, Nack};
 use super::*;
 
 mod backfill;
+mod last_error;
 mod lease;
 mod refs;
 

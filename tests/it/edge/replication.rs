@@ -4,9 +4,10 @@
 
 use serde_json::{Value, json};
 
+use crate::support::fleet::Fleet;
 use crate::support::harness::Harness;
 use crate::support::primary::{PrimaryOpts, call_remote};
-use crate::support::{Primary, TestEnv, pid_alive, wait_for};
+use crate::support::{Primary, TestEnv, json as parse_json, pid_alive, stdout, wait_for};
 
 fn on_primary(url: &str, tool: &str, args: Value) -> Result<Value, mpt::mcp::CallError> {
     call_remote(url, None, tool, args)
@@ -354,5 +355,94 @@ fn a_local_wing_never_enters_the_outbox_and_status_reports_the_queue() {
             .as_str()
             .is_some_and(|t| t.ends_with('Z')),
         "{st}"
+    );
+}
+
+#[test]
+fn a_token_the_primary_refuses_is_recorded_and_shown_by_every_view() {
+    // The edge kept queueing with a wrong token while `edge status` said reachable (it probed
+    // /healthz, which takes no token), `outbox list` showed the op plain queued and doctor said
+    // "on their way".
+    let fleet = Fleet::start(1);
+    let d = &fleet.devices[0];
+    let _owners = crate::support::harness::OwnersStopped::of(&d.env);
+    let wrong = [("MEMPALACE_REMOTE_TOKEN", "tok-wrong-4b1e")];
+    let run = |args: &[&str], vars: &[(&str, &str)]| {
+        let mut all: Vec<(String, String)> = d.vars();
+        all.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let refs: Vec<(&str, &str)> = all.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        d.env.mpt(args, &refs)
+    };
+    let mut session = d.session("pi", &wrong);
+    session
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "w", "room": "r", "content": "queued behind a refused token"}),
+        )
+        .unwrap();
+    // The owner's own flusher reaches for the primary and is refused: the op says so.
+    let op_error = || {
+        let list = parse_json(&run(&["--json", "outbox", "list"], &wrong));
+        list["ops"][0]["error"]["kind"].as_str().map(str::to_string)
+    };
+    assert!(
+        wait_for(60.0, || op_error().as_deref() == Some("auth")),
+        "{}",
+        stdout(&run(&["--json", "outbox", "list"], &wrong))
+    );
+    let list = parse_json(&run(&["--json", "outbox", "list"], &wrong));
+    assert_eq!(
+        (
+            list["ops"][0]["state"].as_str(),
+            list["ops"][0]["attempts"].as_i64()
+        ),
+        (Some("queued"), Some(0)),
+        "no attempt counted: {list}"
+    );
+    let human = stdout(&run(&["outbox", "list"], &wrong));
+    assert!(human.contains("401"), "{human}");
+    let summary = parse_json(&run(&["--json", "outbox"], &wrong));
+    assert_eq!(
+        summary["last_flush_error"]["error"]["kind"], "auth",
+        "{summary}"
+    );
+    assert!(stdout(&run(&["outbox"], &wrong)).contains("last flush"));
+
+    let status = parse_json(&run(&["--json", "edge", "status"], &wrong));
+    assert_eq!(status["primary"]["reachable"], false, "{status}");
+    assert_eq!(status["primary"]["auth"], "refused", "{status}");
+    assert!(stdout(&run(&["edge", "status"], &wrong)).contains("REFUSED"));
+
+    let o = run(&["--json", "doctor", "--check", "outbox"], &wrong);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let c = &parse_json(&o)["checks"][0];
+    assert_eq!(c["status"], "fail", "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("token"), "{c}");
+    let said = format!(
+        "{}{}",
+        stdout(&o),
+        stdout(&run(&["--json", "edge", "status"], &wrong))
+    );
+    assert!(
+        !said.contains(crate::support::fleet::TOKEN) && !said.contains("tok-wrong-4b1e"),
+        "{said}"
+    );
+    session.close();
+
+    // The right token: the flush gets through and the error no longer stands.
+    let o = d.mpt(&["--json", "outbox", "flush", "--wait"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let summary = d.outbox();
+    assert!(summary["last_flush_error"].is_null(), "{summary}");
+    let o = d.mpt(&["--json", "doctor", "--check", "outbox"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let status = parse_json(&d.mpt(&["--json", "edge", "status"]));
+    assert_eq!(
+        (
+            status["primary"]["reachable"].as_bool(),
+            status["primary"]["auth"].as_str()
+        ),
+        (Some(true), Some("ok")),
+        "{status}"
     );
 }
