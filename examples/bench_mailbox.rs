@@ -142,7 +142,7 @@ fn main() {
     let mut last = None;
     for _ in 0..RUNS {
         let t = Instant::now();
-        let d = derive(&events, ME, NOW, &StdFs);
+        let d = derive(&events, &mpt::mailbox::Me::one(ME), NOW, &StdFs);
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         last = Some(d);
     }

@@ -19,6 +19,10 @@ use crate::mcp::{CallError, Deadline, Handshake, McpClient, ToolReply, jsonrpc};
 use crate::outbox::replay;
 use crate::palace::catalog::{self, ToolClass};
 
+/// The request that wakes the owner's pull of the primary's log (not an MCP method: mpt's own
+/// clients send it over the owner's socket).
+pub const PULL_METHOD: &str = "mpt/pull";
+
 /// Protocol versions MemPalace 3.11 knows (`schemas.py:1153`), newest first.
 const KNOWN_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
@@ -138,6 +142,15 @@ impl Proxy {
             "initialize" => Ok(self.initialize(params.as_ref())),
             "ping" => Ok(json!({})),
             "tools/list" => Ok(json!({"tools": self.handshake.tools})),
+            // mpt's own: `mpt mailbox` read the primary's log and wants the local copy current
+            // (offline, an ask seen online can then be answered).
+            PULL_METHOD => Ok(match &self.primary {
+                Some(p) => {
+                    p.pull_wake.notify_one();
+                    json!({"woken": true})
+                }
+                None => json!({"woken": false}),
+            }),
             "tools/call" => {
                 let p = params.unwrap_or(Value::Null);
                 let Some(name) = p.get("name").and_then(Value::as_str) else {
@@ -271,16 +284,21 @@ impl Proxy {
             Ok(r) => r,
             Err(e) if maybe_applied => {
                 log_debug!("the local palace refused {name} ({e}): queued for the primary only");
-                return self.queue_only(name, args).await;
+                return self.queue_only(name, args, true, MID_CALL).await;
             }
             Err(e) => return Err(e),
         };
         let local = ToolReply::from_result(&result);
         if !local.ok() {
             if maybe_applied {
-                return self.queue_only(name, args).await;
+                return self.queue_only(name, args, true, MID_CALL).await;
             }
-            // A write the child rejects is not replicated.
+            // A write the child rejects is not replicated, with one exception: an ack of an
+            // event the local log lacks (an ask seen on the primary, not pulled yet) is queued
+            // for the primary, which validates it.
+            if self.primary.is_some() && acks_an_unknown_event(name, &local) {
+                return self.queue_only(name, args, false, UNKNOWN_EVENT).await;
+            }
             return Ok(result);
         }
         if self.primary.is_some()
@@ -308,8 +326,15 @@ impl Proxy {
         Ok(result)
     }
 
-    /// An op the primary may already hold and the local palace refused: queued (replay-checked).
-    async fn queue_only(&self, name: &str, args: Value) -> Result<Value, CallError> {
+    /// An op the local palace could not apply, queued for the primary alone; `maybe_applied`: the
+    /// primary may already hold it (replay-checked before it is sent). `note` says why.
+    async fn queue_only(
+        &self,
+        name: &str,
+        args: Value,
+        maybe_applied: bool,
+        note: &str,
+    ) -> Result<Value, CallError> {
         let Some(log) = &self.log else {
             return Err(not_queued(
                 name,
@@ -319,13 +344,14 @@ impl Proxy {
             ));
         };
         let (log, tool, a) = (Arc::clone(log), name.to_string(), args.clone());
-        let op = tokio::task::spawn_blocking(move || log.record(&tool, &a, None, true)).await;
+        let op =
+            tokio::task::spawn_blocking(move || log.record(&tool, &a, None, maybe_applied)).await;
         match op {
             Ok(Ok(op_id)) => Ok(
                 json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&json!({
                 "success": true,
                 "queued": op_id,
-                "note": "the primary stopped answering mid-call and the local palace could not apply it: the op is queued and checked against the primary before it is resent",
+                "note": note,
             })).unwrap_or_default()}]}),
             ),
             Ok(Err(e)) => Err(not_queued(name, &args, Applied::MaybeOnPrimary, &e.message)),
@@ -431,6 +457,21 @@ impl Proxy {
             &merge::degraded(p.payload, why),
         ))
     }
+}
+
+/// Why a write was queued without a local copy: the primary stopped answering mid-call.
+const MID_CALL: &str = "the primary stopped answering mid-call and the local palace could not apply it: the op is queued and checked against the primary before it is resent";
+/// ... or the ack answers an event only the primary holds.
+const UNKNOWN_EVENT: &str = "the local copy of the coordination log lacks this event (an ask seen on the primary): the ack is queued for the primary, which validates it when it lands";
+
+/// `event_ack` refused by the local palace because its log has no such event (MemPalace's
+/// `ValueError: event '<id>' not found`).
+fn acks_an_unknown_event(name: &str, local: &ToolReply) -> bool {
+    name.strip_prefix("mempalace_").unwrap_or(name) == "event_ack"
+        && local
+            .failure
+            .as_deref()
+            .is_some_and(|f| f.starts_with("event ") && f.ends_with(" not found"))
 }
 
 /// Writes to the coordination log (RFC 003): primary-first.

@@ -81,61 +81,91 @@ pub fn spawn(proxy: Arc<Proxy>, puller: Puller) {
     tokio::spawn(async move { run(proxy, puller).await });
 }
 
+/// The record of this palace's pulls from `base_url` (a fresh one for another primary).
+fn load_record(paths: &OwnerPaths, base_url: &str) -> PullRecord {
+    read_record(&record_path(paths))
+        .filter(|r| r.primary == base_url)
+        .unwrap_or_else(|| PullRecord {
+            schema: RECORD_SCHEMA.into(),
+            primary: base_url.to_string(),
+            ..Default::default()
+        })
+}
+
+/// One pull under the pull lock, its outcome written to the record; `None` when another pull
+/// (the owner's, another `mpt mailbox`) holds the lock.
+async fn round(
+    spec: &PullSpec,
+    paths: &OwnerPaths,
+    rec: &mut PullRecord,
+) -> Option<Result<Pulled, PullError>> {
+    let _held = super::owner::take_pid_lock(&lock_path(paths), "edge pull")
+        .ok()
+        .flatten()?;
+    let started = now_ms();
+    rec.last_attempt_ms = Some(started);
+    let r = pull_once(spec).await;
+    match &r {
+        Ok(pulled) => {
+            rec.last_success_ms = Some(started);
+            rec.last_error = None;
+            rec.last = Some(pulled.clone());
+        }
+        Err(e) => rec.last_error = Some(e.to_string()),
+    }
+    write_record(&record_path(paths), rec);
+    Some(r)
+}
+
+/// One pull now, by a process that is not the owner (`mpt mailbox` read online with no edge
+/// running): the same pull, lock and record as the owner's.
+pub async fn pull_now(p: &Puller) -> Option<Result<Pulled, PullError>> {
+    let mut rec = load_record(&p.paths, &p.spec.base_url);
+    round(&p.spec, &p.paths, &mut rec).await
+}
+
 async fn run(proxy: Arc<Proxy>, p: Puller) {
     let Some(primary) = &proxy.primary else {
         return;
     };
-    let (record, lock) = (record_path(&p.paths), lock_path(&p.paths));
-    let mut rec = read_record(&record)
-        .filter(|r| r.primary == p.spec.base_url)
-        .unwrap_or_else(|| PullRecord {
-            schema: RECORD_SCHEMA.into(),
-            primary: p.spec.base_url.clone(),
-            ..Default::default()
-        });
+    let mut rec = load_record(&p.paths, &p.spec.base_url);
     let mut primed = false;
     let mut failing = false;
     loop {
         if primary.health.usable() {
             // The child opens its log first: it mints the palace's replica id, not the pull.
             primed = primed || prime(&proxy).await;
-            if primed && let Ok(Some(_held)) = super::owner::take_pid_lock(&lock, "edge pull") {
-                let started = now_ms();
-                rec.last_attempt_ms = Some(started);
-                match pull_once(&p.spec).await {
-                    Ok(pulled) => {
-                        log_debug!(
-                            "edge pulled {} event(s), {} artifact(s) of the primary's log in {} ms",
-                            pulled.pulled_events,
-                            pulled.pulled_artifacts,
-                            pulled.elapsed_ms
-                        );
-                        rec.last_success_ms = Some(started);
-                        rec.last_error = None;
-                        rec.last = Some(pulled);
-                        failing = false;
-                    }
-                    Err(PullError::Unsupported(why)) => {
-                        rec.last_error = Some(why.clone());
-                        write_record(&record, &rec);
-                        return log_warn!(
-                            "the edge does not pull the primary's coordination log: {}; offline, asks seen online cannot be answered and `mpt mailbox` has no last-known view",
-                            PullError::Unsupported(why)
-                        );
-                    }
-                    Err(e) => {
-                        if !failing {
-                            log_warn!(
-                                "{e}: the local copy of the coordination log is as of the last pull; it is tried again"
-                            );
-                        } else {
-                            log_debug!("pull: {e}");
-                        }
-                        failing = true;
-                        rec.last_error = Some(e.to_string());
-                    }
+            let pulled = if primed {
+                round(&p.spec, &p.paths, &mut rec).await
+            } else {
+                None
+            };
+            match pulled {
+                None => {}
+                Some(Ok(pulled)) => {
+                    log_debug!(
+                        "edge pulled {} event(s), {} artifact(s) of the primary's log in {} ms",
+                        pulled.pulled_events,
+                        pulled.pulled_artifacts,
+                        pulled.elapsed_ms
+                    );
+                    failing = false;
                 }
-                write_record(&record, &rec);
+                Some(Err(e @ PullError::Unsupported(_))) => {
+                    return log_warn!(
+                        "the edge does not pull the primary's coordination log: {e}; offline, asks seen online cannot be answered and `mpt mailbox` has no last-known view"
+                    );
+                }
+                Some(Err(e)) => {
+                    if !failing {
+                        log_warn!(
+                            "{e}: the local copy of the coordination log is as of the last pull; it is tried again"
+                        );
+                    } else {
+                        log_debug!("pull: {e}");
+                    }
+                    failing = true;
+                }
             }
         }
         tokio::select! {

@@ -93,6 +93,7 @@ mod tests {
         Ask {
             id: id.to_owned(),
             from: Some("oc@box".to_owned()),
+            to: Some("pi@laptop".to_owned()),
             kind: "task.request".to_owned(),
             age_secs: Some(5),
             correlation_id: None,
@@ -110,6 +111,7 @@ mod tests {
     fn poll(owed: &[&str], dormant: &[&str]) -> Derivation {
         Derivation {
             me: "pi@laptop".to_owned(),
+            identities: vec!["pi@laptop".to_owned()],
             owed: owed.iter().map(|id| ask(id, None)).collect(),
             dormant: dormant
                 .iter()

@@ -1,5 +1,5 @@
-//! Owed-ness derivation: which asks addressed to `me` no later terminal event of mine answers.
-//! Pure: events in, [`Derivation`] out; the only outside access is dormancy's [`Fs`].
+//! Owed-ness derivation: which asks addressed to one of my identities no later terminal event of
+//! that identity answers. Pure: events in, [`Derivation`] out; the only outside access is [`Fs`].
 
 use std::collections::HashMap;
 
@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::dormancy::{self, Dormancy, DormancyState, Fs};
 use super::event::{Event, Parsed, parse_events};
+use super::me::Me;
 use super::text::clean_text;
 use crate::time::parse_iso_utc;
 
@@ -26,6 +27,8 @@ pub const SUMMARY_CHARS: usize = 200;
 pub struct Ask {
     pub id: String,
     pub from: Option<String>,
+    /// The identity it is addressed to (one of mine): only its own reply closes it.
+    pub to: Option<String>,
     #[serde(rename = "type")]
     pub kind: String,
     /// `now - created_at`, clamped at 0; `None` when `created_at` is absent or malformed.
@@ -52,7 +55,7 @@ pub struct Stats {
     pub skipped_no_id: usize,
     /// Repeated ids (overlapping queries or pages), the first copy kept.
     pub duplicates: usize,
-    /// Open asks addressed to me by someone else.
+    /// Open asks addressed to one of my identities by someone else.
     pub candidates: usize,
     /// Candidates closed by a strictly later terminal event of mine.
     pub answered: usize,
@@ -68,6 +71,8 @@ pub struct Stats {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Derivation {
     pub me: String,
+    /// The identities of mine the asks were addressed to (sorted; `--as`: that one).
+    pub identities: Vec<String>,
     pub owed: Vec<Ask>,
     pub dormant: Vec<Ask>,
     pub stats: Stats,
@@ -92,6 +97,7 @@ fn ask(e: &Event<'_>, now_unix: i64, dormancy: Option<Dormancy>) -> Ask {
     Ask {
         id: e.id.to_owned(),
         from: e.from_agent.map(str::to_owned),
+        to: e.to_agent.map(str::to_owned),
         kind: e.kind.to_owned(),
         age_secs: e
             .created_at
@@ -108,12 +114,12 @@ fn ask(e: &Event<'_>, now_unix: i64, dormancy: Option<Dormancy>) -> Ask {
 
 /// Derives the mailbox of `me` from raw `mempalace_event_list` events (any order, any mix of
 /// pages and queries; duplicates are fine). `now_unix` only feeds the ages.
-pub fn derive(events: &[Value], me: &str, now_unix: i64, fs: &dyn Fs) -> Derivation {
+pub fn derive(events: &[Value], me: &Me, now_unix: i64, fs: &dyn Fs) -> Derivation {
     derive_parsed(&parse_events(events), me, now_unix, fs)
 }
 
 /// [`derive()`] over already parsed events.
-pub fn derive_parsed(parsed: &Parsed<'_>, me: &str, now_unix: i64, fs: &dyn Fs) -> Derivation {
+pub fn derive_parsed(parsed: &Parsed<'_>, me: &Me, now_unix: i64, fs: &dyn Fs) -> Derivation {
     let events = &parsed.events;
     let mut stats = Stats {
         events: events.len() + parsed.skipped_no_id + parsed.duplicates,
@@ -122,41 +128,49 @@ pub fn derive_parsed(parsed: &Parsed<'_>, me: &str, now_unix: i64, fs: &dyn Fs) 
         ..Stats::default()
     };
 
-    // My terminal events, indexed by the two joins.
-    let mut by_ack: HashMap<&str, Vec<&Event<'_>>> = HashMap::new();
-    let mut by_corr: HashMap<&str, Vec<&Event<'_>>> = HashMap::new();
+    // My identities' terminal events, indexed by the two joins and by who wrote them: an ask
+    // is answered only by the identity it was addressed to.
+    let mut by_ack: HashMap<(&str, &str), Vec<&Event<'_>>> = HashMap::new();
+    let mut by_corr: HashMap<(&str, &str), Vec<&Event<'_>>> = HashMap::new();
     let mut candidates = Vec::new();
+    let mut identities: Vec<String> = me.exact().map(str::to_string).into_iter().collect();
     for e in events {
-        let from_me = e.from_agent == Some(me);
+        let from_me = e.from_agent.is_some_and(|f| me.is(f));
         if from_me && is_terminal(e.status) {
+            let writer = e.from_agent.unwrap_or("");
             if let Some(target) = e.ack_of() {
-                by_ack.entry(target).or_default().push(e);
+                by_ack.entry((target, writer)).or_default().push(e);
             }
             if let Some(corr) = e.correlation_id {
-                by_corr.entry(corr).or_default().push(e);
+                by_corr.entry((corr, writer)).or_default().push(e);
             }
         }
         match e.to_agent {
             Some(BROADCAST) if !from_me => stats.broadcasts += 1,
-            Some(to) if to == me => {
-                if from_me {
+            Some(to) if me.is(to) => {
+                if e.from_agent == Some(to) {
                     stats.own += 1;
                 } else if e.status != Some(CANDIDATE_STATUS) {
                     stats.not_open += 1;
                 } else {
+                    if !identities.iter().any(|i| i == to) {
+                        identities.push(to.to_string());
+                    }
                     candidates.push(e);
                 }
             }
             _ => {}
         }
     }
+    identities.sort();
     stats.candidates = candidates.len();
 
     let answers = |c: &Event<'_>| {
-        let via_ack = by_ack.get(c.id).into_iter().flatten();
+        let to = c.to_agent.unwrap_or("");
+        let via_ack = by_ack.get(&(c.id, to)).into_iter().flatten();
         let via_corr = c
             .correlation_id
-            .and_then(|k| by_corr.get(k))
+            .and_then(|k| by_corr.get(&(k, to)))
             .into_iter()
             .flatten();
         via_ack
@@ -181,7 +195,8 @@ pub fn derive_parsed(parsed: &Parsed<'_>, me: &str, now_unix: i64, fs: &dyn Fs) 
         }
     }
     Derivation {
-        me: me.to_owned(),
+        me: me.shown.clone(),
+        identities,
         owed,
         dormant,
         stats,

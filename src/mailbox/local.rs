@@ -6,25 +6,37 @@ use std::path::Path;
 use rusqlite::{Connection, params};
 use serde_json::{Map, Value, json};
 
+use super::Me;
 use crate::error::Result;
 use crate::palace::sqlite::with_reader;
 
-/// Open asks to `me` (broadcasts included) and every event `me` wrote, oldest first; `None` when
-/// the palace has no log.
-pub fn read(logstream: &Path, me: &str) -> Result<Option<Vec<Value>>> {
+const COLUMNS: &str = "rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id,
+    branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc";
+
+/// Open asks to `me`'s identities (broadcasts included) and every event they wrote, oldest
+/// first; `None` when the palace has no log.
+pub fn read(logstream: &Path, me: &Me) -> Result<Option<Vec<Value>>> {
     with_reader(logstream, |c| events(c, me))
 }
 
-fn events(c: &Connection, me: &str) -> rusqlite::Result<Vec<Value>> {
-    let mut st = c.prepare(
-        "SELECT rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id,
-                branch, base_commit, status, body, created_at, metadata_json,
-                origin_replica, origin_seq, hlc
-           FROM events
-          WHERE ((to_agent = ?1 OR to_agent = '*') AND status = ?2) OR from_agent = ?1
-          ORDER BY rowid",
-    )?;
-    let rows = st.query_map(params![me, super::CANDIDATE_STATUS], |r| {
+fn events(c: &Connection, me: &Me) -> rusqlite::Result<Vec<Value>> {
+    let (filter, key) = match me.exact() {
+        Some(one) => (
+            "((to_agent = ?1 OR to_agent = '*') AND status = ?2) OR from_agent = ?1",
+            one.to_string(),
+        ),
+        // `*@<device>` without LIKE (a `_` or `%` in a device name is no wildcard); `me.is`
+        // below makes the exact cut.
+        None => (
+            "(status = ?2 AND (to_agent = '*' OR substr(to_agent, -length(?1)) = ?1))
+             OR substr(from_agent, -length(?1)) = ?1",
+            format!("@{}", me.device_name().unwrap_or_default()),
+        ),
+    };
+    let mut st = c.prepare(&format!(
+        "SELECT {COLUMNS} FROM events WHERE {filter} ORDER BY rowid"
+    ))?;
+    let rows = st.query_map(params![key, super::CANDIDATE_STATUS], |r| {
         let text = |i: usize| r.get::<_, Option<String>>(i).map(|v| json!(v));
         let metadata: Option<String> = r.get(14)?;
         let metadata = metadata
@@ -41,7 +53,16 @@ fn events(c: &Connection, me: &str) -> rusqlite::Result<Vec<Value>> {
             "created_at": text(13)?, "metadata": metadata,
         }))
     })?;
-    rows.collect()
+    let is = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).is_some_and(|a| me.is(a));
+    Ok(rows
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|e| {
+            let ask = e["status"] == super::CANDIDATE_STATUS
+                && (e["to_agent"] == super::BROADCAST || is(e, "to_agent"));
+            ask || is(e, "from_agent")
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -52,7 +73,10 @@ mod tests {
     fn reads_asks_to_me_and_what_i_wrote() {
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("logstream.sqlite3");
-        assert!(read(&path, "pi@a").unwrap().is_none(), "no log, no events");
+        assert!(
+            read(&path, &Me::one("pi@a")).unwrap().is_none(),
+            "no log, no events"
+        );
         let c = Connection::open(&path).unwrap();
         c.execute_batch(
             "CREATE TABLE events (id TEXT PRIMARY KEY, type TEXT, stream TEXT, room TEXT, topic TEXT,
@@ -66,12 +90,25 @@ mod tests {
         )
         .unwrap();
         drop(c);
-        let got = read(&path, "pi@a").unwrap().unwrap();
+        let got = read(&path, &Me::one("pi@a")).unwrap().unwrap();
         let ids: Vec<&str> = got.iter().map(|e| e["id"].as_str().unwrap()).collect();
         assert_eq!(ids, ["e1", "e2", "e3"]);
         assert_eq!(got[2]["metadata"]["ack_of"], "e1");
         assert_eq!(got[0]["seq"], 1);
-        let d = crate::mailbox::derive(&got, "pi@a", 0, &crate::mailbox::StdFs);
+        let me = Me::one("pi@a");
+        let d = crate::mailbox::derive(&got, &me, 0, &crate::mailbox::StdFs);
         assert!(d.owed.is_empty(), "the local ack answers the ask: {d:?}");
+        // Every `*@a` identity: `oc@a`'s ask too, and nothing of `a` without a name.
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(
+            "INSERT INTO events VALUES ('e5','task.request','s','r',NULL,'pi@a','oc@a',NULL,NULL,NULL,'open','','2026-01-01T00:00:04Z','{}','rep_a',2,'5-a');
+             INSERT INTO events VALUES ('e6','task.request','s','r',NULL,'x@b','@a',NULL,NULL,NULL,'open','','2026-01-01T00:00:05Z','{}','rep_p',4,'6-p');
+             INSERT INTO events VALUES ('e7','task.request','s','r',NULL,'x@b','pi@ba',NULL,NULL,NULL,'open','','2026-01-01T00:00:06Z','{}','rep_p',5,'7-p');",
+        )
+        .unwrap();
+        drop(c);
+        let got = read(&path, &Me::device("a", "mcp@a")).unwrap().unwrap();
+        let ids: Vec<&str> = got.iter().map(|e| e["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["e1", "e2", "e3", "e5"]);
     }
 }

@@ -1,21 +1,25 @@
 //! The mailbox: what this device owes, derived from the coordination log's events (`derive`, pure),
 //! read from the primary or offline from the local copy (`source`, `offline`), then announced.
 
-// Flow for `mpt mailbox`: fetch `to_agent=<me>` and `writer=<me>` events (all pages), then
-// `derive` → print `Derivation::owed`, then `Derivation::dormant` once with their ids.
+// Flow for `mpt mailbox`: fetch the open asks (all pages; matched to this device's identities
+// locally, `Me`) and each addressee's own events, then `derive` → print `Derivation::owed`,
+// then `Derivation::dormant` once with their ids.
 // Flow for `mpt mailbox watch`: per poll, `derive` → `Announcer::next` → `notification_for`,
 // `plain_delivery` or `Route::bytes` per `NotifyMode` (the `Route` chosen once, tmux asked once).
 // Flow for `mpt mailbox notify --test`: `Route::choose` → `verdict` → `Route::bytes` of
 // `TEST_NOTIFICATION` when the verdict is a path.
 
+pub mod ack;
 pub mod announce;
 pub mod derive;
 pub mod dormancy;
 pub mod event;
 pub mod local;
+pub mod me;
 pub mod notify;
 pub mod offline;
 pub mod route;
+pub mod refresh;
 pub mod source;
 pub mod text;
 pub mod tmux;
@@ -26,6 +30,7 @@ pub use derive::{
 };
 pub use dormancy::{Dormancy, DormancyState, Fs, MAX_CONDITIONS, StdFs};
 pub use event::{Event, Parsed, parse_events};
+pub use me::Me;
 pub use notify::{
     DELIVERY_NOTE, NOTIFY_VAR, Notification, NotifyMode, TEST_NOTIFICATION, desktop_bytes,
     notification_for, osc99, osc777, plain, plain_delivery, prefers_kitty, sanitize_field,

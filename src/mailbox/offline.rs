@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::{Derivation, StdFs};
+use super::{Derivation, Me, StdFs};
 use crate::config::{Config, Env};
 use crate::edge::events::{self, Order};
 use crate::edge::owner::OwnerPaths;
@@ -39,8 +39,13 @@ impl LocalLog {
         }
     }
 
+    /// The palace this device's log lives in, when one could be resolved.
+    pub fn palace(&self) -> Option<&PalacePaths> {
+        self.palace.as_ref()
+    }
+
     /// The asks to `me` and the events by `me` in the local log (`None`: the palace has none).
-    fn events(&self, me: &str) -> Result<Option<Vec<Value>>> {
+    fn events(&self, me: &Me) -> Result<Option<Vec<Value>>> {
         match &self.palace {
             Some(p) => super::local::read(&p.logstream, me),
             None => Ok(None),
@@ -59,9 +64,37 @@ impl LocalLog {
             .as_ref()
             .and_then(|(p, o)| Outbox::open(p, *o).ok());
         let landed = |id: &str| map.as_ref()?.primary_id(id).ok().flatten();
+        let queued = map.as_ref().map(queued_acks).unwrap_or_default();
         let all = primary.into_iter().chain(pulled).collect();
-        events::merge(all, own, &landed, Order::Asc, usize::MAX).events
+        let mut out = events::merge(all, own, &landed, Order::Asc, usize::MAX).events;
+        out.extend(queued);
+        out
     }
+}
+
+/// The acks waiting in the outbox (`mpt mailbox ack` queued while the primary was away, or an
+/// edge's ack of an event its log lacks) as the events they will become: each answers its ask
+/// now. Its hlc is its queueing time, so it is later than what it answers.
+fn queued_acks(store: &Outbox) -> Vec<Value> {
+    use crate::outbox::OpState;
+    let ops = store
+        .list(&[OpState::Queued, OpState::Leased], usize::MAX, false)
+        .unwrap_or_default();
+    ops.into_iter()
+        .filter(|o| o.tool_name == "mempalace_event_ack")
+        .filter_map(|o| {
+            let p = &o.payload;
+            Some(json!({
+                "id": format!("queued:{}", o.op_id),
+                "type": "event.ack",
+                "from_agent": p.get("from_agent")?.as_str()?,
+                "status": p.get("status").and_then(Value::as_str),
+                "body": p.get("body").and_then(Value::as_str).unwrap_or(""),
+                "hlc": format!("{:013}-ffffff-outbox", o.created_at.max(0)),
+                "metadata": {"ack_of": p.get("event_id")?.as_str()?, "mpt_queued_op": o.op_id},
+            }))
+        })
+        .collect()
 }
 
 /// Why an answer is not the primary's own, and as of when.
@@ -86,7 +119,7 @@ impl View {
     pub async fn read(
         client: &McpClient,
         local: &LocalLog,
-        me: &str,
+        me: &Me,
         now_unix: i64,
     ) -> Result<View> {
         let remote = async {
@@ -121,7 +154,7 @@ impl View {
             }
             Err(e) => return Err(e.into()),
         };
-        log_debug!("mailbox: {} events read for {me}", events.len());
+        log_debug!("mailbox: {} events read for {}", events.len(), me.shown);
         Ok(View {
             derivation: super::derive(&events, me, now_unix, &StdFs),
             stale,
@@ -173,7 +206,7 @@ mod tests {
     #[test]
     fn the_stale_line_prints_ages_like_every_other_command() {
         let view = View {
-            derivation: super::super::derive(&[], "me", 0, &StdFs),
+            derivation: super::super::derive(&[], &Me::one("me"), 0, &StdFs),
             stale: Some(Stale {
                 why: "refused".into(),
                 last_pull_ms: Some(1_000_000),

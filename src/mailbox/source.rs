@@ -1,22 +1,48 @@
-//! Reading the coordination log for a mailbox through an MCP client: every page of the two
-//! queries the derivation needs (open asks to me, everything I wrote), oldest first.
+//! Reading the coordination log for a mailbox through an MCP client: every page of the queries
+//! the derivation needs (the open asks to my identities, then each addressee's own events).
+
+use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
+use super::Me;
 use crate::mcp::{CallError, Deadline, McpClient};
 
 /// `event_list`'s largest page.
 pub const PAGE: usize = 500;
 
-/// Open asks addressed to `me` (broadcasts included; the derivation drops them) and every event
-/// `me` wrote, each read to its end, page by page.
-pub async fn fetch(client: &McpClient, me: &str) -> Result<Vec<Value>, CallError> {
-    let mut events = all_pages(
-        client,
-        json!({"to_agent": me, "status": super::CANDIDATE_STATUS}),
-    )
-    .await?;
-    events.extend(all_pages(client, json!({"writer": me})).await?);
+/// The open asks addressed to one of `me`'s identities (broadcasts included; the derivation
+/// drops them) and every event each addressee wrote, each read to its end, page by page.
+/// MemPalace matches `to_agent` exactly, so for a device's `*@<device>` the open asks are read
+/// unfiltered and matched here.
+pub async fn fetch(client: &McpClient, me: &Me) -> Result<Vec<Value>, CallError> {
+    if let Some(one) = me.exact() {
+        let mut events = all_pages(
+            client,
+            json!({"to_agent": one, "status": super::CANDIDATE_STATUS}),
+        )
+        .await?;
+        events.extend(all_pages(client, json!({"writer": one})).await?);
+        return Ok(events);
+    }
+    let mut events: Vec<Value> = all_pages(client, json!({"status": super::CANDIDATE_STATUS}))
+        .await?
+        .into_iter()
+        .filter(|e| {
+            e.get("to_agent")
+                .and_then(Value::as_str)
+                .is_some_and(|to| to == super::BROADCAST || me.is(to))
+        })
+        .collect();
+    let addressees: BTreeSet<String> = events
+        .iter()
+        .filter_map(|e| e.get("to_agent").and_then(Value::as_str))
+        .filter(|to| me.is(to))
+        .map(str::to_string)
+        .collect();
+    for who in addressees {
+        events.extend(all_pages(client, json!({"writer": who})).await?);
+    }
     Ok(events)
 }
 

@@ -12,6 +12,7 @@ mod full_disk;
 mod harnesses;
 mod human;
 mod mailbox;
+mod mailbox_device;
 mod mailbox_notify;
 mod mcp;
 mod outbox;

@@ -11,8 +11,8 @@ use crate::Ctx;
 use crate::cli::{AckStatus, MailboxAction, MailboxArgs};
 use crate::error::{Exit, MptError, Result};
 use crate::mailbox::offline::{LocalLog, View};
-use crate::mailbox::{self, Announcer, NotifyMode, Route};
-use crate::mcp::{Deadline, McpClient};
+use crate::mailbox::{self, Announcer, Me, NotifyMode, Route, ack};
+use crate::mcp::McpClient;
 use crate::palace::PalacePaths;
 use crate::time::{human_age, now_unix};
 use crate::{log_debug, log_warn};
@@ -31,6 +31,8 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     ) {
         return inert(ctx, "disabled by MEMPALACE_MAILBOX=0");
     }
+    // By default every `*@<device>` identity (what the edge stamps per harness), shown as the
+    // stamp identity; `--as` narrows it to one.
     let me = match (&args.as_identity, config.stamp_identity(), &config.remote) {
         (_, _, None) => {
             return inert(
@@ -38,8 +40,8 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
                 "no shared palace (MEMPALACE_REMOTE_URL is unset): a solitary palace owes nobody",
             );
         }
-        (Some(me), _, Some(_)) => me.clone(),
-        (None, Some(me), Some(_)) => me,
+        (Some(one), _, Some(_)) => Me::one(one),
+        (None, Some(shown), Some(_)) => Me::device(config.device.as_deref().unwrap_or(""), &shown),
         (None, None, Some(_)) => {
             return inert(
                 ctx,
@@ -59,22 +61,45 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
             }
             _ => None,
         };
+        // Without one, an ack the primary cannot take now waits in the outbox.
+        let queue = match owner {
+            Some(_) => None,
+            None => Some(ack::Queue {
+                path: crate::outbox::resolve_path(&ctx.env, &config)?,
+                opts: crate::outbox::open_options(&ctx.env)?,
+                origin: crate::outbox::Origin::from_config(&config),
+            }),
+        };
         let client = match owner {
             Some(o) => crate::edge::owner::client(&o, &config.harness, None),
             None => McpClient::from_config(&config, &palace, None, false)?,
         };
         let local = LocalLog::new(&ctx.env, &config, paths);
+        let reading = Reading {
+            client: &client,
+            local: &local,
+            me: &me,
+            config: &config,
+        };
         let res = match args.action {
-            None => list(ctx, &client, &local, &me, args.count).await,
+            None => list(ctx, &reading, args.count).await,
             Some(MailboxAction::Watch {
                 interval_ms,
                 max_polls,
-            }) => watch(ctx, &client, &local, &me, interval_ms, max_polls).await,
+            }) => watch(ctx, &reading, interval_ms, max_polls).await,
             Some(MailboxAction::Ack {
                 event,
                 status,
                 body,
-            }) => ack(ctx, &client, &me, &event, status, body).await,
+            }) => {
+                let answer = Answer {
+                    event: &event,
+                    status,
+                    body,
+                    as_identity: args.as_identity.as_deref(),
+                };
+                ack(ctx, &reading, queue.as_ref(), answer).await
+            }
             Some(MailboxAction::Notify { .. }) => unreachable!("answered before the gates"),
         };
         client.shutdown().await;
@@ -89,14 +114,33 @@ fn inert(ctx: &Ctx, why: &str) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-async fn list(
-    ctx: &Ctx,
-    client: &McpClient,
-    local: &LocalLog,
-    me: &str,
-    count_only: bool,
-) -> Result<Exit> {
-    let view = View::read(client, local, me, now_unix()).await?;
+/// What a mailbox read needs: the client that reaches the log, this device's copy, whom for.
+struct Reading<'a> {
+    client: &'a McpClient,
+    local: &'a LocalLog,
+    me: &'a Me,
+    config: &'a crate::config::Config,
+}
+
+impl Reading<'_> {
+    async fn view(&self) -> Result<View> {
+        View::read(self.client, self.local, self.me, now_unix()).await
+    }
+
+    /// After a read the primary answered: the local copy brought up to date (the owner's pull
+    /// woken, else one pull here), so what was seen can be answered offline.
+    async fn refresh(&self, ctx: &Ctx, view: &View) {
+        if view.stale.is_none() {
+            let r = mailbox::refresh::local_copy(self.local, self.config, &ctx.env).await;
+            log_debug!("mailbox: local copy of the log: {r:?}");
+        }
+    }
+}
+
+async fn list(ctx: &Ctx, r: &Reading<'_>, count_only: bool) -> Result<Exit> {
+    let view = r.view().await?;
+    let label = r.me.label();
+    let me = label.as_str();
     let d = &view.derivation;
     let mut doc = serde_json::to_value(d)
         .map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))?;
@@ -127,9 +171,10 @@ async fn list(
             for a in &d.owed {
                 writeln!(
                     w,
-                    "  {}  from {}  {}  {} old{}  {}",
+                    "  {}  from {} to {}  {}  {} old{}  {}",
                     a.id,
                     a.from.as_deref().unwrap_or("?"),
+                    a.to.as_deref().unwrap_or("?"),
                     a.kind,
                     a.age_secs.map_or("?".into(), |s| human_age(s * 1000)),
                     a.correlation_id
@@ -153,14 +198,13 @@ async fn list(
         }
         Ok(())
     })?;
+    r.refresh(ctx, &view).await;
     Ok(Exit::Ok)
 }
 
 async fn watch(
     ctx: &Ctx,
-    client: &McpClient,
-    local: &LocalLog,
-    me: &str,
+    r: &Reading<'_>,
     interval_ms: Option<u64>,
     max_polls: Option<u64>,
 ) -> Result<Exit> {
@@ -188,18 +232,19 @@ async fn watch(
     let mut polls = 0u64;
     loop {
         polls += 1;
-        match View::read(client, local, me, now_unix()).await {
+        match r.view().await {
             Ok(view) => {
                 if view.stale.is_some() {
                     log_debug!(
                         "mailbox poll answered from the local log (the primary is unreachable)"
                     );
                 }
-                let d = view.derivation;
-                let due = announcer.next(&d);
+                let d = &view.derivation;
+                let due = announcer.next(d);
                 if !due.is_empty() {
                     deliver(ctx, &due, d.dormant.len(), mode, route.as_ref())?;
                 }
+                r.refresh(ctx, &view).await;
             }
             // A poll that fails is skipped, not fatal: the primary may come back.
             Err(e) => log_warn!("mailbox poll failed: {}", e.message),
@@ -235,31 +280,67 @@ fn deliver(
     Ok(())
 }
 
-async fn ack(
-    ctx: &Ctx,
-    client: &McpClient,
-    me: &str,
-    event: &str,
+/// One `mailbox ack`: the ask, the terminal status, its body, and `--as`.
+struct Answer<'a> {
+    event: &'a str,
     status: AckStatus,
     body: Option<String>,
+    as_identity: Option<&'a str>,
+}
+
+async fn ack(
+    ctx: &Ctx,
+    r: &Reading<'_>,
+    queue: Option<&ack::Queue>,
+    a: Answer<'_>,
 ) -> Result<Exit> {
-    client.connect().await?;
-    let mut args = json!({"event_id": event, "from_agent": me, "status": status.as_str()});
-    if let Some(b) = body {
+    // As the identity the ask was addressed to (only its reply closes it), unless `--as`.
+    let from = match a.as_identity {
+        Some(one) => one.to_string(),
+        None => addressee(r, a.event)
+            .await
+            .unwrap_or_else(|| r.me.shown.clone()),
+    };
+    let mut args = json!({"event_id": a.event, "from_agent": from, "status": a.status.as_str()});
+    if let Some(b) = a.body {
         args["body"] = json!(b);
     }
-    let reply = client
-        .call_tool("mempalace_event_ack", args, Deadline::Default)
-        .await?;
-    let ack = reply.payload.get("event").cloned().unwrap_or(Value::Null);
-    let doc = json!({"schema": crate::schema::MAILBOX_ACK, "me": me, "acked": event, "status": status.as_str(), "event": ack});
-    ctx.out.emit(&doc, |w| {
-        writeln!(
+    let sent = ack::send(r.client, queue, args).await?;
+    let (event, queued, unconfirmed) = match &sent {
+        ack::Sent::Applied(e) => (e.clone(), None, false),
+        ack::Sent::Queued { op_id, unconfirmed } => {
+            (Value::Null, Some(op_id.clone()), *unconfirmed)
+        }
+    };
+    let doc = json!({"schema": crate::schema::MAILBOX_ACK, "me": from, "acked": a.event, "status": a.status.as_str(), "event": event, "queued": queued, "unconfirmed": unconfirmed});
+    ctx.out.emit(&doc, |w| match &queued {
+        None => writeln!(
             w,
-            "{event} answered {} as {me} ({})",
-            status.as_str(),
-            ack["id"].as_str().unwrap_or("?")
-        )
+            "{} answered {} as {from} ({})",
+            a.event,
+            a.status.as_str(),
+            event["id"].as_str().unwrap_or("?")
+        ),
+        Some(op) => writeln!(
+            w,
+            "{} answered {} as {from}: the primary is unreachable, so the ack is queued (op {}){}; `mpt outbox flush` or the next `mpt edge` sends it, and the primary validates it",
+            a.event,
+            a.status.as_str(),
+            crate::outbox::short(op),
+            if unconfirmed { ", checked on the primary first: the send may have reached it" } else { "" }
+        ),
     })?;
     Ok(Exit::Ok)
+}
+
+/// The identity the ask `event` was addressed to, as this device's mailbox sees it (owed or
+/// dormant); `None` when it is not among them (answered already, not this device's, unknown).
+async fn addressee(r: &Reading<'_>, event: &str) -> Option<String> {
+    let view = r.view().await.ok()?;
+    let d = &view.derivation;
+    d.owed
+        .iter()
+        .chain(&d.dormant)
+        .find(|a| a.id == event)
+        .and_then(|a| a.to.clone())
 }

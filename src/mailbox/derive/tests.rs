@@ -85,7 +85,7 @@ fn ids(asks: &[Ask]) -> Vec<&str> {
 
 fn run(events: &[E]) -> Derivation {
     let values: Vec<Value> = events.iter().map(|e| e.v.clone()).collect();
-    derive(&values, ME, NOW, &OneFile)
+    derive(&values, &super::Me::one(ME), NOW, &OneFile)
 }
 
 #[test]

@@ -150,6 +150,7 @@ fn announcement(id: &str, why: Why, summary: &str) -> Announcement {
         ask: Ask {
             id: id.to_owned(),
             from: Some("oc@box".to_owned()),
+            to: Some("pi@laptop".to_owned()),
             kind: "task.request".to_owned(),
             age_secs: Some(60),
             correlation_id: None,

@@ -59,8 +59,9 @@ fn ask_fields_and_serialized_shape() {
         json,
         json!({
             "me": ME,
+            "identities": [ME],
             "owed": [{
-                "id": "evt_1", "from": OC, "type": "task.request", "age_secs": 3600,
+                "id": "evt_1", "from": OC, "to": ME, "type": "task.request", "age_secs": 3600,
                 "correlation_id": "task_x_1", "summary": "]0;pwned fix the build",
                 "hlc": hlc(1), "seq": 1, "created_at": "2026-09-22T17:12:49Z"
             }],
@@ -124,4 +125,42 @@ fn dormancy_splits_owed_from_dormant() {
         "condition 1: file_mtime /etc/gone: file missing"
     );
     assert_eq!(state(&d.owed[2]), None);
+}
+
+#[test]
+fn a_device_owes_what_any_of_its_identities_owes_and_only_the_addressee_answers() {
+    use super::super::Me;
+    let values: Vec<Value> = [
+        ev("to_oc", OC, "opencode@laptop", Some("open")).at(Some(1), Some(1)),
+        ev("to_pi", OC, ME, Some("open")).at(Some(2), Some(2)),
+        ev("elsewhere", OC, OTHER, Some("open")).at(Some(3), Some(3)),
+        // pi@laptop acks opencode's ask: not its addressee, so it stays owed.
+        ev("wrong", ME, OC, Some("applied"))
+            .at(Some(4), Some(4))
+            .ack_of("to_oc"),
+        ev("right", "opencode@laptop", OC, Some("applied"))
+            .at(Some(5), Some(5))
+            .ack_of("to_pi"),
+        // One identity of the device asking another is an ask like any other.
+        ev("inside", ME, "opencode@laptop", Some("open")).at(Some(6), Some(6)),
+    ]
+    .iter()
+    .map(|e| e.v.clone())
+    .collect();
+    let me = Me::device("laptop", ME);
+    let d = super::super::derive(&values, &me, NOW, &OneFile);
+    assert_eq!(ids(&d.owed), ["to_oc", "to_pi", "inside"], "{d:?}");
+    assert_eq!(d.identities, ["opencode@laptop", ME]);
+    assert_eq!(d.me, ME);
+    assert_eq!(d.owed[0].to.as_deref(), Some("opencode@laptop"));
+    let closed: Vec<Value> = values
+        .iter()
+        .cloned()
+        .chain([ev("oc_done", "opencode@laptop", OC, Some("applied"))
+            .at(Some(7), Some(7))
+            .ack_of("to_oc")
+            .v])
+        .collect();
+    let d = super::super::derive(&closed, &me, NOW, &OneFile);
+    assert_eq!(ids(&d.owed), ["to_pi", "inside"]);
 }
