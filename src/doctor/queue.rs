@@ -2,7 +2,7 @@
 //! refused, failed ops (and the ops that wait for them), ops open an hour with no flusher.
 
 use super::{Check, Inputs, Status};
-use crate::outbox::{self, FlushLock, OpState, Outbox, util};
+use crate::outbox::{self, FlushLock, LastFlush, OpState, Outbox, util};
 
 /// An open op older than this with nothing flushing is stranded (a timer or an edge is missing).
 const STRANDED_MS: i64 = 3600 * 1000;
@@ -59,27 +59,13 @@ pub fn check(inputs: &Inputs) -> Check {
     let last_error = store.last_flush_error().ok().flatten();
     if let Some(last) = last_error.as_ref().filter(|l| l.refused()) {
         // Nothing flushes until the credentials are fixed, whatever the queue looks like.
-        return Check::new(
-            "outbox",
-            Status::Fail,
-            format!(
-                "the primary refused the last flush ({}): {open} op(s) wait and none will reach it",
-                last.message().unwrap_or("401/403")
-            ),
-        )
-        .evidence(evidence)
-        .evidence(format!(
-            "last flush: {} at {}",
-            last.stop,
-            util::rfc3339(last.at)
-        ))
-        .fix(last.hint().map_or_else(
-            || {
-                "fix the token (MEMPALACE_REMOTE_TOKEN or MPT_TOKEN_FILE), then `mpt outbox flush`"
-                    .to_string()
-            },
-            |h| format!("{h} (then `mpt outbox flush`)"),
-        ));
+        let summary = format!(
+            "the primary refused the last flush ({}): {open} op(s) wait and none will reach it",
+            last.message().unwrap_or("401/403")
+        );
+        let fallback =
+            "fix the token (MEMPALACE_REMOTE_TOKEN or MPT_TOKEN_FILE), then `mpt outbox flush`";
+        return last_flush_check(Status::Fail, summary, last, evidence, fallback);
     }
     if let Some(first) = backlog.failed.first() {
         let short = outbox::store::short(&first.op_id).to_string();
@@ -125,24 +111,12 @@ pub fn check(inputs: &Inputs) -> Check {
         .fix("mpt outbox flush   # or a timer: README \"Outbox\", flushing without a session");
     }
     if let Some(last) = last_error.filter(|_| open > 0) {
-        return Check::new(
-            "outbox",
-            Status::Warn,
-            format!(
-                "{open} op(s) wait: the last flush could not reach the primary ({})",
-                last.message().unwrap_or("no reason recorded")
-            ),
-        )
-        .evidence(evidence)
-        .evidence(format!(
-            "last flush: {} at {}",
-            last.stop,
-            util::rfc3339(last.at)
-        ))
-        .fix(last.hint().map_or_else(
-            || "mpt outbox flush   # once the primary answers".to_string(),
-            |h| format!("{h} (then `mpt outbox flush`)"),
-        ));
+        let summary = format!(
+            "{open} op(s) wait: the last flush could not reach the primary ({})",
+            last.message().unwrap_or("no reason recorded")
+        );
+        let fallback = "mpt outbox flush   # once the primary answers";
+        return last_flush_check(Status::Warn, summary, &last, evidence, fallback);
     }
     Check::new(
         "outbox",
@@ -154,4 +128,26 @@ pub fn check(inputs: &Inputs) -> Check {
         },
     )
     .evidence(evidence)
+}
+
+/// A check on why the last flush stopped: when, how, and its fix (the error's hint, else
+/// `fallback`).
+fn last_flush_check(
+    status: Status,
+    summary: String,
+    last: &LastFlush,
+    evidence: String,
+    fallback: &str,
+) -> Check {
+    Check::new("outbox", status, summary)
+        .evidence(evidence)
+        .evidence(format!(
+            "last flush: {} at {}",
+            last.stop,
+            util::rfc3339(last.at)
+        ))
+        .fix(last.hint().map_or_else(
+            || fallback.to_string(),
+            |h| format!("{h} (then `mpt outbox flush`)"),
+        ))
 }

@@ -11,44 +11,6 @@ use crate::support::fleet::{Device, Fleet, TOKEN};
 use crate::support::link::Mode;
 use crate::support::{json as parse_json, stderr, stdout, wait_for};
 
-/// Whether the device's own palace holds event `id` (read-only, as a test's eye).
-fn local_has(d: &Device, id: &str) -> bool {
-    local_count(d, "id = ?1", id) > 0
-}
-
-/// Whether the owner recorded a pull that succeeded (`<key>.pull.json`). The record is written
-/// after the pulled events land, so a test that reads `last_pull` waits for it, not for them.
-fn pull_recorded(d: &Device) -> bool {
-    let edge_dir = d.env.home().join(".mempalace/edge");
-    std::fs::read_dir(edge_dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|e| {
-            e.file_name().to_string_lossy().ends_with(".pull.json")
-                && std::fs::read(e.path())
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-                    .is_some_and(|r| r["last_success_ms"].is_i64())
-        })
-}
-
-/// Events in the device's palace matching `clause` with `?1` = `arg`.
-fn local_count(d: &Device, clause: &str, arg: &str) -> i64 {
-    let path = d.palace.join("logstream.sqlite3");
-    let Ok(c) =
-        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-    else {
-        return 0;
-    };
-    c.query_row(
-        &format!("SELECT count(*) FROM events WHERE {clause}"),
-        [arg],
-        |r| r.get(0),
-    )
-    .unwrap_or(0)
-}
-
 /// `mpt --json mailbox --as <me>` on a device: (exit code, document).
 fn mailbox(d: &Device, me: &str) -> (Option<i32>, Value) {
     let o = d.mpt(&["--json", "mailbox", "--as", me]);
@@ -99,7 +61,7 @@ fn an_ask_seen_online_is_answered_offline_on_another_device() {
     assert_eq!(listed["events"][0]["id"], ask_id.as_str(), "{listed}");
     // The answerer's edge pulls the primary's log (its read saw an event the local log lacked).
     assert!(
-        wait_for(60.0, || local_has(answerer, &ask_id)),
+        wait_for(60.0, || answerer.local_has(&ask_id)),
         "the ask reaches the answerer's palace under the primary's id"
     );
     answerer.link.set(Mode::Refuse);
@@ -159,26 +121,15 @@ fn the_mailbox_offline_lists_what_is_owed_flagged_stale() {
     let b = answerer.agent("pi");
     let asks: Vec<String> = ["check the backups", "renew the certificate"]
         .iter()
-        .map(|body| {
-            fleet
-                .call(
-                    "mempalace_event_append",
-                    json!({"type": "task.request", "stream": "fleet", "room": "ops",
-                           "from_agent": "oc@dev0", "to_agent": b, "status": "open", "body": body}),
-                )
-                .unwrap()["event"]["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
+        .map(|body| fleet.ask("oc@dev0", &b, body))
         .collect();
     let mut sb = answerer.session("pi", &[]);
     sb.call("mempalace_event_list", json!({"to_agent": b}))
         .unwrap();
     assert!(wait_for(60.0, || asks
         .iter()
-        .all(|id| local_has(answerer, id))));
-    assert!(wait_for(60.0, || pull_recorded(answerer)));
+        .all(|id| answerer.local_has(id))));
+    assert!(wait_for(60.0, || answerer.pull_recorded()));
 
     answerer.link.set(Mode::Refuse);
     let (code, offline) = mailbox(answerer, &b);
@@ -327,7 +278,7 @@ fn coordination_reads_show_own_unreplicated_events_and_the_primarys_once() {
     for d in &fleet.devices {
         let mine = format!("offline from {}", d.name);
         assert!(
-            wait_for(60.0, || local_count(d, "body = ?1", &mine) == 2),
+            wait_for(60.0, || d.local_count("body = ?1", &mine) == 2),
             "{}: the primary's copy of its own event pulled beside the original",
             d.name
         );
@@ -337,9 +288,9 @@ fn coordination_reads_show_own_unreplicated_events_and_the_primarys_once() {
     let pulled_all = |d: &Device| {
         fleet.devices.iter().all(|x| {
             let want = if x.name == d.name { 2 } else { 1 };
-            local_count(d, "body = ?1", &format!("online from {}", x.name)) >= 1
-                && local_count(d, "body = ?1", &format!("offline from {}", x.name)) == want
-                && local_count(d, "body LIKE ?1", &format!("%task from {}%", x.name)) == want
+            d.local_count("body = ?1", &format!("online from {}", x.name)) >= 1
+                && d.local_count("body = ?1", &format!("offline from {}", x.name)) == want
+                && d.local_count("body LIKE ?1", &format!("%task from {}%", x.name)) == want
         })
     };
     let everything = |seen: &HashMap<String, usize>| {

@@ -10,16 +10,7 @@ use crate::support::{json as parse_json, stderr, stdout, wait_for};
 
 /// An open ask on the primary from someone off the device; its id.
 fn ask(fleet: &Fleet, to: &str, body: &str) -> String {
-    fleet
-        .call(
-            "mempalace_event_append",
-            json!({"type": "task.request", "stream": "fleet", "room": "ops",
-                   "from_agent": "codex@desk", "to_agent": to, "status": "open", "body": body}),
-        )
-        .unwrap()["event"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    fleet.ask("codex@desk", to, body)
 }
 
 /// `mpt --json mailbox ARGS` on the device (no `--as`): the document.
@@ -43,33 +34,6 @@ fn owed(doc: &Value) -> Vec<(String, String)> {
             )
         })
         .collect()
-}
-
-/// Whether the device's palace holds event `id`.
-fn local_has(d: &Device, id: &str) -> bool {
-    let path = d.palace.join("logstream.sqlite3");
-    rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .and_then(|c| {
-            c.query_row("SELECT count(*) FROM events WHERE id = ?1", [id], |r| {
-                r.get::<_, i64>(0)
-            })
-        })
-        .is_ok_and(|n| n > 0)
-}
-
-/// Whether the owner recorded a pull that succeeded (`<key>.pull.json`).
-fn pulled_once(d: &Device) -> bool {
-    std::fs::read_dir(d.env.home().join(".mempalace/edge"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|e| {
-            e.file_name().to_string_lossy().ends_with(".pull.json")
-                && std::fs::read(e.path())
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-                    .is_some_and(|r| r["last_success_ms"].is_i64())
-        })
 }
 
 /// The acks on the primary answering `id`.
@@ -163,7 +127,7 @@ fn an_ask_read_online_with_no_edge_running_can_be_answered_offline() {
     let pi = d.agent("pi");
     assert_eq!(owed(&mailbox(d, &["--as", &pi]))[0].0, to_pi);
     assert!(
-        local_has(d, &to_pi),
+        d.local_has(&to_pi),
         "the read pulled the primary's log itself"
     );
 
@@ -204,11 +168,14 @@ fn a_mailbox_read_online_wakes_the_owners_pull() {
     // The owner's own schedule would not pull again for ten minutes.
     let mut s = d.session("pi", &[("MPT_EDGE_PULL_MS", "600000")]);
     s.call("mempalace_status", json!({})).unwrap();
-    assert!(wait_for(60.0, || pulled_once(d)), "the owner's first pull");
+    assert!(
+        wait_for(60.0, || d.pull_recorded()),
+        "the owner's first pull"
+    );
     let to_pi = ask(&fleet, &d.agent("pi"), "after the owner's first pull");
     assert_eq!(owed(&mailbox(d, &["--as", &d.agent("pi")])).len(), 1);
     assert!(
-        wait_for(60.0, || local_has(d, &to_pi)),
+        wait_for(60.0, || d.local_has(&to_pi)),
         "the read woke the owner's pull"
     );
     s.close();

@@ -44,18 +44,10 @@ fn a_record_in_the_ledger_is_never_enqueued_again_even_after_its_op_is_purged() 
 #[test]
 fn a_version_2_outbox_gains_the_ledger_in_place() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("edge/outbox.sqlite3");
-    drop(open(&dir));
-    {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch("DROP TABLE backfill; DROP TABLE flush_state; PRAGMA user_version = 2;")
-            .unwrap();
-    }
-    let mut o = Outbox::open(&path, OpenOptions::default()).unwrap();
+    let mut o = reopened_after(
+        &dir,
+        "DROP TABLE backfill; DROP TABLE flush_state; PRAGMA user_version = 2;",
+    );
     assert_eq!(o.enqueue_backfill(&origin(), &[record(1)]).unwrap(), 1);
-    let v: i64 = o
-        .conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .unwrap();
-    assert_eq!(v, schema::SCHEMA_VERSION);
+    assert_eq!(user_version(&o), schema::SCHEMA_VERSION);
 }

@@ -33,23 +33,12 @@ fn a_stop_before_sending_marks_the_next_sendable_op_and_the_outbox() {
 #[test]
 fn a_version_3_outbox_gains_the_flush_state_in_place() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("edge/outbox.sqlite3");
-    drop(open(&dir));
-    {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch("DROP TABLE flush_state; PRAGMA user_version = 3;")
-            .unwrap();
-    }
-    let mut o = Outbox::open(&path, OpenOptions::default()).unwrap();
+    let mut o = reopened_after(&dir, "DROP TABLE flush_state; PRAGMA user_version = 3;");
     o.record_flush_end(Stop::Unavailable, Some(&json!({"kind": "unavailable"})))
         .unwrap();
     assert_eq!(
         o.last_flush_error().unwrap().unwrap().kind(),
         Some("unavailable")
     );
-    let v: i64 = o
-        .conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .unwrap();
-    assert_eq!(v, schema::SCHEMA_VERSION);
+    assert_eq!(user_version(&o), schema::SCHEMA_VERSION);
 }

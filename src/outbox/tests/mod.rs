@@ -29,6 +29,24 @@ fn open(dir: &tempfile::TempDir) -> Outbox {
     .unwrap()
 }
 
+/// A current outbox file taken back to an older schema by `sql` (dropping what later versions
+/// add, setting `user_version`), then opened again: upgraded in place.
+fn reopened_after(dir: &tempfile::TempDir, sql: &str) -> Outbox {
+    let path = dir.path().join("edge/outbox.sqlite3");
+    drop(open(dir));
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(sql)
+        .unwrap();
+    Outbox::open(&path, OpenOptions::default()).unwrap()
+}
+
+fn user_version(o: &Outbox) -> i64 {
+    o.conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap()
+}
+
 fn put(o: &mut Outbox, tool: &str, n: i64) -> Enqueued {
     o.enqueue(
         &origin(),

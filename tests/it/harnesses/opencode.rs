@@ -109,8 +109,12 @@ fn opencode(d: &Device, state: State, args: &[&str]) -> Output {
 }
 
 fn wire(d: &Device, state: State) -> Value {
+    wire_with(d, &vars(d, state))
+}
+
+/// `mpt --json edge wire opencode` on the device's config file with `v`.
+fn wire_with(d: &Device, v: &[(String, String)]) -> Value {
     let file = config_file(d);
-    let v = vars(d, state);
     let refs: Vec<(&str, &str)> = v.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let o = d.env.mpt(
         &[
@@ -328,18 +332,7 @@ fn a_remote_entry_wired_with_a_token_file_authenticates_in_the_real_opencode() {
     let file = config_file(d);
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, "{\n  // no MemPalace yet\n  \"mcp\": {}\n}\n").unwrap();
-    let o = d.env.mpt(
-        &[
-            "--json",
-            "edge",
-            "wire",
-            "opencode",
-            "--config",
-            file.to_str().unwrap(),
-        ],
-        &refs,
-    );
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    wire_with(d, &v);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(
         !text.contains(TOKEN),

@@ -99,7 +99,62 @@ impl Fleet {
     }
 }
 
+impl Fleet {
+    /// An open ask on the primary from `from` to `to`: its id.
+    pub fn ask(&self, from: &str, to: &str, body: &str) -> String {
+        self.call(
+            "mempalace_event_append",
+            json!({"type": "task.request", "stream": "fleet", "room": "ops",
+                   "from_agent": from, "to_agent": to, "status": "open", "body": body}),
+        )
+        .unwrap()["event"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}
+
 impl Device {
+    /// Events in this device's palace matching `clause` with `?1` = `arg` (read-only, as a
+    /// test's eye).
+    pub fn local_count(&self, clause: &str, arg: &str) -> i64 {
+        let path = self.palace.join("logstream.sqlite3");
+        let Ok(c) = rusqlite::Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        ) else {
+            return 0;
+        };
+        c.query_row(
+            &format!("SELECT count(*) FROM events WHERE {clause}"),
+            [arg],
+            |r| r.get(0),
+        )
+        .unwrap_or(0)
+    }
+
+    /// Whether this device's palace holds event `id`.
+    pub fn local_has(&self, id: &str) -> bool {
+        self.local_count("id = ?1", id) > 0
+    }
+
+    /// Whether an owner (or a mailbox read) recorded a pull that succeeded (`<key>.pull.json`).
+    /// The record is written after the pulled events land, so a test that reads `last_pull`
+    /// waits for it, not for them.
+    pub fn pull_recorded(&self) -> bool {
+        std::fs::read_dir(self.env.home().join(".mempalace/edge"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                e.file_name().to_string_lossy().ends_with(".pull.json")
+                    && std::fs::read(e.path())
+                        .ok()
+                        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                        .is_some_and(|r| r["last_success_ms"].is_i64())
+            })
+    }
+
     /// The environment of a harness on this device opted into the edge.
     pub fn vars(&self) -> Vec<(String, String)> {
         vec![
