@@ -229,7 +229,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;mailbox' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print only the number of owed asks (for prompts and status bars)')
@@ -243,7 +243,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
-            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)')
             [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -251,7 +251,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;mailbox;watch' {
             [CompletionResult]::new('--interval-ms', '--interval-ms', [CompletionResultType]::ParameterName, 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)')
             [CompletionResult]::new('--max-polls', '--max-polls', [CompletionResultType]::ParameterName, 'Stop after this many polls')
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
@@ -268,7 +268,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;mailbox;ack' {
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'The terminal status that closes it')
             [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'A reply body')
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
@@ -283,7 +283,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;mailbox;notify' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--test', '--test', [CompletionResultType]::ParameterName, 'Send a test notification on stderr now')
@@ -300,7 +300,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;mailbox;help' {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
-            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)')
             [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -678,7 +678,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;help;mailbox' {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
-            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as this identity')
+            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)')
             [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             break
         }

@@ -209,7 +209,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;mailbox'= {
-            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --as 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --count 'Print only the number of owed asks (for prompts and status bars)'
@@ -223,14 +223,14 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand watch 'Poll, and announce only what became owed since the last poll'
-            cand ack 'Answer an ask with a terminal status, as this identity'
+            cand ack 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
             cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;mailbox;watch'= {
             cand --interval-ms 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)'
             cand --max-polls 'Stop after this many polls'
-            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --as 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
@@ -246,7 +246,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;mailbox;ack'= {
             cand --status 'The terminal status that closes it'
             cand --body 'A reply body'
-            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --as 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
@@ -260,7 +260,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;mailbox;notify'= {
-            cand --as 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)'
+            cand --as 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --test 'Send a test notification on stderr now'
@@ -276,7 +276,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;mailbox;help'= {
             cand watch 'Poll, and announce only what became owed since the last poll'
-            cand ack 'Answer an ask with a terminal status, as this identity'
+            cand ack 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
             cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -609,7 +609,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;help;mailbox'= {
             cand watch 'Poll, and announce only what became owed since the last poll'
-            cand ack 'Answer an ask with a terminal status, as this identity'
+            cand ack 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
             cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
         }
         &'mpt;help;mailbox;watch'= {

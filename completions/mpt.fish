@@ -169,7 +169,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand paths" -s q -l quiet -d 'Print o
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand paths" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -l as -d 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -l as -d 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -181,12 +181,12 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_sub
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l interval-ms -d 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l max-polls -d 'Stop after this many polls' -r
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l as -d 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l as -d 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -201,7 +201,7 @@ failed\t''
 blocked\t''
 superseded\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l body -d 'A reply body' -r
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l as -d 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l as -d 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -211,7 +211,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from ack" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -l as -d 'Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -l as -d 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -223,7 +223,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -442,7 +442,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from runbook" -f -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as this identity'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'

@@ -186,14 +186,16 @@ pub struct ManArgs {
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Read from the primary (with this device's own events not on it yet). With the primary unreachable,
-answered from the local palace's copy of the log, which `mpt edge` pulls while the primary answers:
-exit 0, \"stale\": true and the age of the last pull (a STALE: first line for people). Exit 7 only
-when this device has no local log at all. `ack` goes through the edge owner when one runs.")]
+What any *@$MEMPALACE_PI_DEVICE identity owes (one per harness: pi@lap, opencode@lap), or --as's.
+Read from the primary (with this device's own events not on it yet), then the local copy of its
+log brought up to date. With the primary unreachable, answered from that copy: exit 0,
+\"stale\": true and the age of the last pull (a STALE: first line for people). Exit 7 only
+when this device has no local log at all. `ack` answers as the ask's addressee, through the edge
+owner when one runs; with none and the primary unreachable it is queued in the outbox.")]
 pub struct MailboxArgs {
     #[command(subcommand)]
     pub action: Option<MailboxAction>,
-    /// Act as this identity (default: <harness>@$MEMPALACE_PI_DEVICE)
+    /// Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)
     #[arg(long = "as", value_name = "AGENT", global = true)]
     pub as_identity: Option<String>,
     /// Print only the number of owed asks (for prompts and status bars)
@@ -212,7 +214,7 @@ pub enum MailboxAction {
         #[arg(long, value_name = "N")]
         max_polls: Option<u64>,
     },
-    /// Answer an ask with a terminal status, as this identity
+    /// Answer an ask with a terminal status, as the identity it was addressed to (or --as)
     Ack {
         /// The event id of the ask (evt_...)
         event: String,
