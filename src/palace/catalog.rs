@@ -1,5 +1,17 @@
-//! Which MemPalace tools read, write, maintain or destroy: our own table, fail-closed (a tool we
-//! do not know is a write). The edge routes on it; the outbox and `mpt call` refuse on it.
+//! The tool catalog: one row per MemPalace tool with every per-tool fact mpt acts on (class, how
+//! the edge merges it, replay, stamping, deadline, the gateway's tier, wing and writer arguments).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+mod table;
+mod wings;
+
+pub use wings::wings;
+
+/// The prefix every MemPalace tool name carries.
+pub const PREFIX: &str = "mempalace_";
 
 /// How a tool may be treated across a fleet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -15,76 +27,205 @@ pub enum ToolClass {
     Destructive,
 }
 
-const READS: &[&str] = &[
-    "status",
-    "list_wings",
-    "get_taxonomy",
-    "get_aaak_spec",
-    "list_rooms",
-    "kg_query",
-    "kg_timeline",
-    "kg_stats",
-    "traverse",
-    "find_tunnels",
-    "graph_stats",
-    "list_tunnels",
-    "list_hallways",
-    "search",
-    "check_duplicate",
-    "follow_tunnels",
-    "get_drawer",
-    "get_drawers",
-    "list_drawers",
-    "diary_read",
-    "mesh_peers",
-    "event_list",
-    "event_wait",
-    "artifact_get",
-];
+/// How a read combines the two palaces at the edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadKind {
+    /// Union of `results`, deduped by `drawer_id`, sorted by distance (needs one embedder).
+    Search,
+    /// Union of a `drawers` list, deduped by `drawer_id`.
+    Drawers,
+    /// Union of name → count maps (a count is the larger of the two: replicated drawers exist on both).
+    Counts,
+    /// Union of diary entries by their text, newest first (an entry not yet flushed is still read).
+    Diary,
+    /// The coordination log (event_list, event_wait): the primary's events and this palace's
+    /// own not yet on it, each event once (`edge::coord`).
+    Events,
+    /// Primary first, local when the primary fails; never unioned (KG, artifacts, drawers by id).
+    PrimaryFirst,
+}
 
-const MAINTENANCE: &[&str] = &["mine", "sync", "reconnect"];
+/// How a replay after an ambiguous send is made safe (`outbox::replay::strategy` refines the
+/// two that depend on the arguments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replay {
+    /// The server dedupes a replay itself.
+    Idempotent,
+    /// kg_add: idempotent for an open fact, checked with kg_query for an ended one (`valid_to`).
+    KgAdd,
+    /// `metadata.mpt_op_id`, found with event_list.
+    EventKey,
+    /// An `event.ack` by that agent of that event.
+    Ack,
+    /// A `task.request` by that agent with the same goal.
+    Task,
+    /// The exact diary text, found with diary_read.
+    Diary,
+    /// The checkpoint's diary is checked (idempotent without one).
+    Checkpoint,
+    /// Nothing can be checked; a replay's duplicate is unreachable.
+    Orphan,
+    /// An operator decides.
+    Unverifiable,
+}
 
-const DESTRUCTIVE: &[&str] = &[
-    "delete_drawer",
-    "delete_drawers",
-    "delete_by_source",
-    "delete_tunnel",
-    "delete_hallway",
-];
+impl Replay {
+    /// Tools whose replay checks read the same confirmations (a diary entry may come from
+    /// diary_write or a checkpoint's diary).
+    fn family(self) -> Option<u8> {
+        match self {
+            Replay::Diary | Replay::Checkpoint => Some(0),
+            Replay::Ack => Some(1),
+            Replay::Task => Some(2),
+            _ => None,
+        }
+    }
+}
 
-/// The server's own state-changing set (`_READ_ONLY_REFUSED_TOOLS`, 22) less maintenance and
-/// destructive, plus the coordination writes. Listed for documentation and tests; anything not
-/// in READS/MAINTENANCE/DESTRUCTIVE is a write anyway.
-pub const WRITES: &[&str] = &[
-    "kg_add",
-    "kg_invalidate",
-    "kg_supersede",
-    "create_tunnel",
-    "add_drawer",
-    "checkpoint",
-    "update_drawer",
-    "diary_write",
-    "hook_settings",
-    "memories_filed_away",
-    "event_append",
-    "task_create",
-    "event_ack",
-    "artifact_put",
-    "patch_submit",
-];
+/// Where a coordination write's reply carries what it minted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// `{"event": e}`
+    Event,
+    /// `{"task": e}`
+    Task,
+    /// `{"event": e, "artifact": {"id": e.artifact_ids[0]}}`
+    EventWithArtifact,
+}
+
+/// How long a call may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patience {
+    /// The transport's default.
+    Default,
+    /// A fixed deadline (the mine needs minutes).
+    Fixed(Duration),
+    /// A long poll: it waits `arg` milliseconds (`default_ms` when unset), at most `max_ms`.
+    LongPoll {
+        arg: &'static str,
+        default_ms: u64,
+        max_ms: u64,
+    },
+}
+
+impl Patience {
+    /// How long a long poll asked with `args` waits (`None` for a tool that does not poll).
+    pub fn poll_wait(self, args: &Value) -> Option<Duration> {
+        match self {
+            Patience::LongPoll {
+                arg,
+                default_ms,
+                max_ms,
+            } => {
+                let ms = args.get(arg).and_then(Value::as_u64).unwrap_or(default_ms);
+                Some(Duration::from_millis(ms.min(max_ms)))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The least role a gateway device needs to call a tool (`mpt gateway`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Reads that change nothing.
+    Observer,
+    /// Writes: drawers, diaries, the KG, the coordination log, tunnels.
+    Member,
+    /// Destructive, maintenance, server settings, the estate; and every tool not in the table.
+    Admin,
+    /// `sync`: refused unless the policy sets `allow_sync`, then admin (RFC 001 §7.2).
+    Sync,
+}
+
+/// Where a tool names a wing (research §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WingArg {
+    /// A JSON pointer into the arguments; a `*` segment stands for each element of an array.
+    At(&'static str),
+    /// A diary's wing: `wing` under the pointer `at`, else the one the server derives from
+    /// its `agent_name` (`wing_<agent, lowercased, spaces as _>`).
+    Diary { at: &'static str },
+}
+
+/// Everything mpt knows about one tool.
+#[derive(Debug, Clone, Copy)]
+pub struct Tool {
+    /// The bare name (without `mempalace_`).
+    pub name: &'static str,
+    pub class: ToolClass,
+    /// How the edge combines a read (`PrimaryFirst` for everything that is not merged).
+    pub read: ReadKind,
+    /// A write to the coordination log (RFC 003): primary-first at the edge.
+    pub coordination: bool,
+    /// The argument the edge fills with `<harness>@<device>` when the caller left it unset.
+    pub writer: Option<&'static str>,
+    /// Arguments holding a diary entry, the first present one prefixed with `HOST:<device>|`.
+    pub diary_entry: &'static [&'static str],
+    pub replay: Replay,
+    /// Where a coordination write's reply carries its ids.
+    pub reply: Reply,
+    /// A knowledge-graph write: order-sensitive per subject and predicate on replay.
+    pub kg_fact: bool,
+    pub patience: Patience,
+    /// The gateway's least role for it.
+    pub tier: Tier,
+    /// Every argument naming a wing (research §2.2).
+    pub wings: &'static [WingArg],
+    /// Every argument naming who writes or reads as whom (JSON pointers; research §2.2).
+    pub identity: &'static [&'static str],
+}
+
+/// The row for a tool the table does not know: a write (fail-closed), admin-only at a gateway,
+/// and unverifiable on replay.
+const UNKNOWN: Tool = table::write("");
+
+/// `mempalace_<x>` → `x` (a bare name as it is).
+pub fn bare(tool: &str) -> &str {
+    tool.strip_prefix(PREFIX).unwrap_or(tool)
+}
+
+/// `x` → `mempalace_x` (a full name as it is).
+pub fn full_name(tool: &str) -> String {
+    if tool.starts_with(PREFIX) {
+        tool.to_string()
+    } else {
+        format!("{PREFIX}{tool}")
+    }
+}
+
+/// The row for `mempalace_<x>` (or bare `<x>`).
+pub fn known(tool: &str) -> Option<&'static Tool> {
+    let bare = bare(tool);
+    table::TOOLS.iter().find(|t| t.name == bare)
+}
+
+/// The row for `tool`; one the table does not know gets the fail-closed row.
+pub fn tool(tool: &str) -> &'static Tool {
+    known(tool).unwrap_or(&UNKNOWN)
+}
+
+/// Every row, in the order of MemPalace 3.11's `tools/list`.
+pub fn all() -> &'static [Tool] {
+    table::TOOLS
+}
 
 /// Classifies `mempalace_<x>` (or bare `<x>`). Unknown ⇒ Write (fail-closed).
-pub fn classify(tool: &str) -> ToolClass {
-    let bare = tool.strip_prefix("mempalace_").unwrap_or(tool);
-    if READS.contains(&bare) {
-        ToolClass::Read
-    } else if MAINTENANCE.contains(&bare) {
-        ToolClass::Maintenance
-    } else if DESTRUCTIVE.contains(&bare) {
-        ToolClass::Destructive
-    } else {
-        ToolClass::Write
-    }
+pub fn classify(name: &str) -> ToolClass {
+    tool(name).class
+}
+
+/// The full names of the tools whose replay checks see the same confirmations as `name`'s.
+pub fn replay_family(name: &str) -> Vec<String> {
+    let Some(family) = tool(name).replay.family() else {
+        return Vec::new();
+    };
+    all()
+        .iter()
+        .filter(|t| t.replay.family() == Some(family))
+        .map(|t| full_name(t.name))
+        .collect()
 }
 
 #[cfg(test)]
@@ -95,6 +236,11 @@ mod tests {
     fn unknown_tools_are_writes() {
         assert_eq!(classify("mempalace_brand_new_tool"), ToolClass::Write);
         assert_eq!(classify("something_else"), ToolClass::Write);
+        assert_eq!(tool("mempalace_brand_new_tool").tier, Tier::Admin);
+        assert_eq!(
+            tool("mempalace_brand_new_tool").replay,
+            Replay::Unverifiable
+        );
     }
 
     #[test]
@@ -108,32 +254,108 @@ mod tests {
 
     #[test]
     fn covers_the_real_tool_list() {
-        // The 47 tools of MemPalace 3.11, each classed deliberately (none left to the default).
+        // The 47 tools of MemPalace 3.11, each a row of its own, in the server's order.
         let fixture: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/fixtures/tools-list-3.11.json"))
                 .unwrap();
-        let mut real: Vec<String> = fixture["result"]["tools"]
+        let real: Vec<&str> = fixture["result"]["tools"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|t| {
-                t["name"]
-                    .as_str()
-                    .unwrap()
-                    .trim_start_matches("mempalace_")
-                    .to_string()
-            })
+            .map(|t| bare(t["name"].as_str().unwrap()))
             .collect();
-        real.sort();
-        let mut ours: Vec<String> = READS
-            .iter()
-            .chain(MAINTENANCE)
-            .chain(DESTRUCTIVE)
-            .chain(WRITES)
-            .map(|s| s.to_string())
-            .collect();
-        ours.sort();
+        let ours: Vec<&str> = all().iter().map(|t| t.name).collect();
         assert_eq!(real.len(), 47);
         assert_eq!(ours, real);
+    }
+
+    #[test]
+    fn the_server_state_changing_set_is_what_is_not_a_read() {
+        // `_READ_ONLY_REFUSED_TOOLS` (22) plus the coordination writes, sync and reconnect.
+        let named = |class| -> Vec<&str> {
+            all()
+                .iter()
+                .filter(|t| t.class == class)
+                .map(|t| t.name)
+                .collect()
+        };
+        assert_eq!(named(ToolClass::Read).len(), 24);
+        assert_eq!(named(ToolClass::Write).len(), 15);
+        assert_eq!(named(ToolClass::Maintenance), ["mine", "sync", "reconnect"]);
+        assert_eq!(
+            named(ToolClass::Destructive),
+            [
+                "delete_tunnel",
+                "delete_hallway",
+                "delete_drawer",
+                "delete_drawers",
+                "delete_by_source"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_declared_argument_the_catalog_names_exists() {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/tools-list-3.11.json"))
+                .unwrap();
+        for t in fixture["result"]["tools"].as_array().unwrap() {
+            let row = tool(t["name"].as_str().unwrap());
+            let props = t["inputSchema"]["properties"].as_object().unwrap();
+            let top = |p: &str| {
+                p.trim_start_matches('/')
+                    .split('/')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            };
+            let mut named: Vec<String> = row.identity.iter().map(|p| top(p)).collect();
+            named.extend(row.writer.map(str::to_string));
+            named.extend(row.diary_entry.iter().map(|s| s.to_string()));
+            for w in row.wings {
+                match w {
+                    WingArg::At(p) => named.push(top(p)),
+                    WingArg::Diary { at: "" } => named.push("agent_name".into()),
+                    WingArg::Diary { at } => named.push(top(at)),
+                }
+            }
+            if let Patience::LongPoll { arg, .. } = row.patience {
+                named.push(arg.to_string());
+            }
+            for n in named {
+                assert!(props.contains_key(&n), "{}: {n} is not declared", row.name);
+            }
+        }
+    }
+
+    #[test]
+    fn replay_families_group_what_a_check_confirms() {
+        let mut diary = replay_family("mempalace_diary_write");
+        diary.sort();
+        assert_eq!(diary, ["mempalace_checkpoint", "mempalace_diary_write"]);
+        assert_eq!(
+            replay_family("mempalace_event_ack"),
+            ["mempalace_event_ack"]
+        );
+        assert!(replay_family("mempalace_add_drawer").is_empty());
+    }
+
+    #[test]
+    fn a_long_poll_waits_what_it_asks_within_the_cap() {
+        let p = tool("mempalace_event_wait").patience;
+        assert_eq!(
+            p.poll_wait(&serde_json::json!({})),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(
+            p.poll_wait(&serde_json::json!({"timeout_ms": 900_000})),
+            Some(Duration::from_secs(300))
+        );
+        assert_eq!(
+            tool("mempalace_search")
+                .patience
+                .poll_wait(&serde_json::json!({})),
+            None
+        );
     }
 }

@@ -1,0 +1,222 @@
+//! The rows of the tool catalog, in the order of MemPalace 3.11's `tools/list`, each built from
+//! its class's defaults (`read`, `write`, ...) and the facts that differ from them.
+
+use std::time::Duration;
+
+use super::WingArg::{At, Diary};
+use super::{Patience, ReadKind, Replay, Reply, Tier, Tool, ToolClass, WingArg};
+
+/// A read any observer may call, merged primary-first, with no wing or writer argument.
+pub(super) const fn read(name: &'static str) -> Tool {
+    Tool {
+        name,
+        class: ToolClass::Read,
+        read: ReadKind::PrimaryFirst,
+        coordination: false,
+        writer: None,
+        diary_entry: &[],
+        replay: Replay::Unverifiable,
+        reply: Reply::Event,
+        kg_fact: false,
+        patience: Patience::Default,
+        tier: Tier::Observer,
+        wings: &[],
+        identity: &[],
+    }
+}
+
+/// A replicated write: a member's, unverifiable on replay until a row says otherwise; also the
+/// row of a tool the table does not know (then admin-only).
+pub(super) const fn write(name: &'static str) -> Tool {
+    Tool {
+        class: ToolClass::Write,
+        tier: if name.is_empty() {
+            Tier::Admin
+        } else {
+            Tier::Member
+        },
+        ..read(name)
+    }
+}
+
+/// A maintenance tool: admin-only, never proxied by the edge.
+const fn maintenance(name: &'static str) -> Tool {
+    Tool {
+        class: ToolClass::Maintenance,
+        tier: Tier::Admin,
+        ..read(name)
+    }
+}
+
+/// A destructive tool: admin-only, never replicated.
+const fn destructive(name: &'static str) -> Tool {
+    Tool {
+        class: ToolClass::Destructive,
+        tier: Tier::Admin,
+        ..read(name)
+    }
+}
+
+/// A coordination-log write (RFC 003): primary-first at the edge, `from_agent` its writer.
+const fn coordination(name: &'static str, replay: Replay) -> Tool {
+    Tool {
+        coordination: true,
+        writer: Some("from_agent"),
+        replay,
+        identity: &["/from_agent"],
+        ..write(name)
+    }
+}
+
+const fn kg_write(name: &'static str, replay: Replay) -> Tool {
+    Tool {
+        replay,
+        kg_fact: true,
+        ..write(name)
+    }
+}
+
+impl Tool {
+    const fn merged(self, read: ReadKind) -> Tool {
+        Tool { read, ..self }
+    }
+
+    const fn wings(self, wings: &'static [WingArg]) -> Tool {
+        Tool { wings, ..self }
+    }
+
+    const fn identity(self, identity: &'static [&'static str]) -> Tool {
+        Tool { identity, ..self }
+    }
+
+    const fn tier(self, tier: Tier) -> Tool {
+        Tool { tier, ..self }
+    }
+
+    const fn replay(self, replay: Replay) -> Tool {
+        Tool { replay, ..self }
+    }
+
+    const fn writer(self, writer: &'static str) -> Tool {
+        Tool {
+            writer: Some(writer),
+            ..self
+        }
+    }
+}
+
+const WING: &[WingArg] = &[At("/wing")];
+const MINE_DEADLINE: Duration = Duration::from_secs(300);
+
+pub(super) const TOOLS: &[Tool] = &[
+    read("status"),
+    read("list_wings").merged(ReadKind::Counts),
+    read("list_rooms").merged(ReadKind::Counts).wings(WING),
+    read("get_taxonomy").merged(ReadKind::Counts),
+    read("get_aaak_spec"),
+    read("kg_query"),
+    kg_write("kg_add", Replay::KgAdd),
+    kg_write("kg_invalidate", Replay::Idempotent),
+    kg_write("kg_supersede", Replay::Idempotent),
+    read("kg_timeline"),
+    read("kg_stats"),
+    read("traverse"),
+    read("find_tunnels").wings(&[At("/wing_a"), At("/wing_b")]),
+    read("graph_stats"),
+    // The `/sync/peers` estate: admin's alone at a gateway.
+    read("mesh_peers").tier(Tier::Admin),
+    write("create_tunnel")
+        .replay(Replay::Idempotent)
+        .wings(&[At("/source_wing"), At("/target_wing")]),
+    read("list_tunnels").wings(WING),
+    destructive("delete_tunnel"),
+    read("list_hallways").wings(WING),
+    destructive("delete_hallway"),
+    // A read that writes traversal counts: not an observer's.
+    read("follow_tunnels").tier(Tier::Member).wings(WING),
+    read("search").merged(ReadKind::Search).wings(WING),
+    read("check_duplicate"),
+    write("add_drawer")
+        .replay(Replay::Idempotent)
+        .writer("added_by")
+        .wings(WING)
+        .identity(&["/added_by"]),
+    write("checkpoint")
+        .replay(Replay::Checkpoint)
+        .writer("added_by")
+        .wings(&[At("/items/*/wing"), Diary { at: "/diary" }])
+        .identity(&["/added_by", "/diary/agent_name"]),
+    destructive("delete_drawer"),
+    destructive("delete_drawers"),
+    Tool {
+        patience: Patience::Fixed(MINE_DEADLINE),
+        ..maintenance("mine")
+    }
+    .writer("agent")
+    .wings(WING)
+    .identity(&["/agent"]),
+    destructive("delete_by_source"),
+    Tool {
+        tier: Tier::Sync,
+        ..maintenance("sync")
+    }
+    .wings(WING),
+    read("get_drawer"),
+    read("get_drawers"),
+    read("list_drawers").merged(ReadKind::Drawers).wings(WING),
+    write("update_drawer")
+        .replay(Replay::Idempotent)
+        .wings(WING),
+    Tool {
+        diary_entry: &["entry", "content"],
+        ..write("diary_write")
+    }
+    .replay(Replay::Diary)
+    .wings(&[Diary { at: "" }])
+    .identity(&["/agent_name"]),
+    read("diary_read")
+        .merged(ReadKind::Diary)
+        .wings(&[Diary { at: "" }])
+        .identity(&["/agent_name"]),
+    // Server settings and hook state: admin's alone at a gateway.
+    write("hook_settings")
+        .replay(Replay::Idempotent)
+        .tier(Tier::Admin),
+    write("memories_filed_away")
+        .replay(Replay::Idempotent)
+        .tier(Tier::Admin),
+    maintenance("reconnect"),
+    coordination("event_append", Replay::EventKey),
+    Tool {
+        reply: Reply::Task,
+        ..coordination("task_create", Replay::Task)
+    },
+    read("event_list")
+        .merged(ReadKind::Events)
+        .identity(&["/from_agent"]),
+    Tool {
+        patience: Patience::LongPoll {
+            arg: "timeout_ms",
+            default_ms: 60_000,
+            max_ms: 300_000,
+        },
+        ..read("event_wait")
+    }
+    .merged(ReadKind::Events)
+    .identity(&["/from_agent"]),
+    // Its `from_agent` is required: the edge never fills it.
+    Tool {
+        writer: None,
+        ..coordination("event_ack", Replay::Ack)
+    },
+    Tool {
+        identity: &["/created_by"],
+        ..coordination("artifact_put", Replay::Orphan)
+    }
+    .writer("created_by"),
+    read("artifact_get"),
+    Tool {
+        reply: Reply::EventWithArtifact,
+        ..coordination("patch_submit", Replay::EventKey)
+    },
+];
