@@ -2,7 +2,6 @@
 //! palace's own events not yet on it, each event once; offline the local log alone, degraded.
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -21,7 +20,8 @@ impl Proxy {
         name: &str,
         args: Value,
     ) -> Result<Value, CallError> {
-        let wait = name.ends_with("event_wait");
+        let patience = crate::palace::catalog::tool(name).patience;
+        let wait = patience.poll_wait(&args).is_some();
         if !primary.health.usable() {
             let local = self
                 .child_call(name, at_once(&args, wait), Deadline::Default)
@@ -40,12 +40,8 @@ impl Proxy {
                 self.ask_primary(primary, name, at_once(&remote_args, true), d)
                     .await
             } else {
-                let wait_ms = args
-                    .get("timeout_ms")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(60_000)
-                    .min(300_000);
-                let d = Deadline::After(Duration::from_millis(wait_ms) + primary.read_deadline);
+                let wait = patience.poll_wait(&args).unwrap_or_default();
+                let d = Deadline::After(wait + primary.read_deadline);
                 self.ask_primary(primary, name, remote_args, d).await
             };
             (local, remote)

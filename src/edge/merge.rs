@@ -5,33 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-/// How a read combines the two palaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadKind {
-    /// Union of `results`, deduped by `drawer_id`, sorted by distance (needs one embedder).
-    Search,
-    /// Union of a `drawers` list, deduped by `drawer_id`.
-    Drawers,
-    /// Union of name → count maps (a count is the larger of the two: replicated drawers exist on both).
-    Counts,
-    /// Union of diary entries by their text, newest first (an entry not yet flushed is still read).
-    Diary,
-    /// The coordination log (event_list, event_wait): the primary's events and this palace's
-    /// own not yet on it, each event once (`edge::coord`).
-    Events,
-    /// Primary first, local when the primary fails; never unioned (KG, artifacts, drawers by id).
-    PrimaryFirst,
-}
+pub use crate::palace::catalog::ReadKind;
 
+/// How the edge combines `tool`'s two answers (the catalog's read kind).
 pub fn read_kind(tool: &str) -> ReadKind {
-    match tool.strip_prefix("mempalace_").unwrap_or(tool) {
-        "search" => ReadKind::Search,
-        "list_drawers" => ReadKind::Drawers,
-        "list_wings" | "list_rooms" | "get_taxonomy" => ReadKind::Counts,
-        "diary_read" => ReadKind::Diary,
-        "event_list" | "event_wait" => ReadKind::Events,
-        _ => ReadKind::PrimaryFirst,
-    }
+    crate::palace::catalog::tool(tool).read
 }
 
 /// The union of two search payloads: each drawer once (its smaller distance), nearest first,

@@ -17,7 +17,7 @@ use crate::log_debug;
 use crate::mcp::stdio::StdioClient;
 use crate::mcp::{CallError, Deadline, Handshake, McpClient, ToolReply, jsonrpc};
 use crate::outbox::replay;
-use crate::palace::catalog::{self, ToolClass};
+use crate::palace::catalog::{self, Patience, ToolClass};
 
 /// The request that wakes the owner's pull of the primary's log (not an MCP method: mpt's own
 /// clients send it over the owner's socket).
@@ -476,18 +476,14 @@ fn acks_an_unknown_event(name: &str, local: &ToolReply) -> bool {
 
 /// Writes to the coordination log (RFC 003): primary-first.
 fn is_coordination(name: &str) -> bool {
-    matches!(
-        name.strip_prefix("mempalace_").unwrap_or(name),
-        "event_append" | "event_ack" | "task_create" | "artifact_put" | "patch_submit"
-    )
+    catalog::tool(name).coordination
 }
 
-/// The mine needs minutes; everything else the default.
+/// The catalog's deadline for a tool the child alone answers (the mine needs minutes).
 fn deadline_for(name: &str) -> Deadline {
-    if name.ends_with("_mine") {
-        Deadline::After(Duration::from_secs(300))
-    } else {
-        Deadline::Default
+    match catalog::tool(name).patience {
+        Patience::Fixed(d) => Deadline::After(d),
+        Patience::Default | Patience::LongPoll { .. } => Deadline::Default,
     }
 }
 

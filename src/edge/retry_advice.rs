@@ -17,7 +17,7 @@ pub enum Applied {
 /// The error text: what happened, and what to do instead of a blind retry where one would
 /// write the entry twice.
 pub fn not_queued_message(tool: &str, args: &Value, applied: Applied, why: &str) -> String {
-    let bare = tool.strip_prefix("mempalace_").unwrap_or(tool);
+    let bare = crate::palace::catalog::bare(tool);
     let class = strategy(tool, args);
     let safe = matches!(class, Strategy::Idempotent | Strategy::Orphan);
     match (applied, safe) {

@@ -14,17 +14,6 @@ pub struct Stamper {
     declared: HashMap<String, Vec<String>>,
 }
 
-/// Writer fields, in the order they are looked for.
-const WRITER_FIELDS: &[(&str, &str)] = &[
-    ("add_drawer", "added_by"),
-    ("checkpoint", "added_by"),
-    ("mine", "agent"),
-    ("event_append", "from_agent"),
-    ("patch_submit", "from_agent"),
-    ("task_create", "from_agent"),
-    ("artifact_put", "created_by"),
-];
-
 impl Stamper {
     /// `None` unless both gates hold (the caller passes `Config::stamp_identity`).
     pub fn new(identity: Option<String>, device: Option<&str>, tools: &[Value]) -> Option<Stamper> {
@@ -53,27 +42,23 @@ impl Stamper {
 
     /// The arguments with provenance added where the caller left it unset.
     pub fn stamp(&self, tool: &str, mut args: Value) -> Value {
-        let bare = tool.strip_prefix("mempalace_").unwrap_or(tool);
+        let row = crate::palace::catalog::tool(tool);
         let Some(obj) = args.as_object_mut() else {
             return args;
         };
-        for (t, field) in WRITER_FIELDS {
-            if *t == bare
-                && self.declares(tool, field)
-                && obj.get(*field).is_none_or(|v| v.is_null() || v == "")
-            {
-                obj.insert((*field).to_string(), Value::String(self.identity.clone()));
-            }
+        if let Some(field) = row.writer
+            && self.declares(tool, field)
+            && obj.get(field).is_none_or(|v| v.is_null() || v == "")
+        {
+            obj.insert(field.to_string(), Value::String(self.identity.clone()));
         }
-        if bare == "diary_write" {
-            let marker = format!("HOST:{}|", self.device);
-            for key in ["entry", "content"] {
-                if let Some(Value::String(s)) = obj.get_mut(key)
-                    && !s.starts_with("HOST:")
-                {
-                    *s = format!("{marker}{s}");
-                    break;
-                }
+        let marker = format!("HOST:{}|", self.device);
+        for key in row.diary_entry {
+            if let Some(Value::String(s)) = obj.get_mut(*key)
+                && !s.starts_with("HOST:")
+            {
+                *s = format!("{marker}{s}");
+                break;
             }
         }
         args
