@@ -16,7 +16,7 @@ use crate::palace::catalog::{self, ToolClass};
 
 pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
     let config = ctx.config()?;
-    let tool = args.tool.as_deref().map(full_name);
+    let tool = args.tool.as_deref().map(catalog::full_name);
     let arguments: Value = serde_json::from_str(&args.args).map_err(|e| {
         MptError::usage(format!("the tool arguments are not JSON: {e}"))
             .with_hint(r#"pass one JSON object, e.g. '{"query": "why the outbox"}'"#)
@@ -122,12 +122,4 @@ fn tools_doc(client: &McpClient, tools: &[Value]) -> Value {
         })
         .collect();
     json!({"schema": crate::schema::TOOLS, "transport": client.transport_name(), "count": list.len(), "tools": list})
-}
-
-fn full_name(t: &str) -> String {
-    if t.starts_with("mempalace_") {
-        t.to_string()
-    } else {
-        format!("mempalace_{t}")
-    }
 }

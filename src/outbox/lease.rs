@@ -352,7 +352,7 @@ impl Outbox {
 
     /// The primary's ids for effects already confirmed by other ops of these tools since
     /// `since` (unix ms): a replay check never claims one of those as its own.
-    pub fn confirmed_refs(&self, tools: &[&str], since: i64, except: i64) -> Result<Vec<String>> {
+    pub fn confirmed_refs(&self, tools: &[String], since: i64, except: i64) -> Result<Vec<String>> {
         let placeholders: Vec<String> = (0..tools.len()).map(|i| format!("?{}", i + 3)).collect();
         let q = format!(
             "SELECT primary_ref FROM ops WHERE state = 'done' AND primary_ref IS NOT NULL
@@ -367,7 +367,7 @@ impl Outbox {
         args.extend(
             tools
                 .iter()
-                .map(|t| rusqlite::types::Value::from(t.to_string())),
+                .map(|t| rusqlite::types::Value::from(t.clone())),
         );
         stmt.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(0))
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
@@ -491,8 +491,7 @@ pub struct Backlog {
 
 /// Knowledge-graph writes to one subject and predicate are order-sensitive on replay.
 fn kg_fact_key(op: &Op) -> Option<String> {
-    let bare = op.tool_name.strip_prefix("mempalace_")?;
-    if !matches!(bare, "kg_add" | "kg_invalidate" | "kg_supersede") {
+    if !crate::palace::catalog::tool(&op.tool_name).kg_fact {
         return None;
     }
     let field = |k: &str| {

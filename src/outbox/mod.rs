@@ -202,9 +202,7 @@ impl Op {
 
     /// `mempalace_kg_add` → `kg_add`, for people.
     pub fn short_tool(&self) -> &str {
-        self.tool_name
-            .strip_prefix("mempalace_")
-            .unwrap_or(&self.tool_name)
+        crate::palace::catalog::bare(&self.tool_name)
     }
 
     /// The first line of the last error's message.
@@ -212,15 +210,6 @@ impl Op {
         let e = self.error.as_ref()?;
         let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
         Some(msg.lines().next().unwrap_or("").to_string())
-    }
-}
-
-/// `kg_add` → `mempalace_kg_add`.
-pub fn full_tool_name(t: &str) -> String {
-    if t.starts_with("mempalace_") {
-        t.to_string()
-    } else {
-        format!("mempalace_{t}")
     }
 }
 

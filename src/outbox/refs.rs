@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::schema::sql;
 use super::{OpState, short};
 use crate::error::Result;
+use crate::palace::catalog::Reply;
 
 /// Where a tool's reply carries an id the palace that applied it minted (random event, artifact
 /// and task ids; content-addressed drawer ids, the same on every palace but still waited for).
@@ -73,13 +74,13 @@ pub(super) fn rewrite(args: &mut Value, map: impl Fn(&str) -> Option<String>) {
 /// The reply shape of `tool` rebuilt around an event a replay check found on the primary, so
 /// its ids map like a reply's: `{"event": e}`, `{"task": e}`, a patch's artifact from the event.
 pub fn landed_from_found(tool: &str, event: &Value) -> Value {
-    match tool.strip_prefix("mempalace_").unwrap_or(tool) {
-        "task_create" => json!({"task": event}),
-        "patch_submit" => json!({
+    match crate::palace::catalog::tool(tool).reply {
+        Reply::Task => json!({"task": event}),
+        Reply::EventWithArtifact => json!({
             "event": event,
             "artifact": {"id": event.pointer("/artifact_ids/0").cloned().unwrap_or(Value::Null)},
         }),
-        _ => json!({"event": event}),
+        Reply::Event => json!({"event": event}),
     }
 }
 

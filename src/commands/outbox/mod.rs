@@ -350,7 +350,7 @@ fn enqueue(
         )
         .with_hint("use a key that names the op, e.g. --dedupe-key note-2024-06-01"));
     }
-    let tool = outbox::full_tool_name(tool);
+    let tool = crate::palace::catalog::full_name(tool);
     // Refused before the outbox is created or opened.
     outbox::store::admit(&tool, &payload)?;
     let mut store = Outbox::open(path, outbox::open_options(&ctx.env)?)?;

@@ -12,6 +12,7 @@ use check::text;
 pub use check::{check, task_body};
 
 use super::Op;
+use crate::palace::catalog::{self, Replay};
 
 /// The key stamped into `metadata` of the tools that declare it (event_append, patch_submit,
 /// artifact_put) and looked for after an ambiguous send.
@@ -51,31 +52,22 @@ pub enum Strategy {
     Unverifiable,
 }
 
+/// The catalog's replay class for `tool`, settled against this op's arguments.
 pub fn strategy(tool: &str, payload: &Value) -> Strategy {
-    let bare = tool.strip_prefix("mempalace_").unwrap_or(tool);
-    match bare {
-        "add_drawer"
-        | "kg_invalidate"
-        | "kg_supersede"
-        | "create_tunnel"
-        | "update_drawer"
-        | "hook_settings"
-        | "memories_filed_away" => Strategy::Idempotent,
-        "kg_add" => {
-            if text(payload, "valid_to").is_some() {
-                Strategy::KgHistorical
-            } else {
-                Strategy::Idempotent
-            }
+    match catalog::tool(tool).replay {
+        Replay::Idempotent => Strategy::Idempotent,
+        Replay::KgAdd if text(payload, "valid_to").is_some() => Strategy::KgHistorical,
+        Replay::KgAdd => Strategy::Idempotent,
+        Replay::EventKey => Strategy::EventKey,
+        Replay::Ack => Strategy::Ack,
+        Replay::Task => Strategy::Task,
+        Replay::Diary => Strategy::Diary,
+        Replay::Checkpoint if payload.get("diary").is_some_and(Value::is_object) => {
+            Strategy::Checkpoint
         }
-        "event_append" | "patch_submit" => Strategy::EventKey,
-        "event_ack" => Strategy::Ack,
-        "task_create" => Strategy::Task,
-        "diary_write" => Strategy::Diary,
-        "checkpoint" if payload.get("diary").is_some_and(Value::is_object) => Strategy::Checkpoint,
-        "checkpoint" => Strategy::Idempotent,
-        "artifact_put" => Strategy::Orphan,
-        _ => Strategy::Unverifiable,
+        Replay::Checkpoint => Strategy::Idempotent,
+        Replay::Orphan => Strategy::Orphan,
+        Replay::Unverifiable => Strategy::Unverifiable,
     }
 }
 
@@ -174,13 +166,8 @@ pub enum Check {
 }
 
 /// Which tools' confirmed ids a check must not claim as its own.
-pub fn ref_tools(tool: &str) -> Vec<&'static str> {
-    match tool.strip_prefix("mempalace_").unwrap_or(tool) {
-        "diary_write" | "checkpoint" => vec!["mempalace_diary_write", "mempalace_checkpoint"],
-        "event_ack" => vec!["mempalace_event_ack"],
-        "task_create" => vec!["mempalace_task_create"],
-        _ => vec![],
-    }
+pub fn ref_tools(tool: &str) -> Vec<String> {
+    catalog::replay_family(tool)
 }
 
 /// A check scans from `SKEW_MS` before the op was queued (it cannot have landed earlier).

@@ -63,7 +63,7 @@ pub fn store(env: &TestEnv) -> Outbox {
 
 /// One tool call straight to the primary (not through the outbox); the parsed payload.
 pub fn call(url: &str, tool: &str, args: Value) -> Value {
-    let name = mpt::outbox::full_tool_name(tool);
+    let name = mpt::palace::catalog::full_name(tool);
     call_remote(url, None, &name, args.clone()).unwrap_or_else(|e| panic!("{name} {args}: {e}"))
 }
 
