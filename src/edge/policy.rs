@@ -47,34 +47,10 @@ impl Policy {
     }
 }
 
-/// The wings a write touches (`*` when it names none).
+/// The wings a write touches, as the server reads them (the catalog's wing arguments); `*`
+/// when it names none.
 fn wings(tool: &str, args: &Value) -> Vec<String> {
-    let bare = tool.strip_prefix("mempalace_").unwrap_or(tool);
-    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-    let mut out = Vec::new();
-    match bare {
-        "diary_write" => {
-            out.extend(s(args.get("wing")).or_else(|| {
-                s(args.get("agent_name")).map(|a| format!("wing_{}", a.to_lowercase()))
-            }))
-        }
-        "checkpoint" => {
-            for item in args
-                .get("items")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                out.extend(s(item.get("wing")));
-            }
-            if let Some(d) = args.get("diary") {
-                out.extend(s(d.get("wing")).or_else(|| {
-                    s(d.get("agent_name")).map(|a| format!("wing_{}", a.to_lowercase()))
-                }));
-            }
-        }
-        _ => out.extend(s(args.get("wing"))),
-    }
+    let mut out = crate::palace::catalog::wings(tool, args);
     if out.is_empty() {
         out.push("*".into());
     }
@@ -142,6 +118,22 @@ mod tests {
         assert!(p.replicates("mempalace_kg_add", &json!({"subject": "a"})));
         let mixed = json!({"items": [{"wing": "wing_notes"}, {"wing": "wing_code_a"}]});
         assert!(!p.replicates("mempalace_checkpoint", &mixed));
+        // Every wing a write names counts: both ends of a tunnel, a diary's derived wing, a
+        // wing the server strips of its spaces.
+        let tunnel = json!({"source_wing": "wing_notes", "target_wing": "wing_code_a"});
+        assert!(!p.replicates("mempalace_create_tunnel", &tunnel));
+        let p = Policy::new(BTreeMap::from([(
+            "wing_claude_code".to_string(),
+            WingPolicy::Local,
+        )]));
+        assert!(!p.replicates(
+            "mempalace_diary_write",
+            &json!({"agent_name": "Claude Code"})
+        ));
+        assert!(!p.replicates(
+            "mempalace_add_drawer",
+            &json!({"wing": " wing_claude_code "})
+        ));
         assert_eq!(
             Policy::default().for_wing("anything"),
             WingPolicy::Replicated
