@@ -11,6 +11,7 @@ use serde::Deserialize;
 use crate::error::{MptError, Result};
 
 pub mod feed;
+pub mod gateway;
 mod parse;
 pub mod read;
 pub mod values;

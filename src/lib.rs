@@ -11,6 +11,7 @@ pub mod doctor;
 pub mod edge;
 pub mod error;
 pub mod feed;
+pub mod gateway;
 pub mod harness;
 pub mod hex;
 #[cfg(test)]

@@ -12,6 +12,23 @@ pub const ERROR: &str = "mpt.error/v1";
 pub const FEED_INSTALL_HELPER: &str = "mpt.feed.install_helper/v1";
 pub const FEED_MINE: &str = "mpt.feed.mine/v1";
 pub const FEED_PREPARE: &str = "mpt.feed.prepare/v1";
+pub const GATEWAY_AUDIT: &str = "mpt.gateway.audit/v1";
+/// The head checkpoint of the gateway's audit chain (`audit.head.json`).
+pub const GATEWAY_AUDIT_HEAD: &str = "mpt.gateway.audit.head/v1";
+pub const GATEWAY_AUDIT_VERIFY: &str = "mpt.gateway.audit.verify/v1";
+/// The running gateway's `last_used.json`.
+pub const GATEWAY_LAST_USED: &str = "mpt.gateway.last_used/v1";
+/// `policy.json`, written by people.
+pub const GATEWAY_POLICY: &str = "mpt.gateway.policy/v1";
+/// One JSON Line when `mpt gateway serve --json` listens.
+pub const GATEWAY_SERVE: &str = "mpt.gateway.serve/v1";
+pub const GATEWAY_TOKEN: &str = "mpt.gateway.token/v1";
+pub const GATEWAY_TOKEN_LIST: &str = "mpt.gateway.token.list/v1";
+pub const GATEWAY_TOKEN_REVOKE: &str = "mpt.gateway.token.revoke/v1";
+/// `tokens.json`, written by `mpt gateway token` alone.
+pub const GATEWAY_TOKENS: &str = "mpt.gateway.tokens/v1";
+/// `GET /whoami` on the gateway.
+pub const GATEWAY_WHOAMI: &str = "mpt.gateway.whoami/v1";
 pub const MAILBOX: &str = "mpt.mailbox/v1";
 pub const MAILBOX_ACK: &str = "mpt.mailbox.ack/v1";
 /// One JSON Line per delivery of `mpt mailbox watch --json`.

@@ -1,0 +1,301 @@
+//! The gateway's audit log (research §6.5): one JSON line per decision, never content, never a
+//! token; hash-chained, its head in a checkpoint file, rotated by size with the chain carried on.
+
+use std::fs::File;
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::state::{StateDir, open_private_append, write_private};
+use crate::error::{ErrorKind, MptError, Result};
+
+pub mod chain;
+pub mod read;
+
+/// What one record says, before the log numbers, times and chains it.
+#[derive(Debug, Clone, Default)]
+pub struct Event {
+    pub stage: &'static str,
+    pub device: Option<String>,
+    pub token_id: Option<String>,
+    pub peer: Option<String>,
+    pub route: String,
+    pub rpc: Option<String>,
+    pub tool: Option<String>,
+    pub class: String,
+    pub wings: Vec<String>,
+    pub allowed: bool,
+    pub rule: String,
+    pub upstream_status: Option<u16>,
+    pub latency_ms: Option<u64>,
+    pub bytes_in: u64,
+    pub bytes_out: Option<u64>,
+    /// How a relayed reply ended: `complete`, `failed` (upstream), `dropped` (the client left).
+    pub end: Option<&'static str>,
+}
+
+impl Event {
+    /// The record of a request about to be forwarded, or of a refusal (one record).
+    pub const REQUEST: &'static str = "request";
+    /// The record of a forwarded request's answer, written once its body ended.
+    pub const RESPONSE: &'static str = "response";
+}
+
+/// A record as written (its fields in this order; `hash` is added last by `chain::seal`).
+#[derive(Debug, Serialize)]
+struct Record<'a> {
+    seq: u64,
+    ts: String,
+    stage: &'a str,
+    device: &'a Option<String>,
+    token_id: &'a Option<String>,
+    peer: &'a Option<String>,
+    route: &'a str,
+    rpc: &'a Option<String>,
+    tool: &'a Option<String>,
+    class: &'a str,
+    wings: &'a [String],
+    decision: &'a str,
+    rule: &'a str,
+    upstream_status: Option<u16>,
+    latency_ms: Option<u64>,
+    bytes_in: u64,
+    bytes_out: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<&'a str>,
+    prev: &'a str,
+}
+
+/// The checkpoint of the chain's head.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Head {
+    pub schema: String,
+    pub seq: u64,
+    pub hash: String,
+}
+
+impl Head {
+    pub fn load(path: &Path) -> Result<Option<Head>> {
+        match std::fs::read_to_string(path) {
+            Ok(t) => serde_json::from_str(&t).map(Some).map_err(|e| {
+                MptError::new(
+                    ErrorKind::CheckFailed,
+                    format!("the audit head {} does not parse: {e}", path.display()),
+                )
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(MptError::io(format!("reading {}", path.display()), &e)),
+        }
+    }
+}
+
+/// The open log: appends records, keeps the head checkpoint, rotates by size.
+pub struct AuditLog {
+    dir: StateDir,
+    file: File,
+    size: u64,
+    first_seq: u64,
+    next_seq: u64,
+    head: String,
+    max_bytes: u64,
+}
+
+impl AuditLog {
+    /// Opens the log where its chain ends. A chain whose head does not match its checkpoint
+    /// (an edited or cut log) is exit 3: no request passes a gateway that cannot audit it.
+    pub fn open(dir: &StateDir, max_bytes: u64) -> Result<(AuditLog, Option<String>)> {
+        let path = dir.audit();
+        let last = read::last_record(dir)?;
+        let head = Head::load(&dir.audit_head())?;
+        let mut note = None;
+        let (next_seq, prev) = match (&last, &head) {
+            (None, None) => (1, chain::GENESIS.to_string()),
+            (Some(l), Some(h)) if l.seq == h.seq && l.hash == h.hash => (l.seq + 1, l.hash.clone()),
+            // The one record a crash can leave between an append and its checkpoint.
+            (Some(l), Some(h)) if l.seq == h.seq + 1 && l.prev == h.hash => {
+                note = Some(format!(
+                    "the audit log's record {} was written just before the gateway stopped; its checkpoint is brought up to it",
+                    l.seq
+                ));
+                (l.seq + 1, l.hash.clone())
+            }
+            _ => {
+                return Err(MptError::new(
+                    ErrorKind::CheckFailed,
+                    format!(
+                        "the audit log in {} does not end where its head checkpoint says: it was edited or cut",
+                        dir.root.display()
+                    ),
+                )
+                .with_hint(
+                    "run `mpt gateway audit verify` to see where; to start a new chain, move audit*.jsonl and audit.head.json aside (keep them as evidence)",
+                ));
+            }
+        };
+        let file = open_private_append(&path)
+            .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let first_seq = read::first_seq(&path)?.unwrap_or(next_seq);
+        let log = AuditLog {
+            dir: dir.clone(),
+            file,
+            size,
+            first_seq,
+            next_seq,
+            head: prev,
+            max_bytes: max_bytes.max(1),
+        };
+        if note.is_some() {
+            log.checkpoint(next_seq - 1)
+                .map_err(|e| MptError::io("writing the audit head", &e))?;
+        }
+        Ok((log, note))
+    }
+
+    /// Appends one record (fsynced when `durable`: a write's record is on disk before the
+    /// write is forwarded) and moves the checkpoint to it; its seq.
+    pub fn append(&mut self, e: &Event, durable: bool) -> io::Result<u64> {
+        if self.size >= self.max_bytes {
+            self.rotate()?;
+        }
+        let seq = self.next_seq;
+        let rec = Record {
+            seq,
+            ts: now_ts(),
+            stage: e.stage,
+            device: &e.device,
+            token_id: &e.token_id,
+            peer: &e.peer,
+            route: &e.route,
+            rpc: &e.rpc,
+            tool: &e.tool,
+            class: &e.class,
+            wings: &e.wings,
+            decision: if e.allowed { "allow" } else { "deny" },
+            rule: &e.rule,
+            upstream_status: e.upstream_status,
+            latency_ms: e.latency_ms,
+            bytes_in: e.bytes_in,
+            bytes_out: e.bytes_out,
+            end: e.end,
+            prev: &self.head,
+        };
+        let body = serde_json::to_string(&rec).map_err(io::Error::other)?;
+        let (mut line, hash) = chain::seal(&self.head, &body);
+        line.push('\n');
+        self.file.write_all(line.as_bytes())?;
+        if durable {
+            self.file.sync_data()?;
+        }
+        self.size += line.len() as u64;
+        self.head = hash;
+        self.next_seq += 1;
+        self.checkpoint(seq)?;
+        Ok(seq)
+    }
+
+    fn checkpoint(&self, seq: u64) -> io::Result<()> {
+        let head = Head {
+            schema: crate::schema::GATEWAY_AUDIT_HEAD.into(),
+            seq,
+            hash: self.head.clone(),
+        };
+        let text = serde_json::to_string(&head).map_err(io::Error::other)?;
+        write_private(&self.dir.audit_head(), text.as_bytes())
+    }
+
+    /// `audit.jsonl` becomes `audit-<its first seq>.jsonl`; the chain goes on in a new one.
+    fn rotate(&mut self) -> io::Result<()> {
+        let current = self.dir.audit();
+        std::fs::rename(&current, rotated_name(&self.dir, self.first_seq))?;
+        self.file = open_private_append(&current)?;
+        self.size = 0;
+        self.first_seq = self.next_seq;
+        Ok(())
+    }
+}
+
+/// Where a rotated file whose first record is `first_seq` goes (names sort in chain order).
+pub fn rotated_name(dir: &StateDir, first_seq: u64) -> PathBuf {
+    dir.root.join(format!("audit-{first_seq:012}.jsonl"))
+}
+
+/// `2026-12-01T07:52:25.605Z`.
+fn now_ts() -> String {
+    let ms = crate::time::now_ms();
+    let secs = crate::time::format_iso_utc(ms.div_euclid(1000));
+    format!("{}.{:03}Z", secs.trim_end_matches('Z'), ms.rem_euclid(1000))
+}
+
+/// The lines of a file, for the readers.
+pub(crate) fn lines(path: &Path) -> Result<Vec<String>> {
+    let f = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(MptError::io(format!("reading {}", path.display()), &e)),
+    };
+    io::BufReader::new(f)
+        .lines()
+        .collect::<io::Result<Vec<_>>>()
+        .map_err(|e| MptError::io(format!("reading {}", path.display()), &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(n: u64) -> Event {
+        Event {
+            stage: Event::REQUEST,
+            device: Some("lap".into()),
+            route: "/mcp".into(),
+            class: "read".into(),
+            allowed: true,
+            rule: "role:member".into(),
+            bytes_in: n,
+            ..Event::default()
+        }
+    }
+
+    #[test]
+    fn records_chain_across_rotation_and_reopen_where_they_ended() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir {
+            root: tmp.path().to_path_buf(),
+        };
+        let (mut log, note) = AuditLog::open(&dir, 600).unwrap();
+        assert!(note.is_none());
+        for n in 0..6 {
+            log.append(&event(n), n % 2 == 0).unwrap();
+        }
+        drop(log);
+        assert!(rotated_name(&dir, 1).exists(), "rotated by size");
+        let (mut log, _) = AuditLog::open(&dir, 600).unwrap();
+        assert_eq!(log.append(&event(9), false).unwrap(), 7);
+        let v = read::verify(&dir).unwrap();
+        assert!(v.bad.is_none(), "{:?}", v.bad);
+        assert_eq!(v.records, 7);
+        assert_eq!(crate::gateway::state::mode(&dir.audit()), Some(0o600));
+    }
+
+    #[test]
+    fn a_log_cut_behind_its_checkpoint_does_not_open() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir {
+            root: tmp.path().to_path_buf(),
+        };
+        let (mut log, _) =
+            AuditLog::open(&dir, crate::config::gateway::DEFAULT_AUDIT_MAX_BYTES).unwrap();
+        log.append(&event(1), false).unwrap();
+        log.append(&event(2), false).unwrap();
+        drop(log);
+        let text = std::fs::read_to_string(dir.audit()).unwrap();
+        let first = text.lines().next().unwrap();
+        std::fs::write(dir.audit(), format!("{first}\n")).unwrap();
+        let e = AuditLog::open(&dir, crate::config::gateway::DEFAULT_AUDIT_MAX_BYTES)
+            .err()
+            .unwrap();
+        assert_eq!(e.exit().code(), 3, "{}", e.message);
+    }
+}

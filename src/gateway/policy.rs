@@ -1,0 +1,243 @@
+//! `policy.json` (`mpt.gateway.policy/v1`): each device's role, wing globs and rate, plus
+//! `allow_sync`; unknown fields refused, every value checked as the file is read.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::read::{CONFIG_FILE_LIMIT, Named, config_text, read_regular};
+use crate::error::{MptError, Result};
+
+mod decide;
+
+pub use decide::{Decision, Route};
+
+pub const SCHEMA: &str = crate::schema::GATEWAY_POLICY;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    pub schema: String,
+    /// `mempalace_sync` is refused for everyone unless this is set (RFC 001 §7.2); then admins.
+    #[serde(default)]
+    pub allow_sync: bool,
+    pub devices: BTreeMap<String, Device>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    pub role: Role,
+    /// Wing globs (enforced by the argument rules that come after this issue); none: all wings.
+    #[serde(default)]
+    pub wings: Option<Wings>,
+    /// None: unlimited.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Observer,
+    Member,
+    Admin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Observer => "observer",
+            Role::Member => "member",
+            Role::Admin => "admin",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wings {
+    #[serde(default)]
+    pub read: Vec<String>,
+    #[serde(default)]
+    pub write: Vec<String>,
+}
+
+/// A token bucket: `per_s` requests a second on average, `burst` at once.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    pub per_s: f64,
+    pub burst: u32,
+}
+
+impl Policy {
+    /// The policy at `path` (exit 2 naming it when missing or malformed, exit 4 for an unknown
+    /// field, as every mpt file).
+    pub fn load(path: &Path) -> Result<Policy> {
+        let named = Named {
+            setting: "the gateway policy",
+            path,
+        };
+        if !path.exists() {
+            return Err(MptError::usage(format!(
+                "there is no gateway policy at {}",
+                path.display()
+            ))
+            .with_hint(format!(
+                "write one naming each device and its role, e.g. {{\"schema\": \"{SCHEMA}\", \"devices\": {{\"laptop\": {{\"role\": \"member\"}}}}}}"
+            )));
+        }
+        let bytes = read_regular(&named, CONFIG_FILE_LIMIT)?;
+        Policy::parse(&config_text(&bytes, path)?, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Policy> {
+        let at = |why: String| format!("{}: {why}", path.display());
+        let policy: Policy = serde_json::from_str(text).map_err(|e| {
+            let msg = e.to_string();
+            if msg.contains("unknown field") {
+                MptError::refused(at(msg)).with_hint(
+                    "remove or correct the field: an unknown one is refused, never ignored",
+                )
+            } else {
+                MptError::usage(at(msg)).with_hint("fix the policy's JSON")
+            }
+        })?;
+        if policy.schema != SCHEMA {
+            return Err(MptError::usage(at(format!(
+                "schema is \"{}\", not \"{SCHEMA}\"",
+                policy.schema
+            ))));
+        }
+        for (name, d) in &policy.devices {
+            check_device(name, d).map_err(|why| MptError::usage(at(why)))?;
+        }
+        Ok(policy)
+    }
+
+    pub fn device(&self, name: &str) -> Option<&Device> {
+        self.devices.get(name)
+    }
+
+    /// Exit 2 naming the device and the policy file when the policy does not name it.
+    pub fn require_device(&self, device: &str, path: &Path) -> Result<&Device> {
+        self.device(device).ok_or_else(|| {
+            MptError::usage(format!(
+                "the gateway policy {} names no device '{device}'",
+                path.display()
+            ))
+            .with_hint(format!(
+                "add \"{device}\": {{\"role\": \"observer\"|\"member\"|\"admin\"}} under \"devices\" in {}, then issue its token",
+                path.display()
+            ))
+        })
+    }
+
+    /// Devices whose wing rules the gateway cannot enforce yet (they read and write every wing
+    /// their role allows): named in a warning at every load.
+    pub fn unenforced_wings(&self) -> Vec<&str> {
+        self.devices
+            .iter()
+            .filter(|(_, d)| {
+                d.wings
+                    .as_ref()
+                    .is_some_and(|w| !all_wings(&w.read) || !all_wings(&w.write))
+            })
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+}
+
+fn all_wings(globs: &[String]) -> bool {
+    globs.is_empty() || globs.iter().any(|g| g == "*")
+}
+
+/// A device name goes into audit records, `/whoami` and file names: printable, no spaces.
+pub fn valid_device_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-@".contains(&b))
+}
+
+fn check_device(name: &str, d: &Device) -> std::result::Result<(), String> {
+    if !valid_device_name(name) {
+        return Err(format!(
+            "device name '{name}' must be 1-64 letters, digits, '.', '_', '-' or '@'"
+        ));
+    }
+    if let Some(w) = &d.wings {
+        for g in w.read.iter().chain(&w.write) {
+            glob::Pattern::new(g)
+                .map_err(|e| format!("device '{name}': wing glob '{g}' does not parse: {e}"))?;
+        }
+    }
+    if let Some(r) = d.rate
+        && (!r.per_s.is_finite() || r.per_s <= 0.0 || r.burst == 0)
+    {
+        return Err(format!(
+            "device '{name}': rate needs per_s > 0 and burst >= 1 (got per_s {}, burst {})",
+            r.per_s, r.burst
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` with `@S` for the schema (and `@S2` for the next one).
+    fn parse(text: &str) -> Result<Policy> {
+        let text = text
+            .replace("@S2", &SCHEMA.replace("/v1", "/v2"))
+            .replace("@S", SCHEMA);
+        Policy::parse(&text, Path::new("/gw/policy.json"))
+    }
+
+    #[test]
+    fn a_full_policy_parses() {
+        let p = parse(
+            r#"{"schema": "@S", "allow_sync": false, "devices": {
+                "lap": {"role": "member", "wings": {"read": ["*"], "write": ["wing_lap*"]}, "rate": {"per_s": 5, "burst": 10}},
+                "ci": {"role": "observer"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(p.device("lap").unwrap().role, Role::Member);
+        assert_eq!(p.device("lap").unwrap().rate.unwrap().burst, 10);
+        assert_eq!(p.unenforced_wings(), ["lap"]);
+    }
+
+    #[test]
+    fn unknown_fields_bad_values_and_a_wrong_schema_are_refused_naming_the_file() {
+        for (text, code) in [
+            (r#"{"schema": "@S", "devices": {}, "tests": []}"#, 4),
+            (
+                r#"{"schema": "@S", "devices": {"a": {"role": "member", "scope": 1}}}"#,
+                4,
+            ),
+            (r#"{"schema": "@S", "devices": {"a": {"role": "root"}}}"#, 2),
+            (r#"{"schema": "@S2", "devices": {}}"#, 2),
+            (
+                r#"{"schema": "@S", "devices": {"a b": {"role": "admin"}}}"#,
+                2,
+            ),
+            (
+                r#"{"schema": "@S", "devices": {"a": {"role": "admin", "rate": {"per_s": 0, "burst": 1}}}}"#,
+                2,
+            ),
+            (
+                r#"{"schema": "@S", "devices": {"a": {"role": "admin", "wings": {"read": ["[a"]}}}}"#,
+                2,
+            ),
+            ("{", 2),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.exit().code(), code, "{text}: {}", e.message);
+            assert!(e.message.contains("/gw/policy.json"), "{}", e.message);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The gateway's state folder (`MPT_GATEWAY_DIR`, else `$XDG_STATE_HOME/mpt/gateway`): where each
+//! file lives, the folder made 0700 (a wider one tightened, with a note), private atomic writes.
+
+use std::fs::{DirBuilder, File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::config::Env;
+use crate::error::{MptError, Result};
+
+/// The gateway's files, all in one folder.
+#[derive(Debug, Clone)]
+pub struct StateDir {
+    pub root: PathBuf,
+}
+
+impl StateDir {
+    /// `MPT_GATEWAY_DIR` (absolute or `~/…`), else `$XDG_STATE_HOME/mpt/gateway`, else
+    /// `~/.local/state/mpt/gateway`.
+    pub fn resolve(env: &Env) -> Result<StateDir> {
+        if let Some(p) = crate::config::values::env_path(env, "MPT_GATEWAY_DIR")? {
+            return Ok(StateDir { root: p });
+        }
+        let state = match env.get("XDG_STATE_HOME").map(PathBuf::from) {
+            Some(x) if x.is_absolute() => x,
+            _ => env.home()?.join(".local/state"),
+        };
+        Ok(StateDir {
+            root: state.join("mpt/gateway"),
+        })
+    }
+
+    /// The reviewed policy (may be 0644: it is meant to be committed).
+    pub fn policy(&self) -> PathBuf {
+        self.root.join("policy.json")
+    }
+
+    /// Token hashes (0600), written only by `mpt gateway token`.
+    pub fn tokens(&self) -> PathBuf {
+        self.root.join("tokens.json")
+    }
+
+    /// Held while `tokens.json` is rewritten.
+    pub fn tokens_lock(&self) -> PathBuf {
+        self.root.join("tokens.lock")
+    }
+
+    /// When each token was last used, written by the running gateway alone.
+    pub fn last_used(&self) -> PathBuf {
+        self.root.join("last_used.json")
+    }
+
+    /// The current audit file; rotated ones are `audit-<first seq>.jsonl` beside it.
+    pub fn audit(&self) -> PathBuf {
+        self.root.join("audit.jsonl")
+    }
+
+    /// The audit chain's head, so an edit of the last record or a truncation shows.
+    pub fn audit_head(&self) -> PathBuf {
+        self.root.join("audit.head.json")
+    }
+
+    /// Creates the folder 0700; one of ours that others may enter is tightened and its old mode
+    /// returned (for a note).
+    pub fn prepare(&self) -> Result<Option<u32>> {
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.root)
+            .map_err(|e| MptError::io(format!("creating {}", self.root.display()), &e))?;
+        tighten(&self.root, 0o700)
+            .map_err(|e| MptError::io(format!("making {} private", self.root.display()), &e))
+    }
+}
+
+/// Sets `path` to `mode` when it is ours and others may read it; the old mode when it changed.
+pub fn tighten(path: &Path, mode: u32) -> io::Result<Option<u32>> {
+    let meta = std::fs::metadata(path)?;
+    let old = meta.permissions().mode() & 0o777;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if meta.uid() == unsafe { libc::geteuid() } && old & 0o077 != 0 {
+        std::fs::set_permissions(path, Permissions::from_mode(mode))?;
+        return Ok(Some(old));
+    }
+    Ok(None)
+}
+
+/// Replaces `path` with `bytes` at once (a temp file, fsynced, renamed): mode 0600.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let written = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.set_permissions(Permissions::from_mode(0o600))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Opens `path` for appending, created 0600; an existing one others can read is tightened.
+pub fn open_private_append(path: &Path) -> io::Result<File> {
+    let f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    tighten(path, 0o600)?;
+    Ok(f)
+}
+
+/// The mode bits of `path`, when it exists.
+pub fn mode(path: &Path) -> Option<u32> {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_folder_is_private_and_a_loose_one_is_tightened_with_its_old_mode() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir {
+            root: tmp.path().join("a/gateway"),
+        };
+        assert_eq!(dir.prepare().unwrap(), None);
+        assert_eq!(mode(&dir.root), Some(0o700));
+        std::fs::set_permissions(&dir.root, Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(dir.prepare().unwrap(), Some(0o755));
+        assert_eq!(mode(&dir.root), Some(0o700));
+        write_private(&dir.tokens(), b"{}").unwrap();
+        assert_eq!(mode(&dir.tokens()), Some(0o600));
+    }
+
+    #[test]
+    fn the_folder_follows_the_environment() {
+        let env = Env::from_pairs([("HOME", "/h"), ("XDG_STATE_HOME", "/s")]);
+        assert_eq!(
+            StateDir::resolve(&env).unwrap().root,
+            PathBuf::from("/s/mpt/gateway")
+        );
+        let env = Env::from_pairs([("HOME", "/h")]);
+        assert_eq!(
+            StateDir::resolve(&env).unwrap().root,
+            PathBuf::from("/h/.local/state/mpt/gateway")
+        );
+        let env = Env::from_pairs([("HOME", "/h"), ("MPT_GATEWAY_DIR", "rel")]);
+        assert_eq!(StateDir::resolve(&env).unwrap_err().exit().code(), 2);
+    }
+}
