@@ -2,12 +2,24 @@
 //! Phase 4): one token per device, roles from a reviewable policy, a hash-chained audit, rate limits.
 
 pub mod audit;
+mod auth;
 pub mod envfile;
+mod forward;
+mod front;
+mod handler;
 pub mod last_used;
 pub mod policy;
 pub mod rate;
+mod relay;
+mod reload;
+pub mod reply;
+mod rpc;
+pub mod serve;
+mod shared;
 pub mod state;
+mod tls;
 pub mod token;
 pub mod tokens;
+mod upstream;
 
 pub use state::StateDir;

@@ -27,6 +27,17 @@ pub enum ToolClass {
     Destructive,
 }
 
+impl ToolClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolClass::Read => "read",
+            ToolClass::Write => "write",
+            ToolClass::Maintenance => "maintenance",
+            ToolClass::Destructive => "destructive",
+        }
+    }
+}
+
 /// How a read combines the two palaces at the edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadKind {

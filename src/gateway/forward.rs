@@ -1,0 +1,155 @@
+//! A request the policy allowed, sent upstream and its answer relayed back as it streams, the
+//! response's audit record written when the body ends; a client body read within limits.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Body as _, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::{Request, Response};
+
+use super::audit::Event;
+use super::relay::{End, Relay};
+use super::reply::{self, Body};
+use super::shared::Shared;
+use super::upstream::{Failed, hop_by_hop};
+
+/// `serve`'s own request cap.
+pub const MAX_BODY: usize = 16 << 20;
+/// How long a client may take to send its body once its headers are in.
+const BODY_READ: Duration = Duration::from_secs(30);
+/// How long a relayed body may stay silent (`serve` pings an SSE stream every 15 s).
+pub const IDLE: Duration = Duration::from_secs(60);
+
+/// Why a client body was not read.
+#[derive(Debug)]
+pub enum Unread {
+    TooLarge,
+    TimedOut,
+    Failed,
+}
+
+/// The whole client body, at most [`MAX_BODY`], within [`BODY_READ`].
+pub async fn read_body(body: Incoming) -> Result<Bytes, Unread> {
+    if body.size_hint().lower() > MAX_BODY as u64 {
+        return Err(Unread::TooLarge);
+    }
+    match tokio::time::timeout(BODY_READ, Limited::new(body, MAX_BODY).collect()).await {
+        Err(_) => Err(Unread::TimedOut),
+        Ok(Ok(c)) => Ok(c.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(Unread::TooLarge),
+        Ok(Err(_)) => Err(Unread::Failed),
+    }
+}
+
+/// The gateway's answer to a body it did not read.
+pub fn unread_reply(u: Unread) -> Response<Body> {
+    match u {
+        Unread::TooLarge => reply::too_large(),
+        Unread::TimedOut => reply::json(
+            hyper::StatusCode::REQUEST_TIMEOUT,
+            &serde_json::json!({"error": "body_timeout"}),
+        ),
+        Unread::Failed => reply::json(
+            hyper::StatusCode::BAD_REQUEST,
+            &serde_json::json!({"error": "body_unreadable"}),
+        ),
+    }
+}
+
+/// The request's response record: what upstream answered, how long it took, how much came back.
+pub fn responded(
+    mut e: Event,
+    status: Option<u16>,
+    started: Instant,
+    bytes_out: u64,
+    end: &'static str,
+) -> Event {
+    e.stage = Event::RESPONSE;
+    e.upstream_status = status;
+    e.latency_ms = Some(started.elapsed().as_millis() as u64);
+    e.bytes_out = Some(bytes_out);
+    e.end = Some(end);
+    e
+}
+
+/// Sends `up` and relays the answer; `request` is the request's audit record (already written).
+pub async fn relay(
+    sh: &Arc<Shared>,
+    up: Request<Full<Bytes>>,
+    request: Event,
+    wait: Duration,
+    started: Instant,
+) -> Response<Body> {
+    let resp = match sh.upstream.send(up, wait).await {
+        Ok(r) => r,
+        Err(f) => return failed(sh, request, started, f),
+    };
+    let status = resp.status().as_u16();
+    let (mut parts, body) = resp.into_parts();
+    let shared = Arc::clone(sh);
+    let on_end = Box::new(move |bytes: u64, end: End| {
+        let how = match end {
+            End::Complete => "complete",
+            End::Failed => "failed",
+            End::Dropped => "dropped",
+        };
+        let _ = shared.audit(
+            &responded(request, Some(status), started, bytes, how),
+            false,
+        );
+    });
+    let relay = Relay::new(body, IDLE, on_end);
+    let names: Vec<_> = parts
+        .headers
+        .keys()
+        .filter(|n| hop_by_hop(n))
+        .cloned()
+        .collect();
+    for n in names {
+        parts.headers.remove(n);
+    }
+    parts
+        .headers
+        .insert(header::VIA, HeaderValue::from_static("1.1 mpt-gateway"));
+    Response::from_parts(parts, relay.map_err(|e| e).boxed())
+}
+
+/// Sends `up` and returns the whole answer (at most `limit` bytes): for replies the gateway
+/// rewrites. The response record is the caller's to write.
+pub async fn fetch(
+    sh: &Arc<Shared>,
+    up: Request<Full<Bytes>>,
+    wait: Duration,
+    limit: usize,
+) -> Result<(u16, Bytes), Failed> {
+    let resp = sh.upstream.send(up, wait).await?;
+    let status = resp.status().as_u16();
+    let body = tokio::time::timeout(IDLE, Limited::new(resp.into_body(), limit).collect())
+        .await
+        .map_err(|_| Failed::TimedOut)?
+        .map_err(|e| Failed::Unreachable(e.to_string()))?;
+    Ok((status, body.to_bytes()))
+}
+
+/// Upstream gave no answer: recorded, and 502 (or 504) to the client.
+pub fn failed(sh: &Shared, request: Event, started: Instant, f: Failed) -> Response<Body> {
+    let timed_out = matches!(f, Failed::TimedOut);
+    if let Failed::Unreachable(why) = &f {
+        crate::log_warn!("the upstream {} did not answer: {why}", sh.upstream.base);
+    }
+    let end = if timed_out { "timeout" } else { "unreachable" };
+    let _ = sh.audit(&responded(request, None, started, 0, end), false);
+    reply::upstream_failed(timed_out)
+}
+
+/// The headers the gateway adds toward upstream: the client's address and the device, so
+/// `serve`'s `/statusz` shows who is behind the gateway.
+pub fn identity_headers(peer: std::net::IpAddr, device: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("x-forwarded-for", peer.to_string()),
+        ("tailscale-user-login", format!("mpt:{device}")),
+    ]
+}

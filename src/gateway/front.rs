@@ -1,0 +1,97 @@
+//! The front door: the listener (plain or TLS), HTTP/1.1 by hyper with a header read timeout,
+//! each connection served on its own task, at most `MAX_CONNECTIONS` at once.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::TlsAcceptor;
+
+use super::shared::Shared;
+use crate::log_debug;
+
+/// A client must have sent its request headers this long after it starts them.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// And finished its TLS handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once; more wait to be accepted.
+const MAX_CONNECTIONS: usize = 512;
+/// Room for the request line and headers (bodies stream apart from it).
+const MAX_HEAD: usize = 64 * 1024;
+
+/// Accepts connections until `stop` resolves.
+pub async fn run(
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    shared: Arc<Shared>,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    tokio::pin!(stop);
+    loop {
+        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+            return;
+        };
+        let accepted = tokio::select! {
+            () = &mut stop => return,
+            a = listener.accept() => a,
+        };
+        let (stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                // Out of descriptors, most likely: give the open connections a moment to end.
+                log_debug!("accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let shared = Arc::clone(&shared);
+        let tls = tls.clone();
+        tokio::spawn(async move {
+            connection(stream, peer, tls, shared).await;
+            drop(permit);
+        });
+    }
+}
+
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    tls: Option<TlsAcceptor>,
+    shared: Arc<Shared>,
+) {
+    let _ = stream.set_nodelay(true);
+    match tls {
+        None => serve(TokioIo::new(stream), peer, shared).await,
+        Some(acceptor) => {
+            match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                Ok(Ok(s)) => serve(TokioIo::new(s), peer, shared).await,
+                Ok(Err(e)) => log_debug!("TLS handshake with {peer} failed: {e}"),
+                Err(_) => log_debug!("TLS handshake with {peer} timed out"),
+            }
+        }
+    }
+}
+
+async fn serve<I>(io: I, peer: SocketAddr, shared: Arc<Shared>)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let service = service_fn(move |req| {
+        let shared = Arc::clone(&shared);
+        async move { Ok::<_, std::convert::Infallible>(super::handler::handle(shared, peer, req).await) }
+    });
+    let served = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .max_buf_size(MAX_HEAD)
+        .serve_connection(io, service)
+        .await;
+    if let Err(e) = served {
+        log_debug!("connection from {peer}: {e}");
+    }
+}

@@ -1,0 +1,189 @@
+//! `POST /mcp`: the body parsed once (a batch refused), every `tools/call` decided by the policy
+//! whatever its id, the gateway's own re-serialised JSON forwarded, `tools/list` filtered.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Map, Value};
+
+use super::audit::Event;
+use super::auth::Who;
+use super::forward::{self, MAX_BODY};
+use super::policy::Policy;
+use super::reply::{self, Body};
+use super::shared::Shared;
+use crate::palace::catalog::{self, Patience, ToolClass};
+
+/// How long a protocol method or a plain call may wait for upstream's answer (research §6.1).
+const PLAIN_WAIT: Duration = Duration::from_secs(120);
+/// Added to a long call's own time (the mine's deadline, event_wait's poll).
+const MARGIN: Duration = Duration::from_secs(10);
+
+/// One JSON-RPC message as `serve` reads it: `method` a string else `""`, `params` an object
+/// else `{}` (`protocol.py:_normalize_envelope`).
+struct Message<'a> {
+    id: Value,
+    method: &'a str,
+    params: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> Message<'a> {
+    fn of(obj: &'a Map<String, Value>) -> Message<'a> {
+        Message {
+            id: obj.get("id").cloned().unwrap_or(Value::Null),
+            method: obj.get("method").and_then(Value::as_str).unwrap_or(""),
+            params: obj.get("params").and_then(Value::as_object),
+        }
+    }
+}
+
+pub async fn handle(
+    sh: &Arc<Shared>,
+    policy: &Policy,
+    who: &Who,
+    peer: std::net::IpAddr,
+    mut base: Event,
+    req: Request<Incoming>,
+    started: Instant,
+) -> Response<Body> {
+    let (parts, body) = req.into_parts();
+    let bytes = match forward::read_body(body).await {
+        Ok(b) => b,
+        Err(u) => return forward::unread_reply(u),
+    };
+    base.bytes_in = bytes.len() as u64;
+    let Ok(parsed) = serde_json::from_slice::<Value>(&bytes) else {
+        return reply::rpc_error(
+            StatusCode::BAD_REQUEST,
+            &Value::Null,
+            -32700,
+            "Parse error",
+            None,
+        );
+    };
+    let Some(obj) = parsed.as_object() else {
+        let why = if parsed.is_array() {
+            "Invalid Request: the gateway refuses JSON-RPC batches"
+        } else {
+            "Invalid Request"
+        };
+        return reply::rpc_error(StatusCode::BAD_REQUEST, &Value::Null, -32600, why, None);
+    };
+    let msg = Message::of(obj);
+    base.rpc = Some(msg.method.to_string());
+    let empty = Map::new();
+    let mut wait = PLAIN_WAIT;
+    let decision = if msg.method == "tools/call" {
+        // Every call is decided, with or without an id: `serve` runs id-less calls too.
+        let Some(name) = msg
+            .params
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+        else {
+            return reply::rpc_error(
+                StatusCode::OK,
+                &msg.id,
+                -32602,
+                "Invalid params: tools/call needs a tool name (a string)",
+                None,
+            );
+        };
+        let args = msg
+            .params
+            .and_then(|p| p.get("arguments"))
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let args = Value::Object(args.clone());
+        let row = catalog::tool(name);
+        wait = match row.patience {
+            Patience::Fixed(d) => d + MARGIN,
+            Patience::LongPoll { .. } => row.patience.poll_wait(&args).unwrap_or_default() + MARGIN,
+            Patience::Default => PLAIN_WAIT,
+        };
+        base.tool = Some(name.to_string());
+        base.class = row.class.as_str().to_string();
+        base.wings = catalog::wings(name, &args);
+        policy.tool(&who.device, name)
+    } else {
+        base.class = "protocol".into();
+        policy.method(&who.device, msg.method)
+    };
+    base.allowed = decision.allowed;
+    base.rule = decision.rule.clone();
+    if !decision.allowed {
+        let _ = sh.audit(&base, false);
+        return reply::rpc_denied(
+            &msg.id,
+            &who.device,
+            base.tool.as_deref(),
+            msg.method,
+            &decision.rule,
+        );
+    }
+    // A write's record is on disk before the write goes; one that cannot be written stops it.
+    let durable = base.tool.is_some()
+        && catalog::classify(base.tool.as_deref().unwrap_or("")) != ToolClass::Read;
+    if sh.audit(&base, durable).is_err() && durable {
+        return reply::audit_unavailable();
+    }
+    // The gateway's own serialisation, never the client's bytes: with a key given twice, the
+    // upstream sees the one value the policy decided on.
+    let body = Bytes::from(serde_json::to_vec(&parsed).unwrap_or_default());
+    let extra = forward::identity_headers(peer, &who.device);
+    let up = sh
+        .upstream
+        .request(Method::POST, "/mcp", &parts.headers, &extra, body);
+    if msg.method == "tools/list" {
+        return tools_list(sh, policy, who, up, base, started, &msg.id).await;
+    }
+    forward::relay(sh, up, base, wait, started).await
+}
+
+/// `tools/list` with only the tools the device may call (as `--read-only` hides what it refuses).
+async fn tools_list(
+    sh: &Arc<Shared>,
+    policy: &Policy,
+    who: &Who,
+    up: Request<http_body_util::Full<Bytes>>,
+    base: Event,
+    started: Instant,
+    id: &Value,
+) -> Response<Body> {
+    let (status, bytes) = match forward::fetch(sh, up, PLAIN_WAIT, MAX_BODY).await {
+        Ok(r) => r,
+        Err(f) => return forward::failed(sh, base, started, f),
+    };
+    let mut v: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => {
+            let _ = sh.audit(
+                &forward::responded(base, Some(status), started, 0, "failed"),
+                false,
+            );
+            return reply::rpc_error(
+                StatusCode::BAD_GATEWAY,
+                id,
+                -32603,
+                "the upstream's tools/list is not JSON",
+                None,
+            );
+        }
+    };
+    if let Some(tools) = v.pointer_mut("/result/tools").and_then(Value::as_array_mut) {
+        tools.retain(|t| {
+            t.get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| policy.tool(&who.device, n).allowed)
+        });
+    }
+    let out = serde_json::to_vec(&v).unwrap_or_default();
+    let _ = sh.audit(
+        &forward::responded(base, Some(status), started, out.len() as u64, "complete"),
+        false,
+    );
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    reply::bytes(code, "application/json", out)
+}

@@ -1,0 +1,134 @@
+//! `mpt gateway serve`: the checks before listening (no plain HTTP off loopback without
+//! `--allow-insecure`), the state loaded (policy, tokens, audit), then the front until stopped.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::audit::AuditLog;
+use super::policy::Policy;
+use super::reload::Watched;
+use super::shared::{Shared, warn_unenforced};
+use super::state::{StateDir, tighten};
+use super::tokens::TokenFile;
+use super::upstream::Upstream;
+use crate::config::gateway::GatewayKnobs;
+use crate::error::{MptError, Result};
+use crate::log_warn;
+
+/// How often the last-used times are written.
+const LAST_USED_EVERY: Duration = Duration::from_secs(2);
+
+pub struct ServeOptions {
+    pub listen: SocketAddr,
+    pub upstream: String,
+    pub tls: Option<(PathBuf, PathBuf)>,
+    pub allow_insecure: bool,
+    pub knobs: GatewayKnobs,
+    pub dir: StateDir,
+}
+
+/// The gateway is up: where, in front of what, and what it noticed on the way.
+pub struct Listening {
+    pub url: String,
+    pub upstream: String,
+    pub dir: PathBuf,
+    pub notes: Vec<String>,
+}
+
+/// Checks, loads and listens; `ready` hears where once the port is bound; serves until `stop`.
+pub async fn serve(
+    opts: ServeOptions,
+    ready: impl FnOnce(&Listening) -> Result<()>,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<()> {
+    let upstream = Upstream::new(
+        &opts.upstream,
+        opts.knobs.upstream_token.as_ref(),
+        opts.knobs.ca_file.as_deref(),
+    )?;
+    refuse_insecure(&opts, &upstream)?;
+    let mut notes = Vec::new();
+    let dir = &opts.dir;
+    if let Some(old) = dir.prepare()? {
+        notes.push(format!(
+            "{} was mode {old:04o}: tightened to 0700 (it holds the token hashes and the audit log)",
+            dir.root.display()
+        ));
+    }
+    if opts.knobs.upstream_token.is_none() {
+        log_warn!(
+            "no upstream token (MEMPALACE_MCP_HTTP_TOKEN or MPT_GATEWAY_UPSTREAM_TOKEN_FILE): anything on this host can reach {} around the gateway",
+            upstream.base
+        );
+    }
+    let policy = Watched::open(&dir.policy(), Policy::load)?;
+    warn_unenforced(&policy.get());
+    let tokens = Watched::open(&dir.tokens(), TokenFile::load)?;
+    if dir.tokens().exists()
+        && let Some(old) = tighten(&dir.tokens(), 0o600)
+            .map_err(|e| MptError::io(format!("making {} private", dir.tokens().display()), &e))?
+    {
+        notes.push(format!(
+            "{} was mode {old:04o}: tightened to 0600",
+            dir.tokens().display()
+        ));
+    }
+    let (audit, note) = AuditLog::open(dir, opts.knobs.audit_max_bytes)?;
+    notes.extend(note);
+    let acceptor = match &opts.tls {
+        Some((cert, key)) => Some(super::tls::acceptor(cert, key)?),
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(opts.listen)
+        .await
+        .map_err(|e| MptError::io(format!("listening on {}", opts.listen), &e))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| MptError::io("reading the bound address", &e))?;
+    let scheme = if acceptor.is_some() { "https" } else { "http" };
+    ready(&Listening {
+        url: format!("{scheme}://{bound}"),
+        upstream: upstream.base.clone(),
+        dir: dir.root.clone(),
+        notes,
+    })?;
+    let shared = Arc::new(Shared::new(dir.clone(), upstream, policy, tokens, audit));
+    let flusher = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(LAST_USED_EVERY);
+            loop {
+                every.tick().await;
+                shared.flush_last_used();
+            }
+        })
+    };
+    super::front::run(listener, acceptor, Arc::clone(&shared), stop).await;
+    flusher.abort();
+    shared.flush_last_used();
+    Ok(())
+}
+
+/// Plain HTTP off loopback, toward devices or toward the upstream, carries tokens in the clear.
+fn refuse_insecure(opts: &ServeOptions, upstream: &Upstream) -> Result<()> {
+    if opts.allow_insecure {
+        return Ok(());
+    }
+    if opts.tls.is_none() && !opts.listen.ip().is_loopback() {
+        return Err(MptError::refused(format!(
+            "--listen {} is not loopback and has no TLS: device tokens would cross the network in the clear",
+            opts.listen
+        ))
+        .with_hint("give --tls-cert and --tls-key, or --allow-insecure when a tunnel (tailscale serve, a VPN) already encrypts the link"));
+    }
+    if !upstream.https && !upstream.loopback {
+        return Err(MptError::refused(format!(
+            "--upstream {} is plain http:// on another host: the upstream token would cross the network in the clear",
+            upstream.base
+        ))
+        .with_hint("bind mempalace serve to 127.0.0.1 beside the gateway, use https://, or --allow-insecure for an encrypted link"));
+    }
+    Ok(())
+}

@@ -1,0 +1,225 @@
+//! The one upstream, `mempalace serve`: a new connection per request (it answers `Connection:
+//! close`), its own bearer and Host, the headers it reads and nothing else of the client's.
+
+use std::net::IpAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Method, Request, Response};
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::ServerName;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+use crate::config::Secret;
+use crate::error::{MptError, Result};
+
+/// How long connecting (and a TLS handshake) may take.
+const CONNECT: Duration = Duration::from_secs(5);
+
+/// The client headers `serve` reads; every other one (Origin, Authorization, forwarding and
+/// `Tailscale-*` headers among them) stays at the gateway.
+const FORWARDED: &[&str] = &[
+    "accept",
+    "content-type",
+    "user-agent",
+    "last-event-id",
+    "mcp-protocol-version",
+    "mcp-session-id",
+];
+
+/// Why a request did not get an answer from upstream.
+#[derive(Debug)]
+pub enum Failed {
+    /// Connecting, the handshake or the exchange failed.
+    Unreachable(String),
+    /// No response head within the request's deadline.
+    TimedOut,
+}
+
+pub struct Upstream {
+    /// `scheme://host:port`, for people.
+    pub base: String,
+    host: String,
+    port: u16,
+    /// `host:port`: the Host `serve` pins on a loopback bind.
+    authority: HeaderValue,
+    bearer: Option<HeaderValue>,
+    tls: Option<(TlsConnector, ServerName<'static>)>,
+    pub loopback: bool,
+    pub https: bool,
+}
+
+impl Upstream {
+    /// `http(s)://host:port` (a trailing `/` or `/mcp` allowed); the token is sent as its
+    /// bearer on every request.
+    pub fn new(url: &str, token: Option<&Secret>, ca_file: Option<&Path>) -> Result<Upstream> {
+        let bad = |why: &str| {
+            MptError::usage(format!(
+                "--upstream '{}' {why}",
+                crate::secrets::redact_url(url)
+            ))
+            .with_hint("give the serve's base URL, e.g. --upstream http://127.0.0.1:8765")
+        };
+        let u = reqwest::Url::parse(url).map_err(|e| bad(&format!("is not a URL ({e})")))?;
+        if !u.username().is_empty() || u.password().is_some() {
+            return Err(bad(
+                "carries a user or password: the upstream token comes from MEMPALACE_MCP_HTTP_TOKEN or MPT_GATEWAY_UPSTREAM_TOKEN_FILE",
+            ));
+        }
+        let https = match u.scheme() {
+            "http" => false,
+            "https" => true,
+            _ => return Err(bad("is neither http:// nor https://")),
+        };
+        if !matches!(u.path(), "" | "/" | "/mcp") || u.query().is_some() || u.fragment().is_some() {
+            return Err(bad(
+                "has a path: the gateway forwards each path to the same one upstream",
+            ));
+        }
+        let host = u.host_str().ok_or_else(|| bad("has no host"))?.to_string();
+        let port = u
+            .port_or_known_default()
+            .ok_or_else(|| bad("has no port"))?;
+        let bare = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        let loopback =
+            bare == "localhost" || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+        let authority = HeaderValue::from_str(&format!("{host}:{port}"))
+            .map_err(|_| bad("has a host no header can carry"))?;
+        let bearer = token
+            .map(|t| HeaderValue::from_str(&format!("Bearer {}", t.expose())))
+            .transpose()
+            .map_err(|_| MptError::usage("the upstream token is not printable ASCII"))?
+            .map(|mut v| {
+                v.set_sensitive(true);
+                v
+            });
+        let tls = if https {
+            let name = ServerName::try_from(bare.clone())
+                .map_err(|_| bad("has a host TLS cannot name"))?;
+            Some((super::tls::connector(ca_file)?, name))
+        } else {
+            None
+        };
+        Ok(Upstream {
+            base: format!("{}://{host}:{port}", u.scheme()),
+            host: bare,
+            port,
+            authority,
+            bearer,
+            tls,
+            loopback,
+            https,
+        })
+    }
+
+    /// The request `serve` gets: method and path as the client sent them, the gateway's
+    /// re-serialised body with its Content-Length, the upstream's Host and bearer.
+    pub fn request(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        client: &HeaderMap,
+        extra: &[(&'static str, String)],
+        body: Bytes,
+    ) -> Request<Full<Bytes>> {
+        let mut req = Request::new(Full::new(body.clone()));
+        *req.method_mut() = method;
+        *req.uri_mut() = path_and_query
+            .parse()
+            .unwrap_or_else(|_| "/".parse().unwrap());
+        let h = req.headers_mut();
+        for name in FORWARDED {
+            if let Some(v) = client.get(*name) {
+                h.insert(HeaderName::from_static(name), v.clone());
+            }
+        }
+        for (name, value) in extra {
+            if let Ok(v) = HeaderValue::from_str(value) {
+                h.insert(HeaderName::from_static(name), v);
+            }
+        }
+        h.insert(header::HOST, self.authority.clone());
+        if let Some(b) = &self.bearer {
+            h.insert(header::AUTHORIZATION, b.clone());
+        }
+        h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        if !body.is_empty() {
+            h.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+        }
+        req
+    }
+
+    /// Sends `req` on a connection of its own; the response head within `wait` (its body is
+    /// the caller's to stream).
+    pub async fn send(
+        &self,
+        req: Request<Full<Bytes>>,
+        wait: Duration,
+    ) -> std::result::Result<Response<Incoming>, Failed> {
+        let unreachable = |e: &dyn std::fmt::Display| Failed::Unreachable(e.to_string());
+        let tcp =
+            tokio::time::timeout(CONNECT, TcpStream::connect((self.host.as_str(), self.port)))
+                .await
+                .map_err(|_| Failed::Unreachable("connect timed out".into()))?
+                .map_err(|e| unreachable(&e))?;
+        let _ = tcp.set_nodelay(true);
+        let exchange = async {
+            match &self.tls {
+                Some((connector, name)) => {
+                    let tls = tokio::time::timeout(CONNECT, connector.connect(name.clone(), tcp))
+                        .await
+                        .map_err(|_| Failed::Unreachable("TLS handshake timed out".into()))?
+                        .map_err(|e| unreachable(&e))?;
+                    exchange(TokioIo::new(tls), req).await
+                }
+                None => exchange(TokioIo::new(tcp), req).await,
+            }
+        };
+        tokio::time::timeout(wait, exchange)
+            .await
+            .map_err(|_| Failed::TimedOut)?
+    }
+}
+
+async fn exchange<I>(
+    io: I,
+    req: Request<Full<Bytes>>,
+) -> std::result::Result<Response<Incoming>, Failed>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
+        .await
+        .map_err(|e| Failed::Unreachable(e.to_string()))?;
+    // The connection lives until the response body is read (or dropped): then it closes.
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    sender
+        .send_request(req)
+        .await
+        .map_err(|e| Failed::Unreachable(e.to_string()))
+}
+
+/// Headers of an upstream reply that belong to its connection, not to the reply.
+pub fn hop_by_hop(name: &HeaderName) -> bool {
+    matches!(
+        name.as_str(),
+        "connection"
+            | "keep-alive"
+            | "transfer-encoding"
+            | "te"
+            | "trailer"
+            | "upgrade"
+            | "proxy-authenticate"
+            | "proxy-connection"
+    )
+}
