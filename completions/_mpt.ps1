@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
             [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
+            [CompletionResult]::new('gateway', 'gateway', [CompletionResultType]::ParameterValue, 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -603,6 +604,230 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;outbox;help;help' {
             break
         }
+        'mpt;gateway' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
+            [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where devices connect: IP:PORT (port 0 picks a free one)')
+            [CompletionResult]::new('--upstream', '--upstream', [CompletionResultType]::ParameterName, 'The mempalace serve in front of which it stands, e.g. http://127.0.0.1:8765')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Serve TLS with this PEM certificate (chain)')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The certificate''s PEM private key')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--allow-insecure', '--allow-insecure', [CompletionResultType]::ParameterName, 'Allow a non-loopback listen without TLS, or a plain http:// upstream on another host (when a tunnel already encrypts the link)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;token' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('issue', 'issue', [CompletionResultType]::ParameterValue, 'A new token for a device the policy names: shown once, alone on stdout or into --out')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every token: id, device, state, created, last used, expiry (never a secret)')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'A new token for a device; its old one keeps working for the overlap, then is expired')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Refuse a token (by id) or every token of a device, at once')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;token;issue' {
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'Refused after this long (e.g. 90d); without it the token never expires (doctor warns)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;token;list' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;token;rotate' {
+            [CompletionResult]::new('--overlap', '--overlap', [CompletionResultType]::ParameterName, 'How long the old token keeps working')
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'The new token''s lifetime (else the old one''s, else none)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;token;revoke' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;token;help' {
+            [CompletionResult]::new('issue', 'issue', [CompletionResultType]::ParameterValue, 'A new token for a device the policy names: shown once, alone on stdout or into --out')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every token: id, device, state, created, last used, expiry (never a secret)')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'A new token for a device; its old one keeps working for the overlap, then is expired')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Refuse a token (by id) or every token of a device, at once')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;token;help;issue' {
+            break
+        }
+        'mpt;gateway;token;help;list' {
+            break
+        }
+        'mpt;gateway;token;help;rotate' {
+            break
+        }
+        'mpt;gateway;token;help;revoke' {
+            break
+        }
+        'mpt;gateway;token;help;help' {
+            break
+        }
+        'mpt;gateway;audit' {
+            [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'Only this device''s records')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only records since T: an RFC 3339 time or a duration back from now (e.g. 1h)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most the N most recent records')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--denied', '--denied', [CompletionResultType]::ParameterName, 'Only refusals')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Recompute the hash chain and check its head: exit 3 naming the first record that fails')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;audit;verify' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;audit;help' {
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Recompute the hash chain and check its head: exit 3 naming the first record that fails')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;audit;help;verify' {
+            break
+        }
+        'mpt;gateway;audit;help;help' {
+            break
+        }
+        'mpt;gateway;help' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
+            [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;help;serve' {
+            break
+        }
+        'mpt;gateway;help;token' {
+            [CompletionResult]::new('issue', 'issue', [CompletionResultType]::ParameterValue, 'A new token for a device the policy names: shown once, alone on stdout or into --out')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every token: id, device, state, created, last used, expiry (never a secret)')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'A new token for a device; its old one keeps working for the overlap, then is expired')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Refuse a token (by id) or every token of a device, at once')
+            break
+        }
+        'mpt;gateway;help;token;issue' {
+            break
+        }
+        'mpt;gateway;help;token;list' {
+            break
+        }
+        'mpt;gateway;help;token;rotate' {
+            break
+        }
+        'mpt;gateway;help;token;revoke' {
+            break
+        }
+        'mpt;gateway;help;audit' {
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Recompute the hash chain and check its head: exit 3 naming the first record that fails')
+            break
+        }
+        'mpt;gateway;help;audit;verify' {
+            break
+        }
+        'mpt;gateway;help;help' {
+            break
+        }
         'mpt;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
@@ -641,6 +866,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
             [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
+            [CompletionResult]::new('gateway', 'gateway', [CompletionResultType]::ParameterValue, 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -739,6 +965,41 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;outbox;backfill' {
+            break
+        }
+        'mpt;help;gateway' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
+            [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
+            break
+        }
+        'mpt;help;gateway;serve' {
+            break
+        }
+        'mpt;help;gateway;token' {
+            [CompletionResult]::new('issue', 'issue', [CompletionResultType]::ParameterValue, 'A new token for a device the policy names: shown once, alone on stdout or into --out')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every token: id, device, state, created, last used, expiry (never a secret)')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'A new token for a device; its old one keeps working for the overlap, then is expired')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Refuse a token (by id) or every token of a device, at once')
+            break
+        }
+        'mpt;help;gateway;token;issue' {
+            break
+        }
+        'mpt;help;gateway;token;list' {
+            break
+        }
+        'mpt;help;gateway;token;rotate' {
+            break
+        }
+        'mpt;help;gateway;token;revoke' {
+            break
+        }
+        'mpt;help;gateway;audit' {
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Recompute the hash chain and check its head: exit 3 naming the first record that fails')
+            break
+        }
+        'mpt;help;gateway;audit;verify' {
             break
         }
         'mpt;help;completions' {

@@ -34,6 +34,9 @@ _mpt() {
             mpt,feed)
                 cmd="mpt__subcmd__feed"
                 ;;
+            mpt,gateway)
+                cmd="mpt__subcmd__gateway"
+                ;;
             mpt,help)
                 cmd="mpt__subcmd__help"
                 ;;
@@ -94,6 +97,87 @@ _mpt() {
             mpt__subcmd__feed__subcmd__help,prepare)
                 cmd="mpt__subcmd__feed__subcmd__help__subcmd__prepare"
                 ;;
+            mpt__subcmd__gateway,audit)
+                cmd="mpt__subcmd__gateway__subcmd__audit"
+                ;;
+            mpt__subcmd__gateway,help)
+                cmd="mpt__subcmd__gateway__subcmd__help"
+                ;;
+            mpt__subcmd__gateway,serve)
+                cmd="mpt__subcmd__gateway__subcmd__serve"
+                ;;
+            mpt__subcmd__gateway,token)
+                cmd="mpt__subcmd__gateway__subcmd__token"
+                ;;
+            mpt__subcmd__gateway__subcmd__audit,help)
+                cmd="mpt__subcmd__gateway__subcmd__audit__subcmd__help"
+                ;;
+            mpt__subcmd__gateway__subcmd__audit,verify)
+                cmd="mpt__subcmd__gateway__subcmd__audit__subcmd__verify"
+                ;;
+            mpt__subcmd__gateway__subcmd__audit__subcmd__help,help)
+                cmd="mpt__subcmd__gateway__subcmd__audit__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__gateway__subcmd__audit__subcmd__help,verify)
+                cmd="mpt__subcmd__gateway__subcmd__audit__subcmd__help__subcmd__verify"
+                ;;
+            mpt__subcmd__gateway__subcmd__help,audit)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__audit"
+                ;;
+            mpt__subcmd__gateway__subcmd__help,help)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__gateway__subcmd__help,serve)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__serve"
+                ;;
+            mpt__subcmd__gateway__subcmd__help,token)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__token"
+                ;;
+            mpt__subcmd__gateway__subcmd__help__subcmd__audit,verify)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__audit__subcmd__verify"
+                ;;
+            mpt__subcmd__gateway__subcmd__help__subcmd__token,issue)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__issue"
+                ;;
+            mpt__subcmd__gateway__subcmd__help__subcmd__token,list)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__list"
+                ;;
+            mpt__subcmd__gateway__subcmd__help__subcmd__token,revoke)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__revoke"
+                ;;
+            mpt__subcmd__gateway__subcmd__help__subcmd__token,rotate)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__rotate"
+                ;;
+            mpt__subcmd__gateway__subcmd__token,help)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__help"
+                ;;
+            mpt__subcmd__gateway__subcmd__token,issue)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__issue"
+                ;;
+            mpt__subcmd__gateway__subcmd__token,list)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__list"
+                ;;
+            mpt__subcmd__gateway__subcmd__token,revoke)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__revoke"
+                ;;
+            mpt__subcmd__gateway__subcmd__token,rotate)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__rotate"
+                ;;
+            mpt__subcmd__gateway__subcmd__token__subcmd__help,help)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__gateway__subcmd__token__subcmd__help,issue)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__issue"
+                ;;
+            mpt__subcmd__gateway__subcmd__token__subcmd__help,list)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__list"
+                ;;
+            mpt__subcmd__gateway__subcmd__token__subcmd__help,revoke)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__revoke"
+                ;;
+            mpt__subcmd__gateway__subcmd__token__subcmd__help,rotate)
+                cmd="mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__rotate"
+                ;;
             mpt__subcmd__help,call)
                 cmd="mpt__subcmd__help__subcmd__call"
                 ;;
@@ -111,6 +195,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help,feed)
                 cmd="mpt__subcmd__help__subcmd__feed"
+                ;;
+            mpt__subcmd__help,gateway)
+                cmd="mpt__subcmd__help__subcmd__gateway"
                 ;;
             mpt__subcmd__help,help)
                 cmd="mpt__subcmd__help__subcmd__help"
@@ -144,6 +231,30 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__feed,prepare)
                 cmd="mpt__subcmd__help__subcmd__feed__subcmd__prepare"
+                ;;
+            mpt__subcmd__help__subcmd__gateway,audit)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__audit"
+                ;;
+            mpt__subcmd__help__subcmd__gateway,serve)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__serve"
+                ;;
+            mpt__subcmd__help__subcmd__gateway,token)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__token"
+                ;;
+            mpt__subcmd__help__subcmd__gateway__subcmd__audit,verify)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__audit__subcmd__verify"
+                ;;
+            mpt__subcmd__help__subcmd__gateway__subcmd__token,issue)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__issue"
+                ;;
+            mpt__subcmd__help__subcmd__gateway__subcmd__token,list)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__list"
+                ;;
+            mpt__subcmd__help__subcmd__gateway__subcmd__token,revoke)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__revoke"
+                ;;
+            mpt__subcmd__help__subcmd__gateway__subcmd__token,rotate)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__rotate"
                 ;;
             mpt__subcmd__help__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__help__subcmd__mailbox__subcmd__ack"
@@ -278,7 +389,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge runbook call config paths mailbox feed outbox completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge runbook call config paths mailbox feed outbox gateway completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -775,8 +886,520 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__gateway)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version serve token audit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__audit)
+            opts="-q -v -h -V --device --denied --since --limit --json --quiet --verbose --color --mpt-config --help --version verify help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__audit__subcmd__help)
+            opts="verify help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__audit__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__audit__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__audit__subcmd__verify)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help)
+            opts="serve token audit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__audit)
+            opts="verify"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__audit__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__token)
+            opts="issue list rotate revoke"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__issue)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__serve)
+            opts="-q -v -h -V --listen --upstream --tls-cert --tls-key --allow-insecure --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --upstream)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version issue list rotate revoke help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__help)
+            opts="issue list rotate revoke help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__issue)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__help__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__issue)
+            opts="-q -v -h -V --expires --out --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__list)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__revoke)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__token__subcmd__rotate)
+            opts="-q -v -h -V --overlap --expires --out --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --overlap)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__help)
-            opts="doctor edge runbook call config paths mailbox feed outbox completions man help"
+            opts="doctor edge runbook call config paths mailbox feed outbox gateway completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -932,6 +1555,132 @@ _mpt() {
         mpt__subcmd__help__subcmd__feed__subcmd__prepare)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway)
+            opts="serve token audit"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__audit)
+            opts="verify"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__audit__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__token)
+            opts="issue list rotate revoke"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__issue)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -38,6 +38,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
             cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
             cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
+            cand gateway 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -546,6 +547,202 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;outbox;help;help'= {
         }
+        &'mpt;gateway'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
+            cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+            cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;serve'= {
+            cand --listen 'Where devices connect: IP:PORT (port 0 picks a free one)'
+            cand --upstream 'The mempalace serve in front of which it stands, e.g. http://127.0.0.1:8765'
+            cand --tls-cert 'Serve TLS with this PEM certificate (chain)'
+            cand --tls-key 'The certificate''s PEM private key'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --allow-insecure 'Allow a non-loopback listen without TLS, or a plain http:// upstream on another host (when a tunnel already encrypts the link)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;token'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand issue 'A new token for a device the policy names: shown once, alone on stdout or into --out'
+            cand list 'Every token: id, device, state, created, last used, expiry (never a secret)'
+            cand rotate 'A new token for a device; its old one keeps working for the overlap, then is expired'
+            cand revoke 'Refuse a token (by id) or every token of a device, at once'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;token;issue'= {
+            cand --expires 'Refused after this long (e.g. 90d); without it the token never expires (doctor warns)'
+            cand --out 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;token;list'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;token;rotate'= {
+            cand --overlap 'How long the old token keeps working'
+            cand --expires 'The new token''s lifetime (else the old one''s, else none)'
+            cand --out 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;token;revoke'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;token;help'= {
+            cand issue 'A new token for a device the policy names: shown once, alone on stdout or into --out'
+            cand list 'Every token: id, device, state, created, last used, expiry (never a secret)'
+            cand rotate 'A new token for a device; its old one keeps working for the overlap, then is expired'
+            cand revoke 'Refuse a token (by id) or every token of a device, at once'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;token;help;issue'= {
+        }
+        &'mpt;gateway;token;help;list'= {
+        }
+        &'mpt;gateway;token;help;rotate'= {
+        }
+        &'mpt;gateway;token;help;revoke'= {
+        }
+        &'mpt;gateway;token;help;help'= {
+        }
+        &'mpt;gateway;audit'= {
+            cand --device 'Only this device''s records'
+            cand --since 'Only records since T: an RFC 3339 time or a duration back from now (e.g. 1h)'
+            cand --limit 'At most the N most recent records'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --denied 'Only refusals'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;audit;verify'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;audit;help'= {
+            cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;audit;help;verify'= {
+        }
+        &'mpt;gateway;audit;help;help'= {
+        }
+        &'mpt;gateway;help'= {
+            cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
+            cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+            cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;help;serve'= {
+        }
+        &'mpt;gateway;help;token'= {
+            cand issue 'A new token for a device the policy names: shown once, alone on stdout or into --out'
+            cand list 'Every token: id, device, state, created, last used, expiry (never a secret)'
+            cand rotate 'A new token for a device; its old one keeps working for the overlap, then is expired'
+            cand revoke 'Refuse a token (by id) or every token of a device, at once'
+        }
+        &'mpt;gateway;help;token;issue'= {
+        }
+        &'mpt;gateway;help;token;list'= {
+        }
+        &'mpt;gateway;help;token;rotate'= {
+        }
+        &'mpt;gateway;help;token;revoke'= {
+        }
+        &'mpt;gateway;help;audit'= {
+            cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
+        }
+        &'mpt;gateway;help;audit;verify'= {
+        }
+        &'mpt;gateway;help;help'= {
+        }
         &'mpt;completions'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -582,6 +779,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
             cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
             cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
+            cand gateway 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -654,6 +852,32 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;outbox;purge'= {
         }
         &'mpt;help;outbox;backfill'= {
+        }
+        &'mpt;help;gateway'= {
+            cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
+            cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+            cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
+        }
+        &'mpt;help;gateway;serve'= {
+        }
+        &'mpt;help;gateway;token'= {
+            cand issue 'A new token for a device the policy names: shown once, alone on stdout or into --out'
+            cand list 'Every token: id, device, state, created, last used, expiry (never a secret)'
+            cand rotate 'A new token for a device; its old one keeps working for the overlap, then is expired'
+            cand revoke 'Refuse a token (by id) or every token of a device, at once'
+        }
+        &'mpt;help;gateway;token;issue'= {
+        }
+        &'mpt;help;gateway;token;list'= {
+        }
+        &'mpt;help;gateway;token;rotate'= {
+        }
+        &'mpt;help;gateway;token;revoke'= {
+        }
+        &'mpt;help;gateway;audit'= {
+            cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
+        }
+        &'mpt;help;gateway;audit;verify'= {
         }
         &'mpt;help;completions'= {
         }

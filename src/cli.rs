@@ -71,6 +71,8 @@ pub enum Command {
     Feed(FeedArgs),
     /// The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops
     Outbox(OutboxArgs),
+    /// The primary host's front door: one token per device, roles, rate limits, a hash-chained audit
+    Gateway(GatewayArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Write man pages (one per subcommand) into DIR, or print mpt(1)
@@ -530,6 +532,120 @@ pub struct OutboxPurgeArgs {
     /// Settled longer ago than this (e.g. 7d, 12h, 0s)
     #[arg(long, value_name = "DURATION", default_value = "7d")]
     pub older_than: String,
+}
+
+const GATEWAY_AFTER: &str = "\
+State lives in MPT_GATEWAY_DIR (else $XDG_STATE_HOME/mpt/gateway): policy.json (written by you),
+tokens.json (hashes only, written by `mpt gateway token`), audit.jsonl and audit.head.json.
+A refused token is HTTP 401 {\"error\": \"malformed\"|\"unknown_token\"|\"expired\"|\"revoked\"}; a
+tools/call the role does not allow is a JSON-RPC error -32020 (HTTP 200); a route it does not
+allow is 403; past the device's rate, 429 with Retry-After.";
+
+#[derive(Debug, Args)]
+#[command(after_help = GATEWAY_AFTER)]
+pub struct GatewayArgs {
+    #[command(subcommand)]
+    pub command: GatewayCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayCommand {
+    /// Listen for devices and forward to mempalace serve what each device's role allows
+    Serve(GatewayServeArgs),
+    /// Issue, list, rotate and revoke device tokens (the only writers of tokens.json)
+    Token(GatewayTokenArgs),
+    /// Show the audit log (by device, denials, time); `verify` checks its hash chain
+    Audit(GatewayAuditArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The upstream token comes from MEMPALACE_MCP_HTTP_TOKEN or the 0600 file named by
+MPT_GATEWAY_UPSTREAM_TOKEN_FILE, never argv; an https:// upstream may add MPT_CA_FILE's CA.
+Runs until SIGTERM or SIGINT. The first stdout line says where it listens (one JSON Line under --json).")]
+pub struct GatewayServeArgs {
+    /// Where devices connect: IP:PORT (port 0 picks a free one)
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: std::net::SocketAddr,
+    /// The mempalace serve in front of which it stands, e.g. http://127.0.0.1:8765
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Serve TLS with this PEM certificate (chain)
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's PEM private key
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Allow a non-loopback listen without TLS, or a plain http:// upstream on another host
+    /// (when a tunnel already encrypts the link)
+    #[arg(long)]
+    pub allow_insecure: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GatewayTokenArgs {
+    #[command(subcommand)]
+    pub action: GatewayTokenAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayTokenAction {
+    /// A new token for a device the policy names: shown once, alone on stdout or into --out
+    Issue {
+        /// The device (a key of "devices" in policy.json)
+        device: String,
+        /// Refused after this long (e.g. 90d); without it the token never expires (doctor warns)
+        #[arg(long, value_name = "DURATION")]
+        expires: Option<String>,
+        /// Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Every token: id, device, state, created, last used, expiry (never a secret)
+    List,
+    /// A new token for a device; its old one keeps working for the overlap, then is expired
+    Rotate {
+        device: String,
+        /// How long the old token keeps working
+        #[arg(long, value_name = "DURATION", default_value = "24h")]
+        overlap: String,
+        /// The new token's lifetime (else the old one's, else none)
+        #[arg(long, value_name = "DURATION")]
+        expires: Option<String>,
+        /// Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Refuse a token (by id) or every token of a device, at once
+    Revoke {
+        /// A token id, or a device
+        #[arg(value_name = "ID|DEVICE")]
+        target: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct GatewayAuditArgs {
+    #[command(subcommand)]
+    pub action: Option<GatewayAuditAction>,
+    /// Only this device's records
+    #[arg(long, value_name = "DEVICE")]
+    pub device: Option<String>,
+    /// Only refusals
+    #[arg(long)]
+    pub denied: bool,
+    /// Only records since T: an RFC 3339 time or a duration back from now (e.g. 1h)
+    #[arg(long, value_name = "T")]
+    pub since: Option<String>,
+    /// At most the N most recent records
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayAuditAction {
+    /// Recompute the hash chain and check its head: exit 3 naming the first record that fails
+    Verify,
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod config;
 mod doctor;
 mod edge;
 pub(crate) mod feed;
+mod gateway;
 mod mailbox;
 mod man;
 mod outbox;
@@ -31,6 +32,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<Exit> {
         Command::Mailbox(args) => mailbox::run(ctx, args),
         Command::Feed(args) => feed::run(ctx, args),
         Command::Outbox(args) => outbox::run(ctx, args),
+        Command::Gateway(args) => gateway::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => man::run(ctx, args),
     }

@@ -1,0 +1,20 @@
+//! `mpt gateway [serve|token|audit]`: argument handling and printing for the gateway engine
+//! (`crate::gateway`); serving, tokens and the audit each have their own file.
+
+mod audit;
+mod serve;
+mod token;
+
+use crate::Ctx;
+use crate::cli::{GatewayArgs, GatewayCommand};
+use crate::error::{Exit, Result};
+use crate::gateway::StateDir;
+
+pub fn run(ctx: &Ctx, args: GatewayArgs) -> Result<Exit> {
+    let dir = StateDir::resolve(&ctx.env)?;
+    match args.command {
+        GatewayCommand::Serve(a) => serve::run(ctx, dir, a),
+        GatewayCommand::Token(a) => token::run(ctx, &dir, a.action),
+        GatewayCommand::Audit(a) => audit::run(ctx, &dir, a),
+    }
+}

@@ -1,0 +1,215 @@
+//! `mpt gateway token issue|list|rotate|revoke`: the secret shown once (alone on stdout, or into
+//! `--out`), never in `--json`; the list and revocations printed for people or as JSON.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::cli::GatewayTokenAction;
+use crate::error::{Exit, MptError, Result};
+use crate::gateway::StateDir;
+use crate::gateway::envfile::write_token_line;
+use crate::gateway::last_used::LastUsed;
+use crate::gateway::policy::Policy;
+use crate::gateway::tokens::edit::{Editor, Issued};
+use crate::gateway::tokens::{Entry, TokenFile};
+use crate::time::{now_unix, parse_duration};
+
+pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayTokenAction) -> Result<Exit> {
+    match action {
+        GatewayTokenAction::Issue {
+            device,
+            expires,
+            out,
+        } => {
+            let expires = expires.as_deref().map(parse_duration).transpose()?;
+            check_out(ctx, out.as_deref())?;
+            let policy = Policy::load(&dir.policy())?;
+            let mut ed = Editor::open(dir)?;
+            let issued = ed.issue(&policy, &device, expires, now_unix())?;
+            deliver(ctx, ed, issued, out.as_deref(), &[])
+        }
+        GatewayTokenAction::Rotate {
+            device,
+            overlap,
+            expires,
+            out,
+        } => {
+            let overlap = parse_duration(&overlap)?;
+            let expires = expires.as_deref().map(parse_duration).transpose()?;
+            check_out(ctx, out.as_deref())?;
+            let policy = Policy::load(&dir.policy())?;
+            let mut ed = Editor::open(dir)?;
+            let (issued, old) = ed.rotate(&policy, &device, overlap, expires, now_unix())?;
+            if old.is_empty() {
+                ctx.out.note(
+                    "note",
+                    &format!("{device} had no active token: this is its first"),
+                );
+            }
+            deliver(ctx, ed, issued, out.as_deref(), &old)
+        }
+        GatewayTokenAction::List => list(ctx, dir),
+        GatewayTokenAction::Revoke { target } => revoke(ctx, dir, &target),
+    }
+}
+
+/// Under `--json` stdout holds the document alone, so the secret needs `--out`.
+fn check_out(ctx: &Ctx, out: Option<&Path>) -> Result<()> {
+    if ctx.out.json && out.is_none() {
+        return Err(MptError::usage(
+            "with --json the token has nowhere to go: --json never carries the secret",
+        )
+        .with_hint("add --out FILE (the env file the device reads), or leave out --json"));
+    }
+    Ok(())
+}
+
+/// Writes `--out` (before the token exists in `tokens.json`: a refused file issues nothing),
+/// commits, then shows the secret once.
+fn deliver(
+    ctx: &Ctx,
+    ed: Editor,
+    issued: Issued,
+    out: Option<&Path>,
+    old: &[Entry],
+) -> Result<Exit> {
+    if let Some(path) = out {
+        write_token_line(path, &issued.token)?;
+    }
+    ed.commit()?;
+    let e = &issued.entry;
+    let expiry = e.expires.clone().unwrap_or_else(|| "never".into());
+    if e.expires.is_none() {
+        ctx.out.note(
+            "warning",
+            &format!(
+                "token {} never expires (`mpt doctor` warns about it); give --expires, e.g. 90d",
+                e.id
+            ),
+        );
+    }
+    for o in old {
+        ctx.out.note(
+            "note",
+            &format!(
+                "the old token {} keeps working until {}, then is refused as expired",
+                o.id,
+                o.expires.as_deref().unwrap_or("-")
+            ),
+        );
+    }
+    if out.is_none() && !ctx.out.json {
+        ctx.out.note(
+            "note",
+            &format!(
+                "token {} for {} (expires {expiry}); shown once: put it in the device's MEMPALACE_REMOTE_TOKEN",
+                e.id, e.device
+            ),
+        );
+        return ctx
+            .out
+            .write_raw(format!("{}\n", issued.token).as_bytes())
+            .map(|_| Exit::Ok);
+    }
+    let doc = json!({
+        "schema": crate::schema::GATEWAY_TOKEN,
+        "token_id": e.id,
+        "device": e.device,
+        "created": e.created,
+        "expires": e.expires,
+        "out": out.map(PathBuf::from),
+        "replaces": old.iter().map(|o| json!({"token_id": o.id, "works_until": o.expires})).collect::<Vec<_>>(),
+    });
+    ctx.out.emit(&doc, |w| {
+        writeln!(
+            w,
+            "token {} for {} written to {} as MEMPALACE_REMOTE_TOKEN (expires {expiry})",
+            e.id,
+            e.device,
+            out.map(Path::display)
+                .map(|d| d.to_string())
+                .unwrap_or_default()
+        )
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
+    let file = TokenFile::load(&dir.tokens())?;
+    let used = LastUsed::load(&dir.last_used());
+    let now = now_unix();
+    let rows: Vec<Value> = file
+        .tokens
+        .iter()
+        .map(|e| {
+            json!({
+                "id": e.id,
+                "device": e.device,
+                "state": e.state(now).as_str(),
+                "created": e.created,
+                "last_used": used.get(&e.id).map(crate::time::rfc3339),
+                "expires": e.expires,
+                "revoked": e.revoked,
+                "rotated_to": e.rotated_to,
+            })
+        })
+        .collect();
+    let doc = json!({"schema": crate::schema::GATEWAY_TOKEN_LIST, "tokens": rows});
+    ctx.out.emit(&doc, |w| {
+        if rows.is_empty() {
+            return writeln!(
+                w,
+                "no tokens yet: `mpt gateway token issue DEVICE` makes one"
+            );
+        }
+        writeln!(
+            w,
+            "{:<10}  {:<16}  {:<8}  {:<20}  {:<20}  EXPIRES",
+            "ID", "DEVICE", "STATE", "CREATED", "LAST USED"
+        )?;
+        for r in &rows {
+            let s = |k: &str| r[k].as_str().unwrap_or("-").to_string();
+            writeln!(
+                w,
+                "{:<10}  {:<16}  {:<8}  {:<20}  {:<20}  {}",
+                s("id"),
+                s("device"),
+                s("state"),
+                s("created"),
+                s("last_used"),
+                r["expires"].as_str().unwrap_or("never")
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
+
+fn revoke(ctx: &Ctx, dir: &StateDir, target: &str) -> Result<Exit> {
+    let mut ed = Editor::open(dir)?;
+    let done = ed.revoke(target, now_unix())?;
+    ed.commit()?;
+    let doc = json!({
+        "schema": crate::schema::GATEWAY_TOKEN_REVOKE,
+        "revoked": done.iter().map(|e| json!({"token_id": e.id, "device": e.device})).collect::<Vec<_>>(),
+    });
+    ctx.out.emit(&doc, |w| {
+        if done.is_empty() {
+            return writeln!(
+                w,
+                "nothing to revoke: {target}'s tokens were revoked already"
+            );
+        }
+        for e in &done {
+            writeln!(
+                w,
+                "revoked {} ({}): the running gateway refuses it from its next request",
+                e.id, e.device
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
