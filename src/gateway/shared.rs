@@ -85,6 +85,15 @@ impl Shared {
 
     /// Appends an audit record; its seq.
     pub fn audit(&self, e: &Event, durable: bool) -> std::io::Result<u64> {
+        crate::log_trace!(
+            "{} {} {} {} {} ({})",
+            e.stage,
+            e.device.as_deref().unwrap_or("-"),
+            e.route,
+            e.tool.as_deref().or(e.rpc.as_deref()).unwrap_or("-"),
+            if e.allowed { "allow" } else { "deny" },
+            e.rule
+        );
         let r = lock(&self.audit).append(e, durable);
         if let Err(err) = &r {
             log_warn!("the audit record could not be written: {err}");

@@ -24,9 +24,14 @@ const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop
 pub fn mint() -> std::io::Result<(String, String)> {
     let id = random_base62(ID_LEN)?;
     let secret = random_base62(SECRET_LEN)?;
-    let body = format!("{PREFIX}{id}_{secret}");
-    let token = format!("{body}{}", checksum(&body));
+    let token = assemble(&id, &secret);
     Ok((id, token))
+}
+
+/// The token of an id and a secret, its checksum computed.
+pub fn assemble(id: &str, secret: &str) -> String {
+    let body = format!("{PREFIX}{id}_{secret}");
+    format!("{body}{}", checksum(&body))
 }
 
 /// A new non-secret id alone (for a collision retry).

@@ -9,6 +9,7 @@ mod feed;
 mod fleet;
 mod fleet_log;
 mod full_disk;
+mod gateway;
 mod harnesses;
 mod human;
 mod mailbox;

@@ -1,6 +1,7 @@
 //! No token leaks by any road (issue 12, items 1–4): a URL carrying userinfo is refused and never
 //! shown; a primary that echoes the Authorization header is scrubbed from everything mpt prints or
-//! stores; the enqueue check covers every token this process knows; the child never inherits it.
+//! stores; the enqueue check covers every token this process knows; the child never inherits it;
+//! the gateway keeps device and upstream tokens apart and out of everything (`secrets/gateway.rs`).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -15,6 +16,9 @@ use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
 use crate::support::{TestEnv, json, stderr, stdout, venv_bin, wait_for};
+
+/// `mpt gateway`'s two secrets (issue 27).
+mod gateway;
 
 type Vars<'a> = [(&'a str, &'a str)];
 

@@ -2,7 +2,6 @@
 //! missing), `--read-only` refusals surfaced, a wrong path, and TLS with a self-signed CA.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use mpt::config::Secret;
@@ -147,83 +146,12 @@ async fn a_read_only_primary_refuses_writes_visibly() {
     assert!(m.hint.unwrap().contains("read-only"));
 }
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let o = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    assert!(
-        o.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-/// A throwaway CA and a leaf for 127.0.0.1 signed by it.
-fn make_certs(dir: &Path) {
-    std::fs::write(dir.join("leaf.ext"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n").unwrap();
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=mpt test CA",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "leaf.key",
-            "-out",
-            "leaf.csr",
-            "-subj",
-            "/CN=127.0.0.1",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "leaf.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "leaf.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "leaf.ext",
-        ],
-    );
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_with_a_self_signed_ca() {
     let env = TestEnv::new();
     let certs = env.path("certs");
     std::fs::create_dir_all(&certs).unwrap();
-    make_certs(&certs);
+    crate::support::certs::make_certs(&certs);
     let p = Primary::start(
         &env,
         &env.palace("primary"),

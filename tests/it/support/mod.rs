@@ -1,8 +1,10 @@
 //! Test support: the real-MemPalace testbed (venv + seeded model, provisioned on first use by
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
+pub mod certs;
 pub mod feed;
 pub mod fleet;
+pub mod gateway;
 pub mod harness;
 pub mod link;
 pub mod npm;

@@ -1,0 +1,56 @@
+//! `mpt gateway` (issue 27): a real `mpt gateway serve` on loopback in front of a real
+//! `mempalace serve`, each refusal, each role, tokens over their life, the audit chain, the modes.
+
+mod audit;
+mod modes;
+mod refusals;
+mod reload;
+mod roles;
+mod smuggling;
+mod streams;
+mod tokens;
+
+use serde_json::Value;
+
+use crate::support::gateway::{Reply, http};
+
+/// A refusal the gateway made itself: its own Server header, and nothing it was sent echoed.
+pub fn made_by_gateway(r: &Reply, sent: &[&str]) {
+    assert_eq!(
+        r.header("server"),
+        Some("mpt-gateway"),
+        "{}: {}",
+        r.status,
+        r.text()
+    );
+    for s in sent {
+        assert!(
+            !r.text().contains(s),
+            "the reply echoes {s:?}: {}",
+            r.text()
+        );
+    }
+}
+
+/// A JSON-RPC -32020 denial in an HTTP 200, with its data.
+pub fn denied(r: &Reply, device: &str, tool: &str, rule: &str) {
+    assert_eq!(r.status, 200, "{}", r.text());
+    made_by_gateway(r, &[]);
+    let v = r.json();
+    assert_eq!(v["error"]["code"], -32020, "{v}");
+    assert_eq!(
+        v["error"]["data"],
+        serde_json::json!({"device": device, "tool": tool, "rule": rule}),
+        "{v}"
+    );
+}
+
+/// The primary's answer for one tool, straight from it (not through the gateway).
+pub fn on_primary(p: &crate::support::Primary, tool: &str, args: Value) -> Value {
+    p.call(tool, args).unwrap()
+}
+
+/// `GET /healthz` of whatever listens on `port`.
+pub fn healthz(port: u16) -> Reply {
+    http(port, "GET", "/healthz", &[("host", b"127.0.0.1")], b"")
+}

@@ -1,0 +1,188 @@
+//! The modes: the state folder 0700 (a wider one tightened, with a note), tokens and audit 0600,
+//! the policy left as reviewed; `--out` files; plain HTTP off loopback refused; TLS served.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::gateway::{Gateway, issue, mpt, policy, primary_and_dir, write_policy};
+use crate::support::{TestEnv, json, stderr, stdout};
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn the_state_is_private_the_policy_stays_reviewable_and_out_files_are_guarded() {
+    let env = TestEnv::new();
+    let (p, dir) = primary_and_dir(&env, &policy(json!({"lap": {"role": "member"}})));
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        dir.join("policy.json"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let gw = Gateway::start(
+        &env,
+        &dir,
+        &format!("http://127.0.0.1:{}", p.port),
+        &[],
+        &[],
+    );
+    assert_eq!(mode(&dir), 0o700);
+    assert!(gw.stderr().contains("tightened to 0700"), "{}", gw.stderr());
+    assert_eq!(
+        mode(&dir.join("policy.json")),
+        0o644,
+        "the policy is meant to be read and committed"
+    );
+    issue(&env, &dir, "lap", &["--expires", "1d"]);
+    crate::support::gateway::get(gw.port, "not-a-token", "/whoami");
+    for f in ["tokens.json", "audit.jsonl", "audit.head.json"] {
+        assert_eq!(mode(&dir.join(f)), 0o600, "{f}");
+    }
+
+    let out = env.path("lap.env");
+    let o = mpt(
+        &env,
+        &dir,
+        &[
+            "gateway",
+            "token",
+            "issue",
+            "lap",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(mode(&out), 0o600);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("MEMPALACE_REMOTE_TOKEN=mptg_"), "{text}");
+    assert!(
+        !stdout(&o).contains("mptg_"),
+        "with --out, the secret is in the file only"
+    );
+    // One others can read is refused, and no token is issued for it.
+    let before = std::fs::read_to_string(dir.join("tokens.json")).unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let o = mpt(
+        &env,
+        &dir,
+        &[
+            "gateway",
+            "token",
+            "issue",
+            "lap",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("tokens.json")).unwrap(),
+        before
+    );
+    // --json never carries the secret, so it needs --out.
+    let o = mpt(&env, &dir, &["--json", "gateway", "token", "issue", "lap"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json(&o)["kind"], "usage");
+}
+
+#[test]
+fn plain_http_off_loopback_is_refused_unless_allowed() {
+    let env = TestEnv::new();
+    let dir = env.path("gateway");
+    write_policy(&dir, &policy(json!({"lap": {"role": "member"}})));
+    let serve = |args: &[&str]| {
+        let mut a = vec!["--json", "gateway", "serve"];
+        a.extend_from_slice(args);
+        let o = env
+            .mpt_command(&a)
+            .env("MPT_GATEWAY_DIR", &dir)
+            .output()
+            .unwrap();
+        (o.status.code(), json(&o))
+    };
+    let (code, v) = serve(&["--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:9"]);
+    assert_eq!(code, Some(4), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("TLS"), "{v}");
+    let (code, v) = serve(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "http://10.1.2.3:8765",
+    ]);
+    assert_eq!(code, Some(4), "{v}");
+    let (code, v) = serve(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "http://u:p@127.0.0.1:9",
+    ]);
+    assert_eq!(code, Some(2), "{v}");
+    assert!(!v.to_string().contains(":p@"), "{v}");
+    let (code, _) = serve(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "http://127.0.0.1:9",
+        "--tls-cert",
+        "/x.pem",
+    ]);
+    assert_eq!(code, Some(2), "--tls-cert needs --tls-key");
+    // Allowed, it starts (the upstream is reached only per request).
+    let gw = Gateway::start(
+        &env,
+        &dir,
+        "http://10.1.2.3:8765",
+        &["--allow-insecure"],
+        &[],
+    );
+    assert!(gw.url.starts_with("http://127.0.0.1:"));
+}
+
+#[test]
+fn tls_is_served_with_the_given_certificate() {
+    let env = TestEnv::new();
+    let certs = env.path("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    crate::support::certs::make_certs(&certs);
+    let (p, dir) = primary_and_dir(&env, &policy(json!({"lap": {"role": "member"}})));
+    let lap = issue(&env, &dir, "lap", &[]);
+    let gw = Gateway::start(
+        &env,
+        &dir,
+        &format!("http://127.0.0.1:{}", p.port),
+        &[
+            "--tls-cert",
+            certs.join("leaf.pem").to_str().unwrap(),
+            "--tls-key",
+            certs.join("leaf.key").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(gw.url.starts_with("https://127.0.0.1:"), "{}", gw.url);
+    use mpt::mcp::http::{HttpClient, HttpOptions};
+    let client = mpt::mcp::McpClient::Remote(
+        HttpClient::new(HttpOptions {
+            url: gw.mcp(),
+            token: Some(mpt::config::Secret::new(lap)),
+            ca_file: Some(certs.join("ca.pem")),
+            timeout: Some(Duration::from_secs(60)),
+            init_timeout: Some(Duration::from_secs(120)),
+            connect_timeout: Duration::from_secs(5),
+        })
+        .unwrap(),
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let stats = rt
+        .block_on(client.call_tool("mempalace_kg_stats", json!({}), mpt::mcp::Deadline::Default))
+        .unwrap();
+    assert!(stats.payload.get("triples").is_some(), "{}", stats.payload);
+}

@@ -1,0 +1,138 @@
+//! Each role through the real gateway to a real primary: the observer's filtered tools/list and
+//! pull routes; a member's writes land and its hook_settings and delete are refused; an admin's pass.
+
+use serde_json::{Value, json};
+
+use super::{denied, on_primary};
+use crate::support::TestEnv;
+use crate::support::gateway::{Gateway, call, get, issue, payload, policy, post, primary_and_dir};
+use mpt::palace::catalog::{self, Tier};
+
+fn tool_names(v: &Value) -> Vec<String> {
+    let mut names: Vec<String> = v["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn each_role_may_do_what_its_tier_allows_and_no_more() {
+    let env = TestEnv::new();
+    let (p, dir) = primary_and_dir(
+        &env,
+        &policy(
+            json!({"obs": {"role": "observer"}, "mem": {"role": "member"}, "adm": {"role": "admin"}}),
+        ),
+    );
+    let obs = issue(&env, &dir, "obs", &[]);
+    let mem = issue(&env, &dir, "mem", &[]);
+    let adm = issue(&env, &dir, "adm", &[]);
+    let gw = Gateway::start(
+        &env,
+        &dir,
+        &format!("http://127.0.0.1:{}", p.port),
+        &[],
+        &[],
+    );
+    let list = r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#;
+
+    // The observer sees exactly the observer tier: no writes, not follow_tunnels (it writes counts).
+    let r = post(gw.port, &obs, list);
+    assert_eq!(
+        r.header("server"),
+        Some("mpt-gateway"),
+        "the filtered list is the gateway's"
+    );
+    let mut expected: Vec<String> = catalog::all()
+        .iter()
+        .filter(|t| t.tier == Tier::Observer)
+        .map(|t| catalog::full_name(t.name))
+        .collect();
+    expected.sort();
+    let seen = tool_names(&r.json());
+    assert_eq!(seen, expected);
+    assert!(seen.contains(&"mempalace_search".to_string()));
+    assert!(!seen.contains(&"mempalace_follow_tunnels".to_string()));
+    assert_eq!(
+        tool_names(&post(gw.port, &adm, list).json()).len(),
+        46,
+        "an admin sees all but sync (refused without allow_sync)"
+    );
+    let member_sees = tool_names(&post(gw.port, &mem, list).json());
+    assert!(member_sees.contains(&"mempalace_add_drawer".to_string()));
+    assert!(!member_sees.contains(&"mempalace_delete_drawer".to_string()));
+
+    // Pull routes are an observer's; the estate is an admin's.
+    for route in ["/sync/version_vector", "/sync/ops?origin=x&after=0&limit=1"] {
+        assert_eq!(get(gw.port, &obs, route).status, 200, "{route}");
+    }
+    assert_eq!(get(gw.port, &mem, "/sync/peers").status, 403);
+    let status = get(gw.port, &adm, "/statusz");
+    assert_eq!(status.status, 200, "{}", status.text());
+    assert!(
+        status.text().contains("mpt:adm"),
+        "serve's client list names the device behind the gateway: {}",
+        status.text()
+    );
+
+    // A member writes; the drawer is on the primary.
+    let added = payload(&call(
+        gw.port,
+        &mem,
+        "mempalace_add_drawer",
+        json!({"wing": "wing_gw", "room": "r", "content": "written through the gateway"}),
+    ));
+    assert_eq!(added["success"], true, "{added}");
+    let id = added["drawer_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        on_primary(&p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
+        id
+    );
+    // ... but not the server's settings, nor a delete, nor sync.
+    let r = call(
+        gw.port,
+        &mem,
+        "mempalace_hook_settings",
+        json!({"silent_save": true}),
+    );
+    denied(&r, "mem", "mempalace_hook_settings", "needs:admin");
+    let r = call(
+        gw.port,
+        &mem,
+        "mempalace_delete_drawer",
+        json!({"drawer_id": id}),
+    );
+    denied(&r, "mem", "mempalace_delete_drawer", "needs:admin");
+    assert_eq!(
+        on_primary(&p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
+        id,
+        "still there"
+    );
+    let r = call(gw.port, &adm, "mempalace_sync", json!({}));
+    denied(&r, "adm", "mempalace_sync", "allow_sync:false");
+    let r = call(gw.port, &mem, "mempalace_brand_new_tool", json!({}));
+    denied(
+        &r,
+        "mem",
+        "mempalace_brand_new_tool",
+        "needs:admin (unknown tool)",
+    );
+
+    // The admin's delete passes and the drawer is gone from the primary.
+    let gone = payload(&call(
+        gw.port,
+        &adm,
+        "mempalace_delete_drawer",
+        json!({"drawer_id": id}),
+    ));
+    assert_eq!(gone["success"], true, "{gone}");
+    assert!(
+        p.call("mempalace_get_drawer", json!({"drawer_id": id}))
+            .is_err(),
+        "the drawer is gone from the primary"
+    );
+}
