@@ -54,7 +54,8 @@ false-positive\t'a frozen local archive on a remote machine'
 kg-path\t'one knowledge graph where every writer finds it'
 embedder\t'embedder identity, local and primary'
 writers\t'one writer per palace'
-outbox\t'writes that will not reach the primary'"
+outbox\t'writes that will not reach the primary'
+gateway\t'device tokens of this host\'s mpt gateway'"
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"

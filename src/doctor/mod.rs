@@ -3,6 +3,7 @@
 
 mod extension;
 mod fleet;
+mod gateway;
 mod graph;
 mod queue;
 mod remote_entry;
@@ -134,6 +135,11 @@ pub static CHECKS: &[CheckDef] = &[
         title: "writes that will not reach the primary",
         needs_config: true,
         run: |p| Box::pin(async { queue::check(p.inputs) }),
+    },
+    CheckDef {
+        id: "gateway",
+        title: "device tokens of this host's mpt gateway",
+        run: |p| Box::pin(async { gateway::check(p.inputs) }),
     },
 ];
 

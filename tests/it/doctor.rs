@@ -745,10 +745,10 @@ fn offline_skips_probes_and_an_unknown_check_is_a_usage_error() {
         .unwrap()
         .clone();
     assert_eq!(status(&transport), "skip");
-    assert_eq!(v["checks"].as_array().unwrap().len(), 9);
+    assert_eq!(v["checks"].as_array().unwrap().len(), 10);
     let o = env.mpt(&["doctor", "--offline"], &[]);
     assert!(
-        stdout(&o).lines().last().unwrap().starts_with("9 checks:"),
+        stdout(&o).lines().last().unwrap().starts_with("10 checks:"),
         "{}",
         stdout(&o)
     );

@@ -165,3 +165,44 @@ fn rotation_keeps_the_old_token_for_its_overlap_then_refuses_it_as_expired() {
     assert_eq!(whoami(gw.port, &new).0, 200, "the new one goes on");
     assert_eq!(state_of(&list(&env, &dir), &old_id), "expired");
 }
+
+#[test]
+fn doctor_warns_about_a_token_that_never_expires_until_it_is_rotated_with_an_expiry() {
+    let env = TestEnv::new();
+    let dir = env.path("gateway");
+    crate::support::gateway::write_policy(&dir, &policy(json!({"lap": {"role": "member"}})));
+    let doctor = || {
+        let o = mpt(
+            &env,
+            &dir,
+            &["--json", "doctor", "--offline", "--check", "gateway"],
+        );
+        json(&o)["checks"][0].clone()
+    };
+    assert_eq!(doctor()["status"], "skip", "no gateway here yet");
+    let o = mpt(&env, &dir, &["gateway", "token", "issue", "lap"]);
+    assert!(stderr(&o).contains("never expires"), "{}", stderr(&o));
+    let c = doctor();
+    assert_eq!(c["status"], "warn", "{c}");
+    assert!(
+        c["summary"].as_str().unwrap().contains("never expire"),
+        "{c}"
+    );
+    let o = mpt(
+        &env,
+        &dir,
+        &[
+            "gateway",
+            "token",
+            "rotate",
+            "lap",
+            "--expires",
+            "90d",
+            "--overlap",
+            "1h",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = doctor();
+    assert_eq!(c["status"], "ok", "{c}");
+}

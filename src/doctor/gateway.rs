@@ -1,0 +1,104 @@
+//! The `gateway` check, on a primary host running `mpt gateway`: device tokens that never expire
+//! or expire within a week, and a token file others can read. Reads `tokens.json` only (fast).
+
+use super::{Check, Inputs, Status};
+use crate::gateway::StateDir;
+use crate::gateway::state::mode;
+use crate::gateway::tokens::TokenFile;
+
+/// A live token closer than this to its expiry is worth rotating now.
+const SOON_S: i64 = 7 * 86_400;
+
+pub fn check(inputs: &Inputs) -> Check {
+    let dir = match StateDir::resolve(&inputs.env) {
+        Ok(d) => d,
+        Err(e) => return Check::new("gateway", Status::Skip, e.message),
+    };
+    let path = dir.tokens();
+    if !path.exists() {
+        return Check::new("gateway", Status::Skip, "no gateway tokens on this machine")
+            .evidence(format!("{} does not exist", path.display()));
+    }
+    let file = match TokenFile::load(&path) {
+        Ok(f) => f,
+        Err(e) => {
+            return Check::new(
+                "gateway",
+                Status::Fail,
+                format!("the gateway's tokens do not load: {}", e.message),
+            )
+            .fix(e.hint.unwrap_or_default());
+        }
+    };
+    let now = crate::time::now_unix();
+    let live: Vec<_> = file
+        .tokens
+        .iter()
+        .filter(|e| e.state(now).works())
+        .collect();
+    let forever: Vec<String> = live
+        .iter()
+        .filter(|e| e.expires.is_none())
+        .map(|e| format!("{} ({})", e.id, e.device))
+        .collect();
+    let soon: Vec<String> = live
+        .iter()
+        .filter(|e| e.rotated_to.is_none() && e.expires_at().is_some_and(|t| t - now < SOON_S))
+        .map(|e| {
+            format!(
+                "{} ({}) expires {}",
+                e.id,
+                e.device,
+                e.expires.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    let loose = mode(&path).filter(|m| m & 0o077 != 0);
+    let evidence = format!(
+        "{} ({} live of {})",
+        path.display(),
+        live.len(),
+        file.tokens.len()
+    );
+    if let Some(m) = loose {
+        return Check::new(
+            "gateway",
+            Status::Warn,
+            format!("tokens.json is mode {m:04o}: others on this host can read which devices hold tokens"),
+        )
+        .evidence(evidence)
+        .fix(format!("chmod 600 {}", path.display()));
+    }
+    if !forever.is_empty() {
+        return Check::new(
+            "gateway",
+            Status::Warn,
+            format!(
+                "{} device token(s) never expire: a lost device keeps its access until someone revokes it",
+                forever.len()
+            ),
+        )
+        .evidence(evidence)
+        .evidence(forever.join(", "))
+        .fix("mpt gateway token rotate DEVICE --expires 90d  # the old token lives out --overlap, then stops");
+    }
+    if !soon.is_empty() {
+        return Check::new(
+            "gateway",
+            Status::Warn,
+            format!("{} device token(s) expire within a week: those devices will be refused", soon.len()),
+        )
+        .evidence(evidence)
+        .evidence(soon.join("; "))
+        .fix("mpt gateway token rotate DEVICE  # then give the device the new MEMPALACE_REMOTE_TOKEN");
+    }
+    Check::new(
+        "gateway",
+        Status::Ok,
+        format!(
+            "{} live device token(s), each with an expiry more than a week away",
+            live.len()
+        ),
+    )
+    .evidence(evidence)
+}
