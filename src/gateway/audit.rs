@@ -184,9 +184,17 @@ impl AuditLog {
         let body = serde_json::to_string(&rec).map_err(io::Error::other)?;
         let (mut line, hash) = chain::seal(&self.head, &body);
         line.push('\n');
-        self.file.write_all(line.as_bytes())?;
-        if durable {
-            self.file.sync_data()?;
+        let written = self.file.write_all(line.as_bytes()).and_then(|()| {
+            if durable {
+                self.file.sync_data()
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = written {
+            // A full disk may take half a line: cut it, so the chain stays whole.
+            let _ = self.file.set_len(self.size);
+            return Err(e);
         }
         self.size += line.len() as u64;
         self.head = hash;

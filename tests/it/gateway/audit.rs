@@ -235,3 +235,53 @@ fn the_audit_rotates_by_size_and_the_chain_carries_across() {
     let (code, v) = verify(&env, &dir);
     assert_eq!((code, v["last_seq"].clone()), (Some(0), json!(14)), "{v}");
 }
+
+#[test]
+fn a_write_whose_record_cannot_be_written_is_refused_and_reads_go_on() {
+    let env = TestEnv::new();
+    let (p, dir) = primary_and_dir(&env, &policy(json!({"mem": {"role": "member"}})));
+    let mem = issue(&env, &dir, "mem", &[]);
+    // Every file the gateway writes stops growing at 3000 bytes, as on a full disk.
+    let gw = crate::support::gateway::Gateway::start_limited(
+        &env,
+        &dir,
+        &format!("http://127.0.0.1:{}", p.port),
+        &[],
+        &[],
+        Some(3000),
+    );
+    let ping = r#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#;
+    let mut pings = 0;
+    while !gw.stderr().contains("could not be written") {
+        assert_eq!(
+            post(gw.port, &mem, ping).status,
+            200,
+            "a read passes, recorded or not"
+        );
+        pings += 1;
+        assert!(pings < 50, "the audit never filled: {}", gw.stderr());
+    }
+    let r = call(
+        gw.port,
+        &mem,
+        "mempalace_add_drawer",
+        json!({"wing": "wing_unaudited", "room": "r", "content": "must not land"}),
+    );
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert_eq!(r.json(), json!({"error": "audit_unavailable"}));
+    assert!(r.header("retry-after").is_some());
+    match p.call("mempalace_list_wings", json!({})) {
+        Err(_) => {}
+        Ok(v) => assert!(v["wings"].get("wing_unaudited").is_none(), "{v}"),
+    }
+    let stats =
+        crate::support::gateway::payload(&call(gw.port, &mem, "mempalace_kg_stats", json!({})));
+    assert!(stats.get("triples").is_some(), "reads go on: {stats}");
+    drop(gw);
+    let (code, v) = verify(&env, &dir);
+    assert_eq!(
+        code,
+        Some(0),
+        "a record cut short is rolled back, the chain stays whole: {v}"
+    );
+}

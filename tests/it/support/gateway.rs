@@ -84,6 +84,19 @@ impl Gateway {
         args: &[&str],
         extra_env: &[(&str, &str)],
     ) -> Gateway {
+        Gateway::start_limited(env, dir, upstream, args, extra_env, None)
+    }
+
+    /// [`Gateway::start`] with every file it writes limited to `fsize` bytes (RLIMIT_FSIZE, as
+    /// `full_disk.rs` does): past it a write fails as on a full disk.
+    pub fn start_limited(
+        env: &TestEnv,
+        dir: &Path,
+        upstream: &str,
+        args: &[&str],
+        extra_env: &[(&str, &str)],
+        fsize: Option<u64>,
+    ) -> Gateway {
         let log = env.path(&format!("gateway-{}.log", rand_suffix()));
         let mut cmd = env.mpt_command(&[
             "-v",
@@ -103,6 +116,22 @@ impl Gateway {
             .stderr(Stdio::from(std::fs::File::create(&log).unwrap()));
         for (k, v) in extra_env {
             cmd.env(k, v);
+        }
+        if let Some(limit) = fsize {
+            use std::os::unix::process::CommandExt;
+            unsafe {
+                cmd.pre_exec(move || {
+                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                    let lim = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: libc::RLIM_INFINITY,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
         }
         let mut child = cmd.spawn().unwrap();
         let mut line = String::new();
