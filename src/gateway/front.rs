@@ -1,5 +1,5 @@
-//! The front door: the listener (plain or TLS), HTTP/1.1 by hyper with a header read timeout,
-//! each connection served on its own task, at most `MAX_CONNECTIONS` at once.
+//! The front door: the listener (plain or TLS), HTTP/1.1 by hyper with a header read timeout and
+//! one request per connection, each served on its own task, at most `MAX_CONNECTIONS` at once.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -85,7 +85,10 @@ where
         let shared = Arc::clone(&shared);
         async move { Ok::<_, std::convert::Infallible>(super::handler::handle(shared, peer, req).await) }
     });
+    // One request per connection, as `serve` does (`Connection: close`): a client's pooled
+    // connection can then never meet the header timeout of an idle one mid-request.
     let served = http1::Builder::new()
+        .keep_alive(false)
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .max_buf_size(MAX_HEAD)

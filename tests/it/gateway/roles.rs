@@ -66,6 +66,35 @@ fn each_role_may_do_what_its_tier_allows_and_no_more() {
     assert!(member_sees.contains(&"mempalace_add_drawer".to_string()));
     assert!(!member_sees.contains(&"mempalace_delete_drawer".to_string()));
 
+    // mpt's own client reaches the primary through the gateway with a device token.
+    let via = [
+        ("MEMPALACE_REMOTE_URL", gw.mcp()),
+        ("MEMPALACE_REMOTE_TOKEN", obs.clone()),
+    ];
+    let via: Vec<(&str, &str)> = via.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let o = env.mpt(&["--json", "call", "kg_stats"], &via);
+    assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    assert!(crate::support::json(&o)["payload"].get("triples").is_some());
+    let o = env.mpt(
+        &[
+            "--json",
+            "call",
+            "add_drawer",
+            r#"{"wing": "w", "room": "r", "content": "c"}"#,
+        ],
+        &via,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a denial is a JSON-RPC error to the client"
+    );
+    assert!(
+        crate::support::stdout(&o).contains("-32020"),
+        "{}",
+        crate::support::stdout(&o)
+    );
+
     // Pull routes are an observer's; the estate is an admin's.
     for route in ["/sync/version_vector", "/sync/ops?origin=x&after=0&limit=1"] {
         assert_eq!(get(gw.port, &obs, route).status, 200, "{route}");
