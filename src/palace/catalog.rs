@@ -56,27 +56,33 @@ pub enum ReadKind {
     PrimaryFirst,
 }
 
-/// How a replay after an ambiguous send is made safe (`outbox::replay::strategy` refines the
-/// two that depend on the arguments).
+/// How a replay after an ambiguous send is made safe (contract §1): the row names the class a
+/// tool's call takes at its strictest; `outbox::replay::strategy` relaxes the two that depend on
+/// the arguments (a kg_add of an open fact, a checkpoint without a diary: idempotent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Replay {
-    /// The server dedupes a replay itself.
+    /// The server dedupes a replay itself: content-addressed drawers, the open-triple guard,
+    /// canonical tunnel ids, settings set to the same values.
     Idempotent,
-    /// kg_add: idempotent for an open fact, checked with kg_query for an ended one (`valid_to`).
-    KgAdd,
-    /// `metadata.mpt_op_id`, found with event_list.
+    /// kg_add of an already-ended fact (`valid_to` given): the open-triple guard does not apply
+    /// and a replay adds a second historical triple. Checked with kg_query.
+    KgHistorical,
+    /// event_append, patch_submit: `metadata.mpt_op_id`, found with event_list.
     EventKey,
-    /// An `event.ack` by that agent of that event.
+    /// event_ack: an `event.ack` by that agent with `metadata.ack_of` = the event, same status and body.
     Ack,
-    /// A `task.request` by that agent with the same goal.
+    /// task_create: a `task.request` by that agent with the same goal, done, branch and commit.
     Task,
-    /// The exact diary text, found with diary_read.
+    /// diary_write: diary_read, the exact text under the same topic.
     Diary,
-    /// The checkpoint's diary is checked (idempotent without one).
+    /// checkpoint with a diary: the diary is checked; if it is there, only the items are
+    /// replayed (they dedupe server-side by similarity and content-addressed ids).
     Checkpoint,
-    /// Nothing can be checked; a replay's duplicate is unreachable.
+    /// artifact_put: no tool lists artifacts, so nothing can be checked; a replay's duplicate
+    /// is an orphan no tool or event can reach (artifacts are found only by the id a reply
+    /// returns, and only the landed reply's id is recorded). Resent, stamped with the op key.
     Orphan,
-    /// An operator decides.
+    /// A tool mpt does not know: an ambiguous send fails the op; an operator decides.
     Unverifiable,
 }
 

@@ -96,19 +96,10 @@ struct EchoPrimary {
 
 impl EchoPrimary {
     fn start() -> EchoPrimary {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let listener = rt
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let port = listener.local_addr().unwrap().port();
         let app = Router::new()
             .route("/{mode}/mcp", post(echo))
             .route("/{mode}/healthz", get(echo_health));
-        rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let (port, rt) = crate::support::serve_app(app);
         EchoPrimary { port, _rt: rt }
     }
 

@@ -12,7 +12,7 @@ use check::text;
 pub use check::{check, task_body};
 
 use super::Op;
-use crate::palace::catalog::{self, Replay};
+use crate::palace::catalog;
 
 /// The key stamped into `metadata` of the tools that declare it (event_append, patch_submit,
 /// artifact_put) and looked for after an ambiguous send.
@@ -25,49 +25,19 @@ pub(super) const PAGE: usize = 500;
 /// Pages scanned before a check gives up as unverifiable (50,000 events in the window).
 pub(super) const MAX_PAGES: usize = 100;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// The server dedupes a replay itself: content-addressed drawers, the open-triple guard,
-    /// canonical tunnel ids, settings set to the same values.
-    Idempotent,
-    /// kg_add of an already-ended fact (`valid_to` given): the open-triple guard does not apply
-    /// and a replay adds a second historical triple. Checked with kg_query.
-    KgHistorical,
-    /// event_append, patch_submit: `metadata.mpt_op_id`, found with event_list.
-    EventKey,
-    /// event_ack: an `event.ack` by that agent with `metadata.ack_of` = the event, same status and body.
-    Ack,
-    /// task_create: a `task.request` by that agent with the same goal, done, branch and commit.
-    Task,
-    /// diary_write: diary_read, the exact text under the same topic.
-    Diary,
-    /// checkpoint with a diary: the diary is checked; if it is there, only the items are
-    /// replayed (they dedupe server-side by similarity and content-addressed ids).
-    Checkpoint,
-    /// artifact_put: no tool lists artifacts, so nothing can be checked; a replay's duplicate
-    /// is an orphan no tool or event can reach (artifacts are found only by the id a reply
-    /// returns, and only the landed reply's id is recorded). Resent, stamped with the op key.
-    Orphan,
-    /// A tool mpt does not know: an ambiguous send fails the op; an operator decides.
-    Unverifiable,
-}
+/// A tool's replay class, settled for one op's arguments (the catalog's `Replay`).
+pub use crate::palace::catalog::Replay as Strategy;
 
 /// The catalog's replay class for `tool`, settled against this op's arguments.
 pub fn strategy(tool: &str, payload: &Value) -> Strategy {
     match catalog::tool(tool).replay {
-        Replay::Idempotent => Strategy::Idempotent,
-        Replay::KgAdd if text(payload, "valid_to").is_some() => Strategy::KgHistorical,
-        Replay::KgAdd => Strategy::Idempotent,
-        Replay::EventKey => Strategy::EventKey,
-        Replay::Ack => Strategy::Ack,
-        Replay::Task => Strategy::Task,
-        Replay::Diary => Strategy::Diary,
-        Replay::Checkpoint if payload.get("diary").is_some_and(Value::is_object) => {
-            Strategy::Checkpoint
+        // An open fact dedupes on the server (the open-triple guard).
+        Strategy::KgHistorical if text(payload, "valid_to").is_none() => Strategy::Idempotent,
+        // Without a diary the items dedupe on the server.
+        Strategy::Checkpoint if !payload.get("diary").is_some_and(Value::is_object) => {
+            Strategy::Idempotent
         }
-        Replay::Checkpoint => Strategy::Idempotent,
-        Replay::Orphan => Strategy::Orphan,
-        Replay::Unverifiable => Strategy::Unverifiable,
+        strictest => strictest,
     }
 }
 

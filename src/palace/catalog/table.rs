@@ -115,7 +115,7 @@ pub(super) const TOOLS: &[Tool] = &[
     read("get_taxonomy").merged(ReadKind::Counts),
     read("get_aaak_spec"),
     read("kg_query"),
-    kg_write("kg_add", Replay::KgAdd),
+    kg_write("kg_add", Replay::KgHistorical),
     kg_write("kg_invalidate", Replay::Idempotent),
     kg_write("kg_supersede", Replay::Idempotent),
     read("kg_timeline"),

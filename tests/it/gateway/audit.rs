@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::support::gateway::{Gateway, call, issue, mpt, policy, post, primary_and_dir};
+use crate::support::gateway::{Gateway, Setup, call, issue, mpt, policy, post, primary_and_dir};
 use crate::support::{TestEnv, json, stderr, stdout};
 
 fn verify(env: &TestEnv, dir: &Path) -> (Option<i32>, Value) {
@@ -34,42 +34,31 @@ fn edit_line(path: &Path, n: usize, edit: impl Fn(&str) -> String) {
 
 #[test]
 fn audit_verify_names_the_first_record_that_was_changed() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(
-        &env,
-        &policy(json!({"obs": {"role": "observer"}, "mem": {"role": "member"}})),
-    );
-    let obs = issue(&env, &dir, "obs", &[]);
-    let mem = issue(&env, &dir, "mem", &[]);
-    let mut gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let mut s = Setup::new(json!({"obs": {"role": "observer"}, "mem": {"role": "member"}}));
+    let (obs, mem, port) = (s.token("obs"), s.token("mem"), s.gw.port);
     let secret_content = "content-never-in-the-audit-91f3";
     call(
-        gw.port,
+        port,
         &obs,
         "mempalace_add_drawer",
         json!({"wing": "wing_a", "room": "r", "content": secret_content}),
     );
     call(
-        gw.port,
+        port,
         &mem,
         "mempalace_add_drawer",
         json!({"wing": "wing_a", "room": "r", "content": secret_content}),
     );
-    call(gw.port, &obs, "mempalace_kg_stats", json!({}));
+    call(port, &obs, "mempalace_kg_stats", json!({}));
     post(
-        gw.port,
+        port,
         "mptg_not_a_token",
         r#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#,
     );
-    gw.stop();
+    s.gw.stop();
+    let (env, p, dir) = (&s.env, &s.p, &s.dir);
 
-    let all = audit(&env, &dir, &[]);
+    let all = audit(env, dir, &[]);
     let stages: Vec<(&str, &str, &str)> = all
         .iter()
         .map(|r| {
@@ -100,7 +89,7 @@ fn audit_verify_names_the_first_record_that_was_changed() {
     assert_eq!(all[2]["upstream_status"], 200);
     assert!(all[2]["latency_ms"].as_u64().is_some() && all[2]["bytes_out"].as_u64().unwrap() > 0);
     assert_eq!(all[5]["rule"], "auth:malformed");
-    for f in std::fs::read_dir(&dir).unwrap().flatten() {
+    for f in std::fs::read_dir(dir).unwrap().flatten() {
         let text = std::fs::read_to_string(f.path()).unwrap_or_default();
         assert!(
             !text.contains(secret_content),
@@ -108,19 +97,19 @@ fn audit_verify_names_the_first_record_that_was_changed() {
             f.path().display()
         );
     }
-    let denied = audit(&env, &dir, &["--device", "obs", "--denied"]);
+    let denied = audit(env, dir, &["--device", "obs", "--denied"]);
     assert_eq!(denied.len(), 1);
     assert_eq!(denied[0]["tool"], "mempalace_add_drawer");
-    assert_eq!(audit(&env, &dir, &["--since", "1h"]).len(), 6);
-    assert!(audit(&env, &dir, &["--since", "2999-01-01T00:00:00Z"]).is_empty());
+    assert_eq!(audit(env, dir, &["--since", "1h"]).len(), 6);
+    assert!(audit(env, dir, &["--since", "2999-01-01T00:00:00Z"]).is_empty());
     assert_eq!(
-        mpt(&env, &dir, &["gateway", "audit", "--since", "lately"])
+        mpt(env, dir, &["gateway", "audit", "--since", "lately"])
             .status
             .code(),
         Some(2)
     );
 
-    let (code, v) = verify(&env, &dir);
+    let (code, v) = verify(env, dir);
     assert_eq!(code, Some(0), "{v}");
     assert_eq!(
         (v["ok"].clone(), v["records"].clone()),
@@ -132,18 +121,18 @@ fn audit_verify_names_the_first_record_that_was_changed() {
 
     // A middle record edited: it is the one named.
     edit_line(&log, 3, |l| l.replace("\"mem\"", "\"obs\""));
-    let (code, v) = verify(&env, &dir);
+    let (code, v) = verify(env, dir);
     assert_eq!(code, Some(3), "{v}");
     assert_eq!(v["bad"]["seq"], 3, "{v}");
     assert_eq!(v["bad"]["line"], 3);
-    let human = mpt(&env, &dir, &["gateway", "audit", "verify"]);
+    let human = mpt(env, dir, &["gateway", "audit", "verify"]);
     assert_eq!(human.status.code(), Some(3));
     assert!(stdout(&human).contains("record 3"), "{}", stdout(&human));
     restore();
 
     // The last record edited, its hash left: caught by its own hash.
     edit_line(&log, 6, |l| l.replace("auth:malformed", "auth:fine"));
-    assert_eq!(verify(&env, &dir).1["bad"]["seq"], 6);
+    assert_eq!(verify(env, dir).1["bad"]["seq"], 6);
     restore();
     // The last record edited and its hash recomputed: caught by the head checkpoint.
     edit_line(&log, 6, |l| {
@@ -157,7 +146,7 @@ fn audit_verify_names_the_first_record_that_was_changed() {
         let hash: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
         format!("{},\"hash\":\"{hash}\"}}", &body[..body.len() - 1])
     });
-    let (code, v) = verify(&env, &dir);
+    let (code, v) = verify(env, dir);
     assert_eq!(code, Some(3), "{v}");
     assert_eq!(v["bad"]["seq"], 6);
     assert!(
@@ -172,7 +161,7 @@ fn audit_verify_names_the_first_record_that_was_changed() {
     let text = String::from_utf8(pristine.clone()).unwrap();
     let kept: Vec<&str> = text.lines().take(5).collect();
     std::fs::write(&log, kept.join("\n") + "\n").unwrap();
-    let (code, v) = verify(&env, &dir);
+    let (code, v) = verify(env, dir);
     assert_eq!(code, Some(3), "{v}");
     assert_eq!(v["bad"]["seq"], 6, "{v}");
     // A gateway does not start on a log that was cut: nothing would pass unaudited.
@@ -183,14 +172,14 @@ fn audit_verify_names_the_first_record_that_was_changed() {
             "--listen",
             "127.0.0.1:0",
             "--upstream",
-            &format!("http://127.0.0.1:{}", p.port),
+            &p.base_url(),
         ])
-        .env("MPT_GATEWAY_DIR", &dir)
+        .env("MPT_GATEWAY_DIR", dir)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     restore();
-    assert_eq!(verify(&env, &dir).0, Some(0));
+    assert_eq!(verify(env, dir).0, Some(0));
 }
 
 #[test]
@@ -198,7 +187,7 @@ fn the_audit_rotates_by_size_and_the_chain_carries_across() {
     let env = TestEnv::new();
     let (p, dir) = primary_and_dir(&env, &policy(json!({"obs": {"role": "observer"}})));
     let obs = issue(&env, &dir, "obs", &[]);
-    let upstream = format!("http://127.0.0.1:{}", p.port);
+    let upstream = p.base_url();
     let mut gw = Gateway::start(
         &env,
         &dir,
@@ -245,7 +234,7 @@ fn a_write_whose_record_cannot_be_written_is_refused_and_reads_go_on() {
     let gw = crate::support::gateway::Gateway::start_limited(
         &env,
         &dir,
-        &format!("http://127.0.0.1:{}", p.port),
+        &p.base_url(),
         &[],
         &[],
         Some(3000),

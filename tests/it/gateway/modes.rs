@@ -45,18 +45,21 @@ fn the_state_is_private_the_policy_stays_reviewable_and_out_files_are_guarded() 
     }
 
     let out = env.path("lap.env");
-    let o = mpt(
-        &env,
-        &dir,
-        &[
-            "gateway",
-            "token",
-            "issue",
-            "lap",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let issue_out = || {
+        mpt(
+            &env,
+            &dir,
+            &[
+                "gateway",
+                "token",
+                "issue",
+                "lap",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    let o = issue_out();
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(mode(&out), 0o600);
     let text = std::fs::read_to_string(&out).unwrap();
@@ -68,18 +71,7 @@ fn the_state_is_private_the_policy_stays_reviewable_and_out_files_are_guarded() 
     // One others can read is refused, and no token is issued for it.
     let before = std::fs::read_to_string(dir.join("tokens.json")).unwrap();
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let o = mpt(
-        &env,
-        &dir,
-        &[
-            "gateway",
-            "token",
-            "issue",
-            "lap",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let o = issue_out();
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(dir.join("tokens.json")).unwrap(),

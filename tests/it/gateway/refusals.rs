@@ -9,9 +9,9 @@ use serde_json::json;
 
 use super::{denied, healthz, made_by_gateway};
 use crate::support::gateway::{
-    Gateway, Reply, call, get, http, issue, mpt, policy, post, primary_and_dir, write_policy,
+    Reply, Setup, call, get, http, issue, mpt, policy, post, write_policy,
 };
-use crate::support::{TestEnv, wait_for};
+use crate::support::wait_for;
 
 fn unauthorized(r: &Reply, why: &str, sent: &[&str]) {
     assert_eq!(r.status, 401, "{why}: {}", r.text());
@@ -25,28 +25,19 @@ fn unauthorized(r: &Reply, why: &str, sent: &[&str]) {
 
 #[test]
 fn each_refusal_has_its_status_and_body_and_echoes_nothing() {
-    let env = TestEnv::new();
     let devices = json!({
         "obs": {"role": "observer"},
         "gone": {"role": "member"},
         "slow": {"role": "member", "rate": {"per_s": 0.001, "burst": 1}},
     });
-    let (p, dir) = primary_and_dir(&env, &policy(devices.clone()));
-    let obs = issue(&env, &dir, "obs", &[]);
-    let gone = issue(&env, &dir, "gone", &[]);
-    let slow = issue(&env, &dir, "slow", &[]);
-    let short = issue(&env, &dir, "obs", &["--expires", "1s"]);
+    let s = Setup::new(devices.clone());
+    let (env, dir, gw) = (&s.env, &s.dir, &s.gw);
+    let (obs, gone, slow) = (s.token("obs"), s.token("gone"), s.token("slow"));
+    let short = issue(env, dir, "obs", &["--expires", "1s"]);
     // A well-formed token another gateway issued: unknown here.
     let elsewhere = env.path("elsewhere");
     write_policy(&elsewhere, &policy(devices));
-    let foreign = issue(&env, &elsewhere, "obs", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let foreign = issue(env, &elsewhere, "obs", &[]);
 
     let r = healthz(gw.port);
     assert_eq!((r.status, r.text().as_str()), (200, "ok\n"));
@@ -97,7 +88,7 @@ fn each_refusal_has_its_status_and_body_and_echoes_nothing() {
     );
     unauthorized(&post(gw.port, &short, &body), "expired", &[&short]);
     assert_eq!(post(gw.port, &gone, &body).status, 200);
-    let o = mpt(&env, &dir, &["gateway", "token", "revoke", "gone"]);
+    let o = mpt(env, dir, &["gateway", "token", "revoke", "gone"]);
     assert!(o.status.success());
     unauthorized(&post(gw.port, &gone, &body), "revoked", &[&gone]);
 
@@ -161,21 +152,14 @@ fn each_refusal_has_its_status_and_body_and_echoes_nothing() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["result"], json!({}));
-    let _ = p;
 }
 
 #[test]
 fn a_body_past_16_mib_and_a_head_that_never_ends_are_cut_off() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(&env, &policy(json!({"obs": {"role": "observer"}})));
-    let obs = issue(&env, &dir, "obs", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let s = Setup::new(json!({"obs": {"role": "observer"}}));
+    let gw = &s.gw;
+    let obs = s.token("obs");
+
     // Announced past the cap: answered before a byte of it is read.
     let mut s = TcpStream::connect(("127.0.0.1", gw.port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();

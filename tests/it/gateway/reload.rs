@@ -4,23 +4,15 @@
 use serde_json::json;
 
 use super::denied;
-use crate::support::gateway::{
-    Gateway, call, issue, payload, policy, primary_and_dir, write_policy, write_text,
-};
-use crate::support::{TestEnv, wait_for};
+use crate::support::gateway::{Setup, call, payload, policy, write_policy, write_text};
+use crate::support::wait_for;
 
 #[test]
 fn the_policy_is_followed_live_and_a_broken_one_keeps_the_last_good_loudly() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(&env, &policy(json!({"lap": {"role": "observer"}})));
-    let lap = issue(&env, &dir, "lap", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let s = Setup::new(json!({"lap": {"role": "observer"}}));
+    let (dir, gw) = (&s.dir, &s.gw);
+    let lap = s.token("lap");
+
     let add = || {
         call(
             gw.port,
@@ -31,7 +23,7 @@ fn the_policy_is_followed_live_and_a_broken_one_keeps_the_last_good_loudly() {
     };
     denied(&add(), "lap", "mempalace_add_drawer", "needs:member");
 
-    write_policy(&dir, &policy(json!({"lap": {"role": "member"}})));
+    write_policy(dir, &policy(json!({"lap": {"role": "member"}})));
     assert_eq!(
         payload(&add())["success"],
         true,
@@ -46,7 +38,7 @@ fn the_policy_is_followed_live_and_a_broken_one_keeps_the_last_good_loudly() {
     );
     let mut unknown = policy(json!({"lap": {"role": "observer"}}));
     unknown["tests"] = json!([]);
-    write_policy(&dir, &unknown);
+    write_policy(dir, &unknown);
     assert_eq!(
         payload(&add())["success"],
         true,
@@ -64,7 +56,7 @@ fn the_policy_is_followed_live_and_a_broken_one_keeps_the_last_good_loudly() {
     assert!(gw.stderr().contains("unknown field"), "{}", gw.stderr());
 
     write_policy(
-        &dir,
+        dir,
         &policy(
             json!({"lap": {"role": "observer"}, "desk": {"role": "admin", "wings": {"write": ["wing_desk*"]}}}),
         ),

@@ -4,8 +4,7 @@
 use serde_json::{Value, json};
 
 use super::{denied, on_primary};
-use crate::support::TestEnv;
-use crate::support::gateway::{Gateway, call, get, issue, payload, policy, post, primary_and_dir};
+use crate::support::gateway::{Setup, call, get, payload, post};
 use mpt::palace::catalog::{self, Tier};
 
 fn tool_names(v: &Value) -> Vec<String> {
@@ -21,23 +20,14 @@ fn tool_names(v: &Value) -> Vec<String> {
 
 #[test]
 fn each_role_may_do_what_its_tier_allows_and_no_more() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(
-        &env,
-        &policy(
-            json!({"obs": {"role": "observer"}, "mem": {"role": "member"}, "adm": {"role": "admin"}}),
-        ),
+    let s = Setup::new(
+        json!({"obs": {"role": "observer"}, "mem": {"role": "member"}, "adm": {"role": "admin"}}),
     );
-    let obs = issue(&env, &dir, "obs", &[]);
-    let mem = issue(&env, &dir, "mem", &[]);
-    let adm = issue(&env, &dir, "adm", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let (env, p, _dir, gw) = (&s.env, &s.p, &s.dir, &s.gw);
+    let obs = s.token("obs");
+    let mem = s.token("mem");
+    let adm = s.token("adm");
+
     let list = r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#;
 
     // The observer sees exactly the observer tier: no writes, not follow_tunnels (it writes counts).
@@ -118,7 +108,7 @@ fn each_role_may_do_what_its_tier_allows_and_no_more() {
     assert_eq!(added["success"], true, "{added}");
     let id = added["drawer_id"].as_str().unwrap().to_string();
     assert_eq!(
-        on_primary(&p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
+        on_primary(p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
         id
     );
     // ... but not the server's settings, nor a delete, nor sync.
@@ -137,7 +127,7 @@ fn each_role_may_do_what_its_tier_allows_and_no_more() {
     );
     denied(&r, "mem", "mempalace_delete_drawer", "needs:admin");
     assert_eq!(
-        on_primary(&p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
+        on_primary(p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
         id,
         "still there"
     );

@@ -4,25 +4,14 @@
 use serde_json::json;
 
 use super::{denied, on_primary};
-use crate::support::TestEnv;
-use crate::support::gateway::{Gateway, call, issue, payload, policy, post, primary_and_dir};
+use crate::support::gateway::{Setup, call, payload, post};
 
 #[test]
 fn an_id_less_write_and_a_duplicated_name_smuggle_nothing() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(
-        &env,
-        &policy(json!({"obs": {"role": "observer"}, "mem": {"role": "member"}})),
-    );
-    let obs = issue(&env, &dir, "obs", &[]);
-    let mem = issue(&env, &dir, "mem", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let s = Setup::new(json!({"obs": {"role": "observer"}, "mem": {"role": "member"}}));
+    let (p, gw) = (&s.p, &s.gw);
+    let obs = s.token("obs");
+    let mem = s.token("mem");
 
     // Without an id: still a call, still decided.
     let idless = |content: &str| {
@@ -34,7 +23,7 @@ fn an_id_less_write_and_a_duplicated_name_smuggle_nothing() {
     // A member's id-less write is forwarded and runs, as `serve` runs it; it is the one drawer.
     let r = post(gw.port, &mem, &idless("the member's, without an id"));
     assert_eq!(payload(&r)["success"], true, "{}", r.text());
-    let wings = on_primary(&p, "mempalace_list_wings", json!({}));
+    let wings = on_primary(p, "mempalace_list_wings", json!({}));
     assert_eq!(
         wings["wings"]["wing_smuggled"], 1,
         "only the member's landed: {wings}"
@@ -66,7 +55,7 @@ fn an_id_less_write_and_a_duplicated_name_smuggle_nothing() {
         "kg_stats ran: {stats}"
     );
     assert_eq!(
-        on_primary(&p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
+        on_primary(p, "mempalace_get_drawer", json!({"drawer_id": id}))["drawer_id"],
         id,
         "nothing was deleted"
     );

@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::BodyExt;
 use serde_json::json;
 
-use crate::support::gateway::{Gateway, call, issue, mpt, payload, policy, primary_and_dir};
-use crate::support::{TestEnv, json, wait_for};
+use crate::support::gateway::{Setup, call, mpt, payload};
+use crate::support::{json, wait_for};
 
 fn append(port: u16, token: &str, stream: &str, body: &str) -> String {
     let ev = payload(&call(
@@ -23,20 +23,11 @@ fn append(port: u16, token: &str, stream: &str, body: &str) -> String {
 
 #[test]
 fn an_sse_stream_and_a_long_poll_arrive_as_they_happen() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(
-        &env,
-        &policy(json!({"obs": {"role": "observer"}, "mem": {"role": "member"}})),
-    );
-    let obs = issue(&env, &dir, "obs", &[]);
-    let mem = issue(&env, &dir, "mem", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let s = Setup::new(json!({"obs": {"role": "observer"}, "mem": {"role": "member"}}));
+    let (env, dir, gw) = (&s.env, &s.dir, &s.gw);
+    let obs = s.token("obs");
+    let mem = s.token("mem");
+
     let port = gw.port;
 
     // A long poll waits upstream; the event that ends it is written after it started.
@@ -52,11 +43,7 @@ fn an_sse_stream_and_a_long_poll_arrive_as_they_happen() {
         })
     };
     let waiting = || {
-        let o = mpt(
-            &env,
-            &dir,
-            &["--json", "gateway", "audit", "--device", "obs"],
-        );
+        let o = mpt(env, dir, &["--json", "gateway", "audit", "--device", "obs"]);
         json(&o)["records"]
             .as_array()
             .unwrap()
@@ -70,18 +57,11 @@ fn an_sse_stream_and_a_long_poll_arrive_as_they_happen() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .unwrap();
-        let (mut send, conn) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
-                .await
-                .unwrap();
-        tokio::spawn(conn);
+        let mut send = crate::support::gateway::connect(port).await;
         let req = hyper::Request::get("/logstream/stream?stream=s%2Fsse")
             .header("host", "127.0.0.1")
             .header("authorization", format!("Bearer {obs}"))
-            .body(Empty::<Bytes>::new())
+            .body(http_body_util::Full::new(Bytes::new()))
             .unwrap();
         let resp = send.send_request(req).await.unwrap();
         assert_eq!(resp.status(), 200);

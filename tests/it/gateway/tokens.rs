@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::gateway::{Gateway, get, issue, mpt, policy, primary_and_dir};
+use crate::support::gateway::{Setup, get, issue, mpt, policy};
 use crate::support::{TestEnv, json, stderr, wait_for};
 
 fn list(env: &TestEnv, dir: &std::path::Path) -> Vec<Value> {
@@ -28,21 +28,11 @@ fn whoami(port: u16, token: &str) -> (u16, Value) {
 
 #[test]
 fn a_token_works_the_instant_it_is_issued_and_stops_the_instant_it_is_revoked() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(
-        &env,
-        &policy(json!({"lap": {"role": "member"}, "desk": {"role": "member"}})),
-    );
-    let desk = issue(&env, &dir, "desk", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let s = Setup::new(json!({"lap": {"role": "member"}, "desk": {"role": "member"}}));
+    let (env, dir, gw) = (&s.env, &s.dir, &s.gw);
+    let desk = s.token("desk");
     // Issued while the gateway runs, used at once.
-    let lap = issue(&env, &dir, "lap", &["--expires", "30d"]);
+    let lap = issue(env, dir, "lap", &["--expires", "30d"]);
     let (status, me) = whoami(gw.port, &lap);
     assert_eq!(status, 200, "{me}");
     assert_eq!(me["schema"], mpt::schema::GATEWAY_WHOAMI);
@@ -52,13 +42,13 @@ fn a_token_works_the_instant_it_is_issued_and_stops_the_instant_it_is_revoked() 
     assert!(me["expires"].as_str().is_some(), "{me}");
     assert!(lap.contains(&id), "the id is the token's own");
     assert!(
-        wait_for(30.0, || list(&env, &dir)
+        wait_for(30.0, || list(env, dir)
             .iter()
             .any(|t| t["id"] == id && t["last_used"].is_string())),
         "the gateway records when a token was last used"
     );
 
-    let o = mpt(&env, &dir, &["--json", "gateway", "token", "revoke", &id]);
+    let o = mpt(env, dir, &["--json", "gateway", "token", "revoke", &id]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(json(&o)["revoked"][0]["token_id"], id);
     let (status, body) = whoami(gw.port, &lap);
@@ -68,16 +58,16 @@ fn a_token_works_the_instant_it_is_issued_and_stops_the_instant_it_is_revoked() 
         "refused by the next request"
     );
     assert_eq!(whoami(gw.port, &desk).0, 200, "the others go on");
-    assert_eq!(state_of(&list(&env, &dir), &id), "revoked");
+    assert_eq!(state_of(&list(env, dir), &id), "revoked");
     // A revoke of an id or a device nobody has is exit 2.
     assert_eq!(
-        mpt(&env, &dir, &["gateway", "token", "revoke", "nobody"])
+        mpt(env, dir, &["gateway", "token", "revoke", "nobody"])
             .status
             .code(),
         Some(2)
     );
     // A device the policy does not name gets no token: exit 2 naming it and the file.
-    let o = mpt(&env, &dir, &["gateway", "token", "issue", "stranger"]);
+    let o = mpt(env, dir, &["gateway", "token", "issue", "stranger"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("stranger") && stderr(&o).contains("policy.json"),
@@ -88,16 +78,9 @@ fn a_token_works_the_instant_it_is_issued_and_stops_the_instant_it_is_revoked() 
 
 #[test]
 fn rotation_keeps_the_old_token_for_its_overlap_then_refuses_it_as_expired() {
-    let env = TestEnv::new();
-    let (p, dir) = primary_and_dir(&env, &policy(json!({"lap": {"role": "observer"}})));
-    let old = issue(&env, &dir, "lap", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &format!("http://127.0.0.1:{}", p.port),
-        &[],
-        &[],
-    );
+    let s = Setup::new(json!({"lap": {"role": "observer"}}));
+    let (env, dir, gw) = (&s.env, &s.dir, &s.gw);
+    let old = s.token("lap");
     assert_eq!(whoami(gw.port, &old).0, 200);
     let old_id = whoami(gw.port, &old).1["token_id"]
         .as_str()
@@ -116,8 +99,8 @@ fn rotation_keeps_the_old_token_for_its_overlap_then_refuses_it_as_expired() {
     )
     .unwrap();
     let o = mpt(
-        &env,
-        &dir,
+        env,
+        dir,
         &[
             "--json",
             "gateway",
@@ -156,14 +139,14 @@ fn rotation_keeps_the_old_token_for_its_overlap_then_refuses_it_as_expired() {
         200,
         "the old token works during its overlap"
     );
-    assert_eq!(state_of(&list(&env, &dir), &old_id), "overlap");
+    assert_eq!(state_of(&list(env, dir), &old_id), "overlap");
     assert!(
         wait_for(90.0, || whoami(gw.port, &old).0 == 401),
         "the old token is refused once its overlap ends"
     );
     assert_eq!(whoami(gw.port, &old).1, json!({"error": "expired"}));
     assert_eq!(whoami(gw.port, &new).0, 200, "the new one goes on");
-    assert_eq!(state_of(&list(&env, &dir), &old_id), "expired");
+    assert_eq!(state_of(&list(env, dir), &old_id), "expired");
 }
 
 #[test]

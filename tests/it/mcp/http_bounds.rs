@@ -87,18 +87,9 @@ async fn handler(Path(mode): Path<String>) -> Response {
 
 /// Serves the fake on a runtime of its own thread; the base URL.
 fn serve() -> (String, tokio::runtime::Runtime) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
     let app = Router::new().route("/{mode}/mcp", post(handler));
-    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{addr}"), rt)
+    let (port, rt) = crate::support::serve_app(app);
+    (format!("http://127.0.0.1:{port}"), rt)
 }
 
 /// `mpt --json call --list` against the fake's `mode`; waits for the process to end.

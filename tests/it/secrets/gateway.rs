@@ -26,15 +26,6 @@ struct Recorder {
 
 impl Recorder {
     fn start() -> Recorder {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let listener = rt
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
         let app = Router::new().fallback(move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
@@ -49,7 +40,7 @@ impl Recorder {
                     .unwrap()
             }
         });
-        rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let (port, rt) = crate::support::serve_app(app);
         Recorder {
             port,
             seen,

@@ -67,6 +67,49 @@ pub fn issue(env: &TestEnv, dir: &Path, device: &str, extra: &[&str]) -> String 
     token
 }
 
+/// A primary, a policy naming `devices`, a token for each, and a gateway in front of the primary
+/// (fields drop in order: the gateway, the primary, then the folder).
+pub struct Setup {
+    pub gw: Gateway,
+    pub p: Primary,
+    pub dir: PathBuf,
+    tokens: Vec<(String, String)>,
+    pub env: TestEnv,
+}
+
+impl Setup {
+    pub fn new(devices: Value) -> Setup {
+        let env = TestEnv::new();
+        let names: Vec<String> = devices.as_object().unwrap().keys().cloned().collect();
+        let (p, dir) = primary_and_dir(&env, &policy(devices));
+        let tokens = names
+            .into_iter()
+            .map(|d| {
+                let t = issue(&env, &dir, &d, &[]);
+                (d, t)
+            })
+            .collect();
+        let gw = Gateway::start(&env, &dir, &p.base_url(), &[], &[]);
+        Setup {
+            gw,
+            p,
+            dir,
+            tokens,
+            env,
+        }
+    }
+
+    /// The token issued to `device`.
+    pub fn token(&self, device: &str) -> String {
+        self.tokens
+            .iter()
+            .find(|(d, _)| d == device)
+            .unwrap()
+            .1
+            .clone()
+    }
+}
+
 pub struct Gateway {
     child: Child,
     pub port: u16,
@@ -223,20 +266,25 @@ impl Reply {
     }
 }
 
+/// A connection of its own to `port` (hyper's client, nothing added to what a test sends).
+pub async fn connect(port: u16) -> hyper::client::conn::http1::SendRequest<Full<Bytes>> {
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let (send, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    send
+}
+
 pub fn http(port: u16, method: &str, path: &str, headers: &[(&str, &[u8])], body: &[u8]) -> Reply {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .unwrap();
-        let (mut send, conn) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
-                .await
-                .unwrap();
-        tokio::spawn(conn);
+        let mut send = connect(port).await;
         let mut req = hyper::Request::new(Full::new(Bytes::copy_from_slice(body)));
         *req.method_mut() = method.parse().unwrap();
         *req.uri_mut() = path.parse().unwrap();

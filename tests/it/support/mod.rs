@@ -138,6 +138,22 @@ impl TestEnv {
     }
 }
 
+/// Serves an axum app on loopback from a one-thread runtime of its own (kept alive by the
+/// caller): its port.
+pub fn serve_app(app: axum::Router) -> (u16, tokio::runtime::Runtime) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    rt.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (port, rt)
+}
+
 /// A process started for a test, killed by its pid on drop (also on panic).
 pub struct Spawned(pub std::process::Child);
 

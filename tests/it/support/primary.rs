@@ -111,7 +111,12 @@ impl Primary {
     }
 
     pub fn url(&self) -> String {
-        format!("{}://127.0.0.1:{}/mcp", self.scheme, self.port)
+        format!("{}/mcp", self.base_url())
+    }
+
+    /// `scheme://127.0.0.1:port`, as a front (the gateway) names its upstream.
+    pub fn base_url(&self) -> String {
+        format!("{}://127.0.0.1:{}", self.scheme, self.port)
     }
 
     /// One tool call straight to this primary (with its token), the payload parsed.
