@@ -137,32 +137,49 @@ fn plain_http_off_loopback_is_refused_unless_allowed() {
 }
 
 #[test]
-fn tls_is_served_with_the_given_certificate() {
+fn tls_is_served_with_the_given_certificate_and_spoken_to_an_https_upstream() {
     let env = TestEnv::new();
     let certs = env.path("certs");
     std::fs::create_dir_all(&certs).unwrap();
     crate::support::certs::make_certs(&certs);
-    let (p, dir) = primary_and_dir(&env, &policy(json!({"lap": {"role": "member"}})));
+    let (leaf, key, ca) = (
+        certs.join("leaf.pem"),
+        certs.join("leaf.key"),
+        certs.join("ca.pem"),
+    );
+    // The primary itself on TLS: the gateway verifies it against MPT_CA_FILE.
+    let p = crate::support::Primary::start(
+        &env,
+        &env.palace("primary"),
+        crate::support::primary::PrimaryOpts {
+            token: Some(crate::support::gateway::UPSTREAM_TOKEN),
+            tls: Some((&leaf, &key)),
+            ..Default::default()
+        },
+    );
+    let dir = env.path("gateway");
+    write_policy(&dir, &policy(json!({"lap": {"role": "member"}})));
     let lap = issue(&env, &dir, "lap", &[]);
     let gw = Gateway::start(
         &env,
         &dir,
-        &format!("http://127.0.0.1:{}", p.port),
+        &p.base_url(),
         &[
             "--tls-cert",
-            certs.join("leaf.pem").to_str().unwrap(),
+            leaf.to_str().unwrap(),
             "--tls-key",
-            certs.join("leaf.key").to_str().unwrap(),
+            key.to_str().unwrap(),
         ],
-        &[],
+        &[("MPT_CA_FILE", ca.to_str().unwrap())],
     );
     assert!(gw.url.starts_with("https://127.0.0.1:"), "{}", gw.url);
+    assert!(p.base_url().starts_with("https://"));
     use mpt::mcp::http::{HttpClient, HttpOptions};
     let client = mpt::mcp::McpClient::Remote(
         HttpClient::new(HttpOptions {
             url: gw.mcp(),
             token: Some(mpt::config::Secret::new(lap)),
-            ca_file: Some(certs.join("ca.pem")),
+            ca_file: Some(ca.clone()),
             timeout: Some(Duration::from_secs(60)),
             init_timeout: Some(Duration::from_secs(120)),
             connect_timeout: Duration::from_secs(5),
@@ -177,4 +194,19 @@ fn tls_is_served_with_the_given_certificate() {
         .block_on(client.call_tool("mempalace_kg_stats", json!({}), mpt::mcp::Deadline::Default))
         .unwrap();
     assert!(stats.payload.get("triples").is_some(), "{}", stats.payload);
+    // Without the CA, the upstream's certificate is not trusted: the call fails as 502.
+    drop(gw);
+    let gw = Gateway::start(&env, &dir, &p.base_url(), &[], &[]);
+    let r = crate::support::gateway::call(
+        gw.port,
+        &issue(&env, &dir, "lap", &[]),
+        "mempalace_kg_stats",
+        json!({}),
+    );
+    assert_eq!(r.status, 502, "{}", r.text());
+    assert!(
+        gw.stderr().contains("certificate") || gw.stderr().contains("UnknownIssuer"),
+        "{}",
+        gw.stderr()
+    );
 }
