@@ -74,7 +74,6 @@ pub async fn handle(
     };
     let msg = Message::of(obj);
     base.rpc = Some(msg.method.to_string());
-    let empty = Map::new();
     let mut wait = PLAIN_WAIT;
     let decision = if msg.method == "tools/call" {
         // Every call is decided, with or without an id: `serve` runs id-less calls too.
@@ -91,21 +90,21 @@ pub async fn handle(
                 None,
             );
         };
+        // Arguments that are not an object name no wing and no wait (`serve` refuses them).
         let args = msg
             .params
             .and_then(|p| p.get("arguments"))
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let args = Value::Object(args.clone());
+            .filter(|a| a.is_object())
+            .unwrap_or(&Value::Null);
         let row = catalog::tool(name);
         wait = match row.patience {
             Patience::Fixed(d) => d + MARGIN,
-            Patience::LongPoll { .. } => row.patience.poll_wait(&args).unwrap_or_default() + MARGIN,
+            Patience::LongPoll { .. } => row.patience.poll_wait(args).unwrap_or_default() + MARGIN,
             Patience::Default => PLAIN_WAIT,
         };
         base.tool = Some(name.to_string());
         base.class = row.class.as_str().to_string();
-        base.wings = catalog::wings(name, &args);
+        base.wings = catalog::wings(name, args);
         policy.tool(&who.device, name)
     } else {
         base.class = "protocol".into();
