@@ -139,6 +139,7 @@ pub static CHECKS: &[CheckDef] = &[
     CheckDef {
         id: "gateway",
         title: "device tokens of this host's mpt gateway",
+        needs_config: false,
         run: |p| Box::pin(async { gateway::check(p.inputs) }),
     },
 ];

@@ -467,7 +467,7 @@ const UNKNOWN_EVENT: &str = "the local copy of the coordination log lacks this e
 /// `event_ack` refused by the local palace because its log has no such event (MemPalace's
 /// `ValueError: event '<id>' not found`).
 fn acks_an_unknown_event(name: &str, local: &ToolReply) -> bool {
-    name.strip_prefix("mempalace_").unwrap_or(name) == "event_ack"
+    catalog::bare(name) == "event_ack"
         && local
             .failure
             .as_deref()
