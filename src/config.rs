@@ -257,6 +257,7 @@ impl Config {
         for key in values::PATH_VARS {
             values::env_path(env, key)?;
         }
+        values::check_device(env)?;
         let (file, file_path) = load_file(env, flag_path)?;
         let mcp = McpKnobs {
             timeout: optional_ms(env.millis("MEMPALACE_MCP_TIMEOUT_MS", 60_000)?),

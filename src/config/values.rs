@@ -1,5 +1,5 @@
-//! Settings that name files or carry the token, checked as they are read: a path is non-empty and
-//! absolute (or `~/…`), a CA file holds a PEM certificate, a token is one line of printable ASCII.
+//! Settings that name files, carry the token or name this device, checked as they are read: a path
+//! is absolute (or `~/…`), a CA file holds PEM, a token is printable ASCII, a device name one word.
 
 use std::path::{Path, PathBuf};
 
@@ -126,6 +126,43 @@ pub fn token(raw: &str, source: &str) -> Result<Option<Secret>> {
     Ok(Some(Secret::new(token.to_string())))
 }
 
+/// The variable that names this device (stamped `<harness>@<device>`, the mailbox's address).
+pub const DEVICE_VAR: &str = "MEMPALACE_PI_DEVICE";
+
+/// `MEMPALACE_PI_DEVICE` holds no whitespace or control character, or exit 2 naming it. Never
+/// trimmed: the pi bridge stamps the value verbatim, so a trimmed `lap` here would not match the
+/// bridge's `lap\r` (asks addressed to one are never owed by the other).
+pub fn check_device(env: &Env) -> Result<()> {
+    let Some(value) = env.raw(DEVICE_VAR)?.filter(|v| !v.is_empty()) else {
+        return Ok(());
+    };
+    let Some(bad) = value.chars().find(|c| c.is_whitespace() || c.is_control()) else {
+        return Ok(());
+    };
+    let shown = value.escape_debug();
+    if value.ends_with('\r') && !value[..value.len() - 1].contains(char::is_whitespace) {
+        return Err(MptError::usage(format!(
+            "{DEVICE_VAR}='{shown}' ends in a carriage return: the .env it came from has Windows line endings (CRLF), which leave a \\r on every value; stamped as it is, this device's writes and its mailbox address would not match the pi bridge's"
+        ))
+        .with_hint(format!(
+            "convert the file to LF line endings (`sed -i 's/\\r$//' .env`, or `dos2unix .env`), then export {DEVICE_VAR} again from it"
+        )));
+    }
+    let what = match bad {
+        '\n' => "a line break".to_string(),
+        '\r' => "a carriage return".to_string(),
+        ' ' => "a space".to_string(),
+        '\t' => "a tab".to_string(),
+        c => format!("the character {}", c.escape_unicode()),
+    };
+    Err(MptError::usage(format!(
+        "{DEVICE_VAR}='{shown}' holds {what}: a device name is one word, stamped verbatim into every write and the mailbox's addresses (a line break breaks the coordination log's records)"
+    ))
+    .with_hint(format!(
+        "set {DEVICE_VAR} to this machine's name without spaces or line breaks, e.g. {DEVICE_VAR}=lap"
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +220,42 @@ mod tests {
             let e = check_file_paths(&mut bad.clone(), cfg, &env).unwrap_err();
             assert_eq!(e.exit().code(), 2, "{bad:?}");
             assert!(e.message.contains("/c.json"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn a_device_name_with_a_cr_a_space_or_a_line_break_is_exit_2_naming_it() {
+        let with = |v: &str| check_device(&Env::from_pairs([(DEVICE_VAR, v)]));
+        for ok in ["lap", "pi-devbox.2", "café", ""] {
+            with(ok).unwrap();
+        }
+        let crlf = with("lap\r").unwrap_err();
+        assert_eq!(crlf.exit().code(), 2);
+        assert!(
+            crlf.message.contains("MEMPALACE_PI_DEVICE='lap\\r'"),
+            "{}",
+            crlf.message
+        );
+        assert!(crlf.message.contains("CRLF"), "{}", crlf.message);
+        assert!(crlf.hint.as_deref().unwrap().contains("dos2unix"));
+        for (bad, what) in [
+            ("lap ", "a space"),
+            (" lap", "a space"),
+            ("my lap", "a space"),
+            ("lap\n", "a line break"),
+            ("la\np", "a line break"),
+            ("lap\t", "a tab"),
+            ("lap\u{7f}", "the character"),
+            ("my lap\r", "a space"),
+        ] {
+            let e = with(bad).unwrap_err();
+            assert_eq!(e.exit().code(), 2, "{bad:?}");
+            assert!(
+                e.message.starts_with("MEMPALACE_PI_DEVICE='"),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains(what), "{bad:?}: {}", e.message);
         }
     }
 

@@ -323,4 +323,70 @@ fn mempalace_edge_other_than_1_or_0_is_exit_2_naming_the_value_and_a_doctor_fail
         assert_eq!(o.status.code(), Some(0), "{value:?}: {}", stderr(&o));
         assert_eq!(json(&o)["edge_opt_in"], value == "1", "{value:?}");
     }
+fn a_device_name_with_a_cr_a_space_or_a_line_break_is_refused_by_every_command() {
+    let env = TestEnv::new();
+    let palace = env.palace("p");
+    let remote = [
+        ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp"),
+        ("MEMPALACE_PALACE_PATH", palace.to_str().unwrap()),
+    ];
+    let commands: [&[&str]; 7] = [
+        &["config"],
+        &["mailbox"],
+        &["outbox"],
+        &["outbox", "backfill"],
+        &["call", "status"],
+        &["paths"],
+        &["edge"],
+    ];
+    for value in ["lap\r", "lap ", "my lap", "lap\n"] {
+        let mut vars = remote.to_vec();
+        vars.push(("MEMPALACE_PI_DEVICE", value));
+        for args in commands {
+            let o = env.mpt(&[&["--json"], args].concat(), &vars);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{args:?} {value:?}: {}",
+                stdout(&o)
+            );
+            let e = json(&o);
+            assert_eq!(e["kind"], "usage", "{e}");
+            assert!(
+                e["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("MEMPALACE_PI_DEVICE='"),
+                "{args:?} {value:?}: {e}"
+            );
+        }
+    }
+    // The edge a harness starts (no --json: its stdout is MCP only) says why on stderr.
+    let mut vars = remote.to_vec();
+    vars.push(("MEMPALACE_PI_DEVICE", "lap\r"));
+    let o = env.mpt(&["edge"], &vars);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("MEMPALACE_PI_DEVICE='lap\\r'"),
+        "{}",
+        stderr(&o)
+    );
+    // Doctor fails its config check and explains the CRLF case with the fix.
+    let o = env.mpt(
+        &["--json", "doctor", "--offline", "--check", "config"],
+        &vars,
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let check = &json(&o)["checks"][0];
+    assert_eq!(check["status"], "fail", "{check}");
+    let summary = check["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("carriage return") && summary.contains("CRLF"),
+        "{check}"
+    );
+    assert!(
+        check["fix"].as_str().unwrap().contains("dos2unix"),
+        "{check}"
+    );
 }
