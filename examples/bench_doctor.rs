@@ -75,6 +75,7 @@ fn main() {
                         args: vec!["--palace".into(), palace.clone().into_os_string()],
                         env: env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
                         clear_env: true,
+                        named_by: None,
                     };
                     let t = Instant::now();
                     let c = StdioClient::new(spec, StdioOptions::new(McpKnobs::default(), false));

@@ -33,6 +33,7 @@ impl Bed {
                 args: args.iter().map(Into::into).collect(),
                 env,
                 clear_env: true,
+                named_by: None,
             },
             StdioOptions::new(McpKnobs::default(), false),
         ))

@@ -74,6 +74,19 @@ impl ErrorKind {
         }
     }
 
+    /// The kind behind another `mpt`'s exit code (a spawned edge owner's): the class a script
+    /// branches on survives the hop; a code outside the table is `Unavailable`.
+    pub fn of_exit(code: i32) -> ErrorKind {
+        match code {
+            1 => ErrorKind::Io,
+            2 => ErrorKind::Usage,
+            3 => ErrorKind::CheckFailed,
+            4 => ErrorKind::Refused,
+            6 => ErrorKind::Busy,
+            _ => ErrorKind::Unavailable,
+        }
+    }
+
     /// The stable name used in `mpt.error/v1`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -341,6 +341,7 @@ async fn cached_palace(root: &Path, testbed: &Path, drawers: &[Drawer]) -> PathB
             args: vec!["--palace".into(), palace.clone().into()],
             env: bed.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
             clear_env: true,
+            named_by: None,
         },
         StdioOptions::new(McpKnobs::default(), false),
     ));

@@ -87,7 +87,7 @@ async fn local_probe(inputs: &Inputs, config: &Config) -> Check {
     client.shutdown().await;
     let (hs, status) = match result {
         Ok(r) => r,
-        Err(e @ CallError::Spawn { .. }) => {
+        Err(e @ (CallError::Spawn { .. } | CallError::NoProgram { .. })) => {
             return failed("local".into(), e).fix("install MemPalace (`pip install mempalace`), or set `child` in the mpt config to its mempalace-mcp");
         }
         Err(e) => return failed("local: the child did not answer".into(), e),

@@ -250,9 +250,12 @@ fn read_head(path: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// An executable file (never run: only read), as pip installs a console script.
     fn script(dir: &Path, name: &str, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         p
     }
 

@@ -212,6 +212,8 @@ async fn connect_or_start(
 ) -> Result<UnixStream> {
     let deadline = Instant::now() + wait;
     let mut owner: Option<Child> = None;
+    // Where the owner we start begins writing its log: an exit reports its own lines only.
+    let mut log_from = 0;
     loop {
         if let Ok(s) = UnixStream::connect(&paths.socket).await {
             if let Some(mut c) = owner {
@@ -223,6 +225,7 @@ async fn connect_or_start(
         match owner.as_mut() {
             None => {
                 log_debug!("no edge owner on {}: starting one", paths.socket.display());
+                log_from = std::fs::metadata(&paths.log).map_or(0, |m| m.len());
                 owner =
                     Some(start_owner().map_err(|e| MptError::io("starting the edge owner", &e))?);
             }
@@ -235,10 +238,15 @@ async fn connect_or_start(
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                     Ok(Some(status)) => {
-                        let tail = std::fs::read_to_string(&paths.log).unwrap_or_default();
+                        let tail = std::fs::read(&paths.log).unwrap_or_default();
+                        let tail = String::from_utf8_lossy(
+                            tail.get(log_from as usize..).unwrap_or_default(),
+                        );
                         let last: Vec<&str> = tail.lines().rev().take(5).collect();
+                        // Its exit code is its error's class: a missing child is 1, a bad
+                        // `child` value 2, an unreachable one 7.
                         return Err(MptError::new(
-                            ErrorKind::Unavailable,
+                            ErrorKind::of_exit(status.code().unwrap_or(7)),
                             format!(
                                 "the edge owner exited ({status}) before serving: {}",
                                 last.into_iter().rev().collect::<Vec<_>>().join(" | ")

@@ -165,6 +165,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let bin = tmp.path().join(HELPER_NAME);
         std::fs::write(&bin, "").unwrap();
+        std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
         let path = tmp.path().display().to_string();
         let with =
             |pairs: &[(&str, &str)]| resolve_feed_bin(&Env::from_pairs(pairs.iter().copied()));

@@ -120,14 +120,22 @@ impl McpClient {
 /// `mempalace-mcp --palace <palace>`: the flag is never left out (without it the knowledge graph
 /// lands in `~/.mempalace/`, the KG landmine).
 pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) -> ChildSpec {
-    let program = child
-        .map(Path::to_path_buf)
-        .or_else(|| config.file.child.clone())
-        .unwrap_or_else(|| PathBuf::from("mempalace-mcp"));
+    let (program, named_by) = match (child, &config.file.child) {
+        (Some(c), _) => (c.to_path_buf(), Some("--child".to_string())),
+        (None, Some(c)) => (
+            c.clone(),
+            Some(match &config.file_path {
+                Some(f) => format!("`child` in {}", f.display()),
+                None => "the config's `child`".to_string(),
+            }),
+        ),
+        (None, None) => (PathBuf::from("mempalace-mcp"), None),
+    };
     ChildSpec {
         program,
         args: vec![OsString::from("--palace"), palace.as_os_str().to_owned()],
         env: Vec::new(),
         clear_env: false,
+        named_by,
     }
 }

@@ -69,6 +69,14 @@ pub enum CallError {
     Timeout { what: String, ms: u64 },
     #[error("cannot start {program}: {reason}")]
     Spawn { program: String, reason: String },
+    /// The program is missing, not executable or not a program: waiting will not help.
+    #[error("cannot start {program}: {reason}")]
+    NoProgram {
+        program: String,
+        reason: String,
+        /// The setting that named it (`--child`, the config's `child`).
+        named_by: Option<String>,
+    },
     #[error("{program} exited: {reason}")]
     ChildExited {
         program: String,
@@ -123,7 +131,9 @@ impl CallError {
                     | HttpFailure::Dropped
                     | HttpFailure::Tls
             ),
-            CallError::Protocol(_) | CallError::ToolFailed { .. } => false,
+            CallError::Protocol(_) | CallError::ToolFailed { .. } | CallError::NoProgram { .. } => {
+                false
+            }
         }
     }
 
@@ -161,7 +171,15 @@ fn from_mcp(e: CallError) -> MptError {
             "the server may still be working (a mine continues server-side); check it with `mpt doctor`, and raise MEMPALACE_MCP_TIMEOUT_MS only for a call that is honestly slow",
         ),
         CallError::Spawn { .. } => MptError::new(ErrorKind::Unavailable, msg).with_hint(
-            "install MemPalace (`pip install mempalace`) or name the binary with `child` in the mpt config",
+            "the machine could not start a process just now (out of processes, memory or file descriptors?): try again",
+        ),
+        CallError::NoProgram {
+            named_by: Some(by), ..
+        } => MptError::usage(format!("{msg} (named by {by})")).with_hint(format!(
+            "point {by} at MemPalace's executable `mempalace-mcp` (e.g. /path/to/venv/bin/mempalace-mcp), or remove it to use the one on PATH"
+        )),
+        CallError::NoProgram { named_by: None, .. } => MptError::new(ErrorKind::Io, msg).with_hint(
+            "install MemPalace (`pip install mempalace`) so that an executable mempalace-mcp is on PATH, or name it with `child` in the mpt config",
         ),
         CallError::ChildExited { stderr_tail, .. } => {
             let mut m = MptError::new(ErrorKind::Unavailable, msg)

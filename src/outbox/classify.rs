@@ -86,7 +86,9 @@ pub fn classify_error(e: CallError) -> Verdict {
             H::Status | H::ReplyTooLarge => (Sent::Maybe, false),
         },
         CallError::Timeout { .. } | CallError::ChildExited { .. } => (Sent::Maybe, true),
-        CallError::Spawn { .. } | CallError::Down { .. } => (Sent::No, true),
+        CallError::Spawn { .. } | CallError::NoProgram { .. } | CallError::Down { .. } => {
+            (Sent::No, true)
+        }
         CallError::Protocol(_) => (Sent::Maybe, false),
     };
     if transient {

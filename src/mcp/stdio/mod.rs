@@ -27,6 +27,9 @@ pub struct ChildSpec {
     /// Added to the inherited environment (or, with `clear_env`, the whole environment).
     pub env: Vec<(OsString, OsString)>,
     pub clear_env: bool,
+    /// The setting that named `program` (`--child`, the config's `child`), when one did: a
+    /// program it names that cannot start is that setting's bad value (exit 2).
+    pub named_by: Option<String>,
 }
 
 impl ChildSpec {
@@ -282,7 +285,9 @@ impl StdioClient {
                 Err(e) => {
                     log_debug!("starting {} failed: {e}", self.spec.label());
                     *self.last_failure.lock().unwrap() = Some(e.to_string());
-                    if self.opts.knobs.max_respawns == 0 {
+                    // A missing or non-executable program does not heal by waiting.
+                    if self.opts.knobs.max_respawns == 0 || matches!(e, CallError::NoProgram { .. })
+                    {
                         return Err(e);
                     }
                 }

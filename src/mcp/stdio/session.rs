@@ -18,6 +18,84 @@ use crate::{log_debug, log_trace};
 
 const STDERR_TAIL: usize = 20;
 
+/// Why `spec` did not start. A program that is missing, not executable or not a program never
+/// heals by waiting (`NoProgram`: no respawn, no backoff); anything else may (`Spawn`).
+fn spawn_error(spec: &ChildSpec, e: &std::io::Error) -> CallError {
+    let program = spec.program.display().to_string();
+    let reason = match (e.kind(), e.raw_os_error()) {
+        (std::io::ErrorKind::NotFound, _) => missing(&spec.program),
+        (std::io::ErrorKind::PermissionDenied, _) => not_runnable(&spec.program),
+        (_, Some(libc::ENOEXEC)) => {
+            "it is not a program this machine runs (no `#!` line, or another architecture)".into()
+        }
+        _ => {
+            return CallError::Spawn {
+                program,
+                reason: e.to_string(),
+            };
+        }
+    };
+    CallError::NoProgram {
+        program,
+        reason,
+        named_by: spec.named_by.clone(),
+    }
+}
+
+/// A bare name is looked up on the PATH the child inherits; a path is where it is.
+fn on_path(program: &std::path::Path) -> Vec<std::path::PathBuf> {
+    if program.components().count() > 1 {
+        return std::fs::symlink_metadata(program)
+            .map(|_| vec![program.to_path_buf()])
+            .unwrap_or_default();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .collect()
+}
+
+fn missing(program: &std::path::Path) -> String {
+    match on_path(program).first() {
+        None if program.components().count() == 1 => "it is not on PATH".into(),
+        None => "there is no such file".into(),
+        Some(p) => match std::fs::read_link(p) {
+            Ok(target) if !p.exists() => {
+                format!(
+                    "{} is a link to {}, which does not exist",
+                    p.display(),
+                    target.display()
+                )
+            }
+            _ => format!(
+                "{} exists, but the interpreter its `#!` line names does not (a moved or deleted venv?)",
+                p.display()
+            ),
+        },
+    }
+}
+
+fn not_runnable(program: &std::path::Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let found = on_path(program);
+    let Some(p) = found.first() else {
+        return "permission denied".into();
+    };
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_dir() => format!("{} is a directory", p.display()),
+        Ok(m) if m.permissions().mode() & 0o111 == 0 => format!(
+            "{} is not executable (mode {:04o})",
+            p.display(),
+            m.permissions().mode() & 0o7777
+        ),
+        _ => format!(
+            "permission denied running {} (a folder on its path we may not enter, or a noexec mount)",
+            p.display()
+        ),
+    }
+}
+
 type Pending = StdMutex<HashMap<String, oneshot::Sender<Value>>>;
 
 /// One running child and what it told us at its handshake.
@@ -48,10 +126,7 @@ impl Session {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| CallError::Spawn {
-            program: spec.program.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let mut child = cmd.spawn().map_err(|e| spawn_error(spec, &e))?;
         let pid = child.id().unwrap_or(0);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");

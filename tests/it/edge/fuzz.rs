@@ -88,6 +88,7 @@ async fn malformed_input_never_panics_and_every_request_is_answered_once() {
         args: vec![fixture("stall_child.py").into_os_string()],
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         clear_env: true,
+        named_by: None,
     };
     let child = Arc::new(StdioClient::new(
         spec,

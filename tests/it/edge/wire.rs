@@ -362,7 +362,7 @@ fn the_wired_command_is_the_mpt_on_path_when_it_is_this_binary() {
     // Another mpt on PATH: this binary, by its own path, and said so.
     let other = env.path("other");
     std::fs::create_dir_all(&other).unwrap();
-    std::fs::write(other.join("mpt"), "#!/bin/sh\necho another mpt\n").unwrap();
+    crate::support::write_script(&other.join("mpt"), "#!/bin/sh\necho another mpt\n");
     let path = format!("{}:{}:/usr/bin:/bin", other.display(), venv.display());
     let r = wire(
         &env,

@@ -25,6 +25,7 @@ fn fake(log: &Path, extra: &[(&str, &str)], knobs: McpKnobs, grace: Duration) ->
         args: vec![fixture("stall_child.py").into_os_string()],
         env,
         clear_env: true,
+        named_by: None,
     };
     let mut opts = StdioOptions::new(knobs, false);
     opts.kill_grace = grace;
@@ -205,19 +206,29 @@ async fn a_child_that_exits_is_respawned_on_the_next_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_missing_binary_is_a_spawn_error_after_bounded_retries() {
+async fn a_missing_binary_fails_at_once_without_respawns() {
     let spec = ChildSpec {
         program: "/nonexistent/mempalace-mcp".into(),
         args: vec![],
         env: vec![],
         clear_env: true,
+        named_by: None,
     };
     let c = McpClient::Local(StdioClient::new(spec, StdioOptions::new(knobs(2), false)));
-    let t = Instant::now();
-    let e = c.connect().await.unwrap_err();
-    assert!(matches!(e, CallError::Down { respawns: 2, .. }), "{e:?}");
-    // Two respawns with 50 ms then 100 ms backoff: bounded, not a hot loop.
-    assert!(t.elapsed() >= Duration::from_millis(150));
-    let m = mpt::error::MptError::from(e);
-    assert_eq!(m.exit().code(), 7);
+    // Waiting cannot make a program appear: no backoff, no respawn, and the same error again.
+    for _ in 0..2 {
+        let e = c.connect().await.unwrap_err();
+        assert!(
+            matches!(&e, CallError::NoProgram { reason, .. } if reason == "there is no such file"),
+            "{e:?}"
+        );
+        assert!(!e.is_transient());
+        let m = mpt::error::MptError::from(e);
+        assert_eq!(m.exit().code(), 1, "{}", m.message);
+        assert!(
+            m.message.contains("/nonexistent/mempalace-mcp"),
+            "{}",
+            m.message
+        );
+    }
 }

@@ -20,6 +20,7 @@ pub fn real_child(env: &TestEnv, palace: &std::path::Path) -> McpClient {
             .map(|(k, v)| (k.into(), v.into()))
             .collect(),
         clear_env: true,
+        named_by: None,
     };
     McpClient::Local(StdioClient::new(
         spec,

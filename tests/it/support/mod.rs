@@ -227,6 +227,7 @@ impl TestEnv {
             args: vec![],
             env,
             clear_env: true,
+            named_by: None,
         };
         mpt::mcp::McpClient::Local(mpt::mcp::stdio::StdioClient::new(
             spec,
