@@ -384,7 +384,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;feed;install-helper' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace another `mempalace-pi-session` there (a file is kept as `.bak`)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace another `mempalace-pi-session` there: a file is kept as a numbered backup (`.mpt-backup-<time>`, never over another), a link replaced; a directory is never moved')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')

@@ -352,7 +352,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;feed;install-helper'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
-            cand --force 'Replace another `mempalace-pi-session` there (a file is kept as `.bak`)'
+            cand --force 'Replace another `mempalace-pi-session` there: a file is kept as a numbered backup (`.mpt-backup-<time>`, never over another), a link replaced; a directory is never moved'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

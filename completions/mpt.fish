@@ -280,7 +280,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l force -d 'Replace another `mempalace-pi-session` there (a file is kept as `.bak`)'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l force -d 'Replace another `mempalace-pi-session` there: a file is kept as a numbered backup (`.mpt-backup-<time>`, never over another), a link replaced; a directory is never moved'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s v -l verbose -d 'Say more on stderr (-vv: each request)'

@@ -343,7 +343,8 @@ pub struct FeedInstallHelperArgs {
     /// MEMPALACE_FEED_BIN
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Replace another `mempalace-pi-session` there (a file is kept as `.bak`)
+    /// Replace another `mempalace-pi-session` there: a file is kept as a numbered backup
+    /// (`.mpt-backup-<time>`, never over another), a link replaced; a directory is never moved
     #[arg(long)]
     pub force: bool,
 }

@@ -4,6 +4,7 @@
 // Nothing prints with the macros: commands through `output::Output`, engines through `log`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod backup;
 pub mod cli;
 pub mod commands;
 pub mod config;

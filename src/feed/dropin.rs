@@ -23,8 +23,63 @@ pub enum Action {
     Created,
     /// The link was already there and pointed at this mpt.
     Unchanged,
-    /// `--force`: another link or file was there; a file is kept as `<path>.bak`.
+    /// `--force`: another link or file was there; a file is kept as a numbered backup.
     Replaced,
+}
+
+/// What was at the link's path before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Found {
+    /// A regular file (the original helper, a script of the user's).
+    File {
+        bytes: u64,
+    },
+    Symlink {
+        to: PathBuf,
+    },
+    Directory,
+    /// A FIFO, a socket, a device.
+    Other {
+        what: String,
+    },
+}
+
+impl Found {
+    fn at(path: &Path) -> Option<Found> {
+        use std::os::unix::fs::FileTypeExt;
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        let t = meta.file_type();
+        Some(if t.is_symlink() {
+            Found::Symlink {
+                to: std::fs::read_link(path).unwrap_or_default(),
+            }
+        } else if t.is_dir() {
+            Found::Directory
+        } else if t.is_file() {
+            Found::File { bytes: meta.len() }
+        } else {
+            let what = if t.is_fifo() {
+                "a named pipe"
+            } else if t.is_socket() {
+                "a socket"
+            } else {
+                "a device"
+            };
+            Found::Other { what: what.into() }
+        })
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Found::File { bytes } => {
+                format!("a file of {bytes} bytes that is not mpt (the original helper?)")
+            }
+            Found::Symlink { to } => format!("a link to {}", to.display()),
+            Found::Directory => "a directory".into(),
+            Found::Other { what } => what.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -32,60 +87,64 @@ pub struct Installed {
     pub path: PathBuf,
     pub target: PathBuf,
     pub action: Action,
-    /// Where a replaced regular file was moved.
+    /// What was there before (`None`: nothing, or this mpt already).
+    pub replaced: Option<Found>,
+    /// Where a replaced regular file is kept (a name no other backup has).
     pub backup: Option<PathBuf>,
 }
 
 /// Makes `dir/mempalace-pi-session` a link to `exe`. Another file or link there is left alone
-/// unless `force` (then a file is kept as `.bak` and a link replaced).
+/// unless `force`: then a file is kept as a numbered backup (never over another backup) and a
+/// link replaced. A directory or anything else is never moved.
 pub fn install(dir: &Path, exe: &Path, force: bool) -> Result<Installed> {
     std::fs::create_dir_all(dir)
         .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
     let path = dir.join(HELPER_NAME);
-    let installed = |action, backup| Installed {
+    let installed = |action, replaced, backup| Installed {
         path: path.clone(),
         target: exe.to_path_buf(),
         action,
+        replaced,
         backup,
     };
-    let existing = std::fs::symlink_metadata(&path).ok();
-    let mut backup = None;
-    if let Some(meta) = &existing {
-        if same_file(&path, exe) {
-            return Ok(installed(Action::Unchanged, None));
-        }
-        if !force {
-            let what = if meta.file_type().is_symlink() {
-                format!(
-                    "a link to {}",
-                    std::fs::read_link(&path).unwrap_or_default().display()
-                )
-            } else {
-                "a file that is not mpt (the original helper?)".into()
-            };
-            return Err(MptError::refused(format!(
-                "{} is already {what}: the pi bridge would run it, not mpt",
-                path.display()
-            ))
-            .with_hint("`mpt feed install-helper --force` replaces it (a file is kept as .bak)"));
-        }
-        if meta.file_type().is_symlink() {
-            remove(&path)?;
-        } else {
-            let bak = path.with_extension("bak");
-            std::fs::rename(&path, &bak)
-                .map_err(|e| MptError::io(format!("moving {} aside", path.display()), &e))?;
-            backup = Some(bak);
-        }
-    }
-    std::os::unix::fs::symlink(exe, &path)
-        .map_err(|e| MptError::io(format!("linking {}", path.display()), &e))?;
-    let action = if existing.is_some() {
-        Action::Replaced
-    } else {
-        Action::Created
+    let Some(found) = Found::at(&path) else {
+        link(exe, &path)?;
+        return Ok(installed(Action::Created, None, None));
     };
-    Ok(installed(action, backup))
+    if same_file(&path, exe) {
+        return Ok(installed(Action::Unchanged, None, None));
+    }
+    let what = found.describe();
+    if matches!(found, Found::Directory | Found::Other { .. }) {
+        return Err(MptError::refused(format!(
+            "{} is {what}, not a program: mpt never moves {what} aside to make room for the helper, even with --force",
+            path.display()
+        ))
+        .with_hint(
+            "move it away yourself, then run `mpt feed install-helper` again (or link into another folder: `mpt feed install-helper DIR`)",
+        ));
+    }
+    if !force {
+        return Err(MptError::refused(format!(
+            "{} is already {what}: the pi bridge would run it, not mpt",
+            path.display()
+        ))
+        .with_hint(
+            "`mpt feed install-helper --force` replaces it (a file is kept as <name>.mpt-backup-<time>, beside any earlier backup)",
+        ));
+    }
+    let backup = match found {
+        Found::File { .. } => Some(crate::backup::beside(&path)?),
+        _ => None,
+    };
+    remove(&path)?;
+    link(exe, &path)?;
+    Ok(installed(Action::Replaced, Some(found), backup))
+}
+
+fn link(exe: &Path, path: &Path) -> Result<()> {
+    std::os::unix::fs::symlink(exe, path)
+        .map_err(|e| MptError::io(format!("linking {}", path.display()), &e))
 }
 
 fn remove(path: &Path) -> Result<()> {
@@ -152,12 +211,54 @@ mod tests {
         assert_eq!(e.kind, crate::error::ErrorKind::Refused);
         let forced = install(&dir, &exe, true).unwrap();
         assert_eq!(forced.action, Action::Replaced);
+        assert_eq!(forced.replaced, Some(Found::File { bytes: 23 }));
         let bak = forced.backup.unwrap();
         assert_eq!(
-            std::fs::read_to_string(bak).unwrap(),
+            std::fs::read_to_string(&bak).unwrap(),
             "#!/usr/bin/env python3\n"
         );
         assert!(same_file(&forced.path, &exe));
+
+        // A second stranger, forced: its backup is another, the first one kept.
+        std::fs::remove_file(&forced.path).unwrap();
+        std::fs::write(&forced.path, "second").unwrap();
+        let again = install(&dir, &exe, true).unwrap();
+        let bak2 = again.backup.unwrap();
+        assert_ne!(bak2, bak);
+        assert_eq!(
+            std::fs::read_to_string(&bak).unwrap(),
+            "#!/usr/bin/env python3\n"
+        );
+        assert_eq!(std::fs::read_to_string(&bak2).unwrap(), "second");
+
+        // A link is replaced and named; nothing to back up.
+        std::fs::remove_file(&again.path).unwrap();
+        std::os::unix::fs::symlink("/elsewhere/feeder", &again.path).unwrap();
+        let relinked = install(&dir, &exe, true).unwrap();
+        assert_eq!(
+            relinked.replaced,
+            Some(Found::Symlink {
+                to: "/elsewhere/feeder".into()
+            })
+        );
+        assert_eq!(relinked.backup, None);
+    }
+
+    #[test]
+    fn a_directory_at_the_target_is_called_one_and_never_moved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let exe = tmp.path().join("mpt");
+        std::fs::write(&exe, "binary").unwrap();
+        let dir = tmp.path().join("bin");
+        let there = dir.join(HELPER_NAME);
+        std::fs::create_dir_all(there.join("inside")).unwrap();
+        for force in [false, true] {
+            let e = install(&dir, &exe, force).unwrap_err();
+            assert_eq!(e.kind, crate::error::ErrorKind::Refused);
+            assert!(e.message.contains("is a directory"), "{}", e.message);
+            assert!(!e.message.contains("file"), "{}", e.message);
+            assert!(there.join("inside").is_dir(), "left where it was");
+        }
     }
 
     #[test]

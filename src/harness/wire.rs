@@ -333,7 +333,7 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
         saved.save(&plan.file)?;
     }
     let backup = if plan.file.exists() {
-        Some(backup(&plan.file)?)
+        Some(crate::backup::beside(&plan.file)?)
     } else {
         None
     };
@@ -356,45 +356,6 @@ fn forget(plan: &Plan) -> Result<()> {
             .map_err(|e| MptError::io(format!("removing {}", saved.display()), &e))?;
     }
     Ok(())
-}
-
-/// A copy of `file` as `<file>.mpt-backup-<unix seconds>[-<n>]`, created exclusively: an existing
-/// backup (the user's original among them) is never overwritten. Same mode as the file.
-fn backup(file: &Path) -> Result<PathBuf> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let fail = |e: &std::io::Error| MptError::io(format!("backing up {}", file.display()), e);
-    let ts = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let mode = std::fs::metadata(file)
-        .map_err(|e| fail(&e))?
-        .permissions()
-        .mode()
-        & 0o777;
-    for n in 0u32.. {
-        let name = match n {
-            0 => format!("{}.mpt-backup-{ts}", file.display()),
-            n => format!("{}.mpt-backup-{ts}-{n}", file.display()),
-        };
-        let created = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&name);
-        match created {
-            Ok(mut out) => {
-                let mut src = std::fs::File::open(file).map_err(|e| fail(&e))?;
-                std::io::copy(&mut src, &mut out)
-                    .and_then(|_| out.sync_all())
-                    .map_err(|e| fail(&e))?;
-                return Ok(PathBuf::from(name));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(fail(&e)),
-        }
-    }
-    unreachable!("u32 backups of one file in one second")
 }
 
 /// The edit pi's extension needs so that `MEMPALACE_EDGE=1` reaches the edge (mpt cannot edit it).

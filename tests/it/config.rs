@@ -323,6 +323,9 @@ fn mempalace_edge_other_than_1_or_0_is_exit_2_naming_the_value_and_a_doctor_fail
         assert_eq!(o.status.code(), Some(0), "{value:?}: {}", stderr(&o));
         assert_eq!(json(&o)["edge_opt_in"], value == "1", "{value:?}");
     }
+}
+
+#[test]
 fn a_device_name_with_a_cr_a_space_or_a_line_break_is_refused_by_every_command() {
     let env = TestEnv::new();
     let palace = env.palace("p");

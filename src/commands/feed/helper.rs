@@ -60,6 +60,7 @@ pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
         "path": done.path,
         "target": done.target,
         "action": done.action,
+        "replaced": done.replaced,
         "backup": done.backup,
         "bridge_runs_it": bridge_runs_it,
     });
@@ -70,8 +71,12 @@ pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
             Action::Replaced => "replaced and linked",
         };
         writeln!(w, "{verb}: {} -> {}", done.path.display(), exe.display())?;
-        if let Some(b) = &done.backup {
-            writeln!(w, "the file that was there is kept as {}", b.display())?;
+        match (&done.replaced, &done.backup) {
+            (Some(was), Some(b)) => {
+                writeln!(w, "{} was there: kept as {}", was.describe(), b.display())?
+            }
+            (Some(was), None) => writeln!(w, "{} was there: replaced", was.describe())?,
+            _ => {}
         }
         if !bridge_runs_it {
             writeln!(

@@ -182,3 +182,98 @@ fn install_never_replaces_another_feeder_without_force_and_doctor_names_it() {
     std::fs::remove_file(&theirs).unwrap();
     assert!(feeder(&env).contains("not found"), "{}", feeder(&env));
 }
+
+#[test]
+fn force_never_overwrites_a_backup_and_says_what_was_there() {
+    let env = TestEnv::new();
+    let bin = env.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let target = bin.join("mempalace-pi-session");
+    // The user's own backup, from before mpt.
+    std::fs::write(
+        bin.join("mempalace-pi-session.bak"),
+        "the user's own backup",
+    )
+    .unwrap();
+    let force = |env: &TestEnv| {
+        env.mpt(
+            &[
+                "--json",
+                "feed",
+                "install-helper",
+                bin.to_str().unwrap(),
+                "--force",
+            ],
+            &[],
+        )
+    };
+    let mut kept = Vec::new();
+    for text in [
+        "#!/bin/sh\necho first feeder\n",
+        "#!/bin/sh\necho second feeder\n",
+    ] {
+        std::fs::remove_file(&target).ok();
+        crate::support::write_script(&target, text);
+        let o = force(&env);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let j = json(&o);
+        assert_eq!(j["action"], "replaced", "{j}");
+        assert_eq!(j["replaced"]["kind"], "file", "{j}");
+        assert_eq!(j["replaced"]["bytes"], text.len(), "{j}");
+        let b = j["backup"].as_str().unwrap().to_string();
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), text, "{b}");
+        kept.push(b);
+    }
+    assert_ne!(kept[0], kept[1], "a second backup gets a name of its own");
+    assert_eq!(
+        std::fs::read_to_string(&kept[0]).unwrap(),
+        "#!/bin/sh\necho first feeder\n",
+        "the first backup survives the second --force"
+    );
+    assert_eq!(
+        std::fs::read_to_string(bin.join("mempalace-pi-session.bak")).unwrap(),
+        "the user's own backup"
+    );
+    // A link is replaced and said to be one.
+    std::fs::remove_file(&target).unwrap();
+    std::os::unix::fs::symlink("/opt/other/feeder", &target).unwrap();
+    let o = env.mpt(
+        &["feed", "install-helper", bin.to_str().unwrap(), "--force"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("a link to /opt/other/feeder was there: replaced"),
+        "{}",
+        stdout(&o)
+    );
+    // A directory is called one and never moved, --force or not.
+    std::fs::remove_file(&target).unwrap();
+    std::fs::create_dir_all(target.join("lib")).unwrap();
+    std::fs::write(target.join("lib/keep.txt"), "kept").unwrap();
+    for args in [
+        &["--json", "feed", "install-helper"][..],
+        &["--json", "feed", "install-helper", "--force"],
+    ] {
+        let o = env.mpt(&[args, &[bin.to_str().unwrap()]].concat(), &[]);
+        assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+        let msg = json(&o)["message"].as_str().unwrap().to_string();
+        assert!(
+            msg.contains("is a directory") && !msg.contains("file"),
+            "{msg}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(target.join("lib/keep.txt")).unwrap(),
+            "kept"
+        );
+    }
+    let names: Vec<String> = std::fs::read_dir(&bin)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names.len(),
+        4,
+        "the folder, two backups, the user's .bak: {names:?}"
+    );
+}
