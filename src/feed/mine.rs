@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::config::{Config, Env, read_token_file};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::mcp::http::{HttpClient, HttpOptions};
-use crate::mcp::{CallError, Deadline, McpClient};
+use crate::mcp::{CallError, Deadline, McpClient, PalaceBusy};
 use crate::palace::{PalacePaths, files};
 
 /// Which process files the drawers.
@@ -254,18 +254,16 @@ fn mine_error(e: CallError, route: &Route, call: &MineCall) -> MptError {
             )
             .with_hint("do not retry harder (the palace is a single writer; a blind retry queues mines behind the one still running): check the palace's size and whether another writer holds the write lock, rather than raising the timeout")
         }
-        CallError::Rpc { code: -32001, .. } => MptError::new(
-            ErrorKind::Busy,
-            format!("{} refused the mine: a peer writer holds the palace ({e})", route.describe()),
-        )
-        .with_hint("skip: the transcripts stay staged and the next feed mines them"),
-        CallError::ToolFailed { payload, .. }
-            if payload["error_class"] == "LockHeldByOtherProcess" =>
-        {
-            MptError::new(ErrorKind::Busy, format!("{e}"))
-                .with_hint("another mine is running on that palace: it or the next feed files these transcripts")
-        }
-        _ => MptError::from(e),
+        _ => match e.palace_busy() {
+            Some(PalaceBusy::PeerWriter) => MptError::new(
+                ErrorKind::Busy,
+                format!("{} refused the mine: a peer writer holds the palace ({e})", route.describe()),
+            )
+            .with_hint("skip: the transcripts stay staged and the next feed mines them"),
+            Some(PalaceBusy::Mine) => MptError::new(ErrorKind::Busy, format!("{e}"))
+                .with_hint("another mine is running on that palace: it or the next feed files these transcripts"),
+            None => MptError::from(e),
+        },
     }
 }
 

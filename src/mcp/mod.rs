@@ -113,7 +113,38 @@ pub enum CallError {
     },
 }
 
+/// Why MemPalace turned a write away because another process writes to the palace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PalaceBusy {
+    /// -32001 "Peer MCP writer active" (`failure_kind: peer_contention`): another process holds
+    /// the palace's writer lock.
+    PeerWriter,
+    /// A mine refused with `error_class: LockHeldByOtherProcess`: another mine holds the palace.
+    Mine,
+}
+
 impl CallError {
+    /// MemPalace's "another writer holds this palace", the one recogniser every command uses (exit
+    /// 6, busy). A -32001 whose `failure_kind` is `initialization_failed` is the server failing to
+    /// take the lock itself (a read-only lock folder): a failure, not a busy palace.
+    pub fn palace_busy(&self) -> Option<PalaceBusy> {
+        match self {
+            CallError::Rpc {
+                code: -32001, data, ..
+            } => {
+                let kind = data.as_ref().and_then(|d| d.get("failure_kind"));
+                (kind.and_then(Value::as_str) != Some("initialization_failed"))
+                    .then_some(PalaceBusy::PeerWriter)
+            }
+            CallError::ToolFailed { payload, .. }
+                if payload["error_class"] == "LockHeldByOtherProcess" =>
+            {
+                Some(PalaceBusy::Mine)
+            }
+            _ => None,
+        }
+    }
+
     /// Worth retrying later with backoff (the primary or child may come back); hard errors are not.
     pub fn is_transient(&self) -> bool {
         match self {
@@ -193,9 +224,20 @@ fn from_mcp(e: CallError) -> MptError {
             "the self-heal budget (MEMPALACE_MCP_MAX_RESPAWNS) is spent: find the stall with `mpt -v doctor`, then start the command again",
         ),
         CallError::Protocol(_) => MptError::new(ErrorKind::Protocol, msg),
+        _ if e.palace_busy().is_some() => {
+            let mut m = MptError::new(ErrorKind::Busy, msg).with_hint(
+                "another process writes to this palace (a harness's own mempalace-mcp, a mine, a hub): let it finish, or route writes through it (`mpt edge`, `mempalace serve`)",
+            );
+            if let CallError::Rpc { data: Some(d), .. } | CallError::ToolFailed { payload: d, .. } =
+                &e
+            {
+                m = m.with_detail(d.clone());
+            }
+            m
+        }
         CallError::Rpc { code, data, .. } => {
             let hint = match code {
-                -32001 => "another MemPalace process holds this palace's writer lease: let it finish, or route writes through its hub (`mempalace serve`)",
+                -32001 => "MemPalace could not take this palace's writer lock (its reason is in the detail): check that its lock folder (~/.mempalace/locks) is writable",
                 -32003 => "the server runs --read-only: writes need a writable primary",
                 -32602 => "the arguments do not match the tool's inputSchema (`mpt call --list` shows the tools)",
                 -32601 => "the server does not know that tool or method",

@@ -137,3 +137,53 @@ fn the_binary_reports_a_success_false_reply_as_exit_1() {
     assert_eq!(v["kind"], "tool_failed");
     assert_eq!(v["detail"]["success"], false);
 }
+
+/// A live writer that is not mpt's (a harness's own `mempalace-mcp` that wrote first) holds the
+/// palace: `mpt call`'s write is MemPalace's "Peer MCP writer active", busy (exit 6) as `feed
+/// mine` says it, not a runtime failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_beside_a_live_peer_writer_is_exit_6() {
+    let env = std::sync::Arc::new(TestEnv::new());
+    let palace = env.palace("held");
+    let holder = real_child(&env, &palace);
+    holder.connect().await.unwrap();
+    let first = holder
+        .call_tool(
+            "mempalace_add_drawer",
+            json!({"wing": "w", "room": "r", "content": "a live session wrote first, so it holds the writer lock"}),
+            Deadline::Default,
+        )
+        .await
+        .unwrap();
+    assert_eq!(first.payload["success"], true);
+    let (e2, p2) = (std::sync::Arc::clone(&env), palace.clone());
+    let o = tokio::task::spawn_blocking(move || {
+        e2.mpt(
+            &[
+                "--json",
+                "call",
+                "--palace",
+                p2.to_str().unwrap(),
+                "--child",
+                venv_bin("mempalace-mcp").to_str().unwrap(),
+                "add_drawer",
+                r#"{"wing":"w","room":"r","content":"a second writer"}"#,
+            ],
+            &[],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["kind"], "busy", "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("Peer MCP writer active"),
+        "{v}"
+    );
+    assert_eq!(v["detail"]["failure_kind"], "peer_contention", "{v}");
+    holder.shutdown().await;
+}
