@@ -80,6 +80,16 @@ pub fn holder(path: &Path) -> io::Result<Option<Holder>> {
     Ok(Some(parse(&text)))
 }
 
+/// Who holds the lock at `path`, for a busy message: `pid 123, feed mine`, `pid 123`, or
+/// `another process` when it recorded nothing (or nobody holds it any more).
+pub fn describe_holder(path: &Path) -> String {
+    match holder(path).ok().flatten().map(|h| (h.pid, h.what)) {
+        Some((Some(p), Some(w))) => format!("pid {p}, {w}"),
+        Some((Some(p), None)) => format!("pid {p}"),
+        _ => "another process".to_string(),
+    }
+}
+
 fn open_for_locking(path: &Path) -> io::Result<File> {
     let file = OpenOptions::new()
         .read(true)

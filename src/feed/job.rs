@@ -44,12 +44,7 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
     let lock = match take_lock(&job.lock_file, &job.what) {
         Ok(Some(l)) => l,
         Ok(None) => {
-            let holder = lock::holder(&job.lock_file).ok().flatten();
-            let who = match holder.as_ref().map(|h| (h.pid, h.what.as_ref())) {
-                Some((Some(p), Some(w))) => format!("pid {p}, {w}"),
-                Some((Some(p), None)) => format!("pid {p}"),
-                _ => "another process".to_string(),
-            };
+            let who = lock::describe_holder(&job.lock_file);
             return Err(MptError::new(
                 ErrorKind::Busy,
                 format!("another feed is running ({who}; lock {})", job.lock_file.display()),

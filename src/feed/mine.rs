@@ -85,14 +85,7 @@ pub fn choose_route(env: &Env, config: &Config, palace: Option<&Path>) -> Result
             palace: paths.palace,
         });
     }
-    if let Some(lease) = files::lease_holder(&paths.writer_lease)?
-        && lease.held
-    {
-        let who = match (lease.pid, &lease.command) {
-            (Some(p), Some(c)) => format!("pid {p} ({c})"),
-            (Some(p), None) => format!("pid {p}"),
-            _ => "another process".to_string(),
-        };
+    if let Some(who) = files::lease_held_by(&paths.writer_lease)? {
         return Err(MptError::new(
             ErrorKind::Busy,
             format!(

@@ -126,6 +126,19 @@ pub fn lease_holder(lease: &Path) -> Result<Option<LeaseHolder>> {
     }))
 }
 
+/// Who holds the palace's writer lease right now, as a phrase (`pid 123 (mempalace-mcp …)`):
+/// a live process writes to it, and a second writer would be refused. `None`: nobody.
+pub fn lease_held_by(lease: &Path) -> Result<Option<String>> {
+    let Some(h) = lease_holder(lease)?.filter(|h| h.held) else {
+        return Ok(None);
+    };
+    Ok(Some(match (h.pid, &h.command) {
+        (Some(p), Some(c)) => format!("pid {p} ({c})"),
+        (Some(p), None) => format!("pid {p}"),
+        _ => "another process".to_string(),
+    }))
+}
+
 pub fn pid_alive(pid: u32) -> bool {
     if pid == 0 {
         return false;
