@@ -554,6 +554,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be queued, queue nothing (the default without --yes)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Queue it')
+            [CompletionResult]::new('--include-dropped', '--include-dropped', [CompletionResultType]::ParameterName, 'Also queue again the records whose backfill op an operator dropped (`mpt outbox drop`); without it they are listed as `dropped` and the backfill is not done')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')

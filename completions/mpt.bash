@@ -2179,7 +2179,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__outbox__subcmd__backfill)
-            opts="-q -v -h -V --palace --wing --since --dry-run --yes --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --palace --wing --since --dry-run --yes --include-dropped --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -508,6 +508,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --dry-run 'Print what would be queued, queue nothing (the default without --yes)'
             cand --yes 'Queue it'
+            cand --include-dropped 'Also queue again the records whose backfill op an operator dropped (`mpt outbox drop`); without it they are listed as `dropped` and the backfill is not done'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

@@ -396,6 +396,7 @@ never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from backfill" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from backfill" -l dry-run -d 'Print what would be queued, queue nothing (the default without --yes)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from backfill" -l yes -d 'Queue it'
+complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from backfill" -l include-dropped -d 'Also queue again the records whose backfill op an operator dropped (`mpt outbox drop`); without it they are listed as `dropped` and the backfill is not done'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from backfill" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from backfill" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from backfill" -s v -l verbose -d 'Say more on stderr (-vv: each request)'

@@ -526,6 +526,10 @@ pub struct OutboxBackfillArgs {
     /// Queue it
     #[arg(long)]
     pub yes: bool,
+    /// Also queue again the records whose backfill op an operator dropped (`mpt outbox drop`);
+    /// without it they are listed as `dropped` and the backfill is not done
+    #[arg(long)]
+    pub include_dropped: bool,
 }
 
 #[derive(Debug, Args)]

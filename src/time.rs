@@ -85,7 +85,8 @@ fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
 
-fn days_in_month(y: i64, m: u32) -> u32 {
+/// Days in month `m` (1-12) of year `y`, leap years counted.
+pub fn days_in_month(y: i64, m: u32) -> u32 {
     match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
@@ -164,6 +165,56 @@ pub fn format_iso_utc(secs: i64) -> String {
         (tod % 3600) / 60,
         tod % 60
     )
+}
+
+/// A date (`YYYY-MM-DD`), or a date and a time of day as MemPalace's `filed_at` has it
+/// (`T` or a space, `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`, an optional `Z`): the date must
+/// exist (leap years counted) and the time be one. No zone offsets: `filed_at` carries none.
+pub fn is_date_or_local_time(s: &str) -> bool {
+    if !s.is_ascii() {
+        return false;
+    }
+    let (date, time) = match s.len() {
+        10 => (s, None),
+        n if n > 11 => (&s[..10], Some((&s[10..11], &s[11..]))),
+        _ => return false,
+    };
+    let d = date.as_bytes();
+    if d[4] != b'-' || d[7] != b'-' {
+        return false;
+    }
+    let (Some(y), Some(m), Some(day)) =
+        (number(&date[..4]), number(&date[5..7]), number(&date[8..]))
+    else {
+        return false;
+    };
+    if !(1..=12).contains(&m) || day == 0 || day > days_in_month(i64::from(y), m) {
+        return false;
+    }
+    let Some((sep, t)) = time else {
+        return true;
+    };
+    let t = t.strip_suffix('Z').unwrap_or(t);
+    let (clock, frac) = match t.split_once('.') {
+        Some((c, f)) => (c, Some(f)),
+        None => (t, None),
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
+    matches!(sep, "T" | " ")
+        && frac.is_none_or(|f| number(f).is_some())
+        && (parts.len() == 3 || (parts.len() == 2 && frac.is_none()))
+        && parts
+            .iter()
+            .zip([24, 60, 60])
+            .all(|(p, below)| p.len() == 2 && number(p).is_some_and(|v| v < below))
+}
+
+/// A run of ASCII digits as a number (a fraction's digits too: only their presence counts).
+fn number(t: &str) -> Option<u32> {
+    if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(t.parse().unwrap_or(u32::MAX))
 }
 
 #[cfg(test)]

@@ -314,7 +314,7 @@ fn remove_plan(
 /// restored entry's memory is removed last.
 pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
     if plan.action == Action::Delete {
-        let kept = backup(&plan.file)?;
+        let kept = crate::backup::beside(&plan.file)?;
         std::fs::remove_file(&plan.file)
             .map_err(|e| MptError::io(format!("removing {}", plan.file.display()), &e))?;
         forget(plan)?;

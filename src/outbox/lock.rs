@@ -1,5 +1,5 @@
-//! One flusher per outbox: the pid lock (`crate::lock`) on `<outbox>.flush.lock`, released by
-//! the kernel when the holder exits, however it exits; the outbox's path and busy message.
+//! One flusher (`<outbox>.flush.lock`) and one backfill (`<outbox>.backfill.lock`) per outbox:
+//! pid locks (`crate::lock`) the kernel releases however the holder exits; their busy messages.
 
 use std::path::{Path, PathBuf};
 
@@ -87,10 +87,34 @@ pub fn busy(outbox: &Path, what: &str) -> MptError {
     .with_hint("not an error for a timer; `mpt outbox flush --wait` waits for it")
 }
 
-/// The lock's path, its folder created beside the outbox, private as its folder is (store.rs
-/// creates it the same way).
+/// One backfill per outbox at a time, the feed's kind of lock (non-blocking: exit 6 at once,
+/// naming the holder), held from the read of the palace to the last enqueue.
+pub fn backfill_lock(outbox: &Path) -> Result<PidLock> {
+    let path = beside(outbox, ".backfill.lock")?;
+    match lock::try_acquire(&path, "outbox backfill") {
+        Ok(Some(held)) => Ok(held),
+        Ok(None) => Err(MptError::new(
+            ErrorKind::Busy,
+            format!(
+                "another backfill is running ({}; lock {})",
+                lock::describe_holder(&path),
+                path.display()
+            ),
+        )
+        .with_hint("let it finish: it reads the same palace and queues the same records; a run after it queues nothing twice")),
+        Err(e) => Err(MptError::io(format!("locking {}", path.display()), &e)),
+    }
+}
+
+/// The flush lock's path, its folder created beside the outbox.
 fn prepare(outbox: &Path) -> Result<PathBuf> {
-    let path = FlushLock::path_for(outbox);
+    beside(outbox, ".flush.lock")
+}
+
+/// A lock file beside the outbox, its folder created private as the outbox's is (store.rs
+/// creates it the same way).
+fn beside(outbox: &Path, suffix: &str) -> Result<PathBuf> {
+    let path = super::store::sidecar(outbox, suffix);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
             .create(dir)

@@ -64,6 +64,12 @@ pub fn check(inputs: &Inputs) -> Step {
         Err(e) => return cannot_run(ID, &e),
     };
     let left = read.plan.left();
+    let dropped = read
+        .plan
+        .by_reason()
+        .get(&backfill::Reason::Dropped)
+        .copied()
+        .unwrap_or(0);
     let mut step = if left == 0 && open == 0 {
         Step::new(ID, State::Done, "nothing left to send; no backfill op open")
     } else {
@@ -83,6 +89,11 @@ pub fn check(inputs: &Inputs) -> Step {
         palace.palace.display(),
         read.through
     ));
+    if dropped > 0 {
+        step = step.evidence(format!(
+            "{dropped} of them dropped by an operator (`mpt outbox drop`): `mpt outbox backfill --include-dropped --yes` queues them again"
+        ));
+    }
     if let Some(e) = &read.plan.primary_error {
         step = step.evidence(format!("the primary was not asked what it holds: {e}"));
     }

@@ -28,12 +28,17 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
         .with_hint("set MEMPALACE_REMOTE_URL (and MEMPALACE_REMOTE_TOKEN) to the primary first"));
     };
     let opts = Options {
+        include_dropped: args.include_dropped,
         wings: wing_patterns(&args.wings)?,
         since: args.since.as_deref().map(since).transpose()?,
         ..Options::for_config(config)
     };
     let apply = args.yes;
     let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(config))?;
+    existing_palace(&palace.palace)?;
+    // One backfill at a time: a second would read the palace beside it and find the ledger
+    // filling under it (`enqueued 0` with no reason).
+    let _lock = crate::outbox::lock::backfill_lock(path)?;
     let outbox = if path.exists() {
         Some(Outbox::open(path, OpenOptions::default())?)
     } else {
@@ -65,7 +70,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
         };
         let origin = Origin::from_config(config);
         for chunk in plan.records.chunks(BATCH) {
-            enqueued += store.enqueue_backfill(&origin, chunk)?;
+            enqueued += store.enqueue_backfill(&origin, chunk, opts.include_dropped)?;
             if let Some(bar) = &bar {
                 bar.message(format!("queued {enqueued} of {}", plan.records.len()));
             }
@@ -98,7 +103,8 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
             apply,
             enqueued,
             open_after,
-            done: left == 0 && open_after == 0,
+            narrowed: opts.narrows(),
+            done: left == 0 && open_after == 0 && !opts.narrows(),
         },
     );
     ctx.out.emit(&doc, |w| print(w, &plan, &doc))?;
@@ -109,10 +115,35 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
     })
 }
 
+/// The palace must be there: reading a missing one through a child would create it (a new
+/// replica id), and a dry run changes nothing.
+fn existing_palace(palace: &Path) -> Result<()> {
+    match std::fs::metadata(palace) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(
+            MptError::usage(format!("the palace {} is not a folder", palace.display())).with_hint(
+                "give --palace the palace's folder (`mpt paths` shows the one MemPalace uses)",
+            ),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(MptError::usage(format!(
+            "there is no palace at {}: nothing to backfill, and reading it would create one",
+            palace.display()
+        ))
+        .with_hint("give --palace the palace's folder (`mpt paths` shows the one MemPalace uses)")),
+        Err(e) => Err(MptError::io(format!("reading {}", palace.display()), &e)),
+    }
+}
+
 fn wing_patterns(globs: &[String]) -> Result<Vec<glob::Pattern>> {
     globs
         .iter()
         .map(|g| {
+            if g.trim().is_empty() {
+                return Err(MptError::usage(format!(
+                    "--wing '{g}' is empty: it would select no wing"
+                ))
+                .with_hint("give a wing name or a glob, e.g. --wing 'proj*'; leave --wing out for every wing"));
+            }
             glob::Pattern::new(g).map_err(|e| {
                 MptError::usage(format!("--wing '{g}' is not a glob pattern: {}", e.msg)).with_hint(
                     "use *, ? and [...] as in the replication policy, e.g. --wing 'proj*'",
@@ -122,29 +153,15 @@ fn wing_patterns(globs: &[String]) -> Result<Vec<glob::Pattern>> {
         .collect()
 }
 
-/// `--since`: a date, or a date and time, as MemPalace writes `filed_at` (compared as text).
+/// `--since`: a date, or a date and a time, as MemPalace writes `filed_at` (compared as text):
+/// `YYYY-MM-DD`, then `T` (or a space) and `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`, an
+/// optional `Z`. The date must exist and the time be a time of day.
 fn since(s: &str) -> Result<String> {
-    let shape = |t: &str| {
-        t.len() >= 10
-            && t.chars().enumerate().all(|(i, c)| match i {
-                4 | 7 => c == '-',
-                10 => c == 'T' || c == ' ',
-                13 | 16 => c == ':',
-                _ => c.is_ascii_digit() || (i > 18 && (c == '.' || c == 'Z')),
-            })
-    };
-    let valid = shape(s)
-        && s.get(5..7)
-            .and_then(|m| m.parse::<u8>().ok())
-            .is_some_and(|m| (1..=12).contains(&m))
-        && s.get(8..10)
-            .and_then(|d| d.parse::<u8>().ok())
-            .is_some_and(|d| (1..=31).contains(&d));
-    if !valid {
+    if !crate::time::is_date_or_local_time(s) {
         return Err(MptError::usage(format!(
-            "--since '{s}' is not a date (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM:SS)"
+            "--since '{s}' is not a date (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM[:SS])"
         ))
-        .with_hint("e.g. --since 2026-01-31"));
+        .with_hint("e.g. --since 2026-01-31 or --since 2026-01-31T09:30"));
     }
     Ok(s.replacen(' ', "T", 1))
 }
@@ -157,6 +174,8 @@ struct Report<'a> {
     apply: bool,
     enqueued: usize,
     open_after: i64,
+    /// `--wing` or `--since` narrowed the read: never done.
+    narrowed: bool,
     done: bool,
 }
 
@@ -182,6 +201,8 @@ fn report(plan: &Plan, r: &Report<'_>) -> Value {
         "skipped_records": plan.skipped,
         "would_send": if r.apply { Value::Null } else { json!(plan.records.iter().map(|x| x.to_json()).collect::<Vec<_>>()) },
         "backfill_ops_open": r.open_after,
+        "narrowed": r.narrowed,
+        "filtered_out": plan.filtered_out(),
         "done": r.done,
     })
 }
@@ -275,6 +296,20 @@ fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
             "next: `mpt outbox flush` sends it (the edge's flusher does too)"
         )?;
     }
+    if doc["narrowed"] == true {
+        writeln!(
+            w,
+            "not done: --wing/--since left {} record(s) out of this run; a run without them finishes the backfill",
+            doc["filtered_out"]
+        )?;
+    }
+    let dropped = plan.by_reason().get(&Reason::Dropped).copied().unwrap_or(0);
+    if dropped > 0 {
+        writeln!(
+            w,
+            "not done: {dropped} record(s) whose backfill op an operator dropped are not on the primary; `mpt outbox backfill --include-dropped --yes` queues them again"
+        )?;
+    }
     if doc["done"] == true {
         writeln!(w, "done: nothing left to send, no backfill op open")?;
     }
@@ -293,7 +328,36 @@ mod tests {
             since("2026-01-31T10:00:00.5Z").unwrap(),
             "2026-01-31T10:00:00.5Z"
         );
-        for bad in ["yesterday", "2026-13-01", "2026-1-1", "31/01/2026", ""] {
+        assert_eq!(since("2024-02-29").unwrap(), "2024-02-29");
+        assert_eq!(since("2026-01-31T09:30").unwrap(), "2026-01-31T09:30");
+        assert_eq!(
+            since("2026-01-31T23:59:59Z").unwrap(),
+            "2026-01-31T23:59:59Z"
+        );
+        for bad in [
+            "yesterday",
+            "2026-13-01",
+            "2026-1-1",
+            "31/01/2026",
+            "",
+            "2026-02-31",
+            "2025-02-29",
+            "2026-04-31",
+            "2026-01-00",
+            "2026-01-31T",
+            "2026-01-31T25:99:99",
+            "2026-01-31T24:00",
+            "2026-01-31T10:60",
+            "2026-01-31T10:00:60",
+            "2026-01-31T10",
+            "2026-01-31T10:00.5",
+            "2026-01-31T10:00:00.",
+            "2026-01-31X10:00",
+            "2026-01-31T1:00:00",
+            "2026-01-31T10:00:00+02:00",
+            "2026-01-31 ",
+            "２０２６-01-31",
+        ] {
             let e = since(bad).unwrap_err();
             assert_eq!(e.exit(), Exit::Usage, "{bad}");
             assert!(e.message.contains(&format!("'{bad}'")), "{}", e.message);
@@ -304,6 +368,15 @@ mod tests {
     fn a_bad_wing_glob_is_named() {
         let e = wing_patterns(&["proj[".into()]).unwrap_err();
         assert!(e.message.contains("'proj['"), "{}", e.message);
+        for empty in ["", "  "] {
+            let e = wing_patterns(&[empty.into()]).unwrap_err();
+            assert_eq!(e.exit(), Exit::Usage);
+            assert!(
+                e.message.contains(&format!("--wing '{empty}' is empty")),
+                "{}",
+                e.message
+            );
+        }
         assert_eq!(
             wing_patterns(&["p*".into(), "notes".into()]).unwrap().len(),
             2

@@ -58,7 +58,7 @@ pub(super) async fn plan(
     {
         let id = e["id"].as_str().unwrap_or("").to_string();
         *plan.read.entry(Kind::Event).or_insert(0) += 1;
-        if let Some(reason) = opts.before_since(text(e, "created_at").as_deref()) {
+        if let Some(reason) = opts.filters_wingless(text(e, "created_at").as_deref()) {
             plan.skip(Kind::Event, &id, reason, None);
             continue;
         }

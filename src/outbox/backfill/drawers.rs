@@ -64,8 +64,13 @@ pub(super) async fn plan(
 ) -> Result<()> {
     let wings = wings(src.local).await?;
     let mut wanted: Vec<Listed> = Vec::new();
-    for wing in wings.iter().filter(|w| opts.selects_wing(w)) {
+    for wing in &wings {
         let listed = list(src.local, wing, None).await?;
+        if !opts.selects_wing(wing) {
+            // Counted, not read: list_wings' counts are chunks, a listing is one row a drawer.
+            plan.outside_wings += listed.len() as u64;
+            continue;
+        }
         for d in listed {
             *plan.read.entry(d.kind()).or_insert(0) += 1;
             if let Some(marker) = miner_marker(&d) {

@@ -51,6 +51,19 @@ pub(super) async fn plan(
             .collect(),
         None => Vec::new(),
     };
+    // `--wing` or `--since` leave every fact out (none has a wing or a filing time): named,
+    // and the primary not asked about them.
+    if let Some(reason) = opts.filters_wingless(None) {
+        for fact in facts.keys() {
+            let kind = if fact.valid_to.is_some() {
+                Kind::KgClosed
+            } else {
+                Kind::KgOpen
+            };
+            plan.skip(kind, &key(fact), reason, None);
+        }
+        return Ok(());
+    }
     let mut on_primary: BTreeMap<String, Vec<Fact>> = BTreeMap::new();
     if let Some(p) = src.primary {
         for s in &subjects {
@@ -64,10 +77,6 @@ pub(super) async fn plan(
             Kind::KgOpen
         };
         let key = key(&fact);
-        if let Some(reason) = opts.before_since(None) {
-            plan.skip(kind, &key, reason, None);
-            continue;
-        }
         if queued.iter().any(|q| q.same_triple(&fact)) {
             plan.skip(
                 kind,

@@ -1,7 +1,7 @@
 //! The backfill ledger: which records of the local palace a backfill already enqueued, written in
 //! the same transaction as their ops, so a rerun (or one after a kill at any point) sends each once.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
@@ -12,21 +12,46 @@ use crate::outbox::schema::sql;
 use crate::outbox::store::{self, NewOp};
 use crate::outbox::{Origin, Outbox, util};
 
+/// What became of a record a backfill enqueued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ledgered {
+    /// Its op is queued, being sent, landed, or failed (an operator's to retry or drop).
+    Enqueued,
+    /// An operator dropped its op (`mpt outbox drop`), even if the op was purged since (the
+    /// audit trail keeps the drop): the record is not on the primary through it.
+    Dropped,
+}
+
+/// The ledger row's state: its op dropped, or dropped and purged since (the audit remembers).
+const LEDGERED: &str = "SELECT CASE
+        WHEN o.state = 'dropped' THEN 1
+        WHEN o.op_id IS NULL AND EXISTS
+            (SELECT 1 FROM audit a WHERE a.action = 'drop' AND a.op_id = b.op_id) THEN 1
+        ELSE 0 END
+     FROM backfill b LEFT JOIN ops o ON o.op_id = b.op_id WHERE b.key = ?1";
+
+fn ledgered(conn: &rusqlite::Connection, key: &str) -> Result<Option<Ledgered>> {
+    conn.prepare_cached(LEDGERED)
+        .and_then(|mut st| st.query_row([key], |r| r.get::<_, i64>(0)).optional())
+        .map(|hit| {
+            hit.map(|dropped| {
+                if dropped == 1 {
+                    Ledgered::Dropped
+                } else {
+                    Ledgered::Enqueued
+                }
+            })
+        })
+        .map_err(|e| sql("reading the backfill ledger", &e))
+}
+
 impl Outbox {
-    /// The ledger keys already recorded, of those asked.
-    pub fn backfilled(&self, keys: &[&str]) -> Result<HashSet<String>> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT 1 FROM backfill WHERE key = ?1")
-            .map_err(|e| sql("reading the backfill ledger", &e))?;
-        let mut out = HashSet::new();
+    /// The ledger keys already recorded, of those asked, with what became of their ops.
+    pub fn backfilled(&self, keys: &[&str]) -> Result<HashMap<String, Ledgered>> {
+        let mut out = HashMap::new();
         for k in keys {
-            let hit = st
-                .query_row([k], |_| Ok(()))
-                .optional()
-                .map_err(|e| sql("reading the backfill ledger", &e))?;
-            if hit.is_some() {
-                out.insert((*k).to_string());
+            if let Some(state) = ledgered(&self.conn, k)? {
+                out.insert((*k).to_string(), state);
             }
         }
         Ok(out)
@@ -45,24 +70,29 @@ impl Outbox {
     }
 
     /// Enqueues `records` in order, each with its ledger row, in one transaction; records whose
-    /// key is already in the ledger are passed over. Returns how many were enqueued.
-    pub fn enqueue_backfill(&mut self, origin: &Origin, records: &[Record]) -> Result<usize> {
+    /// key is already in the ledger are passed over, unless `redo_dropped` and an operator
+    /// dropped its op (then the row points at the new op). Returns how many were enqueued.
+    pub fn enqueue_backfill(
+        &mut self,
+        origin: &Origin,
+        records: &[Record],
+        redo_dropped: bool,
+    ) -> Result<usize> {
         let ops: Vec<NewOp<'_>> = records.iter().map(Record::new_op).collect();
         let texts = store::payload_texts(&ops)?;
         let now = util::now_ms();
         let tx = self.write_tx("enqueueing the backfill")?;
         let mut enqueued = 0;
         for ((rec, op), text) in records.iter().zip(&ops).zip(texts) {
-            let known = tx
-                .prepare_cached("SELECT 1 FROM backfill WHERE key = ?1")
-                .and_then(|mut st| st.query_row([&rec.key], |_| Ok(())).optional())
-                .map_err(|e| sql("reading the backfill ledger", &e))?;
-            if known.is_some() {
-                continue;
+            match ledgered(&tx, &rec.key)? {
+                None => {}
+                Some(Ledgered::Dropped) if redo_dropped => {}
+                Some(_) => continue,
             }
             let done = store::insert_op(&tx, origin, op, &text, now)?;
             tx.prepare_cached(
-                "INSERT INTO backfill (key, kind, local_id, op_id, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT OR REPLACE INTO backfill (key, kind, local_id, op_id, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )
             .and_then(|mut st| {
                 st.execute(params![

@@ -7,6 +7,7 @@ mod kg;
 mod ledger;
 mod listing;
 mod probe;
+mod reason;
 mod session;
 
 use std::collections::BTreeMap;
@@ -14,6 +15,8 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 pub use drawers::content_id;
+pub use ledger::Ledgered;
+pub use reason::{Reason, Skipped};
 pub use session::{Read, read_and_plan};
 
 use super::{NewOp, Outbox};
@@ -81,64 +84,6 @@ impl Record {
     }
 }
 
-/// Why a record is not sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    /// Made by a miner (RFC 001 §5: mined drawers stay local; each device mines its own).
-    Mined,
-    /// Its id does not match its content (edited with update_drawer, or an older id recipe): on
-    /// the primary it would get another id.
-    Edited,
-    /// Its wing replicates `local` in the policy.
-    LocalWing,
-    /// Filed before `--since`.
-    BeforeSince,
-    /// `--since` given and the record has no filing time (knowledge-graph facts).
-    NoFilingTime,
-    /// A backfill already enqueued it (the ledger).
-    Enqueued,
-    /// The live edge queued it (an op of this outbox carries it).
-    QueuedByEdge,
-    /// The primary already holds it.
-    OnPrimary,
-    /// The primary holds the same fact still open, the device's copy is closed: sending it
-    /// would be swallowed; an operator decides (`kg_invalidate` on the primary).
-    Conflict,
-    /// The primary could not be asked whether it holds it (diary, closed facts and events are
-    /// not deduped by the server): left for a run while it answers.
-    Unverified,
-    /// The local palace could not return it whole.
-    Unreadable,
-}
-
-impl Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Mined => "mined",
-            Reason::Edited => "edited",
-            Reason::LocalWing => "local_wing",
-            Reason::BeforeSince => "before_since",
-            Reason::NoFilingTime => "no_filing_time",
-            Reason::Enqueued => "enqueued",
-            Reason::QueuedByEdge => "queued_by_edge",
-            Reason::OnPrimary => "on_primary",
-            Reason::Conflict => "conflict",
-            Reason::Unverified => "unverified",
-            Reason::Unreadable => "unreadable",
-        }
-    }
-}
-
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Skipped {
-    pub kind: Kind,
-    pub id: String,
-    pub reason: Reason,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-}
-
 /// What to read and keep.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -150,6 +95,8 @@ pub struct Options {
     pub fallback_writer: String,
     /// This device's name: stamped on what a backfill sends, as the live edge stamps.
     pub device: String,
+    /// `--include-dropped`: queue again what an operator dropped from an earlier backfill.
+    pub include_dropped: bool,
 }
 
 impl Options {
@@ -162,6 +109,7 @@ impl Options {
             since: None,
             fallback_writer: format!("backfill@{device}"),
             device,
+            include_dropped: false,
         }
     }
 
@@ -189,9 +137,18 @@ impl Options {
         self.wings.is_empty() || self.wings.iter().any(|p| p.matches(wing))
     }
 
-    /// Whether KG facts and coordination records (no wing) are read at all.
-    fn reads_wingless(&self) -> bool {
-        self.wings.is_empty()
+    /// Whether `--wing` or `--since` narrows this run: then it is never done.
+    pub fn narrows(&self) -> bool {
+        !self.wings.is_empty() || self.since.is_some()
+    }
+
+    /// Why a record without a wing (a fact, an event) is filtered out, if it is: `--wing`
+    /// selects wings only, `--since` needs a filing time (`filed_at`).
+    fn filters_wingless(&self, filed_at: Option<&str>) -> Option<Reason> {
+        if !self.wings.is_empty() {
+            return Some(Reason::NoWing);
+        }
+        self.before_since(filed_at)
     }
 
     fn before_since(&self, filed_at: Option<&str>) -> Option<Reason> {
@@ -220,6 +177,8 @@ pub struct Plan {
     pub read: BTreeMap<Kind, u64>,
     /// Why the primary was not asked what it holds (`None`: it was).
     pub primary_error: Option<String>,
+    /// Drawers and diary entries in wings `--wing` left out (listed to be counted, not read).
+    pub outside_wings: u64,
 }
 
 impl Plan {
@@ -249,19 +208,37 @@ impl Plan {
         m
     }
 
-    /// What is left for the primary: records to send plus those waiting until it can be asked.
-    /// Facts the live edge still has queued count too: their window is compared once it landed.
+    /// What is left for the primary: records to send plus those waiting until it can be asked,
+    /// and those an operator dropped (not there, and not undone silently). Facts the live edge
+    /// still has queued count too: their window is compared once it landed. A record that can
+    /// never be sent (mined, edited, a local wing, holding the token) is settled once reported.
     pub fn left(&self) -> u64 {
         let waiting = self
             .skipped
             .iter()
             .filter(|s| {
-                s.reason == Reason::Unverified
+                matches!(s.reason, Reason::Unverified | Reason::Dropped)
                     || (s.reason == Reason::QueuedByEdge
                         && matches!(s.kind, Kind::KgClosed | Kind::KgOpen))
             })
             .count();
         (self.records.len() + waiting) as u64
+    }
+
+    /// Records `--wing` or `--since` kept out of this run (read and passed over, or in other
+    /// wings and not read): a narrowed run is never the whole backfill.
+    pub fn filtered_out(&self) -> u64 {
+        let passed = self
+            .skipped
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.reason,
+                    Reason::BeforeSince | Reason::NoFilingTime | Reason::NoWing
+                )
+            })
+            .count() as u64;
+        passed + self.outside_wings
     }
 
     /// Counts of skipped records, by reason.
@@ -294,11 +271,10 @@ pub async fn plan(
 ) -> Result<Plan> {
     let mut plan = Plan::default();
     drawers::plan(src, opts, &mut plan, on_progress).await?;
-    if opts.reads_wingless() {
-        kg::plan(src, opts, &mut plan, on_progress).await?;
-        coord::plan(src, opts, &mut plan, on_progress).await?;
-    }
-    drop_known(src.outbox, &mut plan)?;
+    kg::plan(src, opts, &mut plan, on_progress).await?;
+    coord::plan(src, opts, &mut plan, on_progress).await?;
+    drop_known(src.outbox, opts, &mut plan)?;
+    drop_secrets(&mut plan);
     plan.records.sort_by_key(|r| order(r.kind));
     on_progress(plan.progress());
     Ok(plan)
@@ -315,8 +291,9 @@ fn order(kind: Kind) -> u8 {
     }
 }
 
-/// Passes over the records whose ledger key is known: a backfill enqueued them before.
-fn drop_known(outbox: Option<&Outbox>, plan: &mut Plan) -> Result<()> {
+/// Passes over the records whose ledger key is known: a backfill enqueued them before. One
+/// whose op an operator dropped is `dropped`, and planned again only with `--include-dropped`.
+fn drop_known(outbox: Option<&Outbox>, opts: &Options, plan: &mut Plan) -> Result<()> {
     let Some(outbox) = outbox else {
         return Ok(());
     };
@@ -324,12 +301,41 @@ fn drop_known(outbox: Option<&Outbox>, plan: &mut Plan) -> Result<()> {
     let known = outbox.backfilled(&keys)?;
     let (kept, gone): (Vec<Record>, Vec<Record>) = std::mem::take(&mut plan.records)
         .into_iter()
-        .partition(|r| !known.contains(&r.key));
+        .partition(|r| match known.get(&r.key) {
+            None => true,
+            Some(Ledgered::Dropped) => opts.include_dropped,
+            Some(Ledgered::Enqueued) => false,
+        });
     plan.records = kept;
     for r in gone {
-        plan.skip(r.kind, &r.local_id, Reason::Enqueued, None);
+        match known.get(&r.key) {
+            Some(Ledgered::Dropped) => plan.skip(
+                r.kind,
+                &r.local_id,
+                Reason::Dropped,
+                Some("an operator dropped its op: `--include-dropped` queues it again".into()),
+            ),
+            _ => plan.skip(r.kind, &r.local_id, Reason::Enqueued, None),
+        }
     }
     Ok(())
+}
+
+/// Passes over the records that carry the remote token: the outbox refuses them (it never
+/// holds the token), so each is named rather than failing the whole run.
+fn drop_secrets(plan: &mut Plan) {
+    let (kept, gone): (Vec<Record>, Vec<Record>) = std::mem::take(&mut plan.records)
+        .into_iter()
+        .partition(|r| !crate::secrets::json_contains_known(&r.payload));
+    plan.records = kept;
+    for r in gone {
+        plan.skip(
+            r.kind,
+            &r.local_id,
+            Reason::ContainsSecret,
+            Some("the remote token appears in it; the outbox never holds the token, so it stays on this device".into()),
+        );
+    }
 }
 
 /// One read call's payload. A tool that reports its own failure (`{"error": …}`, e.g. "Chroma

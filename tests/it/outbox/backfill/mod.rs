@@ -1,6 +1,7 @@
 //! `mpt outbox backfill` with real palaces and a real primary: a device's existing memory lands
 //! once, record by record, whatever the primary already holds, through kills, across devices.
 
+mod honest;
 mod palace;
 
 use serde_json::{Value, json};
@@ -192,9 +193,22 @@ fn what_the_primary_holds_is_not_sent_again_and_reads_come_from_the_device_throu
         "drawers, diary, events: {later}"
     );
     assert_eq!(later["skipped"]["no_filing_time"], 3, "facts: {later}");
+    assert_eq!(
+        (later["filtered_out"].as_u64(), &later["done"]),
+        (Some(9), &json!(false))
+    );
     let (_, notes) = backfill(dev, &["--wing", "note?"]);
-    assert_eq!(notes["read"], json!({"drawer": s.mined.len()}), "{notes}");
+    assert_eq!(
+        notes["read"],
+        json!({"drawer": s.mined.len(), "kg_closed": 1, "kg_open": 2, "event": 2}),
+        "{notes}"
+    );
     assert_eq!(notes["to_send_total"], 0, "{notes}");
+    assert_eq!(
+        notes["filtered_out"], 9,
+        "2 drawers and 2 diary entries in other wings, 3 facts, 2 events: {notes}"
+    );
+    assert_eq!(notes["done"], false, "{notes}");
     // An edge session holds the palace: the backfill reads through its owner, this palace only.
     let mut session = dev.session("pi", &[]);
     let (code, plan) = backfill(dev, &["--yes"]);
