@@ -406,7 +406,8 @@ pub struct FeedCommon {
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Without a subcommand: counts by state, the oldest open op's age, the primary it targets.
-The outbox is MPT_OUTBOX, else `outbox` in the mpt config, else ~/.mempalace/edge/outbox.sqlite3.
+The outbox is MPT_OUTBOX, else `outbox` in the mpt config, else ~/.mempalace/edge/outbox.sqlite3
+(on a read-only HOME: <palace>/.mpt-edge/outbox.sqlite3, the palace's own volume).
 flush exits 0 drained, 3 failed ops remain (everything that does not depend on them was sent),
 6 another flusher runs, 7 the primary could not be reached (the ops stay queued).")]
 pub struct OutboxArgs {

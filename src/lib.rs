@@ -29,6 +29,7 @@ pub mod palace;
 pub mod runbook;
 pub mod schema;
 pub mod secrets;
+pub mod state_dir;
 pub mod time;
 pub mod which;
 

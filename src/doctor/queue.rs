@@ -12,7 +12,11 @@ pub fn check(inputs: &Inputs) -> Check {
         Ok(c) => c,
         Err(e) => return super::config_broken("outbox", e),
     };
-    let path = match outbox::resolve_path(&inputs.env, config) {
+    let path = match outbox::resolve_path(
+        &inputs.env,
+        config,
+        inputs.palace().ok().as_ref().map(|p| p.palace.as_path()),
+    ) {
         Ok(p) => p,
         Err(e) => return Check::new("outbox", Status::Skip, e.message),
     };

@@ -1,7 +1,8 @@
 //! Check `config`: settings that silently disable a feature. A knob that does not parse (a number,
 //! the mailbox's notification mode), a token file others can read or that git tracks, a token in
 //! a compose file, an edge without a persisted palace, a device-less remote, remote feeding with
-//! no SSH target, an opencode entry that disagrees or cannot authenticate (`remote_entry`).
+//! no SSH target, MemPalace's lock folder read-only, an opencode entry that disagrees or cannot
+//! authenticate (`remote_entry`).
 
 use super::{Check, Inputs, Status};
 use crate::config::{Config, TokenSource};
@@ -134,6 +135,20 @@ fn config_findings<'a>(
         && let Some(fs) = ephemeral_fs(&paths.palace)
     {
         push(Status::Fail, format!("MEMPALACE_EDGE=1 with the local palace {} on {fs}: un-flushed writes are lost when the container is recreated", paths.palace.display()), "mount a volume at the palace's parent (e.g. devbox-palace:/home/developer/.mempalace) before opting in".into());
+    }
+    if let Ok(paths) = inputs.palace()
+        && !crate::state_dir::writable(&paths.locks_dir)
+    {
+        let state = crate::state_dir::StateDir::for_palace(&paths.home, &paths.palace);
+        push(
+            Status::Fail,
+            format!(
+                "{} cannot be written (a read-only HOME?): MemPalace takes its writer lock there, so the local palace answers reads and refuses every write (\"MCP writer initialization failed\"); the edge keeps its own state in {}",
+                paths.locks_dir.display(),
+                state.path.display()
+            ),
+            "mount a writable volume at ~/.mempalace (MemPalace's locks, and the edge's state with them), or make HOME writable".into(),
+        );
     }
     opencode_findings(inputs, c, procs, push);
 }

@@ -36,10 +36,10 @@ pub struct Identity {
 }
 
 impl Identity {
-    pub fn of(config: &Config, env: &Env) -> Result<Identity> {
+    pub fn of(config: &Config, env: &Env, palace: &std::path::Path) -> Result<Identity> {
         let remote = config.remote.as_ref();
         let outbox = match remote {
-            Some(_) => Some(crate::outbox::resolve_path(env, config)?),
+            Some(_) => Some(crate::outbox::resolve_path(env, config, Some(palace))?),
             None => None,
         };
         Ok(Identity {

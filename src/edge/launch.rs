@@ -12,8 +12,10 @@ use super::stamp::Stamper;
 use super::{private_fs, replicate, serve, setup, shim};
 use crate::config::{Config, Env};
 use crate::error::{ErrorKind, MptError, Result};
+use crate::lock::PidLock;
 use crate::log::verbosity;
-use crate::log_debug;
+use crate::state_dir::{Place, StateDir};
+use crate::{log_debug, log_warn};
 
 /// One palace's edge as this invocation sees it.
 pub struct Launch<'a> {
@@ -22,14 +24,20 @@ pub struct Launch<'a> {
     /// `--mpt-config`, passed on to a spawned owner.
     pub config_flag: Option<&'a Path>,
     pub paths: OwnerPaths,
+    /// Where `paths` live: HOME's state folder, the palace's (a read-only HOME), or nowhere.
+    pub state: StateDir,
     pub palace: PathBuf,
     /// `--child`: the MemPalace server to run instead of the configured one.
     pub child: Option<PathBuf>,
 }
 
 impl Launch<'_> {
-    /// The shim a harness runs: relays stdio to the owner, starting it when none runs.
+    /// The shim a harness runs: relays stdio to the owner, starting it when none runs. With no
+    /// folder to keep an owner's state in and no primary, it serves in this process instead.
     pub async fn run_shim(&self, harness: &str) -> Result<()> {
+        if !self.usable_state()? {
+            return self.serve_here(harness, None).await;
+        }
         private_fs::prepare_socket_dir(&self.paths.socket)?;
         let wait = self
             .config
@@ -38,7 +46,7 @@ impl Launch<'_> {
             .unwrap_or(Duration::from_secs(300))
             + Duration::from_secs(10);
         let start = || self.spawn_owner();
-        let identity = Identity::of(self.config, self.env)?;
+        let identity = Identity::of(self.config, self.env, &self.palace)?;
         shim::run(&self.paths, harness, &identity, start, wait).await
     }
 
@@ -56,7 +64,7 @@ impl Launch<'_> {
         let (proxy, log) = setup::start(self.config, self.env, &self.paths, self.options()).await?;
         log_debug!("edge owner ready on {}", self.paths.socket.display());
         let tools = proxy.handshake.tools.clone();
-        let identity = Identity::of(self.config, self.env)?;
+        let identity = Identity::of(self.config, self.env, &self.palace)?;
         let ended = owner::run(
             proxy,
             &self.paths,
@@ -80,13 +88,48 @@ impl Launch<'_> {
 
     /// `--standalone`: the edge in this process, on stdio, for one harness.
     pub async fn run_standalone(&self, harness: &str) -> Result<()> {
-        let Some(_lock) = owner::take_lock(&self.paths)? else {
+        if !self.usable_state()? {
+            return self.serve_here(harness, None).await;
+        }
+        let Some(lock) = owner::take_lock(&self.paths)? else {
             return Err(MptError::new(
                 ErrorKind::Busy,
                 "an edge owner already serves this palace: one writer per palace",
             )
             .with_hint("run `mpt edge` without --standalone to share it"));
         };
+        self.serve_here(harness, Some(lock)).await
+    }
+
+    /// Whether the state folder can hold an owner's lock and log: warns once when it is the
+    /// palace's (a read-only HOME) or none at all. None with a primary is an error: its queued
+    /// writes need a folder that outlives the container; without one the edge is a plain
+    /// pass-through with no outbox, served in this process (`false`).
+    fn usable_state(&self) -> Result<bool> {
+        let Some(note) = self.state.note() else {
+            return Ok(true);
+        };
+        if self.state.place != Place::Nowhere {
+            log_warn!("{note}");
+            return Ok(true);
+        }
+        if self.config.remote.is_some() {
+            return Err(MptError::new(ErrorKind::Io, format!(
+                "{note}, and with MEMPALACE_REMOTE_URL set it queues writes for the primary that must outlive the process"
+            ))
+            .with_hint(format!(
+                "make the palace's folder {} writable (a volume: never a tmpfs, where queued writes die with the container), or HOME's ~/.mempalace",
+                self.palace.display()
+            )));
+        }
+        log_warn!(
+            "{note}: serving the palace as a plain pass-through in this process (no primary, so no outbox), not shared with other sessions"
+        );
+        Ok(false)
+    }
+
+    /// The edge in this process, on stdio, holding the owner lock when it could be taken.
+    async fn serve_here(&self, harness: &str, _lock: Option<PidLock>) -> Result<()> {
         let (proxy, _) = setup::start(self.config, self.env, &self.paths, self.options()).await?;
         let stamper = stamper_for(self.config, &proxy.handshake.tools, harness);
         serve::serve(

@@ -19,8 +19,10 @@ use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
 use crate::log_debug;
 use crate::palace::paths::realpath;
+use crate::state_dir::StateDir;
 
-/// Where the owner of one palace lives: `~/.mempalace/edge/<sha256(realpath(palace))[:16]>.*`,
+/// Where the owner of one palace lives: `<state dir>/<sha256(realpath(palace))[:16]>.*` (the
+/// state dir is `~/.mempalace/edge`, or `<palace>/.mpt-edge` on a read-only HOME: `state_dir`),
 /// its socket in a short private folder (`private_fs::socket_path`) whatever the HOME's length.
 #[derive(Debug, Clone)]
 pub struct OwnerPaths {
@@ -33,9 +35,13 @@ pub struct OwnerPaths {
 
 impl OwnerPaths {
     pub fn new(home: &Path, palace: &Path) -> OwnerPaths {
+        OwnerPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
+    }
+
+    /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
+    pub fn in_dir(dir: &Path, palace: &Path) -> OwnerPaths {
         let key =
             crate::hex::hex(&Sha256::digest(realpath(palace).to_string_lossy().as_bytes())[..8]);
-        let dir = home.join(".mempalace").join("edge");
         OwnerPaths {
             socket: super::private_fs::socket_path(&format!("{key}.sock")),
             lock: dir.join(format!("{key}.owner.lock")),

@@ -1,4 +1,4 @@
-//! The edge's private places: its state folder (`~/.mempalace/edge`, 0700) and owner log (0600),
+//! The edge's private places: its state folder (0700; where: `crate::state_dir`), owner log (0600),
 //! and the short socket folder (`$XDG_RUNTIME_DIR/mpt`, else `/tmp/mpt-<uid>`), checked ours.
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};

@@ -42,7 +42,7 @@ fn lock_path(paths: &OwnerPaths) -> PathBuf {
     beside_owner(paths, "pull.lock")
 }
 
-/// `<key>.<suffix>` beside the owner's lock (`~/.mempalace/edge/<key>.owner.lock`).
+/// `<key>.<suffix>` beside the owner's lock (`<state dir>/<key>.owner.lock`: `crate::state_dir`).
 fn beside_owner(paths: &OwnerPaths, suffix: &str) -> PathBuf {
     let name = paths
         .lock

@@ -26,7 +26,7 @@ pub async fn collect(
     };
     let queue = match &config.remote {
         None => json!(null),
-        Some(_) => outbox_backlog(env, config)?,
+        Some(_) => outbox_backlog(env, config, palace)?,
     };
     let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);
     let lingering = owner::lingering_pid(paths);
@@ -65,8 +65,8 @@ async fn probe_primary(r: &Remote, config: &Config) -> Value {
 }
 
 /// What the outbox holds: open and failed ops, those held back, the first failure, the last flush.
-fn outbox_backlog(env: &Env, config: &Config) -> Result<Value> {
-    let path = outbox::resolve_path(env, config)?;
+fn outbox_backlog(env: &Env, config: &Config, palace: &Path) -> Result<Value> {
+    let path = outbox::resolve_path(env, config, Some(palace))?;
     if !path.exists() {
         return Ok(
             json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "first_failed": null, "last_flush": null, "last_flush_error": null}),

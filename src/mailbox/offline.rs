@@ -26,7 +26,7 @@ pub struct LocalLog {
 
 impl LocalLog {
     pub fn new(env: &Env, config: &Config, paths: Option<PalacePaths>) -> LocalLog {
-        let outbox = outbox::resolve_path(env, config)
+        let outbox = outbox::resolve_path(env, config, paths.as_ref().map(|p| p.palace.as_path()))
             .ok()
             .filter(|p| p.exists())
             .zip(outbox::open_options(env).ok());

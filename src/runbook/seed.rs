@@ -31,13 +31,14 @@ pub fn check(inputs: &Inputs) -> Step {
         )
         .evidence(format!("palace {} does not exist", palace.palace.display()));
     }
-    let outbox = match crate::outbox::resolve_path(&inputs.env, config).and_then(|p| {
-        if p.exists() {
-            Outbox::open_read_only(&p, OpenOptions::default())
-        } else {
-            Ok(None)
-        }
-    }) {
+    let outbox = match crate::outbox::resolve_path(&inputs.env, config, Some(&palace.palace))
+        .and_then(|p| {
+            if p.exists() {
+                Outbox::open_read_only(&p, OpenOptions::default())
+            } else {
+                Ok(None)
+            }
+        }) {
         Ok(o) => o,
         Err(e) => return cannot_run(ID, &e),
     };

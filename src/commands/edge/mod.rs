@@ -10,11 +10,13 @@ use crate::edge::launch::Launch;
 use crate::edge::owner::OwnerPaths;
 use crate::error::{Exit, Result};
 use crate::palace::PalacePaths;
+use crate::state_dir::StateDir;
 
 pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
     let config = ctx.config()?;
     let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(&config))?;
-    let paths = OwnerPaths::new(&palace.home, &palace.palace);
+    let state = StateDir::for_palace(&palace.home, &palace.palace);
+    let paths = OwnerPaths::in_dir(&state.path, &palace.palace);
     let harness = args
         .harness
         .clone()
@@ -25,6 +27,7 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
         env: &ctx.env,
         config_flag: ctx.config_flag.as_deref(),
         paths,
+        state,
         palace: palace.palace,
         child: args.child,
     };

@@ -65,7 +65,11 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
         let queue = match owner {
             Some(_) => None,
             None => Some(ack::Queue {
-                path: crate::outbox::resolve_path(&ctx.env, &config)?,
+                path: crate::outbox::resolve_path(
+                    &ctx.env,
+                    &config,
+                    paths.as_ref().map(|p| p.palace.as_path()),
+                )?,
                 opts: crate::outbox::open_options(&ctx.env)?,
                 origin: crate::outbox::Origin::from_config(&config),
             }),

@@ -17,6 +17,7 @@ use crate::log_warn;
 use crate::outbox::refs::Wait;
 use crate::outbox::{self, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Outbox, util};
 use crate::output::Style;
+use crate::palace::PalacePaths;
 use crate::secrets;
 
 /// How long `retry` and `drop` wait for a running flusher to let go of the lock.
@@ -24,7 +25,15 @@ const OPERATOR_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30
 
 pub fn run(ctx: &Ctx, args: OutboxArgs) -> Result<Exit> {
     let config = ctx.config()?;
-    let path = outbox::resolve_path(&ctx.env, &config)?;
+    // The outbox beside the palace a backfill reads, on a read-only HOME (else HOME's).
+    let palace = match &args.command {
+        Some(OutboxCommand::Backfill(a)) => match a.palace.path.as_deref() {
+            Some(p) => Some(PalacePaths::chosen(&ctx.env, Some(p), Some(&config))?.palace),
+            None => None,
+        },
+        _ => None,
+    };
+    let path = outbox::resolve_path(&ctx.env, &config, palace.as_deref())?;
     match args.command {
         None => summary(ctx, &config, &path),
         Some(OutboxCommand::List(a)) => list(ctx, &path, a.state, a.limit),

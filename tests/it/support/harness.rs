@@ -22,6 +22,16 @@ pub struct Harness {
 
 impl Harness {
     pub fn start(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Harness {
+        Harness::start_with(env, args, vars, |_| {})
+    }
+
+    /// `start`, with `prepare` applied to the command first (a read-only HOME, say).
+    pub fn start_with(
+        env: &TestEnv,
+        args: &[&str],
+        vars: &[(&str, &str)],
+        prepare: impl FnOnce(&mut std::process::Command),
+    ) -> Harness {
         let mut cmd = env.mpt_command(&["edge"]);
         cmd.args(args);
         cmd.env("MPT_EDGE_GRACE_MS", "400");
@@ -37,6 +47,7 @@ impl Harness {
                     .open(env.path("edge.stderr"))
                     .unwrap(),
             ));
+        prepare(&mut cmd);
         let mut child = cmd.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, replies) = mpsc::channel();

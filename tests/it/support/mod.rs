@@ -11,6 +11,7 @@ pub mod npm;
 pub mod primary;
 pub mod proxy;
 pub mod pty;
+pub mod read_only;
 pub mod rng;
 pub mod sshd;
 pub mod testbed;

@@ -1,0 +1,170 @@
+//! Where the edge keeps its state (owner lock and log, pull record, the outbox by default), the
+//! one resolver: `~/.mempalace/edge`, else on a read-only HOME `<palace>/.mpt-edge`, on its volume.
+//!
+//! A container often mounts HOME read-only and only the palace on a volume. The state then lives
+//! inside the palace's folder (MemPalace's own scans pass over dot-folders): the palace's parent
+//! may be the container's own layer, and a runtime folder is a tmpfs, where queued writes would
+//! die with the container. Every process on the machine sees the same HOME, so all agree.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{Config, Env};
+use crate::error::Result;
+use crate::palace::PalacePaths;
+
+/// The state folder inside a palace, for a HOME that cannot be written.
+pub const IN_PALACE: &str = ".mpt-edge";
+
+/// Which of the two places holds the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// `~/.mempalace/edge`.
+    Home,
+    /// `<palace>/.mpt-edge`: HOME's folder cannot be written.
+    Palace,
+    /// Neither can be written: `path` is HOME's, and whatever needs it fails naming it.
+    Nowhere,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateDir {
+    pub path: PathBuf,
+    pub place: Place,
+    /// `~/.mempalace/edge`, whichever place was chosen (for the messages that explain why).
+    pub home_dir: PathBuf,
+}
+
+impl StateDir {
+    /// The state folder for `palace`: HOME's when it can be written, else the palace's own.
+    pub fn for_palace(home: &Path, palace: &Path) -> StateDir {
+        let home_dir = home_dir(home);
+        if writable(&home_dir) {
+            return StateDir {
+                path: home_dir.clone(),
+                place: Place::Home,
+                home_dir,
+            };
+        }
+        let beside = palace.join(IN_PALACE);
+        let (path, place) = if writable(&beside) {
+            (beside, Place::Palace)
+        } else {
+            (home_dir.clone(), Place::Nowhere)
+        };
+        StateDir {
+            path,
+            place,
+            home_dir,
+        }
+    }
+
+    /// The state folder as a command resolves it: HOME's, else that of `palace` (or, when
+    /// `None`, of the palace MemPalace would pick: only looked up when HOME cannot be written).
+    pub fn resolve(env: &Env, config: Option<&Config>, palace: Option<&Path>) -> Result<StateDir> {
+        let home = env.home()?;
+        if writable(&home_dir(&home)) {
+            return Ok(StateDir::for_palace(&home, Path::new("/")));
+        }
+        let palace = match palace {
+            Some(p) => p.to_path_buf(),
+            None => PalacePaths::chosen(env, None, config)?.palace,
+        };
+        Ok(StateDir::for_palace(&home, &palace))
+    }
+
+    /// Why the state is not in HOME, for the one warning the edge gives (`None`: it is).
+    pub fn note(&self) -> Option<String> {
+        match self.place {
+            Place::Home => None,
+            Place::Palace => Some(format!(
+                "{} cannot be written (a read-only HOME?): the edge keeps its state and outbox in {}, on the palace's own volume",
+                self.home_dir.display(),
+                self.path.display()
+            )),
+            Place::Nowhere => Some(format!(
+                "neither {} nor the palace's {IN_PALACE} folder can be written: the edge has nowhere to keep its state",
+                self.home_dir.display()
+            )),
+        }
+    }
+}
+
+fn home_dir(home: &Path) -> PathBuf {
+    home.join(".mempalace").join("edge")
+}
+
+/// Whether `dir` could be created and written: the nearest folder that exists (itself or an
+/// ancestor) is one we may write in, on a file system mounted writable. `access(2)` answers
+/// both, for root too (EROFS).
+pub fn writable(dir: &Path) -> bool {
+    let mut at = dir;
+    loop {
+        match std::fs::metadata(at) {
+            Ok(m) => return m.is_dir() && may_write(at),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match at.parent() {
+                Some(up) => at = up,
+                None => return false,
+            },
+            Err(_) => return false,
+        }
+    }
+}
+
+fn may_write(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated path; access(2) only reads it.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn home_first_then_the_palace_then_nowhere() {
+        let t = tempfile::tempdir().unwrap();
+        let (home, palace) = (t.path().join("home"), t.path().join("vol/palace"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&palace).unwrap();
+        let s = StateDir::for_palace(&home, &palace);
+        assert_eq!(
+            (s.place, s.path),
+            (Place::Home, home.join(".mempalace/edge"))
+        );
+        assert_eq!(s.home_dir, home.join(".mempalace/edge"));
+        // Root writes anywhere a mode forbids: the rest is for everyone else (the tests in
+        // tests/it use a read-only mount, which binds root too).
+        if unsafe { libc::geteuid() } == 0 {
+            return;
+        }
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let s = StateDir::for_palace(&home, &palace);
+        assert_eq!((s.place, &s.path), (Place::Palace, &palace.join(IN_PALACE)));
+        assert!(s.note().unwrap().contains(".mpt-edge"));
+        std::fs::set_permissions(&palace, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let s = StateDir::for_palace(&home, &palace);
+        assert_eq!(
+            (s.place, s.path),
+            (Place::Nowhere, home.join(".mempalace/edge"))
+        );
+        for d in [&home, &palace] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_missing_folder_is_judged_by_its_nearest_ancestor() {
+        let t = tempfile::tempdir().unwrap();
+        assert!(writable(&t.path().join("a/b/c")));
+        let file = t.path().join("f");
+        std::fs::write(&file, "").unwrap();
+        assert!(
+            !writable(&file.join("below")),
+            "a file is no folder to create in"
+        );
+    }
+}
