@@ -191,12 +191,18 @@ mod tests {
         assert!(!invoked_as_helper(OsStr::new("mempalace-pi-session.bak")));
     }
 
-    #[test]
-    fn install_links_once_refuses_a_stranger_and_force_keeps_it() {
+    /// A temp folder with a fake `mpt` to link to, and the folder the link goes in.
+    fn exe_and_dir() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
         let exe = tmp.path().join("mpt");
         std::fs::write(&exe, "binary").unwrap();
         let dir = tmp.path().join("bin");
+        (tmp, exe, dir)
+    }
+
+    #[test]
+    fn install_links_once_refuses_a_stranger_and_force_keeps_it() {
+        let (_tmp, exe, dir) = exe_and_dir();
         let first = install(&dir, &exe, false).unwrap();
         assert_eq!(first.action, Action::Created);
         assert!(same_file(&first.path, &exe));
@@ -246,10 +252,7 @@ mod tests {
 
     #[test]
     fn a_directory_at_the_target_is_called_one_and_never_moved() {
-        let tmp = tempfile::tempdir().unwrap();
-        let exe = tmp.path().join("mpt");
-        std::fs::write(&exe, "binary").unwrap();
-        let dir = tmp.path().join("bin");
+        let (_tmp, exe, dir) = exe_and_dir();
         let there = dir.join(HELPER_NAME);
         std::fs::create_dir_all(there.join("inside")).unwrap();
         for force in [false, true] {

@@ -31,16 +31,30 @@ fn as_the_bridge_runs_it(env: &TestEnv, bin: &std::path::Path, extra: &[&str]) -
     cmd.output().unwrap()
 }
 
+/// `mpt [FLAGS] feed install-helper DIR`: `flags` may hold `--json` and `--force`.
+fn install_helper(env: &TestEnv, dir: &std::path::Path, flags: &[&str]) -> Output {
+    install_helper_with(env, dir, flags, &[])
+}
+
+fn install_helper_with(
+    env: &TestEnv,
+    dir: &std::path::Path,
+    flags: &[&str],
+    vars: &[(&str, &str)],
+) -> Output {
+    let mut args: Vec<&str> = flags.iter().copied().filter(|f| *f == "--json").collect();
+    args.extend(["feed", "install-helper", dir.to_str().unwrap()]);
+    args.extend(flags.iter().copied().filter(|f| *f != "--json"));
+    env.mpt(&args, vars)
+}
+
 fn install(env: &TestEnv, dir: &std::path::Path, path_has_it: bool) -> Value {
     let path = if path_has_it {
         format!("{}:/usr/bin:/bin", dir.display())
     } else {
         "/usr/bin:/bin".into()
     };
-    let o = env.mpt(
-        &["--json", "feed", "install-helper", dir.to_str().unwrap()],
-        &[("PATH", path.as_str())],
-    );
+    let o = install_helper_with(env, dir, &["--json"], &[("PATH", path.as_str())]);
     assert!(o.status.success(), "{}", stderr(&o));
     json(&o)
 }
@@ -142,10 +156,7 @@ fn install_never_replaces_another_feeder_without_force_and_doctor_names_it() {
     };
     assert!(feeder(&env).ends_with("(not mpt)"), "{}", feeder(&env));
 
-    let o = env.mpt(
-        &["--json", "feed", "install-helper", bin.to_str().unwrap()],
-        &[],
-    );
+    let o = install_helper(&env, &bin, &["--json"]);
     assert_eq!(o.status.code(), Some(4), "refused: {}", stdout(&o));
     assert_eq!(json(&o)["kind"], "refused");
     assert!(json(&o)["hint"].as_str().unwrap().contains("--force"));
@@ -155,16 +166,7 @@ fn install_never_replaces_another_feeder_without_force_and_doctor_names_it() {
             .contains("/elsewhere")
     );
 
-    let o = env.mpt(
-        &[
-            "--json",
-            "feed",
-            "install-helper",
-            bin.to_str().unwrap(),
-            "--force",
-        ],
-        &[],
-    );
+    let o = install_helper(&env, &bin, &["--json", "--force"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(json(&o)["action"], "replaced");
     let kept = json(&o)["backup"].as_str().unwrap().to_string();
@@ -195,18 +197,6 @@ fn force_never_overwrites_a_backup_and_says_what_was_there() {
         "the user's own backup",
     )
     .unwrap();
-    let force = |env: &TestEnv| {
-        env.mpt(
-            &[
-                "--json",
-                "feed",
-                "install-helper",
-                bin.to_str().unwrap(),
-                "--force",
-            ],
-            &[],
-        )
-    };
     let mut kept = Vec::new();
     for text in [
         "#!/bin/sh\necho first feeder\n",
@@ -214,7 +204,7 @@ fn force_never_overwrites_a_backup_and_says_what_was_there() {
     ] {
         std::fs::remove_file(&target).ok();
         crate::support::write_script(&target, text);
-        let o = force(&env);
+        let o = install_helper(&env, &bin, &["--json", "--force"]);
         assert!(o.status.success(), "{}", stderr(&o));
         let j = json(&o);
         assert_eq!(j["action"], "replaced", "{j}");
@@ -237,10 +227,7 @@ fn force_never_overwrites_a_backup_and_says_what_was_there() {
     // A link is replaced and said to be one.
     std::fs::remove_file(&target).unwrap();
     std::os::unix::fs::symlink("/opt/other/feeder", &target).unwrap();
-    let o = env.mpt(
-        &["feed", "install-helper", bin.to_str().unwrap(), "--force"],
-        &[],
-    );
+    let o = install_helper(&env, &bin, &["--force"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("a link to /opt/other/feeder was there: replaced"),
@@ -251,11 +238,8 @@ fn force_never_overwrites_a_backup_and_says_what_was_there() {
     std::fs::remove_file(&target).unwrap();
     std::fs::create_dir_all(target.join("lib")).unwrap();
     std::fs::write(target.join("lib/keep.txt"), "kept").unwrap();
-    for args in [
-        &["--json", "feed", "install-helper"][..],
-        &["--json", "feed", "install-helper", "--force"],
-    ] {
-        let o = env.mpt(&[args, &[bin.to_str().unwrap()]].concat(), &[]);
+    for flags in [&["--json"][..], &["--json", "--force"]] {
+        let o = install_helper(&env, &bin, flags);
         assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
         let msg = json(&o)["message"].as_str().unwrap().to_string();
         assert!(

@@ -9,12 +9,11 @@ use axum::Router;
 use axum::extract::State;
 use axum::routing::post;
 use mpt::config::Env;
-use mpt::mcp::Deadline;
 use mpt::palace::PalacePaths;
 use serde_json::{Value, json};
 
 use super::cli::{feed, sessions_copy};
-use crate::mcp::stdio_real::real_child;
+use crate::mcp::stdio_real::live_writer;
 use crate::support::feed::*;
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, json, stderr};
@@ -91,21 +90,7 @@ async fn a_palace_held_without_a_hub_is_exit_6_naming_the_holder() {
     let env = Arc::new(TestEnv::new());
     let s = sessions_copy(&env);
     let palace = env.palace("held");
-    let holder = real_child(&env, &palace);
-    holder.connect().await.unwrap();
-    let w = holder
-        .call_tool(
-            "mempalace_add_drawer",
-            json!({"wing": "w", "room": "r", "content": "a live session wrote first, so it holds the lease"}),
-            Deadline::Default,
-        )
-        .await
-        .unwrap();
-    assert_eq!(w.payload["success"], true);
-    let mpt::mcp::McpClient::Local(c) = &holder else {
-        unreachable!()
-    };
-    let pid = c.pid().await.unwrap();
+    let (holder, pid) = live_writer(&env, &palace).await;
     let (e2, s2, p2) = (Arc::clone(&env), s.clone(), palace.clone());
     let o = tokio::task::spawn_blocking(move || mine(&e2, &s2, &p2, &[]))
         .await

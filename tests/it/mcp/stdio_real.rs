@@ -28,6 +28,27 @@ pub fn real_child(env: &TestEnv, palace: &std::path::Path) -> McpClient {
     ))
 }
 
+/// A live writer that is not mpt's, as a harness's own `mempalace-mcp` is: a real child on
+/// `palace` that wrote first, so it holds the palace's writer lease. Returns it and its pid.
+pub async fn live_writer(env: &TestEnv, palace: &std::path::Path) -> (McpClient, u32) {
+    let holder = real_child(env, palace);
+    holder.connect().await.unwrap();
+    let w = holder
+        .call_tool(
+            "mempalace_add_drawer",
+            json!({"wing": "w", "room": "r", "content": "a live session wrote first, so it holds the lease"}),
+            Deadline::Default,
+        )
+        .await
+        .unwrap();
+    assert_eq!(w.payload["success"], true);
+    let McpClient::Local(c) = &holder else {
+        unreachable!()
+    };
+    let pid = c.pid().await.unwrap();
+    (holder, pid)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn handshake_write_search_and_failures_against_the_real_child() {
     let env = TestEnv::new();
@@ -145,17 +166,7 @@ fn the_binary_reports_a_success_false_reply_as_exit_1() {
 async fn a_write_beside_a_live_peer_writer_is_exit_6() {
     let env = std::sync::Arc::new(TestEnv::new());
     let palace = env.palace("held");
-    let holder = real_child(&env, &palace);
-    holder.connect().await.unwrap();
-    let first = holder
-        .call_tool(
-            "mempalace_add_drawer",
-            json!({"wing": "w", "room": "r", "content": "a live session wrote first, so it holds the writer lock"}),
-            Deadline::Default,
-        )
-        .await
-        .unwrap();
-    assert_eq!(first.payload["success"], true);
+    let (holder, _) = live_writer(&env, &palace).await;
     let (e2, p2) = (std::sync::Arc::clone(&env), palace.clone());
     let o = tokio::task::spawn_blocking(move || {
         e2.mpt(

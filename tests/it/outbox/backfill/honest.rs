@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::palace::local;
-use super::{backfill, flush, seed_step};
+use super::{backfill, backfill_text, flush, run_backfill, seed_step};
 use crate::support::fleet::{Device, Fleet, TOKEN};
 use crate::support::{TestEnv, json as parse_json, stderr, stdout};
 
@@ -188,34 +188,15 @@ fn a_narrowed_run_is_never_done_and_bad_filters_are_exit_2() {
         assert_eq!(plan["narrowed"], true, "{plan}");
         assert_eq!(plan["done"], false, "{args:?}: {plan}");
     }
-    let o = dev.mpt(&[
-        "outbox",
-        "backfill",
-        "--palace",
-        dev.palace.to_str().unwrap(),
-        "--wing",
-        "proj",
-    ]);
-    assert!(
-        stdout(&o).contains("not done: --wing/--since left"),
-        "{}",
-        stdout(&o)
-    );
+    let human = backfill_text(&dev, &["--wing", "proj"]);
+    assert!(human.contains("not done: --wing/--since left"), "{human}");
     for (flag, value) in [
         ("--since", "2026-02-31"),
         ("--since", "2026-01-31T25:99:99"),
         ("--since", "2026-01-31T"),
         ("--wing", ""),
     ] {
-        let o = dev.mpt(&[
-            "--json",
-            "outbox",
-            "backfill",
-            "--palace",
-            dev.palace.to_str().unwrap(),
-            flag,
-            value,
-        ]);
+        let o = run_backfill(&dev, &[flag, value]);
         assert_eq!(o.status.code(), Some(2), "{flag} {value:?}: {}", stdout(&o));
         let msg = parse_json(&o)["message"].as_str().unwrap().to_string();
         assert!(msg.contains(&format!("{flag} '{value}'")), "{msg}");
@@ -227,15 +208,7 @@ fn a_missing_palace_is_exit_2_and_never_created() {
     let dev = offline_device();
     assert!(!dev.palace.exists());
     for args in [&[][..], &["--yes"]] {
-        let mut all = vec![
-            "--json",
-            "outbox",
-            "backfill",
-            "--palace",
-            dev.palace.to_str().unwrap(),
-        ];
-        all.extend_from_slice(args);
-        let o = dev.mpt(&all);
+        let o = run_backfill(&dev, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
         let msg = parse_json(&o)["message"].as_str().unwrap().to_string();
         assert!(msg.contains(dev.palace.to_str().unwrap()), "{msg}");
@@ -266,21 +239,7 @@ async fn one_backfill_at_a_time_and_never_beside_a_live_writer() {
     }
     drop(held);
     // A live writer that is not an edge owner (a harness's own mempalace-mcp that wrote).
-    let holder = crate::mcp::stdio_real::real_child(&dev.env, &dev.palace);
-    holder.connect().await.unwrap();
-    let w = holder
-        .call_tool(
-            "mempalace_add_drawer",
-            json!({"wing": "proj", "room": "r", "content": "a session wrote first, so it holds the lease"}),
-            mpt::mcp::Deadline::Default,
-        )
-        .await
-        .unwrap();
-    assert_eq!(w.payload["success"], true);
-    let mpt::mcp::McpClient::Local(c) = &holder else {
-        unreachable!()
-    };
-    let pid = c.pid().await.unwrap();
+    let (holder, pid) = crate::mcp::stdio_real::live_writer(&dev.env, &dev.palace).await;
     let (code, e) = busy(&dev, &["--yes"]).await;
     assert_eq!(code, 6, "{e}");
     assert!(
@@ -300,16 +259,8 @@ async fn busy(dev: &std::sync::Arc<Device>, args: &[&str]) -> (i32, Value) {
         args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
     );
     tokio::task::spawn_blocking(move || {
-        let mut all = vec![
-            "--json".to_string(),
-            "outbox".into(),
-            "backfill".into(),
-            "--palace".into(),
-            dev.palace.display().to_string(),
-        ];
-        all.extend(args);
-        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
-        let o = dev.mpt(&refs);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run_backfill(&dev, &refs);
         (o.status.code().unwrap_or(-1), parse_json(&o))
     })
     .await

@@ -11,8 +11,8 @@ use crate::support::rng::Rng;
 use crate::support::{json as parse_json, stderr, stdout};
 use palace::{assert_landed_once, local, seed};
 
-/// `mpt --json outbox backfill ARGS` on the device: (exit code, report).
-fn backfill(dev: &Device, args: &[&str]) -> (i32, Value) {
+/// `mpt --json outbox backfill --palace <the device's> ARGS` on the device.
+fn run_backfill(dev: &Device, args: &[&str]) -> std::process::Output {
     let mut all = vec![
         "--json",
         "outbox",
@@ -21,7 +21,12 @@ fn backfill(dev: &Device, args: &[&str]) -> (i32, Value) {
         dev.palace.to_str().unwrap(),
     ];
     all.extend_from_slice(args);
-    let o = dev.mpt(&all);
+    dev.mpt(&all)
+}
+
+/// `mpt --json outbox backfill ARGS` on the device: (exit code, report).
+fn backfill(dev: &Device, args: &[&str]) -> (i32, Value) {
+    let o = run_backfill(dev, args);
     let doc = parse_json(&o);
     assert_eq!(
         doc["schema"],
@@ -33,15 +38,16 @@ fn backfill(dev: &Device, args: &[&str]) -> (i32, Value) {
     (o.status.code().unwrap_or(-1), doc)
 }
 
-/// `mpt outbox backfill` for people: its stdout.
-fn backfill_text(dev: &Device) -> String {
-    let o = dev.mpt(&[
+/// `mpt outbox backfill ARGS` for people: its stdout.
+fn backfill_text(dev: &Device, args: &[&str]) -> String {
+    let mut all = vec![
         "outbox",
         "backfill",
         "--palace",
         dev.palace.to_str().unwrap(),
-    ]);
-    stdout(&o)
+    ];
+    all.extend_from_slice(args);
+    stdout(&dev.mpt(&all))
 }
 
 /// The runbook's `seed-primary` step on the device: (state, summary).
@@ -106,7 +112,7 @@ fn a_devices_memory_lands_on_an_empty_primary_once_and_a_rerun_finds_nothing() {
         "a dry run queues nothing"
     );
 
-    let human = backfill_text(dev);
+    let human = backfill_text(dev, &[]);
     assert!(
         human.contains(&s.big.0)
             && human.contains(&format!("mined        drawer    {}", s.mined[0])),
@@ -150,7 +156,7 @@ fn a_devices_memory_lands_on_an_empty_primary_once_and_a_rerun_finds_nothing() {
     assert_eq!(code, 0);
     assert_eq!(again["to_send_total"], 0, "{again}");
     assert_eq!(again["done"], true, "{again}");
-    let human = backfill_text(dev);
+    let human = backfill_text(dev, &[]);
     assert!(human.contains("done: nothing left to send"), "{human}");
 }
 
@@ -311,7 +317,7 @@ fn with_the_primary_unreachable_the_server_deduped_kinds_queue_and_the_rest_wait
     );
     assert_eq!(offline["skipped"]["queued_by_edge"], 1, "{offline}");
     assert_eq!(offline["done"], false);
-    let human = backfill_text(dev);
+    let human = backfill_text(dev, &[]);
     assert!(human.contains("did not answer"), "{human}");
 
     dev.link.set(crate::support::link::Mode::Pass);
