@@ -64,6 +64,13 @@ impl Check {
         self.fix = Some(fix.into());
         self
     }
+
+    /// A fix naming `DEVICE` (a gateway token's: `mpt gateway token rotate DEVICE`) names this
+    /// device, when it has a name.
+    fn for_device(mut self, device: Option<&str>) -> Check {
+        self.fix = self.fix.map(|f| crate::mcp::fix_for_device(&f, device));
+        self
+    }
 }
 
 /// A check running: some wait on the network or a child, most return at once.

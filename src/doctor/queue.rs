@@ -69,7 +69,8 @@ pub fn check(inputs: &Inputs) -> Check {
         );
         let fallback =
             "fix the token (MEMPALACE_REMOTE_TOKEN or MPT_TOKEN_FILE), then `mpt outbox flush`";
-        return last_flush_check(Status::Fail, summary, last, evidence, fallback);
+        return last_flush_check(Status::Fail, summary, last, evidence, fallback)
+            .for_device(config.device.as_deref());
     }
     if let Some(first) = backlog.failed.first() {
         let short = outbox::store::short(&first.op_id).to_string();
@@ -84,14 +85,19 @@ pub fn check(inputs: &Inputs) -> Check {
         )
         .evidence(evidence)
         .evidence(format!(
-            "op {short} {} failed after {} attempts: {}",
+            "op {short} {} {}: {}",
             first.short_tool(),
-            first.attempts,
+            first.failed_how(),
             first.error_line().unwrap_or_default()
         ))
-        .fix(format!(
-            "fix the cause, then `mpt outbox retry {short}` (or `mpt outbox drop {short} --yes` to give it up)"
-        ));
+        .fix(match first.denied_by() {
+            Some(_) => format!(
+                "the gateway's policy.json on the primary host does not let this device make that write: have its role changed there, then `mpt outbox retry {short}`; or `mpt outbox drop {short} --yes` to give it up"
+            ),
+            None => format!(
+                "fix the cause, then `mpt outbox retry {short}` (or `mpt outbox drop {short} --yes` to give it up)"
+            ),
+        });
     }
     let flusher = FlushLock::holder(&path).ok().flatten();
     let edge = inputs

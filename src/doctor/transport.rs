@@ -220,7 +220,10 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
     let client = McpClient::Remote(http);
     let hs = match client.connect().await {
         Ok(h) => h,
-        Err(e) => return failed(format!("remote {shown}: the MCP handshake"), e),
+        Err(e) => {
+            return failed(format!("remote {shown}: the MCP handshake"), e)
+                .for_device(config.device.as_deref());
+        }
     };
     c = c.evidence(format!(
         "handshake {:.0} ms, {} tools, MemPalace {}",
@@ -278,6 +281,28 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         "the primary serves {primary_palace}: {drawers} drawers, handshake {:.0} ms",
         hs.elapsed.as_secs_f64() * 1e3
     );
+    let gateway = crate::mcp::whoami::ask(http, Deadline::After(Duration::from_secs(10))).await;
+    if let Ok(Some(who)) = &gateway {
+        c = c.evidence(format!("GET /whoami: {}", who.describe()));
+        c.summary = format!(
+            "{}; through mpt gateway as device '{}' ({})",
+            c.summary,
+            who.device,
+            who.role.as_deref().unwrap_or("not in the policy")
+        );
+        if let Some(why) = who.mismatch(config.device.as_deref()) {
+            c.status = if config.device.is_some() {
+                Status::Fail
+            } else {
+                Status::Warn
+            };
+            c.summary = format!(
+                "{why}: this device's stamps, replay checks and mailbox use another name than the gateway's audit ({})",
+                c.summary
+            );
+            return c.fix(who.mismatch_fix());
+        }
+    }
     let url = reqwest::Url::parse(&remote.url).ok();
     let host = url
         .as_ref()

@@ -52,6 +52,12 @@ impl Proxy {
                 self.ask_primary(primary, name, remote_args, d)
             )
         };
+        // The gateway's policy refused this device the read: its answer, not a local stand-in.
+        if let Err(e) = &remote
+            && e.denial().is_some()
+        {
+            return remote;
+        }
         let Some((payload, theirs)) = remote.as_ref().ok().and_then(events_of) else {
             let why = match &remote {
                 Err(e) => e.to_string(),
@@ -139,11 +145,7 @@ impl Proxy {
                 deadline,
             )
             .await;
-        match &r {
-            Ok(_) => primary.health.ok(),
-            Err(CallError::Rpc { .. }) => {}
-            Err(e) => primary.health.failed(&e.to_string()),
-        }
+        primary.health.observe(&r);
         r
     }
 

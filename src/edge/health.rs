@@ -1,5 +1,6 @@
 //! The primary's health as the edge sees it: after a failure it is skipped (reads answer locally
-//! at once, marked degraded) until a backoff passes, doubling to a cap; a success resets it.
+//! at once, marked degraded) until a backoff passes, doubling to a cap; a gateway's 429 pauses
+//! it for its Retry-After; a success resets it.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -45,6 +46,28 @@ impl Health {
         s.last_error = Some(why.to_string());
     }
 
+    /// The primary's gateway asked for a pause (429, `Retry-After`): skipped until it passes,
+    /// with no backoff growth (it answers; this device is only past its rate).
+    pub fn wait(&self, d: Duration, why: &str) {
+        let mut s = self.state.lock().unwrap();
+        s.retry_at = Some(Instant::now() + d);
+        s.last_error = Some(why.to_string());
+    }
+
+    /// Follows the primary's answer to a direct call: a success resets the health; a 429 pauses
+    /// it; a transport failure backs off; a JSON-RPC error (a gateway's denial among them) is an
+    /// answer, and says nothing against it.
+    pub fn observe<T>(&self, r: &Result<T, crate::mcp::CallError>) {
+        match r {
+            Ok(_) => self.ok(),
+            Err(crate::mcp::CallError::Rpc { .. }) => {}
+            Err(e) => match e.rate_limited() {
+                Some(d) => self.wait(d, &e.to_string()),
+                None => self.failed(&e.to_string()),
+            },
+        }
+    }
+
     pub fn last_error(&self) -> Option<String> {
         self.state.lock().unwrap().last_error.clone()
     }
@@ -67,5 +90,31 @@ mod tests {
         assert_eq!(h.last_error().as_deref(), Some("refused"));
         h.ok();
         assert!(h.usable() && !h.is_down());
+    }
+
+    #[test]
+    fn a_rate_limit_pauses_for_its_retry_after_and_a_denial_is_an_answer() {
+        use crate::mcp::{CallError, HttpFailure};
+        let h = Health::default();
+        h.observe::<()>(&Err(CallError::Rpc {
+            code: -32020,
+            message: "refused".into(),
+            data: None,
+        }));
+        assert!(
+            h.usable(),
+            "a denial says nothing against the primary's health"
+        );
+        h.observe::<()>(&Err(CallError::Http {
+            failure: HttpFailure::RateLimited {
+                retry_after_s: Some(30),
+            },
+            status: Some(429),
+            detail: "429, retry after 30 s".into(),
+        }));
+        assert!(!h.usable());
+        assert!(h.last_error().unwrap().contains("429"));
+        h.observe(&Ok(()));
+        assert!(h.usable());
     }
 }

@@ -221,6 +221,7 @@ impl Proxy {
 
     async fn write(&self, name: &str, args: Value) -> Result<Value, CallError> {
         let mut maybe_applied = false;
+        let mut rate_limited = None;
         let mut args = args;
         // The coordination log lives on the primary and its ids are minted by whichever palace
         // applies the call: while the primary answers, these go straight there (no local copy
@@ -258,11 +259,16 @@ impl Proxy {
                         Deadline::After(primary.read_deadline),
                     )
                     .await;
+                primary.health.observe(&sent);
                 match sent {
-                    Ok(result) => {
-                        primary.health.ok();
-                        return Ok(result);
+                    Ok(result) => return Ok(result),
+                    // A gateway's 429: nothing reached the primary; local first and queued
+                    // (the flusher waits out Retry-After), and the reply says so.
+                    Err(e) if e.rate_limited().is_some() => {
+                        rate_limited = Some(format!("{e}: applied locally and queued"));
                     }
+                    // A gateway's denial (-32020) among them: back to the harness, never applied
+                    // locally nor queued (the primary would refuse every resend alike).
                     Err(e) if !e.is_transient() => return Err(e),
                     Err(e) => {
                         // Dropped mid-call, it may have applied: applied locally all the same (the
@@ -275,7 +281,6 @@ impl Proxy {
                                     ..
                                 }
                             );
-                        primary.health.failed(&e.to_string());
                     }
                 }
             }
@@ -309,7 +314,7 @@ impl Proxy {
                 Arc::clone(log),
                 name.to_string(),
                 args.clone(),
-                local.payload,
+                local.payload.clone(),
             );
             let recorded = tokio::task::spawn_blocking(move || {
                 log.record(&tool, &a, Some(&reply), maybe_applied)
@@ -323,7 +328,10 @@ impl Proxy {
                 }
             }
         }
-        Ok(result)
+        Ok(match rate_limited {
+            Some(why) => merge::with_payload(&result, &merge::degraded(local.payload, &why)),
+            None => result,
+        })
     }
 
     /// An op the local palace could not apply, queued for the primary alone; `maybe_applied`: the
@@ -387,19 +395,19 @@ impl Proxy {
                     Deadline::After(primary.read_deadline),
                 )
                 .await;
-            match &r {
-                Ok(_) => primary.health.ok(),
-                Err(e) if !matches!(e, CallError::Rpc { .. }) => {
-                    primary.health.failed(&e.to_string())
-                }
-                Err(_) => {}
-            }
+            primary.health.observe(&r);
             r
         };
         let (local, remote) = tokio::join!(
             self.child_call(name, args.clone(), Deadline::Default),
             remote
         );
+        // The gateway's policy refused this device the read: its answer, not a local stand-in.
+        if let Err(e) = &remote
+            && e.denial().is_some()
+        {
+            return remote;
+        }
         let remote_payload = remote
             .as_ref()
             .ok()

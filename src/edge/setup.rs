@@ -68,6 +68,13 @@ pub async fn start(
             tokio::time::sleep(Duration::from_secs(5)).await;
         }
     });
+    let ask = Arc::clone(&proxy);
+    let device = config.device.clone();
+    tokio::spawn(async move {
+        while !learn_identity(&ask, device.as_deref()).await {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+    });
     Ok((proxy, log))
 }
 
@@ -145,4 +152,34 @@ pub async fn learn_primary_embedder(proxy: &Proxy) -> bool {
     let known = name.is_some();
     *primary.embedder.write().unwrap() = name;
     known
+}
+
+/// Asks the primary's front who this token is (`GET /whoami`, answered by `mpt gateway` alone);
+/// `true` once it answered. A gateway's name other than `MEMPALACE_PI_DEVICE`, or a refused
+/// token and why, goes to the owner's log: stamps, replay checks and the mailbox use that name.
+pub async fn learn_identity(proxy: &Proxy, device: Option<&str>) -> bool {
+    let Some(primary) = &proxy.primary else {
+        return true;
+    };
+    let McpClient::Remote(http) = &primary.client else {
+        return true;
+    };
+    match crate::mcp::whoami::ask(http, Deadline::After(Duration::from_secs(3))).await {
+        Ok(None) => true,
+        Ok(Some(w)) => {
+            match w.mismatch(device) {
+                Some(why) => crate::log_warn!("{why}: {}", w.mismatch_fix()),
+                None => {
+                    crate::log_debug!("the primary's gateway knows this edge as {}", w.describe())
+                }
+            }
+            true
+        }
+        Err(e) if !e.is_transient() => {
+            let m = crate::error::MptError::from(e);
+            crate::log_warn!("{} ({})", m.message, m.hint.unwrap_or_default());
+            true
+        }
+        Err(_) => false,
+    }
 }

@@ -42,7 +42,9 @@ pub async fn collect(
 
 /// The primary as the flusher reaches it: the MCP handshake with the token (`/healthz` needs
 /// none, so it would call a primary that refuses the token reachable). A refused token or Host is
-/// `"reachable": false, "auth": "refused"`; unreachable leaves `auth` unknown (null).
+/// `"reachable": false, "auth": "refused"` (a gateway's 401 also says why: `"token": "revoked"`);
+/// unreachable leaves `auth` unknown (null). Behind `mpt gateway`, `gateway` is who it takes this
+/// device for (`/whoami`), and `identity_mismatch` says when that is not `MEMPALACE_PI_DEVICE`.
 async fn probe_primary(r: &Remote, config: &Config) -> Value {
     let http = HttpClient::new(HttpOptions {
         timeout: Some(Duration::from_secs(5)),
@@ -50,16 +52,32 @@ async fn probe_primary(r: &Remote, config: &Config) -> Value {
         connect_timeout: Duration::from_secs(3),
         ..HttpOptions::for_remote(r, &config.mcp)
     });
-    let result = match http {
+    let result = match &http {
         Ok(h) => h.handshake().await.map(|_| ()),
-        Err(e) => Err(e),
+        Err(e) => Err(e.clone()),
     };
-    match result {
-        Ok(()) => json!({"url": r.url, "reachable": true, "auth": "ok", "error": null}),
-        Err(e) => {
+    match (result, http) {
+        (Ok(()), Ok(h)) => {
+            let who = crate::mcp::whoami::ask(&h, crate::mcp::Deadline::Default)
+                .await
+                .ok()
+                .flatten();
+            let mismatch = who
+                .as_ref()
+                .and_then(|w| w.mismatch(config.device.as_deref()));
+            json!({"url": r.url, "reachable": true, "auth": "ok", "error": null,
+                   "gateway": who.as_ref().map(|w| w.to_json()), "identity_mismatch": mismatch,
+                   "fix": who.as_ref().filter(|_| mismatch.is_some()).map(|w| w.mismatch_fix())})
+        }
+        (Err(e), _) | (Ok(()), Err(e)) => {
             let e = MptError::from(e);
             let auth = (e.kind == ErrorKind::Auth).then_some("refused");
-            json!({"url": r.url, "reachable": false, "auth": auth, "error": {"kind": e.kind.as_str(), "message": e.message, "hint": e.hint}})
+            let token = e.detail.as_ref().and_then(|d| d.get("token")).cloned();
+            let hint = e
+                .hint
+                .map(|h| crate::mcp::fix_for_device(&h, config.device.as_deref()));
+            json!({"url": r.url, "reachable": false, "auth": auth, "token": token,
+                   "error": {"kind": e.kind.as_str(), "message": e.message, "hint": hint}})
         }
     }
 }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
 
-use super::{CallError, Deadline, Handshake, HttpFailure, body, handshake, jsonrpc, sse};
+use super::{
+    CallError, Deadline, Handshake, HttpFailure, TokenRefusal, body, handshake, jsonrpc, sse,
+};
 use crate::config::Secret;
 use crate::{log_debug, log_trace};
 
@@ -143,6 +145,25 @@ impl HttpClient {
     /// A GET beside the MCP endpoint (`/healthz`, `/statusz`, `/sync/version_vector`):
     /// the status and body text. `path` replaces the URL's path.
     pub async fn get(&self, path: &str, deadline: Deadline) -> Result<(u16, String), CallError> {
+        self.get_as(path, deadline, &[]).await
+    }
+
+    /// [`HttpClient::get`], but a 401 or a 429 is its typed error (the token refused and why,
+    /// or past the rate and for how long), as for a POST.
+    pub async fn get_refusing(
+        &self,
+        path: &str,
+        deadline: Deadline,
+    ) -> Result<(u16, String), CallError> {
+        self.get_as(path, deadline, &[401, 429]).await
+    }
+
+    async fn get_as(
+        &self,
+        path: &str,
+        deadline: Deadline,
+        errors: &[u16],
+    ) -> Result<(u16, String), CallError> {
         let mut url =
             reqwest::Url::parse(&self.opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
         url.set_path(path);
@@ -154,6 +175,10 @@ impl HttpClient {
         let fut = async {
             let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
             let status = resp.status().as_u16();
+            if errors.contains(&status) {
+                let shown = crate::secrets::redact_url(&self.opts.url);
+                return Err(status_error(status, resp, &shown).await);
+            }
             let text = body::read_capped(resp).await?;
             Ok((status, String::from_utf8_lossy(&text).into_owned()))
         };
@@ -301,6 +326,11 @@ async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result
 }
 
 async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> CallError {
+    let retry_after_s = resp
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
     // Read past the limit and scrubbed before it is cut: a cut through an echoed token would
     // leave a piece of it.
     let mut body =
@@ -312,10 +342,12 @@ async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> CallEr
         }
         body.truncate(cut);
     }
-    // A JSON-RPC error in a 4xx body (400 parse error, 413 too large) says more than the status.
-    if let Ok(v) = serde_json::from_str::<Value>(&body)
-        && let Some(err) = v.get("error")
-        && ![401, 403, 413].contains(&status)
+    let parsed = serde_json::from_str::<Value>(&body).ok();
+    // A JSON-RPC error in a 4xx body (400 parse error, 413 too large) says more than the status;
+    // a gateway's own refusals (`{"error": "rate_limited"}`) are a word, not a JSON-RPC error.
+    if let Some(err) = parsed.as_ref().and_then(|v| v.get("error"))
+        && err.is_object()
+        && ![401, 403, 413, 429].contains(&status)
     {
         return CallError::Rpc {
             code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
@@ -327,11 +359,25 @@ async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> CallEr
             data: err.get("data").cloned(),
         };
     }
+    let word = parsed
+        .as_ref()
+        .and_then(|v| v.get("error"))
+        .and_then(Value::as_str);
     let (failure, detail) = match status {
-        401 => (
-            HttpFailure::Unauthorized,
-            format!("the primary at {url} answered 401 Unauthorized: the token was refused"),
-        ),
+        401 => match word.and_then(TokenRefusal::parse) {
+            Some(why) => (
+                HttpFailure::Unauthorized(Some(why)),
+                format!(
+                    "the gateway at {url} refused this device's token ({}): {}",
+                    why.as_str(),
+                    why.says()
+                ),
+            ),
+            None => (
+                HttpFailure::Unauthorized(None),
+                format!("the primary at {url} answered 401 Unauthorized: the token was refused"),
+            ),
+        },
         403 => (
             HttpFailure::Forbidden,
             format!("the primary at {url} answered 403 Forbidden"),
@@ -343,6 +389,15 @@ async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> CallEr
         413 => (
             HttpFailure::TooLarge,
             "the primary answered 413: request too large".to_string(),
+        ),
+        429 => (
+            HttpFailure::RateLimited { retry_after_s },
+            format!(
+                "the primary at {url} answered 429 Too Many Requests: this device is past its rate; retry after {}",
+                retry_after_s.map_or("a moment (no Retry-After given)".into(), |s| format!(
+                    "{s} s (Retry-After)"
+                ))
+            ),
         ),
         500..=599 => (
             HttpFailure::Server,
@@ -419,19 +474,49 @@ fn source_io_kind(e: &reqwest::Error) -> Option<std::io::ErrorKind> {
     None
 }
 
-/// The HTTP client as the handshake's peer, each request within the handshake's deadline.
+/// The HTTP client as the handshake's peer, each request within the handshake's deadline. A
+/// gateway's short 429 inside the handshake is waited out and that one request sent again (the
+/// handshake is three requests: restarting it whole after each wait could never pass a bucket
+/// of three); a long one is the caller's to judge.
 struct HandshakePeer<'a> {
     client: &'a HttpClient,
     deadline: Deadline,
 }
 
+/// The longest `Retry-After` the handshake waits out itself, and how many times.
+const HANDSHAKE_RATE_WAIT: Duration = Duration::from_secs(5);
+const HANDSHAKE_RATE_TRIES: u32 = 8;
+
+impl HandshakePeer<'_> {
+    async fn patiently<T, F: Future<Output = Result<T, CallError>>>(
+        &self,
+        send: impl Fn() -> F,
+    ) -> Result<T, CallError> {
+        let mut tries = 0;
+        loop {
+            match send().await {
+                Err(e) if tries < HANDSHAKE_RATE_TRIES => match e.rate_limited() {
+                    Some(d) if d <= HANDSHAKE_RATE_WAIT => {
+                        log_debug!("the primary's gateway asked to wait {d:?} (429) mid-handshake");
+                        tries += 1;
+                        tokio::time::sleep(d).await;
+                    }
+                    _ => return Err(e),
+                },
+                other => return other,
+            }
+        }
+    }
+}
+
 impl handshake::Peer for HandshakePeer<'_> {
     async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, CallError> {
-        self.client.request(method, params, self.deadline).await
+        self.patiently(|| self.client.request(method, params.clone(), self.deadline))
+            .await
     }
 
     async fn notify(&self, method: &str) -> Result<(), CallError> {
-        self.client.notify(method, None).await
+        self.patiently(|| self.client.notify(method, None)).await
     }
 
     fn initialized(&self, init: &Value) {

@@ -10,6 +10,7 @@ pub mod sse;
 pub mod stdio;
 pub mod tool_result;
 pub mod unix;
+pub mod whoami;
 
 use std::time::Duration;
 
@@ -51,7 +52,9 @@ pub enum HttpFailure {
     Refused,
     Tls,
     Connect,
-    Unauthorized,
+    /// 401: the token refused; a gateway of ours says why in its body (`None`: `serve`'s own
+    /// 401, an HTML page that says nothing).
+    Unauthorized(Option<TokenRefusal>),
     Forbidden,
     NotFound,
     TooLarge,
@@ -60,7 +63,93 @@ pub enum HttpFailure {
     Dropped,
     /// The reply passed `body::REPLY_LIMIT` (an endless or huge body): sent, never read whole.
     ReplyTooLarge,
+    /// 429: past this device's rate at the primary's gateway; `Retry-After` in seconds when it
+    /// said. Nothing was applied: wait, then send again (not a failure).
+    RateLimited {
+        retry_after_s: Option<u64>,
+    },
     Status,
+}
+
+/// Why `mpt gateway` refused a device's token: its 401 body `{"error": …}` (README "Gateway").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenRefusal {
+    /// Missing, cut short, mistyped, or not a gateway token at all (the primary's shared one).
+    Malformed,
+    UnknownToken,
+    Expired,
+    Revoked,
+}
+
+impl TokenRefusal {
+    /// The gateway's word for it, as its body says it.
+    pub fn parse(s: &str) -> Option<TokenRefusal> {
+        match s {
+            "malformed" => Some(TokenRefusal::Malformed),
+            "unknown_token" => Some(TokenRefusal::UnknownToken),
+            "expired" => Some(TokenRefusal::Expired),
+            "revoked" => Some(TokenRefusal::Revoked),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenRefusal::Malformed => "malformed",
+            TokenRefusal::UnknownToken => "unknown_token",
+            TokenRefusal::Expired => "expired",
+            TokenRefusal::Revoked => "revoked",
+        }
+    }
+
+    /// What happened to the token, for a message.
+    pub fn says(self) -> &'static str {
+        match self {
+            TokenRefusal::Malformed => {
+                "it is not a whole gateway token (missing, cut short or mistyped, or the primary's own shared token)"
+            }
+            TokenRefusal::UnknownToken => {
+                "the gateway knows no token with that id (issued by another gateway, or lost from its tokens.json)"
+            }
+            TokenRefusal::Expired => "it has expired",
+            TokenRefusal::Revoked => "it was revoked",
+        }
+    }
+
+    /// The one fix, naming `device` (`DEVICE` when unknown): a new token from the primary host.
+    pub fn fix(self, device: Option<&str>) -> String {
+        let d = device.unwrap_or("DEVICE");
+        let new = format!(
+            "on the primary host run `mpt gateway token rotate {d} --out {d}.env`, then put the MEMPALACE_REMOTE_TOKEN line it wrote in this device's .env (0600)"
+        );
+        match self {
+            TokenRefusal::Malformed => format!(
+                "set MEMPALACE_REMOTE_TOKEN (or the 0600 file MPT_TOKEN_FILE) to this device's whole gateway token (`mptg_…`); if it is lost, {new}"
+            ),
+            _ => new,
+        }
+    }
+}
+
+/// A fix that names `DEVICE` (a gateway token's, [`TokenRefusal::fix`]: stored in the outbox
+/// without a name) with this device's name, when it has one.
+pub fn fix_for_device(hint: &str, device: Option<&str>) -> String {
+    match device {
+        Some(d) => hint.replace("DEVICE", d),
+        None => hint.to_string(),
+    }
+}
+
+/// The JSON-RPC code `mpt gateway` answers a call its policy refuses with (HTTP 200).
+pub const GATEWAY_DENIED: i64 = -32020;
+
+/// A call the primary's gateway refused by its policy (-32020): who, what, and the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    pub device: String,
+    /// The tool, or the JSON-RPC method when the refusal was not of a tool call.
+    pub what: String,
+    pub rule: String,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -145,6 +234,43 @@ impl CallError {
         }
     }
 
+    /// The gateway's policy refused the call (-32020): nothing applied, and sending it again would
+    /// be refused the same way.
+    pub fn denial(&self) -> Option<Denial> {
+        let CallError::Rpc {
+            code: GATEWAY_DENIED,
+            data,
+            message,
+        } = self
+        else {
+            return None;
+        };
+        let field = |k: &str| {
+            data.as_ref()
+                .and_then(|d| d.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        Some(Denial {
+            device: field("device").unwrap_or_else(|| "?".into()),
+            what: field("tool")
+                .or_else(|| field("method"))
+                .unwrap_or_else(|| "the call".into()),
+            rule: field("rule").unwrap_or_else(|| format!("unnamed ({message})")),
+        })
+    }
+
+    /// The gateway's rate limit (429): how long it asked us to wait (1 s when it did not say).
+    pub fn rate_limited(&self) -> Option<Duration> {
+        match self {
+            CallError::Http {
+                failure: HttpFailure::RateLimited { retry_after_s },
+                ..
+            } => Some(Duration::from_secs(retry_after_s.unwrap_or(1).max(1))),
+            _ => None,
+        }
+    }
+
     /// Worth retrying later with backoff (the primary or child may come back); hard errors are not.
     pub fn is_transient(&self) -> bool {
         match self {
@@ -161,6 +287,7 @@ impl CallError {
                     | HttpFailure::Server
                     | HttpFailure::Dropped
                     | HttpFailure::Tls
+                    | HttpFailure::RateLimited { .. }
             ),
             CallError::Protocol(_) | CallError::ToolFailed { .. } | CallError::NoProgram { .. } => {
                 false
@@ -235,6 +362,23 @@ fn from_mcp(e: CallError) -> MptError {
             }
             m
         }
+        _ if e.denial().is_some() => {
+            let d = e.denial().expect("checked");
+            let mut m = MptError::new(
+                ErrorKind::Refused,
+                format!(
+                    "the primary's gateway refused {} for device {}: rule {}",
+                    d.what, d.device, d.rule
+                ),
+            )
+            .with_hint(
+                "the gateway's policy (policy.json on the primary host) does not let this device do that; sending it again is refused the same way: ask the gateway's operator to change this device's role, or leave it to a device that may",
+            );
+            if let CallError::Rpc { data: Some(data), .. } = &e {
+                m = m.with_detail(data.clone());
+            }
+            m
+        }
         CallError::Rpc { code, data, .. } => {
             let hint = match code {
                 -32001 => "MemPalace could not take this palace's writer lock (its reason is in the detail): check that its lock folder (~/.mempalace/locks) is writable",
@@ -252,9 +396,19 @@ fn from_mcp(e: CallError) -> MptError {
         CallError::ToolFailed { payload, .. } => MptError::new(ErrorKind::ToolFailed, msg)
             .with_hint("the server answered, but the tool reported a failure inside its reply")
             .with_detail(payload.clone()),
+        CallError::Http {
+            failure: HttpFailure::Unauthorized(Some(why)),
+            ..
+        } => MptError::new(ErrorKind::Auth, msg)
+            .with_hint(why.fix(None))
+            .with_detail(serde_json::json!({"token": why.as_str()})),
         CallError::Http { failure, .. } => {
             let (kind, hint) = http_hint(*failure);
-            MptError::new(kind, msg).with_hint(hint)
+            let mut m = MptError::new(kind, msg).with_hint(hint);
+            if let HttpFailure::RateLimited { retry_after_s } = failure {
+                m = m.with_detail(serde_json::json!({"retry_after_s": retry_after_s}));
+            }
+            m
         }
     }
 }
@@ -277,7 +431,7 @@ fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
             ErrorKind::Unavailable,
             "the primary could not be reached: check the network path to it",
         ),
-        HttpFailure::Unauthorized => (
+        HttpFailure::Unauthorized(_) => (
             ErrorKind::Auth,
             "the token is missing or wrong: set MEMPALACE_REMOTE_TOKEN (or a 0600 token file via MPT_TOKEN_FILE) to the primary's token",
         ),
@@ -304,6 +458,10 @@ fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
         HttpFailure::ReplyTooLarge => (
             ErrorKind::Protocol,
             "a misbehaving primary, or a proxy in front of it, sent an endless or huge reply: check what answers at MEMPALACE_REMOTE_URL (`mpt doctor`); the call may have applied",
+        ),
+        HttpFailure::RateLimited { .. } => (
+            ErrorKind::Unavailable,
+            "the primary's gateway limits this device's rate (`rate` in its policy.json): come back after Retry-After (nothing was applied), or ask its operator for a higher rate",
         ),
         HttpFailure::Status => (
             ErrorKind::Rpc,

@@ -1,5 +1,6 @@
 //! What a send's outcome means for the op: applied (or already there) → done; transient → back
-//! off and stop this drain; hard → an attempt counted; stop → not the op's fault, change nothing.
+//! off and stop this drain; hard → an attempt counted; denied → failed at once; rate limited →
+//! wait and go on; stop → not the op's fault, change nothing.
 
 use serde_json::Value;
 
@@ -29,6 +30,15 @@ pub enum Verdict {
     Hard { sent: Sent, error: CallError },
     /// Our credentials or endpoint are wrong: every op would fail the same way; stop, count nothing.
     Stop { error: CallError },
+    /// The primary's gateway refused this op by its policy (-32020): it applied nothing and a
+    /// resend is refused the same way: failed at once, never retried, no replay check.
+    Denied { error: CallError },
+    /// Past this device's rate at the gateway (429): nothing applied, not a failure; wait
+    /// `retry_after`, then go on.
+    RateLimited {
+        retry_after: std::time::Duration,
+        error: CallError,
+    },
 }
 
 /// Classifies the outcome of calling `tool`.
@@ -58,6 +68,15 @@ pub fn classify(tool: &str, result: Result<ToolReply, CallError>) -> Verdict {
 /// Classifies a failed call (also the read calls a replay check makes).
 pub fn classify_error(e: CallError) -> Verdict {
     use HttpFailure as H;
+    if e.denial().is_some() {
+        return Verdict::Denied { error: e };
+    }
+    if let Some(retry_after) = e.rate_limited() {
+        return Verdict::RateLimited {
+            retry_after,
+            error: e,
+        };
+    }
     let (sent, transient) = match &e {
         CallError::ToolFailed {
             payload, message, ..
@@ -81,9 +100,10 @@ pub fn classify_error(e: CallError) -> Verdict {
         CallError::Http { failure, .. } => match failure {
             H::Dns | H::Refused | H::Connect | H::Tls => (Sent::No, true),
             H::Server | H::Dropped => (Sent::Maybe, true),
-            H::Unauthorized | H::Forbidden | H::NotFound => return Verdict::Stop { error: e },
+            H::Unauthorized(_) | H::Forbidden | H::NotFound => return Verdict::Stop { error: e },
             H::TooLarge => (Sent::No, false),
             H::Status | H::ReplyTooLarge => (Sent::Maybe, false),
+            H::RateLimited { .. } => unreachable!("rate limits are classified above"),
         },
         CallError::Timeout { .. } | CallError::ChildExited { .. } => (Sent::Maybe, true),
         CallError::Spawn { .. } | CallError::NoProgram { .. } | CallError::Down { .. } => {
@@ -198,6 +218,35 @@ mod tests {
     }
 
     #[test]
+    fn a_gateway_denial_fails_at_once_and_a_rate_limit_waits() {
+        let denied = CallError::Rpc {
+            code: -32020,
+            message: "the gateway refused mempalace_hook_settings for device lap (needs:admin)"
+                .into(),
+            data: Some(
+                json!({"device": "lap", "tool": "mempalace_hook_settings", "rule": "needs:admin"}),
+            ),
+        };
+        assert!(matches!(
+            classify_error(denied),
+            Verdict::Denied { ref error } if error.denial().unwrap().rule == "needs:admin"
+        ));
+        let limited = |s| CallError::Http {
+            failure: HttpFailure::RateLimited { retry_after_s: s },
+            status: Some(429),
+            detail: "d".into(),
+        };
+        assert!(matches!(
+            classify_error(limited(Some(3))),
+            Verdict::RateLimited { retry_after, .. } if retry_after == std::time::Duration::from_secs(3)
+        ));
+        assert!(matches!(
+            classify_error(limited(None)),
+            Verdict::RateLimited { retry_after, .. } if retry_after == std::time::Duration::from_secs(1)
+        ));
+    }
+
+    #[test]
     fn http_failures() {
         let http = |failure| CallError::Http {
             failure,
@@ -223,7 +272,7 @@ mod tests {
             }
         ));
         assert!(matches!(
-            classify_error(http(HttpFailure::Unauthorized)),
+            classify_error(http(HttpFailure::Unauthorized(None))),
             Verdict::Stop { .. }
         ));
         let t = CallError::Timeout {

@@ -16,6 +16,10 @@ use crate::mcp::{Deadline, McpClient};
 /// previous window's acks. A crash leaves at most one window to check or resend.
 pub const WINDOW: usize = 32;
 
+/// The longest `Retry-After` (a gateway's 429) a flush without a deadline waits out; past it the
+/// drain ends (exit 7) and the op waits, unfailed, for the next flush.
+const RATE_WAIT_CAP: Duration = Duration::from_secs(30);
+
 #[derive(Debug, Clone)]
 pub struct FlushOptions {
     /// Settle at most this many ops, then stop (exit 0).
@@ -168,8 +172,14 @@ impl Run<'_> {
                             return self.stopped_before_sending(Stop::Unavailable, error.into());
                         }
                     }
-                    Verdict::Stop { error } => {
+                    Verdict::Stop { error } | Verdict::Denied { error } => {
                         return self.stopped_before_sending(Stop::Refused, error.into());
+                    }
+                    Verdict::RateLimited { retry_after, error } => {
+                        self.counts.rate_limited += 1;
+                        if !self.wait_out(retry_after).await {
+                            return self.stopped_before_sending(Stop::Unavailable, error.into());
+                        }
                     }
                     // Not a MemPalace at that URL, or one that cannot speak: not worth retrying.
                     Verdict::Hard { error, .. } => {
@@ -393,6 +403,37 @@ impl Run<'_> {
                 }
                 Ok(Next::Continue)
             }
+            Verdict::Denied { error } => {
+                // The gateway's policy: this send applied nothing and every resend would be
+                // refused alike. Failed now, loud, holding back only what depends on it.
+                self.counts.denied += 1;
+                let err: MptError = error.into();
+                self.store.fail_denied(op, &self.token, error_json(&err))?;
+                self.failed.push(op.op_id.clone());
+                Ok(Next::Continue)
+            }
+            Verdict::RateLimited { retry_after, error } => {
+                // Not a failure: nothing applied, no attempt counted; the op waits its turn.
+                self.counts.rate_limited += 1;
+                let err: MptError = error.into();
+                self.store.nack(
+                    op,
+                    &self.token,
+                    &Nack {
+                        hard: false,
+                        unconfirmed: earlier_unknown,
+                        retry_at: util::now_ms() + retry_after.as_millis() as i64,
+                        error: error_json(&err),
+                    },
+                )?;
+                self.release_window()?;
+                if self.wait_out(retry_after).await {
+                    return Ok(Next::Continue);
+                }
+                self.store
+                    .record_flush_end(Stop::Backoff, Some(&error_json(&err)))?;
+                Ok(Next::Finish(Stop::Backoff, Some(err)))
+            }
             Verdict::Stop { error } => {
                 let err: MptError = error.into();
                 self.store.nack(
@@ -494,6 +535,19 @@ impl Run<'_> {
         self.opts
             .deadline
             .map_or(Duration::ZERO, |d| d.saturating_sub(self.started.elapsed()))
+    }
+
+    /// Waits out a gateway's `Retry-After`: within the deadline, or without one when it is at
+    /// most `RATE_WAIT_CAP`; false = the drain ends here.
+    async fn wait_out(&self, d: Duration) -> bool {
+        let fits = match self.opts.deadline {
+            Some(_) => self.time_left() > d,
+            None => d <= RATE_WAIT_CAP,
+        };
+        if fits {
+            tokio::time::sleep(d).await;
+        }
+        fits
     }
 
     /// Sleeps `d` if the deadline leaves room for it and another try; false = give up now.

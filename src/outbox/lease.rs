@@ -272,13 +272,30 @@ impl Outbox {
 
     /// Fails the op at once (an ambiguous send mpt cannot check): an operator decides.
     pub fn fail_now(&mut self, op: &Op, token: &str, error: Value) -> Result<()> {
+        self.fail_leased(op, token, error, true, MAX_ATTEMPTS)
+    }
+
+    /// Fails the op at once because the primary's gateway refused it by its policy: that send
+    /// applied nothing (an earlier unanswered one stays `unconfirmed`); one attempt counted.
+    pub fn fail_denied(&mut self, op: &Op, token: &str, error: Value) -> Result<()> {
+        self.fail_leased(op, token, error, op.unconfirmed, op.attempts + 1)
+    }
+
+    fn fail_leased(
+        &mut self,
+        op: &Op,
+        token: &str,
+        error: Value,
+        unconfirmed: bool,
+        attempts: i64,
+    ) -> Result<()> {
         let tx = self.write_tx("failing the op")?;
         let n = tx
             .execute(
                 "UPDATE ops SET state = 'failed', attempts = MAX(attempts, ?3), lease_token = NULL,
-                        lease_expires_at = NULL, inflight = 0, unconfirmed = 1, error_json = ?4, updated_at = ?5
+                        lease_expires_at = NULL, inflight = 0, unconfirmed = ?6, error_json = ?4, updated_at = ?5
                   WHERE id = ?1 AND lease_token = ?2 AND state = 'leased'",
-                params![op.id, token, MAX_ATTEMPTS, error.to_string(), util::now_ms()],
+                params![op.id, token, attempts, error.to_string(), util::now_ms(), unconfirmed],
             )
             .map_err(|e| sql("failing the op", &e))?;
         if n != 1 {

@@ -205,6 +205,19 @@ impl Op {
         crate::palace::catalog::bare(&self.tool_name)
     }
 
+    /// The rule of the primary's gateway that refused this op (-32020), when it was refused so.
+    pub fn denied_by(&self) -> Option<&str> {
+        self.error.as_ref()?.get("rule")?.as_str()
+    }
+
+    /// How a failed op came to fail, for people: refused by the gateway's rule, or its attempts.
+    pub fn failed_how(&self) -> String {
+        match self.denied_by() {
+            Some(rule) => format!("was refused by the primary's gateway (rule {rule})"),
+            None => format!("failed after {} attempts", self.attempts),
+        }
+    }
+
     /// The first line of the last error's message.
     pub fn error_line(&self) -> Option<String> {
         let e = self.error.as_ref()?;
@@ -214,9 +227,17 @@ impl Op {
 }
 
 /// An `MptError` as stored in `error_json`, scrubbed of every known secret (a server's error
-/// text may echo the token; the outbox never holds it).
+/// text may echo the token; the outbox never holds it). A gateway's refusal keeps its `rule`.
 pub fn error_json(e: &MptError) -> Value {
     let mut v = json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint, "at": util::rfc3339(util::now_ms())});
+    if let Some(rule) = e
+        .detail
+        .as_ref()
+        .filter(|_| e.kind == crate::error::ErrorKind::Refused)
+        .and_then(|d| d.get("rule"))
+    {
+        v["rule"] = rule.clone();
+    }
     crate::secrets::scrub_json(&mut v);
     v
 }

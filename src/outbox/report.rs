@@ -39,6 +39,10 @@ pub struct Counts {
     pub verified_present: u64,
     pub hard_failures: u64,
     pub transient_failures: u64,
+    /// Ops the primary's gateway refused by its policy (-32020): failed at once.
+    pub denied: u64,
+    /// Waits for a gateway's `Retry-After` (429): not failures.
+    pub rate_limited: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -78,6 +82,8 @@ pub fn report_json(r: &FlushReport, exit_code: u8) -> serde_json::Value {
         "verified_present": r.counts.verified_present,
         "hard_failures": r.counts.hard_failures,
         "transient_failures": r.counts.transient_failures,
+        "denied": r.counts.denied,
+        "rate_limited": r.counts.rate_limited,
         "failed": r.failed,
         "blocked_by": r.blocked_by.as_ref().map(|o| o.to_json(false)),
         "held_back": r.held_back,

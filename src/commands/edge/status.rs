@@ -48,6 +48,19 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                 if let Some(hint) = p["error"]["hint"].as_str().filter(|_| p["auth"] == "refused") {
                     writeln!(w, "          {hint}")?;
                 }
+                if let Some(g) = p["gateway"].as_object() {
+                    writeln!(
+                        w,
+                        "gateway   this device is '{}' ({}), token {}",
+                        g["device"].as_str().unwrap_or("?"),
+                        g["role"].as_str().unwrap_or("not in the policy"),
+                        g["token_id"].as_str().unwrap_or("?")
+                    )?;
+                }
+                if let Some(m) = p["identity_mismatch"].as_str() {
+                    writeln!(w, "          MISMATCH: {m}")?;
+                    writeln!(w, "          {}", p["fix"].as_str().unwrap_or(""))?;
+                }
             }
         }
         let q = &doc["outbox"];
@@ -69,15 +82,26 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                     .next()
                     .unwrap_or("")
             )?;
+            if let Some(h) = e.get("hint").and_then(|h| h.as_str()) {
+                writeln!(
+                    w,
+                    "          {}",
+                    crate::mcp::fix_for_device(h, launch.config.device.as_deref())
+                )?;
+            }
         }
         if let Some(f) = q["first_failed"].as_object() {
             let op = f["op_id"].as_str().unwrap_or("");
+            let why = match f["error"]["rule"].as_str() {
+                Some(rule) => format!("refused by the primary's gateway, rule {rule}"),
+                None => f["error"]["message"].as_str().unwrap_or("").lines().next().unwrap_or("").to_string(),
+            };
             writeln!(
                 w,
                 "          FAILED: op {} {}: {} ({} op(s) wait for it); `mpt outbox retry {}` or `mpt outbox drop {} --yes`",
                 &op[..op.len().min(12)],
                 f["tool"].as_str().unwrap_or(""),
-                f["error"]["message"].as_str().unwrap_or("").lines().next().unwrap_or(""),
+                why,
                 q["held_back"],
                 &op[..op.len().min(12)],
                 &op[..op.len().min(12)],

@@ -88,8 +88,8 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
             report.remaining, report.elapsed.as_secs_f64()
         )?;
         if let Some(b) = &report.blocked_by {
-            writeln!(w, "op #{} {} ({}) failed after {} attempts: {}", b.local_seq, outbox::store::short(&b.op_id),
-                b.short_tool(), b.attempts, b.error_line().unwrap_or_default())?;
+            writeln!(w, "op #{} {} ({}) {}: {}", b.local_seq, outbox::store::short(&b.op_id),
+                b.short_tool(), b.failed_how(), b.error_line().unwrap_or_default())?;
             writeln!(w, "  {} op(s) wait for failed ops (every other write was sent): fix the cause, then `mpt outbox retry {1}`, or `mpt outbox drop {1} --yes`",
                 report.held_back, outbox::store::short(&b.op_id))?;
         }

@@ -76,14 +76,16 @@ fn each_role_may_do_what_its_tier_allows_and_no_more() {
     );
     assert_eq!(
         o.status.code(),
-        Some(1),
-        "a denial is a JSON-RPC error to the client"
+        Some(4),
+        "a denial is refused for safety (exit 4), naming the rule"
     );
+    let err = crate::support::json(&o);
+    assert_eq!(err["kind"], "refused", "{err}");
     assert!(
-        crate::support::stdout(&o).contains("-32020"),
-        "{}",
-        crate::support::stdout(&o)
+        err["message"].as_str().unwrap().contains("rule needs:member"),
+        "{err}"
     );
+    assert_eq!(err["detail"]["rule"], "needs:member", "{err}");
 
     // Pull routes are an observer's; the estate is an admin's.
     for route in ["/sync/version_vector", "/sync/ops?origin=x&after=0&limit=1"] {

@@ -106,7 +106,7 @@ async fn the_token_is_checked_and_a_refusal_names_it() {
             matches!(
                 e,
                 CallError::Http {
-                    failure: HttpFailure::Unauthorized,
+                    failure: HttpFailure::Unauthorized(None),
                     status: Some(401),
                     ..
                 }
