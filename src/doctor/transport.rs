@@ -231,6 +231,35 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         hs.tools.len(),
         hs.server_version().unwrap_or("?")
     ));
+    // Behind `mpt gateway`: the device it takes this token for, which must be this one's name.
+    let McpClient::Remote(http) = &client else {
+        unreachable!()
+    };
+    let who = crate::mcp::whoami::ask(http, Deadline::After(Duration::from_secs(10)))
+        .await
+        .ok()
+        .flatten();
+    if let Some(who) = &who {
+        c = c.evidence(format!("GET /whoami: {}", who.describe()));
+        if let Some(why) = who.mismatch(config.device.as_deref()) {
+            c.status = if config.device.is_some() {
+                Status::Fail
+            } else {
+                Status::Warn
+            };
+            c.summary = format!(
+                "{why}: this device's stamps, replay checks and mailbox would use another name than the gateway's audit"
+            );
+            return c.fix(who.mismatch_fix());
+        }
+    }
+    let through = who.as_ref().map_or(String::new(), |w| {
+        format!(
+            "; through mpt gateway as device '{}' ({})",
+            w.device,
+            w.role.as_deref().unwrap_or("not in the policy")
+        )
+    });
     let status = match client
         .call_tool("mempalace_status", json!({}), Deadline::Default)
         .await
@@ -241,7 +270,7 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         {
             c.status = Status::Warn;
             c.summary = format!(
-                "the primary {} answers, but its palace is empty: no drawers were ever filed there",
+                "the primary {} answers, but its palace is empty: no drawers were ever filed there{through}",
                 shown
             );
             return c.fix("if this is the fleet's primary, point MEMPALACE_REMOTE_URL at the host that holds the palace");
@@ -257,9 +286,6 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         .get("total_drawers")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    let McpClient::Remote(http) = &client else {
-        unreachable!()
-    };
     if let Ok((200, body)) = http
         .get("/statusz", Deadline::After(Duration::from_secs(10)))
         .await
@@ -281,28 +307,7 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         "the primary serves {primary_palace}: {drawers} drawers, handshake {:.0} ms",
         hs.elapsed.as_secs_f64() * 1e3
     );
-    let gateway = crate::mcp::whoami::ask(http, Deadline::After(Duration::from_secs(10))).await;
-    if let Ok(Some(who)) = &gateway {
-        c = c.evidence(format!("GET /whoami: {}", who.describe()));
-        c.summary = format!(
-            "{}; through mpt gateway as device '{}' ({})",
-            c.summary,
-            who.device,
-            who.role.as_deref().unwrap_or("not in the policy")
-        );
-        if let Some(why) = who.mismatch(config.device.as_deref()) {
-            c.status = if config.device.is_some() {
-                Status::Fail
-            } else {
-                Status::Warn
-            };
-            c.summary = format!(
-                "{why}: this device's stamps, replay checks and mailbox use another name than the gateway's audit ({})",
-                c.summary
-            );
-            return c.fix(who.mismatch_fix());
-        }
-    }
+    c.summary.push_str(&through);
     let url = reqwest::Url::parse(&remote.url).ok();
     let host = url
         .as_ref()

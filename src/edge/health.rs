@@ -13,6 +13,8 @@ struct State {
     retry_at: Option<Instant>,
     backoff: Duration,
     last_error: Option<String>,
+    /// The pause is a gateway's 429, not an outage.
+    rate_limited: bool,
 }
 
 #[derive(Debug, Default)]
@@ -44,6 +46,7 @@ impl Health {
         };
         s.retry_at = Some(Instant::now() + s.backoff);
         s.last_error = Some(why.to_string());
+        s.rate_limited = false;
     }
 
     /// The primary's gateway asked for a pause (429, `Retry-After`): skipped until it passes,
@@ -52,6 +55,16 @@ impl Health {
         let mut s = self.state.lock().unwrap();
         s.retry_at = Some(Instant::now() + d);
         s.last_error = Some(why.to_string());
+        s.rate_limited = true;
+    }
+
+    /// While a gateway's 429 pauses the primary: what it said (the calls skipping it are flagged).
+    pub fn rate_paused(&self) -> Option<String> {
+        let s = self.state.lock().unwrap();
+        let paused = s.retry_at.is_some_and(|t| Instant::now() < t);
+        (paused && s.rate_limited)
+            .then(|| s.last_error.clone())
+            .flatten()
     }
 
     /// Follows the primary's answer to a direct call: a success resets the health; a 429 pauses
@@ -114,6 +127,7 @@ mod tests {
         }));
         assert!(!h.usable());
         assert!(h.last_error().unwrap().contains("429"));
+        assert!(h.rate_paused().unwrap().contains("429"));
         h.observe(&Ok(()));
         assert!(h.usable());
     }

@@ -249,6 +249,9 @@ impl Proxy {
                 })?,
                 None => true,
             };
+            if let Some(why) = primary.health.rate_paused() {
+                rate_limited = Some(format!("{why}: applied locally and queued"));
+            }
             if landed && primary.health.usable() {
                 let sent = primary
                     .client

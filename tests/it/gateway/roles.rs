@@ -82,7 +82,10 @@ fn each_role_may_do_what_its_tier_allows_and_no_more() {
     let err = crate::support::json(&o);
     assert_eq!(err["kind"], "refused", "{err}");
     assert!(
-        err["message"].as_str().unwrap().contains("rule needs:member"),
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("rule needs:member"),
         "{err}"
     );
     assert_eq!(err["detail"]["rule"], "needs:member", "{err}");

@@ -18,6 +18,8 @@ pub struct Device {
     pub env: TestEnv,
     pub link: Link,
     pub palace: PathBuf,
+    /// The bearer it holds: the primary's shared [`TOKEN`], or its own gateway token.
+    pub token: String,
 }
 
 pub struct Fleet {
@@ -55,6 +57,7 @@ impl Fleet {
                     env,
                     link,
                     palace,
+                    token: TOKEN.into(),
                 }
             })
             .collect();
@@ -159,7 +162,7 @@ impl Device {
     pub fn vars(&self) -> Vec<(String, String)> {
         vec![
             ("MEMPALACE_REMOTE_URL".into(), self.link.url()),
-            ("MEMPALACE_REMOTE_TOKEN".into(), TOKEN.into()),
+            ("MEMPALACE_REMOTE_TOKEN".into(), self.token.clone()),
             ("MEMPALACE_EDGE".into(), "1".into()),
             ("MEMPALACE_PI_DEVICE".into(), self.name.clone()),
             (
@@ -186,8 +189,15 @@ impl Device {
     }
 
     pub fn mpt(&self, args: &[&str]) -> Output {
+        self.mpt_with(args, &[])
+    }
+
+    /// `mpt [args]` on this device with `extra` over its variables.
+    pub fn mpt_with(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
         let vars = self.vars();
-        let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut refs: Vec<(&str, &str)> =
+            vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        refs.extend_from_slice(extra);
         self.env.mpt(args, &refs)
     }
 

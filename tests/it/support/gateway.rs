@@ -99,6 +99,27 @@ impl Setup {
         }
     }
 
+    /// A device named `device` of this policy: its own HOME and palace, its own token, reaching
+    /// the gateway (not the primary) through a switchable link.
+    pub fn device(&self, device: &str) -> super::fleet::Device {
+        let link = super::link::Link::bind();
+        link.set_upstream(self.gw.port);
+        let env = TestEnv::new();
+        let palace = env.palace("local");
+        super::fleet::Device {
+            name: device.to_string(),
+            env,
+            link,
+            palace,
+            token: self.token(device),
+        }
+    }
+
+    /// `mpt [args]` on the primary host (the gateway's state folder).
+    pub fn host_mpt(&self, args: &[&str]) -> std::process::Output {
+        mpt(&self.env, &self.dir, args)
+    }
+
     /// The token issued to `device`.
     pub fn token(&self, device: &str) -> String {
         self.tokens

@@ -20,6 +20,7 @@ fn offline_device() -> Device {
         env,
         link,
         palace,
+        token: TOKEN.into(),
     }
 }
 

@@ -1,0 +1,373 @@
+//! Devices through the real gateway (issue 28), each with its own token: a member's edge whose
+//! denied write fails alone while the next drains, an observer whose direct write goes back to
+//! the harness, a revoked token named in status and doctor with its fix, rate limits waited out.
+
+use serde_json::{Value, json};
+
+use crate::support::fleet::Device;
+use crate::support::gateway::{Setup, get};
+use crate::support::{json as parse_json, stderr, stdout, wait_for};
+
+/// The drawer `id` on the primary (straight, not through the gateway).
+fn on_primary(s: &Setup, id: &Value) -> bool {
+    s.p.call("mempalace_get_drawer", json!({"drawer_id": id}))
+        .is_ok_and(|d| &d["drawer_id"] == id)
+}
+
+/// `mpt --json outbox list --state STATE` on the device: its ops.
+fn ops(d: &Device, state: &str) -> Vec<Value> {
+    parse_json(&d.mpt(&["--json", "outbox", "list", "--state", state]))["ops"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The gateway's denials of `device` (`mpt gateway audit --denied`).
+fn denials(s: &Setup, device: &str) -> Vec<Value> {
+    let o = s.host_mpt(&["--json", "gateway", "audit", "--denied", "--device", device]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    parse_json(&o)["records"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
+    let s = Setup::new(json!({"lap": {"role": "member"}}));
+    let lap = s.device("lap");
+    let mut h = lap.session("pi", &[]);
+
+    // Applied on the local palace, queued, and refused by the gateway: failed at once.
+    let local = h
+        .call("mempalace_hook_settings", json!({"silent_save": true}))
+        .unwrap();
+    assert_eq!(local["success"], true, "{local}");
+    let a = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_lap", "room": "r", "content": "written after a denied write"}),
+        )
+        .unwrap();
+    assert!(
+        wait_for(60.0, || on_primary(&s, &a["drawer_id"])),
+        "the next write drained past the denied one"
+    );
+    assert!(wait_for(30.0, || ops(&lap, "failed").len() == 1));
+    let failed = &ops(&lap, "failed")[0];
+    assert_eq!(failed["tool"], "mempalace_hook_settings", "{failed}");
+    assert_eq!(failed["error"]["rule"], "needs:admin", "{failed}");
+    assert_eq!(failed["error"]["kind"], "refused", "{failed}");
+    assert_eq!(failed["attempts"], 1, "never retried: {failed}");
+    assert_eq!(
+        failed["unconfirmed"], false,
+        "a denial applied nothing: {failed}"
+    );
+    let denied = denials(&s, "lap");
+    assert_eq!(denied.len(), 1, "one send, one denial: {denied:?}");
+    assert_eq!(denied[0]["tool"], "mempalace_hook_settings");
+
+    // Loud everywhere: the outbox, its flush (exit 3), the edge's status, doctor.
+    let o = lap.mpt(&["outbox"]);
+    assert!(stdout(&o).contains("rule needs:admin"), "{}", stdout(&o));
+    let o = lap.mpt(&["outbox", "flush", "--wait"]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("was refused by the primary's gateway (rule needs:admin)"),
+        "{}",
+        stdout(&o)
+    );
+    let st = parse_json(&lap.mpt(&["--json", "edge", "status"]));
+    assert_eq!(
+        st["outbox"]["first_failed"]["error"]["rule"], "needs:admin",
+        "{st}"
+    );
+    assert_eq!(st["outbox"]["held_back"], 0, "it holds back nothing: {st}");
+    let o = lap.mpt(&["edge", "status"]);
+    assert!(
+        stdout(&o).contains("refused by the primary's gateway, rule needs:admin"),
+        "{}",
+        stdout(&o)
+    );
+    let o = lap.mpt(&["--json", "doctor", "--check", "outbox"]);
+    assert_eq!(o.status.code(), Some(3));
+    let check = &parse_json(&o)["checks"][0];
+    assert_eq!(check["status"], "fail", "{check}");
+    assert!(
+        check["evidence"].to_string().contains("rule needs:admin"),
+        "{check}"
+    );
+    assert!(
+        check["fix"].as_str().unwrap().contains("policy.json"),
+        "{check}"
+    );
+    assert_eq!(denials(&s, "lap").len(), 1, "no flush resent it");
+}
+
+#[test]
+fn an_observers_direct_write_goes_back_to_the_harness_and_is_neither_applied_nor_queued() {
+    let s = Setup::new(json!({"ci": {"role": "observer"}}));
+    let ci = s.device("ci");
+    let mut h = ci.session("pi", &[]);
+    let body = "an ask an observer may not make";
+    let e = h
+        .call(
+            "mempalace_event_append",
+            json!({"type": "task.request", "stream": "s", "room": "r", "to_agent": "codex@desk", "status": "open", "body": body}),
+        )
+        .unwrap_err();
+    assert_eq!(e["code"], -32020, "{e}");
+    assert_eq!(e["data"]["rule"], "needs:member", "{e}");
+    assert_eq!(
+        ci.local_count("body = ?1", body),
+        0,
+        "never applied on the local palace"
+    );
+    assert_eq!(ci.outbox()["open"], 0, "never queued");
+    // Its reads pass: the observer reads the shared log.
+    let listed = h
+        .call("mempalace_event_list", json!({"stream": "s"}))
+        .unwrap();
+    assert!(listed.get("degraded").is_none(), "{listed}");
+    // And `mpt call` names the rule, exit 4.
+    let o = ci.mpt(&[
+        "--json",
+        "call",
+        "kg_add",
+        r#"{"subject": "a", "predicate": "b", "object": "c"}"#,
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+    assert!(
+        parse_json(&o)["message"]
+            .as_str()
+            .unwrap()
+            .contains("rule needs:member")
+    );
+}
+
+#[test]
+fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
+    let s = Setup::new(json!({"lap": {"role": "member"}}));
+    let lap = s.device("lap");
+    let mut h = lap.session("pi", &[]);
+    let a = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_lap", "room": "r", "content": "before the revoke"}),
+        )
+        .unwrap();
+    assert!(wait_for(60.0, || on_primary(&s, &a["drawer_id"])));
+    let o = s.host_mpt(&["gateway", "token", "revoke", "lap"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // Still written here, queued, and the flush says why it cannot send.
+    let b = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_lap", "room": "r", "content": "after the revoke"}),
+        )
+        .unwrap();
+    assert_eq!(b["success"], true);
+    let fix = "mpt gateway token rotate lap --out lap.env";
+    let o = lap.mpt(&["--json", "outbox", "flush", "--wait"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+    let flushed = parse_json(&o);
+    assert!(
+        flushed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(revoked)"),
+        "{flushed}"
+    );
+    let st = parse_json(&lap.mpt(&["--json", "edge", "status"]));
+    assert_eq!(st["primary"]["auth"], "refused", "{st}");
+    assert_eq!(st["primary"]["token"], "revoked", "{st}");
+    assert!(
+        st["primary"]["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains(fix),
+        "{st}"
+    );
+    let o = lap.mpt(&["edge", "status"]);
+    assert!(stdout(&o).contains("it was revoked"), "{}", stdout(&o));
+    assert!(stdout(&o).contains(fix), "{}", stdout(&o));
+    for check in ["transport", "outbox"] {
+        let o = lap.mpt(&["--json", "doctor", "--check", check]);
+        assert_eq!(o.status.code(), Some(3), "{check}: {}", stdout(&o));
+        let c = &parse_json(&o)["checks"][0];
+        assert_eq!(c["status"], "fail", "{c}");
+        assert!(c["summary"].as_str().unwrap().contains("revoked"), "{c}");
+        assert!(c["fix"].as_str().unwrap().contains(fix), "{c}");
+    }
+    assert_eq!(ops(&lap, "failed").len(), 0, "a refused token fails no op");
+
+    // The fix works: a new token flushes what waited.
+    let env_file = s.env.path("lap.env");
+    let o = s.host_mpt(&[
+        "gateway",
+        "token",
+        "rotate",
+        "lap",
+        "--out",
+        env_file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = std::fs::read_to_string(&env_file).unwrap();
+    let token = line.trim().strip_prefix("MEMPALACE_REMOTE_TOKEN=").unwrap();
+    drop(h);
+    let o = lap.mpt_with(
+        &["outbox", "flush", "--wait"],
+        &[("MEMPALACE_REMOTE_TOKEN", token)],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(on_primary(&s, &b["drawer_id"]));
+}
+
+#[test]
+fn a_rate_limit_is_waited_out_in_a_flush_and_named_by_mpt_call() {
+    let s = Setup::new(json!({
+        "busy": {"role": "member", "rate": {"per_s": 1, "burst": 3}},
+        "slow": {"role": "member", "rate": {"per_s": 0.001, "burst": 3}},
+    }));
+    // The handshake takes the burst of three; the call is past the rate: exit 7, Retry-After.
+    let slow = s.device("slow");
+    let o = slow.mpt(&["--json", "call", "kg_stats"]);
+    assert_eq!(o.status.code(), Some(7), "{}{}", stdout(&o), stderr(&o));
+    let err = parse_json(&o);
+    assert!(
+        err["message"].as_str().unwrap().contains("(Retry-After)"),
+        "{err}"
+    );
+    assert!(
+        err["detail"]["retry_after_s"].as_u64().unwrap() > 1,
+        "{err}"
+    );
+
+    // Five ops, a bucket of three: the flush waits each Retry-After out, and nothing fails.
+    let busy = s.device("busy");
+    for i in 0..5 {
+        let o = busy.mpt(&[
+            "outbox",
+            "enqueue",
+            "kg_add",
+            &json!({"subject": "bucket", "predicate": "holds", "object": format!("op{i}")})
+                .to_string(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = busy.mpt(&["--json", "outbox", "flush"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let r = parse_json(&o);
+    assert_eq!(r["settled"], 5, "{r}");
+    assert_eq!(r["hard_failures"], 0, "{r}");
+    assert_eq!(r["transient_failures"], 0, "{r}");
+    assert!(r["rate_limited"].as_u64().unwrap() >= 1, "{r}");
+    assert!(
+        ops(&busy, "done").iter().all(|o| o["attempts"] == 0),
+        "no attempt counted"
+    );
+    let facts =
+        s.p.call("mempalace_kg_query", json!({"entity": "bucket"}))
+            .unwrap();
+    assert_eq!(
+        facts["active_facts"].as_array().unwrap().len(),
+        5,
+        "{facts}"
+    );
+    assert!(
+        denials(&s, "busy").iter().any(|d| d["rule"] == "rate"),
+        "the gateway's audit records the 429s"
+    );
+}
+
+#[test]
+fn past_its_rate_an_edge_answers_locally_flagged_and_queues_without_failing() {
+    let s = Setup::new(json!({"tiny": {"role": "member", "rate": {"per_s": 0.001, "burst": 1}}}));
+    let tiny = s.device("tiny");
+    // The device's one request of the next quarter hour, spent.
+    assert_eq!(get(s.gw.port, &tiny.token, "/whoami").status, 200);
+    let mut h = tiny.session("pi", &[]);
+    let found = h
+        .call("mempalace_search", json!({"query": "anything"}))
+        .unwrap();
+    assert_eq!(found["degraded"], true, "{found}");
+    assert!(
+        found["degraded_reason"].as_str().unwrap().contains("429"),
+        "{found}"
+    );
+    let ev = h
+        .call(
+            "mempalace_event_append",
+            json!({"type": "note", "stream": "s", "room": "r", "to_agent": "*", "status": "open", "body": "past the rate"}),
+        )
+        .unwrap();
+    assert_eq!(ev["degraded"], true, "applied locally, flagged: {ev}");
+    assert!(
+        ev["event"]["id"].is_string(),
+        "a local id the agent can use: {ev}"
+    );
+    h.call(
+        "mempalace_add_drawer",
+        json!({"wing": "wing_tiny", "room": "r", "content": "queued past the rate"}),
+    )
+    .unwrap();
+    assert!(wait_for(20.0, || ops(&tiny, "queued").len() == 2));
+    let o = tiny.mpt(&["--json", "outbox", "flush", "--wait"]);
+    assert_eq!(o.status.code(), Some(7), "{}", stdout(&o));
+    assert!(
+        parse_json(&o)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Retry-After"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        ops(&tiny, "failed").is_empty(),
+        "a rate limit fails nothing"
+    );
+}
+
+#[test]
+fn doctor_names_this_device_as_the_gateway_does_and_fails_on_another_name() {
+    let s = Setup::new(json!({"lap": {"role": "member"}}));
+    let lap = s.device("lap");
+    let o = lap.mpt(&["--json", "doctor", "--check", "transport"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let c = &parse_json(&o)["checks"][0];
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("through mpt gateway as device 'lap' (member)"),
+        "{c}"
+    );
+    assert!(c["evidence"].to_string().contains("GET /whoami"), "{c}");
+
+    let o = lap.mpt_with(
+        &["--json", "doctor", "--check", "transport"],
+        &[("MEMPALACE_PI_DEVICE", "laptop")],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let c = &parse_json(&o)["checks"][0];
+    assert_eq!(c["status"], "fail", "{c}");
+    let summary = c["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("'lap'") && summary.contains("'laptop'"),
+        "{c}"
+    );
+    assert!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .contains("MEMPALACE_PI_DEVICE=lap"),
+        "{c}"
+    );
+    let st = parse_json(&lap.mpt_with(
+        &["--json", "edge", "status"],
+        &[("MEMPALACE_PI_DEVICE", "laptop")],
+    ));
+    assert_eq!(st["primary"]["gateway"]["device"], "lap", "{st}");
+    assert!(st["primary"]["identity_mismatch"].is_string(), "{st}");
+}
