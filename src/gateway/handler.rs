@@ -55,6 +55,12 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -
     sh.touch(&who.token_id);
     base.device = Some(who.device.clone());
     base.token_id = Some(who.token_id.clone());
+    if method == Method::GET && path == "/mcp" {
+        // A client's probe for a server-initiated stream (opencode's, the Inspector's): none
+        // here, said as the MCP transport says it; not a decision, nothing forwarded, no
+        // request of the device's rate.
+        return reply::no_stream();
+    }
     let policy = sh.policy();
     if let Err(secs) = sh.take_rate(&who.device, &policy) {
         base.rule = "rate".into();

@@ -133,6 +133,18 @@ pub fn not_allowed() -> Response<Body> {
     r
 }
 
+/// `GET /mcp`: `serve` offers no server-initiated SSE stream there, and the MCP transport's
+/// answer for that is 405 (a client then carries on with POSTs alone).
+pub fn no_stream() -> Response<Body> {
+    let mut r = json(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &json!({"error": "method_not_allowed"}),
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
 /// A JSON-RPC error as `serve` sends one (HTTP 200 unless `status` says otherwise).
 pub fn rpc_error(
     status: StatusCode,

@@ -192,3 +192,17 @@ fn a_body_past_16_mib_and_a_head_that_never_ends_are_cut_off() {
     let r = healthz(gw.port);
     assert_eq!(r.status, 200, "and it still serves");
 }
+
+#[test]
+fn a_clients_probe_for_a_server_stream_is_the_transports_405_not_a_denial() {
+    let s = Setup::new(json!({"mem": {"role": "member"}}));
+    let r = get(s.gw.port, &s.token("mem"), "/mcp");
+    assert_eq!(r.status, 405, "{}", r.text());
+    assert_eq!(r.header("allow"), Some("POST"));
+    made_by_gateway(&r, &[]);
+    let o = s.host_mpt(&["--json", "gateway", "audit", "--denied"]);
+    assert_eq!(crate::support::json(&o)["records"], json!([]));
+    // Without a token it is still the token's 401.
+    let r = http(s.gw.port, "GET", "/mcp", &[("host", b"127.0.0.1")], b"");
+    assert_eq!(r.status, 401);
+}

@@ -1,7 +1,8 @@
 //! The real opencode (from npm) driving `mpt`: `mpt edge wire opencode` in each opt-in state on a
 //! JSONC file with comments and another server, read back by `opencode debug config` and checked
 //! live by `opencode mcp list`; through the edge a model-driven `add_drawer` lands on a real
-//! primary stamped `opencode@<device>`, and with the primary down it is queued, then drains.
+//! primary stamped `opencode@<device>`, and with the primary down it is queued, then drains; its
+//! remote entry reaches the primary through `mpt gateway` with the device's own token.
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -12,7 +13,7 @@ use crate::support::fleet::{Device, Fleet, TOKEN};
 use crate::support::harness::OwnersStopped;
 use crate::support::link::Mode;
 use crate::support::npm::{FakeModel, harnesses};
-use crate::support::{json as parse_json, stderr, stdout};
+use crate::support::{Primary, json as parse_json, stderr, stdout};
 
 /// The switches that keep opencode on this machine (no update check, no models.dev fetch, no
 /// default plugins, LSP downloads, sharing, Claude Code files or external skills).
@@ -169,8 +170,8 @@ fn model_adds(d: &Device, state: State, content: &str) -> String {
 }
 
 /// The drawer on the primary holding `content`, read back whole.
-fn on_primary(fleet: &Fleet, content: &str) -> Option<Value> {
-    let found = fleet
+fn on_primary(primary: &Primary, content: &str) -> Option<Value> {
+    let found = primary
         .call("mempalace_search", json!({"query": content, "limit": 10}))
         .ok()?;
     let id = found["results"]
@@ -178,7 +179,7 @@ fn on_primary(fleet: &Fleet, content: &str) -> Option<Value> {
         .iter()
         .find(|r| r.to_string().contains(content))?["drawer_id"]
         .clone();
-    fleet
+    primary
         .call("mempalace_get_drawer", json!({"drawer_id": id}))
         .ok()
 }
@@ -264,7 +265,7 @@ fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
         })
     });
     assert!(offered, "opencode offered the palace's tools to the model");
-    let got = on_primary(&fleet, online).expect("the drawer is on the primary");
+    let got = on_primary(&fleet.primary, online).expect("the drawer is on the primary");
     assert_eq!(
         got["metadata"]["added_by"],
         d.agent("opencode").as_str(),
@@ -285,7 +286,7 @@ fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
         "{}",
         d.outbox()
     );
-    assert!(on_primary(&fleet, offline).is_none());
+    assert!(on_primary(&fleet.primary, offline).is_none());
     d.link.set(Mode::Pass);
     let flushed = d.mpt(&["outbox", "flush", "--wait"]);
     assert!(
@@ -295,7 +296,8 @@ fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
         stderr(&flushed)
     );
     assert_eq!(d.outbox()["open"], 0, "{}", d.outbox());
-    let got = on_primary(&fleet, offline).expect("the queued drawer drained to the primary");
+    let got =
+        on_primary(&fleet.primary, offline).expect("the queued drawer drained to the primary");
     for content in [online, offline] {
         assert_eq!(copies_on_primary(&fleet, content), 1, "{content}: once");
     }
@@ -362,4 +364,58 @@ fn a_remote_entry_wired_with_a_token_file_authenticates_in_the_real_opencode() {
     let o = d.env.mpt(&["--json", "doctor", "--check", "config"], &refs);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
     assert!(stdout(&o).contains("bad file reference"), "{}", stdout(&o));
+}
+
+#[test]
+fn opencodes_remote_entry_reaches_the_primary_through_the_gateway_with_the_devices_own_token() {
+    let s = crate::support::gateway::Setup::new(json!({"dev0": {"role": "member"}}));
+    let d = s.device("dev0");
+    let model = FakeModel::start(d.env.dir.path());
+    write_config(&d, &model);
+    assert_eq!(wire(&d, State::Remote)["plan"]["action"], "replace");
+    let text = std::fs::read_to_string(config_file(&d)).unwrap();
+    assert!(!text.contains(&d.token), "the token never enters the file");
+    assert!(
+        text.contains("Bearer {env:MEMPALACE_REMOTE_TOKEN}"),
+        "the header references the device's own token: {text}"
+    );
+    assert_connected(&d, State::Remote);
+
+    let content = "opencode wrote this through mpt gateway with its own token";
+    let said = model_adds(&d, State::Remote, content);
+    assert!(said.contains("\"success\": true"), "{said}");
+    let got = on_primary(&s.p, content).expect("the drawer is on the primary");
+    let audit = parse_json(&s.host_mpt(&["--json", "gateway", "audit", "--device", "dev0"]));
+    assert!(
+        audit["records"].as_array().unwrap().iter().any(|r| {
+            r["tool"] == "mempalace_add_drawer"
+                && r["decision"] == "allow"
+                && r["stage"] == "response"
+        }),
+        "{audit}"
+    );
+
+    // The gateway's tools/list is the role's: opencode never offers the model a delete.
+    let offered: Vec<String> = model
+        .requests()
+        .iter()
+        .flat_map(|r| r["tools"].as_array().cloned().unwrap_or_default())
+        .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+        .collect();
+    assert!(
+        offered.iter().any(|n| n.ends_with("mempalace_add_drawer")),
+        "{offered:?}"
+    );
+    assert!(
+        !offered
+            .iter()
+            .any(|n| n.ends_with("mempalace_delete_drawer")),
+        "{offered:?}"
+    );
+    // And nothing opencode did was refused (its probe for a server stream, GET /mcp, is the
+    // transport's 405, not a denial).
+    let denied =
+        parse_json(&s.host_mpt(&["--json", "gateway", "audit", "--device", "dev0", "--denied"]));
+    assert_eq!(denied["records"], json!([]), "{denied}");
+    assert!(got["metadata"].is_object(), "{got}");
 }
