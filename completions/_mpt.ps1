@@ -137,6 +137,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;runbook' {
             [CompletionResult]::new('--scan', '--scan', [CompletionResultType]::ParameterName, 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)')
             [CompletionResult]::new('--serve-cmd', '--serve-cmd', [CompletionResultType]::ParameterName, 'The primary''s serve command line for Phase 1, judged instead of what is found')
+            [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
@@ -156,6 +157,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;runbook;apply' {
             [CompletionResult]::new('--scan', '--scan', [CompletionResultType]::ParameterName, 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)')
             [CompletionResult]::new('--serve-cmd', '--serve-cmd', [CompletionResultType]::ParameterName, 'The primary''s serve command line for Phase 1, judged instead of what is found')
+            [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')

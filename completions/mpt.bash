@@ -2561,7 +2561,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__runbook)
-            opts="-q -v -h -V --scan --serve-cmd --palace --json --quiet --verbose --color --mpt-config --help --version phase0 phase1 phase2 apply help"
+            opts="-q -v -h -V --scan --serve-cmd --device --palace --json --quiet --verbose --color --mpt-config --help --version phase0 phase1 phase2 phase4 apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2572,6 +2572,10 @@ _mpt() {
                     return 0
                     ;;
                 --serve-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2595,7 +2599,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__runbook__subcmd__apply)
-            opts="-q -v -h -V --yes --scan --serve-cmd --palace --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --yes --scan --serve-cmd --device --palace --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2606,6 +2610,10 @@ _mpt() {
                     return 0
                     ;;
                 --serve-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

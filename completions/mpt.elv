@@ -125,6 +125,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;runbook'= {
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
+            cand --device 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -143,6 +144,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;runbook;apply'= {
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
+            cand --device 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'

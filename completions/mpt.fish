@@ -112,6 +112,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l scan -d 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l serve-cmd -d 'The primary\'s serve command line for Phase 1, judged instead of what is found' -r
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l device -d 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes' -r
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
@@ -126,6 +127,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_sub
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l scan -d 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l serve-cmd -d 'The primary\'s serve command line for Phase 1, judged instead of what is found' -r
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l device -d 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes' -r
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''

@@ -132,7 +132,7 @@ fn check_ids() -> PossibleValuesParser {
 pub struct RunbookArgs {
     #[command(subcommand)]
     pub action: Option<RunbookAction>,
-    /// The phase to check (default: all three)
+    /// The phase to check (default: Phases 0-2, and Phase 4 where mpt gateway is in use)
     #[arg(value_enum)]
     pub phase: Option<PhaseArg>,
     /// Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)
@@ -141,6 +141,9 @@ pub struct RunbookArgs {
     /// The primary's serve command line for Phase 1, judged instead of what is found
     #[arg(long, value_name = "CMD", global = true, allow_hyphen_values = true)]
     pub serve_cmd: Option<String>,
+    /// A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes
+    #[arg(long, value_name = "NAME", global = true)]
+    pub device: Vec<String>,
     #[command(flatten)]
     pub palace: PalaceArg,
 }
@@ -153,13 +156,15 @@ pub enum PhaseArg {
     Phase1,
     /// The edge: wiring per harness, the persisted palace, the primary seeded, R1
     Phase2,
+    /// Per-device tokens: serve on loopback behind mpt gateway, the policy, a token per device, the audit
+    Phase4,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum RunbookAction {
     /// Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line
     Apply {
-        /// The step id (kg-location, credentials)
+        /// The step id (kg-location, credentials, gateway-policy, gateway-modes)
         step: String,
         /// Make the change (without it: the dry run, nothing changed)
         #[arg(long)]

@@ -21,6 +21,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
         scan: args.scan.clone(),
         serve_cmd: args.serve_cmd.clone(),
         palace: args.palace.path.clone(),
+        devices: args.device.clone(),
         procs_cache: Default::default(),
     };
     if let Some(RunbookAction::Apply { step, yes }) = &args.action {
@@ -33,6 +34,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
         Some(PhaseArg::Phase0) => vec![Phase::Phase0],
         Some(PhaseArg::Phase1) => vec![Phase::Phase1],
         Some(PhaseArg::Phase2) => vec![Phase::Phase2],
+        Some(PhaseArg::Phase4) => vec![Phase::Phase4],
     };
     let steps = runbook::run(&inputs, &phases);
     let count = |s: State| steps.iter().filter(|x| x.state == s).count();

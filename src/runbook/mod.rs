@@ -3,11 +3,14 @@
 
 mod apply;
 mod backup;
+mod binds;
 mod compose;
 mod credentials;
 mod docs;
 mod edge_opt_in;
 mod env_file;
+mod gateway;
+mod gateway_apply;
 mod kg;
 mod kg_move;
 mod primary;
@@ -38,6 +41,9 @@ pub enum Phase {
     Phase0,
     Phase1,
     Phase2,
+    /// Per-device tokens behind `mpt gateway` (RFC 001 §6, §8): part of a plain `mpt runbook`
+    /// only where it is in use (`gateway::in_use`).
+    Phase4,
 }
 
 impl Phase {
@@ -46,6 +52,7 @@ impl Phase {
             "phase0" | "0" => Some(Phase::Phase0),
             "phase1" | "1" => Some(Phase::Phase1),
             "phase2" | "2" => Some(Phase::Phase2),
+            "phase4" | "4" => Some(Phase::Phase4),
             _ => None,
         }
     }
@@ -55,6 +62,7 @@ impl Phase {
             Phase::Phase0 => "Phase 0: hygiene, before any cutover (RFC 001 §7)",
             Phase::Phase1 => "Phase 1: the primary up (mempalace serve)",
             Phase::Phase2 => "Phase 2: the edge, opt-in only",
+            Phase::Phase4 => "Phase 4: a token per device behind mpt gateway (RFC 001 §6, §8)",
         }
     }
 }
@@ -289,6 +297,41 @@ pub static STEPS: &[StepDef] = &[
         check: |i, _| edge_opt_in::r1(i),
         apply: None,
     },
+    StepDef {
+        id: "gateway-front",
+        phase: Phase::Phase4,
+        title: "`serve` bound to loopback, `mpt gateway` in front of it",
+        check: gateway::front,
+        apply: None,
+    },
+    StepDef {
+        id: "gateway-policy",
+        phase: Phase::Phase4,
+        title: "a policy that parses and names every device",
+        check: gateway::policy,
+        apply: Some(gateway_apply::policy),
+    },
+    StepDef {
+        id: "gateway-tokens",
+        phase: Phase::Phase4,
+        title: "each device its own token (the shared one gone from devices)",
+        check: |i, _| gateway::tokens(i),
+        apply: None,
+    },
+    StepDef {
+        id: "gateway-audit",
+        phase: Phase::Phase4,
+        title: "the gateway's audit chain verifies",
+        check: |i, _| gateway::audit(i),
+        apply: None,
+    },
+    StepDef {
+        id: "gateway-modes",
+        phase: Phase::Phase4,
+        title: "the gateway's folder 0700, its token and audit files 0600",
+        check: |i, _| gateway::modes(i),
+        apply: Some(gateway_apply::modes),
+    },
 ];
 
 /// The step named `id`.
@@ -310,6 +353,8 @@ pub struct Inputs {
     pub serve_cmd: Option<String>,
     /// `--palace`: the palace (else the config's, else MemPalace's own rules).
     pub palace: Option<PathBuf>,
+    /// `--device`: the fleet's device names, for a starter gateway policy.
+    pub devices: Vec<String>,
     /// The processes, read from `/proc` once per run (`Inputs::procs`).
     pub procs_cache: OnceLock<(Vec<Proc>, Vec<Proc>)>,
 }
@@ -333,12 +378,17 @@ impl Inputs {
     }
 }
 
-/// Runs the steps of `phases` (all when empty), in order.
+/// Runs the steps of `phases`, in order; none named: Phases 0-2, and Phase 4 where this host or
+/// device uses `mpt gateway`.
 pub fn run(inputs: &Inputs, phases: &[Phase]) -> Vec<Step> {
     let scan = ScanSet::collect(inputs);
+    let with_gateway = phases.is_empty() && gateway::in_use(inputs);
     STEPS
         .iter()
-        .filter(|d| phases.is_empty() || phases.contains(&d.phase))
+        .filter(|d| {
+            phases.contains(&d.phase)
+                || (phases.is_empty() && (d.phase != Phase::Phase4 || with_gateway))
+        })
         .map(|d| (d.check)(inputs, &scan))
         .collect()
 }

@@ -1,6 +1,7 @@
 //! Phase 1 steps, judged per serve configuration found: `serve-bind` (LAN, loopback-behind-a-
 //! tunnel, or the docker0 gateway), `serve-token`, `serve-tls`, `serve-port` (8765 taken?).
 
+use super::binds::{Bind, classify, exposure, fronting};
 use super::docs::RECOMMENDED_BIND;
 use super::scan::ScanSet;
 use super::serve_configs::find;
@@ -8,49 +9,16 @@ use super::serve_line::ServeConfig;
 use super::{Inputs, State, Step};
 use crate::palace::procs::Role;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bind {
-    Lan,
-    Loopback,
-    Gateway,
-    Specific,
-}
-
-fn classify(addr: &str) -> Bind {
-    let a = addr.trim_matches(['[', ']']);
-    match a {
-        "" | "0.0.0.0" | "::" | "*" => Bind::Lan,
-        "localhost" | "::1" => Bind::Loopback,
-        a if a.starts_with("127.") => Bind::Loopback,
-        RECOMMENDED_BIND => Bind::Gateway,
-        _ => Bind::Specific,
-    }
-}
-
-/// Where other machines would reach it: the published addresses (compose), else the bind.
-fn exposure(c: &ServeConfig) -> Vec<(String, u16)> {
-    if c.compose && !c.host_network {
-        return c.published.clone();
-    }
-    vec![(c.host.clone(), c.port)]
-}
-
 /// How one serve configuration fares on one step: its state and the line that says why.
 type Judge = fn(&ServeConfig, &Inputs) -> (State, String);
 
 /// Step `serve-bind`.
 pub fn check_bind(inputs: &Inputs, scan: &ScanSet) -> Step {
-    judged(
-        "serve-bind",
-        |c, _| bind(c),
-        inputs,
-        scan,
-        || {
-            format!(
-                "bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose)"
-            )
-        },
-    )
+    judged("serve-bind", bind, inputs, scan, || {
+        format!(
+            "bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose)"
+        )
+    })
 }
 
 /// Step `serve-token`.
@@ -133,7 +101,7 @@ fn judged(
     s
 }
 
-fn bind(c: &ServeConfig) -> (State, String) {
+fn bind(c: &ServeConfig, inputs: &Inputs) -> (State, String) {
     if c.compose && !c.host_network && classify(&c.host) == Bind::Loopback {
         return (
             State::ToDo,
@@ -157,6 +125,13 @@ fn bind(c: &ServeConfig) -> (State, String) {
                 State::ToDo,
                 format!(
                     "{addr}:{port} publishes the palace to the whole LAN; bind {RECOMMENDED_BIND} (the docker0 gateway)"
+                ),
+            ),
+            Bind::Loopback if let Some(f) = fronting(inputs, port) => (
+                State::Done,
+                format!(
+                    "{addr}:{port} behind mpt gateway (pid {}, Phase 4): only the gateway reaches it, each device with its own token",
+                    f.pid
                 ),
             ),
             Bind::Loopback => (

@@ -15,6 +15,7 @@ fn hermetic_inputs(home: &Path) -> Inputs {
         scan: Vec::new(),
         serve_cmd: None,
         palace: None,
+        devices: Vec::new(),
         procs_cache: OnceLock::new(),
     }
 }
@@ -44,13 +45,21 @@ fn every_check_reports_its_own_step() {
 }
 
 #[test]
-fn only_kg_location_and_credentials_are_automated() {
+fn only_the_safe_and_reversible_steps_are_automated() {
     let automated: Vec<&str> = STEPS
         .iter()
         .filter(|d| d.apply.is_some())
         .map(|d| d.id)
         .collect();
-    assert_eq!(automated, ["kg-location", "credentials"]);
+    assert_eq!(
+        automated,
+        [
+            "kg-location",
+            "credentials",
+            "gateway-policy",
+            "gateway-modes"
+        ]
+    );
 }
 
 #[test]

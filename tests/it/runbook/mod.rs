@@ -1,8 +1,10 @@
 //! `mpt runbook`, step kg-location, against graphs the real server built: a split (blocked), a
 //! stranded graph moved, verified, proven through the link, undone; refused under a live writer.
-//! Submodules: `files` (deployment files and harness wiring), `serve` (Phase 1).
+//! Submodules: `files` (deployment files and harness wiring), `serve` (Phase 1), `gateway`
+//! (Phase 4).
 
 pub mod files;
+mod gateway;
 mod serve;
 
 use std::collections::BTreeMap;
