@@ -62,12 +62,21 @@ pub struct Primary(Child, u16);
 
 impl Primary {
     pub fn start(tmp: &Path) -> Primary {
+        Primary::start_with(tmp, None)
+    }
+
+    /// [`Primary::start`], requiring `token` when one is given (`MEMPALACE_MCP_HTTP_TOKEN`).
+    pub fn start_with(tmp: &Path, token: Option<&str>) -> Primary {
         let testbed = testbed();
         let bin = testbed.join("venv-mempalace-3.11.0/bin");
         let home = model_home(tmp, &testbed);
         std::fs::create_dir_all(tmp.join("p")).unwrap();
-        let child = Command::new(bin.join("mempalace"))
-            .env_clear()
+        let mut cmd = Command::new(bin.join("mempalace"));
+        cmd.env_clear();
+        if let Some(t) = token {
+            cmd.env("MEMPALACE_MCP_HTTP_TOKEN", t);
+        }
+        let child = cmd
             .env("HOME", &home)
             .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
             .env("MEMPALACE_HUB_FORWARD", "0")
@@ -97,6 +106,10 @@ impl Primary {
 
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.1)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.1
     }
 
     /// CPU seconds the server has used so far (user + system, all its threads).
