@@ -110,10 +110,7 @@ pub fn primary_client(config: &Config) -> Result<Option<McpClient>> {
     let Some(remote) = &config.remote else {
         return Ok(None);
     };
-    let http = HttpClient::new(HttpOptions {
-        connect_timeout: Duration::from_secs(5),
-        ..HttpOptions::for_remote(remote, &config.mcp)
-    })?;
+    let http = HttpClient::new(HttpOptions::for_remote(remote, config))?;
     Ok(Some(McpClient::Remote(http)))
 }
 

@@ -48,7 +48,7 @@ async fn probe_primary(r: &Remote, config: &Config) -> Value {
         timeout: Some(Duration::from_secs(5)),
         init_timeout: Some(Duration::from_secs(5)),
         connect_timeout: Duration::from_secs(3),
-        ..HttpOptions::for_remote(r, &config.mcp)
+        ..HttpOptions::for_remote(r, config)
     });
     let result = match http {
         Ok(h) => h.handshake().await.map(|_| ()),

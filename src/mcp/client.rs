@@ -47,7 +47,7 @@ impl McpClient {
     ) -> Result<McpClient, CallError> {
         match &config.remote {
             Some(remote) => Ok(McpClient::Remote(HttpClient::new(
-                HttpOptions::for_remote(remote, &config.mcp),
+                HttpOptions::for_remote(remote, config),
             )?)),
             None => Ok(McpClient::Local(StdioClient::new(
                 local_child_spec(config, palace, child),

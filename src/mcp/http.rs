@@ -28,22 +28,25 @@ pub struct HttpOptions {
     pub ca_file: Option<PathBuf>,
     pub timeout: Option<Duration>,
     pub init_timeout: Option<Duration>,
+    /// Zero: no connect deadline of its own.
     pub connect_timeout: Duration,
 }
 
 impl HttpOptions {
-    /// The configured primary with the MCP knobs' deadlines; callers override what differs.
+    /// The configured primary: a call's default deadline is `MEMPALACE_MCP_TIMEOUT_MS`, the
+    /// connect and the handshake the primary's own network deadlines (`MPT_PRIMARY_*`, not the
+    /// local child's cold-open budget); callers override what differs.
     pub fn for_remote(
         remote: &crate::config::Remote,
-        knobs: &crate::config::McpKnobs,
+        config: &crate::config::Config,
     ) -> HttpOptions {
         HttpOptions {
             url: remote.url.clone(),
             token: remote.token.as_ref().map(|(s, _)| s.clone()),
             ca_file: remote.ca_file.clone(),
-            timeout: knobs.timeout,
-            init_timeout: knobs.init_timeout,
-            connect_timeout: Duration::from_secs(10),
+            timeout: config.mcp.timeout,
+            init_timeout: config.primary.handshake,
+            connect_timeout: config.primary.connect,
         }
     }
 }
@@ -58,9 +61,11 @@ pub struct HttpClient {
 
 impl HttpClient {
     pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(opts.connect_timeout)
-            .user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")));
+        let mut builder =
+            reqwest::Client::builder().user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")));
+        if !opts.connect_timeout.is_zero() {
+            builder = builder.connect_timeout(opts.connect_timeout);
+        }
         if let Some(ca) = &opts.ca_file {
             let pem = std::fs::read(ca).map_err(|e| CallError::Http {
                 failure: HttpFailure::Tls,
