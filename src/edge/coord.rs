@@ -142,7 +142,7 @@ impl Proxy {
         match &r {
             Ok(_) => primary.health.ok(),
             Err(CallError::Rpc { .. }) => {}
-            Err(e) => primary.health.failed(&e.to_string()),
+            Err(e) => primary.health.failed_call(e),
         }
         r
     }

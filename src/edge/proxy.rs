@@ -275,7 +275,7 @@ impl Proxy {
                                     ..
                                 }
                             );
-                        primary.health.failed(&e.to_string());
+                        primary.health.failed_call(&e);
                     }
                 }
             }
@@ -389,9 +389,7 @@ impl Proxy {
                 .await;
             match &r {
                 Ok(_) => primary.health.ok(),
-                Err(e) if !matches!(e, CallError::Rpc { .. }) => {
-                    primary.health.failed(&e.to_string())
-                }
+                Err(e) if !matches!(e, CallError::Rpc { .. }) => primary.health.failed_call(e),
                 Err(_) => {}
             }
             r

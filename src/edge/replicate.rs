@@ -144,19 +144,37 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
             return;
         }
     };
-    let opts = FlushOptions {
-        honour_backoff: true,
-        ..Default::default()
-    };
     let mut warned_blocked = false;
+    let mut probe_at = tokio::time::Instant::now();
     loop {
-        let _ = tokio::time::timeout(POLL, log.wake.notified()).await;
-        if !primary.health.usable() {
-            continue;
+        let mut healed = false;
+        if primary.health.awaits_probe() {
+            // Unreachable: a probe every 2 s (writes do not make it answer sooner), so the heal
+            // is seen within seconds; a good probe ends the health's backoff and the ops'.
+            tokio::time::sleep_until(probe_at).await;
+            probe_at = tokio::time::Instant::now() + crate::mcp::liveness::PROBE_EVERY;
+            if client.probe().await == Some(false) {
+                primary
+                    .health
+                    .unreachable("the primary does not answer /healthz");
+                continue;
+            }
+            log_debug!("the primary answers /healthz again: flushing");
+            primary.health.ok();
+            healed = true;
+        } else {
+            let _ = tokio::time::timeout(POLL, log.wake.notified()).await;
+            if !primary.health.usable() {
+                continue;
+            }
         }
         let lock = match FlushLock::try_acquire(&log.path) {
             Ok(Some(l)) => l,
             _ => continue,
+        };
+        let opts = FlushOptions {
+            honour_backoff: !healed,
+            ..Default::default()
         };
         match flush(&mut store, &lock, &client, &opts, &mut |_| {}).await {
             Ok(report) => {
@@ -183,7 +201,11 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                             .map_or("the primary did not answer".to_string(), |e| {
                                 e.message.clone()
                             });
-                        primary.health.failed(&why);
+                        if report.unreachable {
+                            primary.health.unreachable(&why);
+                        } else {
+                            primary.health.failed(&why);
+                        }
                     }
                     Stop::Blocked => {
                         primary.health.ok();

@@ -72,6 +72,15 @@ impl McpClient {
         }
     }
 
+    /// Whether the primary answers its `/healthz` now (2 s, a connection of its own): `None`
+    /// for a transport that is not a network peer.
+    pub async fn probe(&self) -> Option<bool> {
+        match self {
+            McpClient::Remote(c) => Some(c.probe().await),
+            McpClient::Local(_) | McpClient::Owner(_) => None,
+        }
+    }
+
     pub async fn request(
         &self,
         method: &str,

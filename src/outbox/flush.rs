@@ -77,6 +77,7 @@ pub async fn flush(
         retrying: HashSet::new(),
         held_back: 0,
         reached: false,
+        unreachable: false,
     };
     let (stop, error) = run.drain(progress).await?;
     if run.reached && matches!(stop, Stop::Drained | Stop::Limit | Stop::Blocked) {
@@ -97,6 +98,7 @@ pub async fn flush(
         remaining: run.store.open_count()?,
         elapsed: started.elapsed(),
         error,
+        unreachable: run.unreachable,
     })
 }
 
@@ -123,6 +125,9 @@ struct Run<'a> {
     held_back: i64,
     /// The handshake with the primary succeeded.
     reached: bool,
+    /// The last transient failure was the network's (not the server's): a pause probes
+    /// `/healthz` and ends at the first answer.
+    unreachable: bool,
 }
 
 /// What to do after one op.
@@ -164,6 +169,7 @@ impl Run<'_> {
                 Err(e) => match classify::classify_error(e) {
                     Verdict::Transient { error, .. } => {
                         self.streak += 1;
+                        self.unreachable = error.is_unreachable();
                         if !self.pause(self.backoff()).await {
                             return self.stopped_before_sending(Stop::Unavailable, error.into());
                         }
@@ -345,6 +351,7 @@ impl Run<'_> {
             Verdict::Transient { sent, error } => {
                 self.counts.transient_failures += 1;
                 self.streak += 1;
+                self.unreachable = error.is_unreachable();
                 let wait = self.backoff().max(if sent == Sent::Maybe {
                     Duration::from_secs(2)
                 } else {
@@ -497,11 +504,33 @@ impl Run<'_> {
     }
 
     /// Sleeps `d` if the deadline leaves room for it and another try; false = give up now.
-    async fn pause(&self, d: Duration) -> bool {
+    /// After a network failure the pause probes `/healthz` every 2 s: the first answer ends it
+    /// and the backoff (a heal is seen within seconds, not after a 30 s backoff).
+    async fn pause(&mut self, d: Duration) -> bool {
         if self.time_left() <= d {
             return false;
         }
-        tokio::time::sleep(d).await;
-        true
+        let until = tokio::time::Instant::now() + d;
+        if !self.unreachable {
+            tokio::time::sleep_until(until).await;
+            return true;
+        }
+        loop {
+            let next = tokio::time::Instant::now() + crate::mcp::liveness::PROBE_EVERY;
+            if next >= until {
+                tokio::time::sleep_until(until).await;
+                return true;
+            }
+            tokio::time::sleep_until(next).await;
+            if self.client.probe().await == Some(true) {
+                self.streak = 0;
+                self.unreachable = false;
+                // What this run backed off is due again (the primary answers).
+                if self.store.reset_backoff().is_err() {
+                    return false;
+                }
+                return true;
+            }
+        }
     }
 }

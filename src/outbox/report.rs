@@ -56,6 +56,8 @@ pub struct FlushReport {
     pub remaining: i64,
     pub elapsed: Duration,
     pub error: Option<MptError>,
+    /// It ended on a network failure (not the server's): worth probing until the primary answers.
+    pub unreachable: bool,
 }
 
 impl FlushReport {
