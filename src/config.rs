@@ -224,9 +224,7 @@ impl PrimaryKnobs {
     /// The longest the primary may stay silent outside a tool's own call: a stuck flusher is one
     /// whose heartbeat is older than twice this.
     pub fn network_deadline(&self) -> Duration {
-        self.handshake
-            .unwrap_or(Duration::from_millis(10_000))
-            .max(self.connect)
+        self.handshake.unwrap_or(Duration::from_millis(10_000))
     }
 }
 

@@ -168,6 +168,10 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                 continue;
             }
         }
+        // An operator's flush taking over from a stuck flusher goes first.
+        if FlushLock::taking_over(&log.path) {
+            continue;
+        }
         let lock = match FlushLock::try_acquire(&log.path) {
             Ok(Some(l)) => l,
             _ => continue,
@@ -188,8 +192,9 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                     );
                 }
                 match report.stop {
-                    // Backing off after an earlier failure: the schedule, not the primary's health.
-                    Stop::Backoff => {}
+                    // Backing off after an earlier failure: the schedule, not the primary's health;
+                    // or an operator's flush took over from this one, found stuck.
+                    Stop::Backoff | Stop::TakenOver => {}
                     Stop::Drained | Stop::Limit => {
                         primary.health.ok();
                         warned_blocked = false;

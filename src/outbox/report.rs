@@ -27,6 +27,9 @@ pub enum Stop {
     Deadline,
     /// Credentials or endpoint refused (401/403/404): nothing can be sent until fixed.
     Refused,
+    /// Another flusher found this one stuck (no heartbeat for twice the network deadline) and
+    /// asked it to let go: the send in flight was abandoned (checked before it is resent).
+    TakenOver,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -103,6 +106,7 @@ impl Stop {
                 _ => Exit::Unavailable,
             },
             Stop::Refused => error.map_or(Exit::Refused, |e| e.exit()),
+            Stop::TakenOver => Exit::Busy,
         }
     }
 }
