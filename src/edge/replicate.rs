@@ -1,5 +1,6 @@
-//! The edge's replication: writes the child accepted are queued in the outbox (durable before
-//! the harness hears back), and one background flusher drains it whenever the primary answers.
+//! The edge's replication: writes recorded in the outbox before the child applies them and
+//! queued once it did (durable before the harness hears back), and one background flusher
+//! draining it whenever the primary answers.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -12,7 +13,8 @@ use super::proxy::{Proxy, WriteLog};
 use crate::error::{MptError, Result};
 use crate::mcp::McpClient;
 use crate::outbox::flush::flush;
-use crate::outbox::{FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Stop};
+use crate::outbox::intent::Intent;
+use crate::outbox::{FlushLock, FlushOptions, OpenOptions, Origin, Outbox, Stop};
 use crate::{log_debug, log_warn};
 
 /// How often the flusher looks again when no write woke it (the primary may be back).
@@ -21,25 +23,73 @@ const POLL: Duration = Duration::from_secs(2);
 pub struct OutboxLog {
     store: Mutex<Outbox>,
     origin: Origin,
+    /// The local palace's real path: the intents this edge records and settles are its own.
+    palace: String,
     pub path: PathBuf,
     pub opts: OpenOptions,
     pub wake: Arc<Notify>,
 }
 
 impl OutboxLog {
-    pub fn open(path: PathBuf, opts: OpenOptions, origin: Origin) -> Result<OutboxLog> {
+    pub fn open(
+        path: PathBuf,
+        opts: OpenOptions,
+        origin: Origin,
+        palace: &std::path::Path,
+    ) -> Result<OutboxLog> {
         let store = Outbox::open(&path, opts)?;
         Ok(OutboxLog {
             store: Mutex::new(store),
             origin,
+            palace: crate::palace::paths::realpath(palace)
+                .to_string_lossy()
+                .into_owned(),
             path,
             opts,
             wake: Arc::new(Notify::new()),
         })
     }
+
+    fn queued(&self, done: crate::outbox::Enqueued) -> String {
+        self.wake.notify_one();
+        done.op_id
+    }
 }
 
 impl WriteLog for OutboxLog {
+    fn intend(&self, tool: &str, args: &Value, maybe_applied: bool) -> Result<i64, MptError> {
+        self.store
+            .lock()
+            .unwrap()
+            .intend(&self.palace, tool, args, maybe_applied)
+    }
+
+    fn confirm(&self, intent: i64, local_reply: Option<&Value>) -> Result<String, MptError> {
+        let done = self
+            .store
+            .lock()
+            .unwrap()
+            .confirm(&self.origin, intent, local_reply)?;
+        Ok(self.queued(done))
+    }
+
+    fn cancel(&self, intent: i64) -> Result<(), MptError> {
+        self.store.lock().unwrap().cancel(intent)
+    }
+
+    fn confirm_failed(&self, intent: i64, error: &Value) -> Result<String, MptError> {
+        let done = self
+            .store
+            .lock()
+            .unwrap()
+            .confirm_failed(&self.origin, intent, error)?;
+        Ok(self.queued(done))
+    }
+
+    fn intents(&self) -> Result<Vec<Intent>, MptError> {
+        self.store.lock().unwrap().intents(&self.palace)
+    }
+
     fn resolve(&self, args: &mut Value) -> Result<bool, MptError> {
         Ok(self.store.lock().unwrap().resolve_args(args)? == 0)
     }
@@ -51,27 +101,6 @@ impl WriteLog for OutboxLog {
             .primary_id(local_id)
             .ok()
             .flatten()
-    }
-
-    fn record(
-        &self,
-        tool: &str,
-        args: &Value,
-        local_reply: Option<&Value>,
-        maybe_applied: bool,
-    ) -> Result<String, MptError> {
-        let done = self.store.lock().unwrap().enqueue(
-            &self.origin,
-            NewOp {
-                tool,
-                payload: args,
-                dedupe_key: None,
-                local_reply,
-                maybe_applied,
-            },
-        )?;
-        self.wake.notify_one();
-        Ok(done.op_id)
     }
 }
 

@@ -6,6 +6,7 @@ pub mod backfill;
 pub mod classify;
 pub mod flush;
 pub mod last_error;
+pub mod intent;
 pub mod lease;
 pub mod lock;
 mod reader;
