@@ -5,6 +5,7 @@ mod coord;
 pub mod events;
 pub mod health;
 pub mod identity;
+pub mod inflight;
 pub mod launch;
 pub mod merge;
 pub mod owner;

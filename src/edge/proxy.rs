@@ -325,6 +325,28 @@ fn deadline_for(name: &str) -> Deadline {
     }
 }
 
+/// How long the owner may spend on one call of `name`: the child's deadline for it
+/// (`deadline_for`; `default` is `MEMPALACE_MCP_TIMEOUT_MS`), or for `event_wait` its own wait
+/// on the primary (`coord`: `timeout_ms`, at most 300 s, plus the read deadline). The shim's
+/// deadline for the relayed request starts from it.
+pub fn call_deadline(
+    name: &str,
+    args: &Value,
+    default: Option<Duration>,
+    read_deadline: Duration,
+) -> Option<Duration> {
+    if name.ends_with("event_wait") {
+        let wait = args
+            .get("timeout_ms")
+            .and_then(Value::as_u64)
+            .unwrap_or(60_000)
+            .min(300_000);
+        let own = Duration::from_millis(wait) + read_deadline;
+        return Some(default.map_or(own, |d| d.max(own)));
+    }
+    deadline_for(name).resolve(default)
+}
+
 /// A JSON-RPC error reply for a failed request: a server error keeps its code; a transport
 /// failure becomes -32000 with the fix in `data.hint`.
 fn error_reply(id: &Value, e: CallError) -> Value {

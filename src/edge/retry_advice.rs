@@ -50,21 +50,59 @@ pub fn not_queued_message(tool: &str, args: &Value, applied: Applied, why: &str)
 /// write may have been applied (locally, then replicated; or on the primary) and must not be
 /// retried blindly.
 pub fn owner_lost_message(tool: Option<&str>, args: &Value, owner: Option<u32>) -> String {
-    let who = owner.map_or("the mpt edge owner".to_string(), |p| {
-        format!("the mpt edge owner (pid {p})")
-    });
-    let Some(tool) = tool.filter(|t| catalog::classify(t) != ToolClass::Read) else {
-        return format!("{who} died before answering: retry the call (it changes nothing)");
+    let who = owner_named(owner);
+    match write_of(tool) {
+        None => format!("{who} died before answering: retry the call (it changes nothing)"),
+        Some(bare) => format!(
+            "{who} died before answering {bare}: {}",
+            unanswered_write(tool.unwrap_or(bare), args)
+        ),
+    }
+}
+
+/// The answer to a call the edge owner (`owner`) did not answer within its deadline: alive but
+/// not answering (stopped, or stuck). What it does with the call later is unknown.
+pub fn owner_stuck_message(tool: Option<&str>, args: &Value, owner: Option<u32>) -> String {
+    let who = owner_named(owner);
+    let what = write_of(tool)
+        .or_else(|| tool.map(|t| t.strip_prefix("mempalace_").unwrap_or(t)))
+        .unwrap_or("the request");
+    let stop = owner.map_or(
+        "stop it (its pid is in `mpt edge status`)".to_string(),
+        |p| format!("`kill {p}` stops it"),
+    );
+    let then = match write_of(tool) {
+        None => "retry the call once a new owner serves".to_string(),
+        Some(_) => unanswered_write(tool.unwrap_or(""), args),
     };
+    format!(
+        "{who} did not answer {what} within its deadline: it is alive but not answering (stopped, or stuck); {stop}, and the next call starts a new owner. Then {then}"
+    )
+}
+
+fn owner_named(owner: Option<u32>) -> String {
+    owner.map_or("the mpt edge owner".to_string(), |p| {
+        format!("the mpt edge owner (pid {p})")
+    })
+}
+
+/// A tool that changes state (bare name), or `None` for a read or a request that is no call.
+fn write_of(tool: Option<&str>) -> Option<&str> {
+    let t = tool.filter(|t| catalog::classify(t) != ToolClass::Read)?;
+    Some(t.strip_prefix("mempalace_").unwrap_or(t))
+}
+
+/// What to do about a write whose answer never came: by its replay class.
+fn unanswered_write(tool: &str, args: &Value) -> String {
     let bare = tool.strip_prefix("mempalace_").unwrap_or(tool);
     let class = strategy(tool, args);
     if matches!(class, Strategy::Idempotent) {
         return format!(
-            "{who} died before answering {bare}: it may have been applied; retrying the call is safe ({bare} does not duplicate on replay)"
+            "it may have been applied; retrying the call is safe ({bare} does not duplicate on replay)"
         );
     }
     format!(
-        "{who} died before answering {bare}: it MAY HAVE BEEN APPLIED (a write the local palace applied is queued for the primary by the next owner; a coordination write may be on the primary). Do NOT retry it blindly, {bare} is not idempotent: {} first, and call again only if it is missing",
+        "it MAY HAVE BEEN APPLIED (a write the local palace applied is queued for the primary by the owner; a coordination write may be on the primary). Do NOT retry it blindly, {bare} is not idempotent: {} first, and call again only if it is missing",
         check_first(class)
     )
 }
