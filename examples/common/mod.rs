@@ -62,12 +62,19 @@ pub struct Primary(Child, u16);
 
 impl Primary {
     pub fn start(tmp: &Path) -> Primary {
+        Primary::start_with(tmp, &[])
+    }
+
+    /// With `extra` in its environment (e.g. `MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS` for a link's
+    /// address: its Host pin names the port).
+    pub fn start_with(tmp: &Path, extra: &[(&str, String)]) -> Primary {
         let testbed = testbed();
         let bin = testbed.join("venv-mempalace-3.11.0/bin");
         let home = model_home(tmp, &testbed);
         std::fs::create_dir_all(tmp.join("p")).unwrap();
         let child = Command::new(bin.join("mempalace"))
             .env_clear()
+            .envs(extra.iter().map(|(k, v)| (k, v)))
             .env("HOME", &home)
             .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
             .env("MEMPALACE_HUB_FORWARD", "0")
@@ -97,6 +104,10 @@ impl Primary {
 
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.1)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.1
     }
 
     /// CPU seconds the server has used so far (user + system, all its threads).
