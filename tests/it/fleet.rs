@@ -324,6 +324,29 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
         })
         .sum();
     assert!(faults > 0, "the links failed under the writes");
+    // The flapping ends in a black hole that keeps what it holds: each device writes once more
+    // and its flusher, going for the primary, is held there when the links heal.
+    let mut last = Vec::new();
+    for d in &fleet.devices {
+        d.link.set(Mode::Freeze);
+        let before = d.link.accepted(Mode::Freeze);
+        let mut s = d.session("pi", &[]);
+        let entry = format!("the last write from {}, behind a black hole", d.name);
+        s.call(
+            "mempalace_diary_write",
+            json!({"agent_name": "pi", "entry": entry, "wing": format!("wing_{}", d.name)}),
+        )
+        .unwrap();
+        assert!(
+            wait_for(60.0, || d.link.accepted(Mode::Freeze) > before),
+            "{}: the flusher went for the primary",
+            d.name
+        );
+        last.push((d.agent("pi"), format!("HOST:{}|{entry}", d.name), s));
+    }
+    for d in &fleet.devices {
+        d.link.set(Mode::Pass);
+    }
     for d in &fleet.devices {
         // Explicit flushes so a long backoff does not make the test wait (the edge drains too).
         assert!(
@@ -336,6 +359,15 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
             d.outbox()
         );
         assert_eq!(d.outbox()["counts"]["failed"], 0);
+    }
+    for (agent, entry, _session) in &last {
+        let (harness, device) = agent.split_once('@').unwrap();
+        let diary = fleet.diary(harness, &format!("wing_{device}"));
+        assert_eq!(
+            diary.iter().filter(|d| *d == entry).count(),
+            1,
+            "{entry} once"
+        );
     }
     for (agent, a) in &acked {
         for id in &a.drawers {
