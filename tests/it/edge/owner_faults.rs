@@ -297,3 +297,98 @@ fn kill_9_of_the_owner_under_20_shims_leaves_nothing_applied_locally_and_unqueue
     assert!(applied_locally > 0, "the local palace took the writes");
     let _ = call_remote(&url, None, "mempalace_kg_stats", json!({}));
 }
+
+/// Intents a dead owner left (written here as it would have: recorded, then the child applied
+/// one and not the other) are settled by the next owner before it serves: the diary entry the
+/// palace holds is queued and reaches the primary once, the one it lacks is cancelled, and a
+/// write the server dedupes is applied again and queued.
+#[test]
+fn a_dead_owners_intents_are_settled_against_the_local_palace_before_the_next_serves() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let url = p.url();
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+    ];
+    let applied = json!({"agent_name": "pi", "entry": "HOST:lap|applied, never confirmed", "wing": "wing_pi"});
+    let lost = json!({"agent_name": "pi", "entry": "HOST:lap|never applied", "wing": "wing_pi"});
+    let fact = json!({"subject": "settled", "predicate": "by", "object": "replay"});
+    env.call_local(&palace, "mempalace_diary_write", &applied.to_string());
+    let outbox = env.home().join(".mempalace/edge/outbox.sqlite3");
+    let real = mpt::palace::paths::realpath(&palace)
+        .to_string_lossy()
+        .into_owned();
+    {
+        let mut o = mpt::outbox::Outbox::open(&outbox, Default::default()).unwrap();
+        for (tool, args) in [
+            ("mempalace_diary_write", &applied),
+            ("mempalace_diary_write", &lost),
+            ("mempalace_kg_add", &fact),
+        ] {
+            o.intend(&real, tool, args, false).unwrap();
+        }
+    }
+    // Visible while no edge runs: `mpt outbox` counts them, doctor warns.
+    let sum = crate::support::json(&env.mpt(&["--json", "outbox"], &vars));
+    assert_eq!(sum["pending_local"], 3, "{sum}");
+    let doc = crate::support::json(&env.mpt(&["--json", "doctor", "--check", "outbox"], &vars));
+    assert_eq!(doc["checks"][0]["status"], "warn", "{doc}");
+    let mut h = Harness::start(
+        &env,
+        &["--palace", palace.to_str().unwrap(), "--harness", "pi"],
+        &vars,
+    );
+    h.initialize();
+    let store = mpt::outbox::Outbox::open(&outbox, Default::default()).unwrap();
+    assert_eq!(store.intent_count().unwrap(), 0, "settled before it served");
+    assert!(
+        wait_for(60.0, || store.open_count().unwrap() == 0),
+        "what was queued drains"
+    );
+    let ops = store.list(&mpt::outbox::OpState::ALL, 100, false).unwrap();
+    let tools: Vec<&str> = ops.iter().map(|o| o.tool_name.as_str()).collect();
+    assert_eq!(tools.len(), 2, "the absent entry was cancelled: {tools:?}");
+    let diary = call_remote(
+        &url,
+        None,
+        "mempalace_diary_read",
+        json!({"agent_name": "pi", "wing": "wing_pi", "last_n": 10}),
+    )
+    .unwrap();
+    let entries: Vec<&str> = diary["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["content"].as_str())
+        .collect();
+    assert_eq!(entries, ["HOST:lap|applied, never confirmed"], "{diary}");
+    let facts = call_remote(
+        &url,
+        None,
+        "mempalace_kg_query",
+        json!({"entity": "settled"}),
+    )
+    .unwrap();
+    assert_eq!(facts["facts"].as_array().map(Vec::len), Some(1), "{facts}");
+    // Applied again in the local palace (it dedupes): there once too.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let local = mpt::edge::owner::local_reader(
+        &OwnerPaths::new(&env.home(), &palace),
+        Some(Duration::from_secs(60)),
+    );
+    let facts = rt
+        .block_on(local.call_tool(
+            "mempalace_kg_query",
+            json!({"entity": "settled"}),
+            Deadline::Default,
+        ))
+        .unwrap()
+        .payload;
+    assert_eq!(facts["facts"].as_array().map(Vec::len), Some(1), "{facts}");
+    h.close();
+}
