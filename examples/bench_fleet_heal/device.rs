@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -31,15 +31,7 @@ impl Device {
         let home = crate::common::model_home(dir, &testbed);
         let palace = dir.join("local/palace");
         std::fs::create_dir_all(palace.parent().unwrap()).unwrap();
-        let bin = testbed.join("venv-mempalace-3.11.0/bin");
-        let mut edge = Command::new(mpt)
-            .env_clear()
-            .env("HOME", &home)
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .env("MEMPALACE_HUB_FORWARD", "0")
-            .env("MEMPALACE_MCP_IDLE_HOURS", "0")
-            .env("MEMPALACE_MCP_WRITER_WAIT_SECONDS", "0")
-            .env("HF_HUB_OFFLINE", "1")
+        let mut edge = crate::common::mempalace_command(mpt, &home, &testbed)
             .env("MEMPALACE_REMOTE_URL", link.url())
             .env("MEMPALACE_EDGE", "1")
             .env("MEMPALACE_PI_DEVICE", name)

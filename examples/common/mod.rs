@@ -43,6 +43,25 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// `program` with a cleared environment but what MemPalace needs: `home`, the testbed's venv on
+/// PATH, no hub forwarding, no idle exit, no writer wait, no model download.
+pub fn mempalace_command(
+    program: impl AsRef<std::ffi::OsStr>,
+    home: &Path,
+    testbed: &Path,
+) -> Command {
+    let bin = testbed.join("venv-mempalace-3.11.0/bin");
+    let mut cmd = Command::new(program);
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("MEMPALACE_HUB_FORWARD", "0")
+        .env("MEMPALACE_MCP_IDLE_HOURS", "0")
+        .env("MEMPALACE_MCP_WRITER_WAIT_SECONDS", "0")
+        .env("HF_HUB_OFFLINE", "1");
+    cmd
+}
+
 pub fn client(url: &str) -> McpClient {
     McpClient::Remote(
         HttpClient::new(HttpOptions {
@@ -72,15 +91,8 @@ impl Primary {
         let bin = testbed.join("venv-mempalace-3.11.0/bin");
         let home = model_home(tmp, &testbed);
         std::fs::create_dir_all(tmp.join("p")).unwrap();
-        let child = Command::new(bin.join("mempalace"))
-            .env_clear()
+        let child = mempalace_command(bin.join("mempalace"), &home, &testbed)
             .envs(extra.iter().map(|(k, v)| (k, v)))
-            .env("HOME", &home)
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .env("MEMPALACE_HUB_FORWARD", "0")
-            .env("MEMPALACE_MCP_IDLE_HOURS", "0")
-            .env("MEMPALACE_MCP_WRITER_WAIT_SECONDS", "0")
-            .env("HF_HUB_OFFLINE", "1")
             .args(["serve", "--palace"])
             .arg(tmp.join("p/palace"))
             .args(["--host", "127.0.0.1", "--port", "0"])

@@ -50,9 +50,14 @@ impl OutboxLog {
         })
     }
 
-    fn queued(&self, done: crate::outbox::Enqueued) -> String {
+    /// An intent moved into the queue by `f`: the flusher is woken; the op's id.
+    fn queue(
+        &self,
+        f: impl FnOnce(&mut Outbox, &Origin) -> Result<crate::outbox::Enqueued>,
+    ) -> Result<String> {
+        let done = f(&mut self.store.lock().unwrap(), &self.origin)?;
         self.wake.notify_one();
-        done.op_id
+        Ok(done.op_id)
     }
 }
 
@@ -65,12 +70,7 @@ impl WriteLog for OutboxLog {
     }
 
     fn confirm(&self, intent: i64, local_reply: Option<&Value>) -> Result<String, MptError> {
-        let done = self
-            .store
-            .lock()
-            .unwrap()
-            .confirm(&self.origin, intent, local_reply)?;
-        Ok(self.queued(done))
+        self.queue(|o, origin| o.confirm(origin, intent, local_reply))
     }
 
     fn cancel(&self, intent: i64) -> Result<(), MptError> {
@@ -78,12 +78,7 @@ impl WriteLog for OutboxLog {
     }
 
     fn confirm_failed(&self, intent: i64, error: &Value) -> Result<String, MptError> {
-        let done = self
-            .store
-            .lock()
-            .unwrap()
-            .confirm_failed(&self.origin, intent, error)?;
-        Ok(self.queued(done))
+        self.queue(|o, origin| o.confirm_failed(origin, intent, error))
     }
 
     fn intents(&self) -> Result<Vec<Intent>, MptError> {

@@ -19,6 +19,37 @@ fn owner_of(env: &TestEnv, palace: &Path) -> Option<u32> {
     mpt::edge::owner::owner_pid(&OwnerPaths::new(&env.home(), palace))
 }
 
+/// A HOME with a local palace, and a real primary (kept alive by the caller): its URL.
+fn with_primary() -> (TestEnv, std::path::PathBuf, Primary, String) {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let url = p.url();
+    (env, palace, p, url)
+}
+
+/// This device's edge configuration: the primary at `url`, the device `lap`.
+fn device_vars(url: &str) -> [(&'static str, &str); 2] {
+    [
+        ("MEMPALACE_REMOTE_URL", url),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+    ]
+}
+
+/// A client for the palace alone, through its running owner (never merged with the primary's),
+/// and a runtime to call it on.
+fn local_palace(env: &TestEnv, palace: &Path) -> (tokio::runtime::Runtime, McpClient) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let local = mpt::edge::owner::local_reader(
+        &OwnerPaths::new(&env.home(), palace),
+        Some(Duration::from_secs(60)),
+    );
+    (rt, local)
+}
+
 /// Sends SIGCONT when dropped: a stopped owner must not outlive a failed test.
 struct Continue(u32);
 
@@ -139,80 +170,59 @@ fn session(h: &mut Harness, shim: usize) -> Vec<Write> {
     out
 }
 
-/// How many times `w` is in the palace behind `client`.
+type Hit<'a> = dyn Fn(&Value) -> bool + 'a;
+
+/// How many times `w` is in the palace behind `client`: the read that lists its kind, and the
+/// rows that are it.
 fn count(rt: &tokio::runtime::Runtime, client: &McpClient, w: &Write) -> usize {
-    let call = |tool: &str, args: Value| {
-        rt.block_on(client.call_tool(tool, args, Deadline::Default))
-            .map(|r| r.payload)
-            .unwrap_or(Value::Null)
-    };
-    match w.tool {
-        "mempalace_diary_write" => {
-            let p = call(
-                "mempalace_diary_read",
-                json!({"agent_name": "pi", "wing": "wing_pi", "last_n": 100}),
-            );
-            p["entries"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|e| {
-                    e["content"]
-                        .as_str()
-                        .is_some_and(|c| c.ends_with(&format!("|{}", w.key)))
-                })
-                .count()
-        }
-        "mempalace_kg_add" => {
-            let p = call(
-                "mempalace_kg_query",
-                json!({"entity": w.key, "direction": "outgoing"}),
-            );
-            p["facts"].as_array().map_or(0, Vec::len)
-        }
-        "mempalace_event_append" => {
-            let p = call(
-                "mempalace_event_list",
-                json!({"writer": "pi@lap", "limit": 500}),
-            );
-            p["events"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|e| e["body"] == w.key.as_str())
-                .count()
-        }
-        "mempalace_add_drawer" => {
-            let p = call(
-                "mempalace_list_drawers",
-                json!({"wing": "fleet", "room": "faults", "limit": 100}),
-            );
-            p["drawers"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|d| {
-                    d["content_preview"]
-                        .as_str()
-                        .or(d["content"].as_str())
-                        .is_some_and(|c| c == w.key)
-                })
-                .count()
-        }
+    let key = w.key.as_str();
+    let (read, args, rows, hit): (&str, Value, &str, Box<Hit>) = match w.tool {
+        "mempalace_diary_write" => (
+            "mempalace_diary_read",
+            json!({"agent_name": "pi", "wing": "wing_pi", "last_n": 100}),
+            "entries",
+            Box::new(|e| {
+                e["content"]
+                    .as_str()
+                    .is_some_and(|c| c.ends_with(&format!("|{key}")))
+            }),
+        ),
+        "mempalace_kg_add" => (
+            "mempalace_kg_query",
+            json!({"entity": key, "direction": "outgoing"}),
+            "facts",
+            Box::new(|_| true),
+        ),
+        "mempalace_event_append" => (
+            "mempalace_event_list",
+            json!({"writer": "pi@lap", "limit": 500}),
+            "events",
+            Box::new(|e| e["body"] == key),
+        ),
+        "mempalace_add_drawer" => (
+            "mempalace_list_drawers",
+            json!({"wing": "fleet", "room": "faults", "limit": 100}),
+            "drawers",
+            Box::new(|d| d["content_preview"] == key),
+        ),
         other => unreachable!("{other}"),
-    }
+    };
+    let payload = rt
+        .block_on(client.call_tool(read, args, Deadline::Default))
+        .map(|r| r.payload)
+        .unwrap_or(Value::Null);
+    payload[rows]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| hit(r))
+        .count()
 }
 
 #[test]
 fn kill_9_of_the_owner_under_20_shims_leaves_nothing_applied_locally_and_unqueued_or_doubled() {
-    let env = TestEnv::new();
-    let palace = env.palace("local");
-    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
-    let url = p.url();
-    let vars = [
-        ("MEMPALACE_REMOTE_URL", url.as_str()),
-        ("MEMPALACE_PI_DEVICE", "lap"),
-    ];
+    let (env, palace, _p, url) = with_primary();
+    let vars = device_vars(&url);
     let lp = palace.to_str().unwrap().to_string();
     let mut shims: Vec<Harness> = (0..SHIMS)
         .map(|_| Harness::start(&env, &["--palace", &lp, "--harness", "pi"], &vars))
@@ -258,14 +268,7 @@ fn kill_9_of_the_owner_under_20_shims_leaves_nothing_applied_locally_and_unqueue
         &vars,
     );
     assert_eq!(o.status.code(), Some(0), "{}", crate::support::stdout(&o));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let local = mpt::edge::owner::local_reader(
-        &OwnerPaths::new(&env.home(), &palace),
-        Some(Duration::from_secs(60)),
-    );
+    let (rt, local) = local_palace(&env, &palace);
     let primary = crate::support::primary::remote_client(&url, None);
     let mut applied_locally = 0;
     for w in &writes {
@@ -304,14 +307,8 @@ fn kill_9_of_the_owner_under_20_shims_leaves_nothing_applied_locally_and_unqueue
 /// write the server dedupes is applied again and queued.
 #[test]
 fn a_dead_owners_intents_are_settled_against_the_local_palace_before_the_next_serves() {
-    let env = TestEnv::new();
-    let palace = env.palace("local");
-    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
-    let url = p.url();
-    let vars = [
-        ("MEMPALACE_REMOTE_URL", url.as_str()),
-        ("MEMPALACE_PI_DEVICE", "lap"),
-    ];
+    let (env, palace, _p, url) = with_primary();
+    let vars = device_vars(&url);
     let applied = json!({"agent_name": "pi", "entry": "HOST:lap|applied, never confirmed", "wing": "wing_pi"});
     let lost = json!({"agent_name": "pi", "entry": "HOST:lap|never applied", "wing": "wing_pi"});
     let fact = json!({"subject": "settled", "predicate": "by", "object": "replay"});
@@ -373,14 +370,7 @@ fn a_dead_owners_intents_are_settled_against_the_local_palace_before_the_next_se
     .unwrap();
     assert_eq!(facts["facts"].as_array().map(Vec::len), Some(1), "{facts}");
     // Applied again in the local palace (it dedupes): there once too.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let local = mpt::edge::owner::local_reader(
-        &OwnerPaths::new(&env.home(), &palace),
-        Some(Duration::from_secs(60)),
-    );
+    let (rt, local) = local_palace(&env, &palace);
     let facts = rt
         .block_on(local.call_tool(
             "mempalace_kg_query",
