@@ -107,7 +107,7 @@ impl HttpClient {
         healthz.set_query(None);
         Ok(HttpClient {
             http: StdMutex::new(http),
-            liveness: Liveness::new(build(&opts, false)?, healthz),
+            liveness: Liveness::new(build(&opts, false)?, healthz, opts.connect_timeout),
             opts,
             session_id: StdMutex::new(None),
             protocol: StdMutex::new(None),
@@ -130,7 +130,7 @@ impl HttpClient {
     /// Whether the primary answers `/healthz` now (any status), within 2 s, on a connection of
     /// its own: what the edge asks while the primary is unhealthy.
     pub async fn probe(&self) -> bool {
-        self.liveness.alive(Instant::now()).await
+        self.liveness.probe().await
     }
 
     pub fn url(&self) -> &str {
@@ -271,11 +271,12 @@ impl HttpClient {
         tokio::select! {
             r = with_deadline(fut, timeout, &label) => r,
             // A black hole never answers and never closes: abandoned, it may have applied.
-            () = self.liveness.silent_since(started) => Err(CallError::Http {
+            () = self.liveness.silence(started) => Err(CallError::Http {
                 failure: HttpFailure::Silent,
                 status: None,
                 detail: format!(
-                    "the primary went silent while '{what}' waited: /healthz gave no answer within {} s, so the wait was abandoned (the call may have applied)",
+                    "the primary went silent while '{what}' waited: {} /healthz probes in a row gave no answer within {} s, so the wait was abandoned (the call may have applied)",
+                    super::liveness::SILENT_AFTER,
                     super::liveness::PROBE_DEADLINE.as_secs()
                 ),
             }),
