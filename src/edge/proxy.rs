@@ -55,6 +55,19 @@ pub trait WriteLog: Send + Sync {
     }
 }
 
+/// `f` on the outbox, off the async threads (SQLite blocks); the error's message.
+pub(super) async fn on_log<T: Send + 'static>(
+    log: &Arc<dyn WriteLog>,
+    f: impl FnOnce(&dyn WriteLog) -> Result<T, MptError> + Send + 'static,
+) -> Result<T, String> {
+    let log = Arc::clone(log);
+    match tokio::task::spawn_blocking(move || f(log.as_ref())).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.message),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The primary side: its client and health.
 pub struct Primary {
     pub client: McpClient,

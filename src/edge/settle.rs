@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::proxy::{Proxy, WriteLog};
-use super::write::on_log;
+use super::proxy::{Proxy, WriteLog, on_log};
 use crate::mcp::stdio::StdioClient;
 use crate::mcp::{Deadline, McpClient, ToolReply};
 use crate::outbox::intent::Intent;

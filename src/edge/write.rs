@@ -5,10 +5,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::proxy::{Proxy, WriteLog};
+use super::proxy::{Proxy, WriteLog, on_log};
 use super::retry_advice::{self, Applied};
 use super::settle::Settler;
-use crate::error::MptError;
 use crate::log_debug;
 use crate::mcp::{CallError, Deadline, ToolReply};
 use crate::outbox::classify::{self, Sent};
@@ -177,19 +176,6 @@ impl Proxy {
         if let Some(s) = Settler::of(self) {
             s.later(intent);
         }
-    }
-}
-
-/// `f` on the outbox, off the async threads (SQLite blocks); the error's message.
-pub(super) async fn on_log<T: Send + 'static>(
-    log: &Arc<dyn WriteLog>,
-    f: impl FnOnce(&dyn WriteLog) -> Result<T, MptError> + Send + 'static,
-) -> Result<T, String> {
-    let log = Arc::clone(log);
-    match tokio::task::spawn_blocking(move || f(log.as_ref())).await {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(e.message),
-        Err(e) => Err(e.to_string()),
     }
 }
 
