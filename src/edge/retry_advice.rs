@@ -65,7 +65,7 @@ pub fn owner_lost_message(tool: Option<&str>, args: &Value, owner: Option<u32>) 
 pub fn owner_stuck_message(tool: Option<&str>, args: &Value, owner: Option<u32>) -> String {
     let who = owner_named(owner);
     let what = write_of(tool)
-        .or_else(|| tool.map(|t| t.strip_prefix("mempalace_").unwrap_or(t)))
+        .or_else(|| tool.map(catalog::bare))
         .unwrap_or("the request");
     let stop = owner.map_or(
         "stop it (its pid is in `mpt edge status`)".to_string(),
@@ -89,12 +89,12 @@ fn owner_named(owner: Option<u32>) -> String {
 /// A tool that changes state (bare name), or `None` for a read or a request that is no call.
 fn write_of(tool: Option<&str>) -> Option<&str> {
     let t = tool.filter(|t| catalog::classify(t) != ToolClass::Read)?;
-    Some(t.strip_prefix("mempalace_").unwrap_or(t))
+    Some(catalog::bare(t))
 }
 
 /// What to do about a write whose answer never came: by its replay class.
 fn unanswered_write(tool: &str, args: &Value) -> String {
-    let bare = tool.strip_prefix("mempalace_").unwrap_or(tool);
+    let bare = catalog::bare(tool);
     let class = strategy(tool, args);
     if matches!(class, Strategy::Idempotent) {
         return format!(

@@ -221,13 +221,13 @@ mod tests {
     }
 
     #[test]
-    fn a_version_3_outbox_gains_the_intents_in_place() {
+    fn a_version_4_outbox_gains_the_intents_in_place() {
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join("o.sqlite3");
         drop(Outbox::open(&path, OpenOptions::default()).unwrap());
         {
             let c = rusqlite::Connection::open(&path).unwrap();
-            c.execute_batch("DROP TABLE intents; PRAGMA user_version = 3;")
+            c.execute_batch("DROP TABLE intents; PRAGMA user_version = 4;")
                 .unwrap();
         }
         let mut o = Outbox::open(&path, OpenOptions::default()).unwrap();
