@@ -336,7 +336,7 @@ fn main() {
     assert!(mpt.exists(), "build it first: cargo build --release");
     let tmp = tempfile::tempdir().unwrap();
     let load_before = loadavg();
-    let primary = Primary::start_with(tmp.path(), Some(UPSTREAM));
+    let primary = Primary::start_with(tmp.path(), &[("MEMPALACE_MCP_HTTP_TOKEN", UPSTREAM.into())]);
     let serve = primary.port();
     let home = tmp.path().join("home");
     let names: Vec<String> = (0..DEVICES).map(|i| format!("dev{i}")).collect();

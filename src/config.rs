@@ -200,6 +200,34 @@ impl Default for McpKnobs {
     }
 }
 
+/// Deadlines for the primary, a network peer (seconds, not the local child's 300 s cold-open
+/// budget): `MPT_PRIMARY_CONNECT_MS` and `MPT_PRIMARY_HANDSHAKE_MS`. A call keeps its own
+/// per-tool deadline (a slow `add_drawer` or `event_wait` is legitimate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrimaryKnobs {
+    /// A TCP (and TLS) connect; zero = none.
+    pub connect: Duration,
+    /// `initialize` + `tools/list`; `None` = none (the env value 0).
+    pub handshake: Option<Duration>,
+}
+
+impl Default for PrimaryKnobs {
+    fn default() -> Self {
+        PrimaryKnobs {
+            connect: Duration::from_millis(3_000),
+            handshake: Some(Duration::from_millis(10_000)),
+        }
+    }
+}
+
+impl PrimaryKnobs {
+    /// The longest the primary may stay silent outside a tool's own call: a stuck flusher is one
+    /// whose heartbeat is older than twice this.
+    pub fn network_deadline(&self) -> Duration {
+        self.handshake.unwrap_or(Duration::from_millis(10_000))
+    }
+}
+
 fn optional_ms(ms: u64) -> Option<Duration> {
     (ms > 0).then(|| Duration::from_millis(ms))
 }
@@ -244,6 +272,7 @@ pub struct Config {
     pub agent_name: String,
     pub harness: String,
     pub mcp: McpKnobs,
+    pub primary: PrimaryKnobs,
     pub ext_debug: bool,
     pub feed: FeedKnobs,
     pub file: FileConfig,
@@ -267,6 +296,10 @@ impl Config {
                 env.millis("MEMPALACE_MCP_RESPAWN_BACKOFF_MS", 1000)?,
             ),
         };
+        let primary = PrimaryKnobs {
+            connect: Duration::from_millis(env.millis("MPT_PRIMARY_CONNECT_MS", 3_000)?),
+            handshake: optional_ms(env.millis("MPT_PRIMARY_HANDSHAKE_MS", 10_000)?),
+        };
         let remote = match env.get("MEMPALACE_REMOTE_URL") {
             None => {
                 crate::secrets::register_unused_token(env, file.token_file.as_deref());
@@ -285,6 +318,7 @@ impl Config {
             agent_name: env.get("MEMPALACE_AGENT_NAME").unwrap_or("pi").to_string(),
             harness: file.harness.clone().unwrap_or_else(|| "mcp".to_string()),
             mcp,
+            primary,
             ext_debug: env.flag("MEMPALACE_EXT_DEBUG", false)?,
             feed: FeedKnobs::from_env(env)?,
             file,
@@ -480,6 +514,29 @@ mod tests {
                 "{}",
                 e.message
             );
+        }
+    }
+
+    #[test]
+    fn the_primary_has_network_deadlines_of_its_own() {
+        let env = Env::from_pairs([("HOME", "/nonexistent")]);
+        let c = Config::load(&env, None).unwrap();
+        assert_eq!(c.primary, PrimaryKnobs::default());
+        assert_eq!(c.primary.connect, Duration::from_millis(3_000));
+        assert_eq!(c.primary.handshake, Some(Duration::from_millis(10_000)));
+        let env = Env::from_pairs([
+            ("HOME", "/nonexistent"),
+            ("MPT_PRIMARY_CONNECT_MS", "250"),
+            ("MPT_PRIMARY_HANDSHAKE_MS", "0"),
+        ]);
+        let c = Config::load(&env, None).unwrap();
+        assert_eq!(c.primary.connect, Duration::from_millis(250));
+        assert_eq!(c.primary.handshake, None);
+        for key in ["MPT_PRIMARY_CONNECT_MS", "MPT_PRIMARY_HANDSHAKE_MS"] {
+            let env = Env::from_pairs([("HOME", "/nonexistent"), (key, "3s")]);
+            let e = Config::load(&env, None).unwrap_err();
+            assert_eq!(e.exit().code(), 2, "{key}");
+            assert!(e.message.contains(key), "{key}: {}", e.message);
         }
     }
 

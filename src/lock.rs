@@ -22,6 +22,12 @@ impl PidLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// A heartbeat: the holder is alive and making progress. Kept as the file's mtime (taking
+    /// the lock sets it too), which `heartbeat` reads without touching the lock.
+    pub fn beat(&self) {
+        let _ = self._file.set_modified(std::time::SystemTime::now());
+    }
 }
 
 /// Who holds a lock, as its holder recorded it (`<pid> <what>`; either may be missing when the
@@ -88,6 +94,15 @@ pub fn describe_holder(path: &Path) -> String {
         Some((Some(p), None)) => format!("pid {p}"),
         _ => "another process".to_string(),
     }
+}
+
+/// When the holder of the lock at `path` last beat (`PidLock::beat`, or took the lock); `None`
+/// when nobody holds it. Only reads, like `holder`.
+pub fn heartbeat(path: &Path) -> io::Result<Option<std::time::SystemTime>> {
+    if holder(path)?.is_none() {
+        return Ok(None);
+    }
+    std::fs::metadata(path).and_then(|m| m.modified()).map(Some)
 }
 
 fn open_for_locking(path: &Path) -> io::Result<File> {
@@ -227,6 +242,26 @@ mod tests {
         let again = try_acquire(&p, "feed mine").unwrap().unwrap();
         assert_eq!(again.path(), p);
         assert_eq!(holder(&p).unwrap(), Some(me("feed mine")));
+    }
+
+    #[test]
+    fn a_beat_is_read_as_the_holders_heartbeat() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.lock");
+        assert_eq!(heartbeat(&p).unwrap(), None);
+        let held = try_acquire(&p, "outbox flush").unwrap().unwrap();
+        let long_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        held._file.set_modified(long_ago).unwrap();
+        assert_eq!(heartbeat(&p).unwrap(), Some(long_ago));
+        held.beat();
+        let beat = heartbeat(&p).unwrap().unwrap();
+        assert!(beat > long_ago + Duration::from_secs(3000), "{beat:?}");
+        drop(held);
+        assert_eq!(
+            heartbeat(&p).unwrap(),
+            None,
+            "nobody holds it: no heartbeat"
+        );
     }
 
     #[test]

@@ -43,6 +43,25 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// `program` with a cleared environment but what MemPalace needs: `home`, the testbed's venv on
+/// PATH, no hub forwarding, no idle exit, no writer wait, no model download.
+pub fn mempalace_command(
+    program: impl AsRef<std::ffi::OsStr>,
+    home: &Path,
+    testbed: &Path,
+) -> Command {
+    let bin = testbed.join("venv-mempalace-3.11.0/bin");
+    let mut cmd = Command::new(program);
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("MEMPALACE_HUB_FORWARD", "0")
+        .env("MEMPALACE_MCP_IDLE_HOURS", "0")
+        .env("MEMPALACE_MCP_WRITER_WAIT_SECONDS", "0")
+        .env("HF_HUB_OFFLINE", "1");
+    cmd
+}
+
 pub fn client(url: &str) -> McpClient {
     McpClient::Remote(
         HttpClient::new(HttpOptions {
@@ -62,27 +81,18 @@ pub struct Primary(Child, u16);
 
 impl Primary {
     pub fn start(tmp: &Path) -> Primary {
-        Primary::start_with(tmp, None)
+        Primary::start_with(tmp, &[])
     }
 
-    /// [`Primary::start`], requiring `token` when one is given (`MEMPALACE_MCP_HTTP_TOKEN`).
-    pub fn start_with(tmp: &Path, token: Option<&str>) -> Primary {
+    /// With `extra` in its environment (e.g. `MEMPALACE_MCP_EXTRA_ALLOWED_HOSTS` for a link's
+    /// address: its Host pin names the port).
+    pub fn start_with(tmp: &Path, extra: &[(&str, String)]) -> Primary {
         let testbed = testbed();
         let bin = testbed.join("venv-mempalace-3.11.0/bin");
         let home = model_home(tmp, &testbed);
         std::fs::create_dir_all(tmp.join("p")).unwrap();
-        let mut cmd = Command::new(bin.join("mempalace"));
-        cmd.env_clear();
-        if let Some(t) = token {
-            cmd.env("MEMPALACE_MCP_HTTP_TOKEN", t);
-        }
-        let child = cmd
-            .env("HOME", &home)
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .env("MEMPALACE_HUB_FORWARD", "0")
-            .env("MEMPALACE_MCP_IDLE_HOURS", "0")
-            .env("MEMPALACE_MCP_WRITER_WAIT_SECONDS", "0")
-            .env("HF_HUB_OFFLINE", "1")
+        let child = mempalace_command(bin.join("mempalace"), &home, &testbed)
+            .envs(extra.iter().map(|(k, v)| (k, v)))
             .args(["serve", "--palace"])
             .arg(tmp.join("p/palace"))
             .args(["--host", "127.0.0.1", "--port", "0"])

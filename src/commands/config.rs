@@ -36,6 +36,10 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             "max_respawns": c.mcp.max_respawns,
             "respawn_backoff_ms": c.mcp.respawn_backoff.as_millis() as u64,
         },
+        "primary_deadlines": {
+            "connect_ms": c.primary.connect.as_millis() as u64,
+            "handshake_ms": c.primary.handshake.map(|d| d.as_millis() as u64).unwrap_or(0),
+        },
         "ext_debug": c.ext_debug,
         "feed": {
             "enabled": c.feed.enabled,
@@ -107,6 +111,14 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             w,
             "init timeout",
             format!("{} ms", doc["mcp"]["init_timeout_ms"]),
+        )?;
+        row(
+            w,
+            "primary deadlines",
+            format!(
+                "connect {} ms, handshake {} ms",
+                doc["primary_deadlines"]["connect_ms"], doc["primary_deadlines"]["handshake_ms"]
+            ),
         )?;
         row(
             w,

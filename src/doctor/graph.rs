@@ -116,7 +116,7 @@ pub async fn embedder(inputs: &Inputs) -> Check {
             timeout: Some(Duration::from_secs(10)),
             init_timeout: None,
             connect_timeout: Duration::from_secs(5),
-            ..HttpOptions::for_remote(remote, &config.mcp)
+            ..HttpOptions::for_remote(remote, config)
         })
         && let Ok((200, body)) = http.get("/sync/version_vector", Deadline::Default).await
         && let Some(name) = serde_json::from_str::<Value>(&body).ok().and_then(|v| {

@@ -104,6 +104,18 @@ pub fn check(inputs: &Inputs) -> Check {
         .palace()
         .ok()
         .and_then(|p| crate::edge::owner::live(&p.home, &p.palace));
+    let pending = store.intent_count().unwrap_or(0);
+    if pending > 0 && edge.is_none() {
+        return Check::new(
+            "outbox",
+            Status::Warn,
+            format!(
+                "{pending} write(s) an edge recorded before its local palace applied them were never settled (it stopped in between): queued for the primary or cancelled when an edge next starts"
+            ),
+        )
+        .evidence(evidence)
+        .fix("start a harness session (its `mpt edge` settles them before it serves)");
+    }
     if let Some(oldest) = summary.oldest_queued_at
         && now - oldest > STRANDED_MS
         && flusher.is_none()

@@ -193,12 +193,7 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
     let shown = crate::secrets::redact_url(&remote.url);
     let http = match HttpClient::new(HttpOptions {
         timeout: Some(Duration::from_secs(20)),
-        init_timeout: config
-            .mcp
-            .init_timeout
-            .map(|d| d.min(Duration::from_secs(60))),
-        connect_timeout: Duration::from_secs(5),
-        ..HttpOptions::for_remote(remote, &config.mcp)
+        ..HttpOptions::for_remote(remote, config)
     }) {
         Ok(h) => h,
         Err(e) => return failed(format!("remote {shown}"), e),

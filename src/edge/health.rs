@@ -1,6 +1,6 @@
 //! The primary's health as the edge sees it: after a failure it is skipped (reads answer locally
-//! at once, marked degraded) until a backoff passes, doubling to a cap; a gateway's 429 pauses
-//! it for its Retry-After; a success resets it.
+//! at once, marked degraded) until a backoff passes, doubling to a cap; a gateway's 429 pauses it
+//! for its Retry-After; a success resets it. An unreachable primary is probed every 2 s instead.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -13,6 +13,8 @@ struct State {
     retry_at: Option<Instant>,
     backoff: Duration,
     last_error: Option<String>,
+    /// The network failed (not the server): the flusher's probe decides when it is back.
+    unreachable: bool,
     /// The pause is a gateway's 429, not an outage.
     rate_limited: bool,
 }
@@ -38,15 +40,22 @@ impl Health {
     }
 
     pub fn failed(&self, why: &str) {
-        let mut s = self.state.lock().unwrap();
-        s.backoff = if s.backoff.is_zero() {
-            FIRST_BACKOFF
-        } else {
-            (s.backoff * 2).min(MAX_BACKOFF)
-        };
-        s.retry_at = Some(Instant::now() + s.backoff);
-        s.last_error = Some(why.to_string());
-        s.rate_limited = false;
+        self.record(why, false);
+    }
+
+    /// The network failed: skipped like any failure, and probed until it answers (`awaits_probe`).
+    pub fn unreachable(&self, why: &str) {
+        self.record(why, true);
+    }
+
+    /// A failed call to the primary: unreachable when the network failed, else failed.
+    pub fn failed_call(&self, e: &crate::mcp::CallError) {
+        self.record(&e.to_string(), e.is_unreachable());
+    }
+
+    /// Down because the network failed: the flusher probes `/healthz` every 2 s until it answers.
+    pub fn awaits_probe(&self) -> bool {
+        self.state.lock().unwrap().unreachable
     }
 
     /// The primary's gateway asked for a pause (429, `Retry-After`): skipped until it passes,
@@ -56,6 +65,7 @@ impl Health {
         s.retry_at = Some(Instant::now() + d);
         s.last_error = Some(why.to_string());
         s.rate_limited = true;
+        s.unreachable = false;
     }
 
     /// While a gateway's 429 pauses the primary: what it said (the calls skipping it are flagged).
@@ -76,9 +86,22 @@ impl Health {
             Err(crate::mcp::CallError::Rpc { .. }) => {}
             Err(e) => match e.rate_limited() {
                 Some(d) => self.wait(d, &e.to_string()),
-                None => self.failed(&e.to_string()),
+                None => self.failed_call(e),
             },
         }
+    }
+
+    fn record(&self, why: &str, unreachable: bool) {
+        let mut s = self.state.lock().unwrap();
+        s.unreachable = unreachable;
+        s.rate_limited = false;
+        s.backoff = if s.backoff.is_zero() {
+            FIRST_BACKOFF
+        } else {
+            (s.backoff * 2).min(MAX_BACKOFF)
+        };
+        s.retry_at = Some(Instant::now() + s.backoff);
+        s.last_error = Some(why.to_string());
     }
 
     pub fn last_error(&self) -> Option<String> {
@@ -103,6 +126,28 @@ mod tests {
         assert_eq!(h.last_error().as_deref(), Some("refused"));
         h.ok();
         assert!(h.usable() && !h.is_down());
+    }
+
+    #[test]
+    fn an_unreachable_primary_awaits_a_probe_and_a_good_one_ends_even_a_long_backoff() {
+        let h = Health::default();
+        for _ in 0..10 {
+            h.unreachable("silent");
+        }
+        assert!(
+            !h.usable() && h.awaits_probe(),
+            "backing off, probed meanwhile"
+        );
+        h.ok();
+        assert!(
+            h.usable() && !h.awaits_probe(),
+            "the good probe ends the 30 s backoff"
+        );
+        h.failed("HTTP 500");
+        assert!(
+            !h.awaits_probe(),
+            "a failing server is not probed for: it answers"
+        );
     }
 
     #[test]

@@ -194,7 +194,8 @@ pub async fn answer(w: &mut OwnedWriteHalf, admission: &Admission, others: usize
 /// What a shim learns from the owner's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Welcome {
-    Served,
+    /// Served by the owner with this pid (when it said).
+    Served(Option<u32>),
     /// The owner (this pid) steps down: wait for it to exit, then start one with this configuration.
     Restarting(u32),
     /// The owner closed the connection without answering.
@@ -224,7 +225,7 @@ pub async fn await_welcome(r: &mut OwnedReadHalf, log: &std::path::Path) -> Resu
     let v: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
     let pid = |k: &str| v.pointer(&format!("/{k}/pid")).and_then(Value::as_u64);
     if v.get("mpt_edge_welcome").is_some() {
-        return Ok(Welcome::Served);
+        return Ok(Welcome::Served(pid("mpt_edge_welcome").map(|p| p as u32)));
     }
     if let Some(p) = pid("mpt_edge_restarting") {
         return Ok(Welcome::Restarting(p as u32));

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::identity::Identity;
+use super::inflight::Deadlines;
 use super::owner::{self, OwnerPaths};
 use super::stamp::Stamper;
 use super::{private_fs, replicate, serve, setup, shim};
@@ -47,7 +48,8 @@ impl Launch<'_> {
             + Duration::from_secs(10);
         let start = || self.spawn_owner();
         let identity = Identity::of(self.config, self.env, &self.palace)?;
-        shim::run(&self.paths, harness, &identity, start, wait).await
+        let deadlines = Deadlines::new(self.config.mcp.timeout, setup::read_deadline(self.env));
+        shim::run(&self.paths, harness, &identity, start, wait, deadlines).await
     }
 
     /// The owner: serves shims until idle or SIGTERM, then lingers to flush the outbox.

@@ -10,13 +10,10 @@ use serde_json::{Value, json};
 use super::health::Health;
 use super::merge::{self, ReadKind};
 use super::policy::Policy;
-use super::retry_advice::{self, Applied};
 use super::stamp::Stamper;
 use crate::error::MptError;
-use crate::log_debug;
 use crate::mcp::stdio::StdioClient;
 use crate::mcp::{CallError, Deadline, Handshake, McpClient, ToolReply, jsonrpc};
-use crate::outbox::replay;
 use crate::palace::catalog::{self, Patience, ToolClass};
 
 /// The request that wakes the owner's pull of the primary's log (not an MCP method: mpt's own
@@ -26,18 +23,26 @@ pub const PULL_METHOD: &str = "mpt/pull";
 /// Protocol versions MemPalace 3.11 knows (`schemas.py:1153`), newest first.
 const KNOWN_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// Where replicated writes go once the child accepted them (the outbox).
+/// Where replicated writes go (the outbox), intent first: recorded before the child applies
+/// them, queued once it did, cancelled when it refused (`write`); settled by the next owner when
+/// this one dies in between (`settle`).
 pub trait WriteLog: Send + Sync {
-    /// Durably records the op; returns its id. `local_reply`: the child's reply payload when it
-    /// applied the write (its minted ids map to the primary's later); `maybe_applied`: a send
-    /// to the primary got no complete answer (checked before it is sent again).
-    fn record(
-        &self,
-        tool: &str,
-        args: &Value,
-        local_reply: Option<&Value>,
-        maybe_applied: bool,
-    ) -> Result<String, MptError>;
+    /// Records the write about to be applied to the local palace, durably; the intent's id.
+    /// `maybe_applied`: a send to the primary got no complete answer (checked before resending).
+    fn intend(&self, tool: &str, args: &Value, maybe_applied: bool) -> Result<i64, MptError>;
+
+    /// Queues the intent's op: the child applied it (`local_reply`, the ids it minted map to the
+    /// primary's later), or the primary may hold it (`None`). Returns the op's id.
+    fn confirm(&self, intent: i64, local_reply: Option<&Value>) -> Result<String, MptError>;
+
+    /// The child refused it (or never applied it): nothing to replicate.
+    fn cancel(&self, intent: i64) -> Result<(), MptError>;
+
+    /// Queued as failed for an operator: whether the child applied it cannot be told.
+    fn confirm_failed(&self, intent: i64, error: &Value) -> Result<String, MptError>;
+
+    /// This palace's intents, oldest first (at an owner's start: a dead owner's).
+    fn intents(&self) -> Result<Vec<crate::outbox::intent::Intent>, MptError>;
 
     /// Rewrites references in `args` to ids this device minted into the primary's ids, for ops
     /// that landed; `false` when one references an op that has not (the call must queue behind it).
@@ -47,6 +52,19 @@ pub trait WriteLog: Send + Sync {
     /// one event for the two copies).
     fn landed(&self, _local_id: &str) -> Option<String> {
         None
+    }
+}
+
+/// `f` on the outbox, off the async threads (SQLite blocks); the error's message.
+pub(super) async fn on_log<T: Send + 'static>(
+    log: &Arc<dyn WriteLog>,
+    f: impl FnOnce(&dyn WriteLog) -> Result<T, MptError> + Send + 'static,
+) -> Result<T, String> {
+    let log = Arc::clone(log);
+    match tokio::task::spawn_blocking(move || f(log.as_ref())).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.message),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -219,162 +237,6 @@ impl Proxy {
             .await
     }
 
-    async fn write(&self, name: &str, args: Value) -> Result<Value, CallError> {
-        let mut maybe_applied = false;
-        let mut rate_limited = None;
-        let mut args = args;
-        // The coordination log lives on the primary and its ids are minted by whichever palace
-        // applies the call: while the primary answers, these go straight there (no local copy
-        // whose ids the fleet would never see); when it does not, local first and queued, the
-        // ids the local palace minted mapped to the primary's when the op lands.
-        if is_coordination(name)
-            && let Some(primary) = &self.primary
-        {
-            // One key in the local original and the primary's copy: one event, whichever way.
-            if replay::declares_object(&self.handshake.tools, name, "metadata") {
-                replay::stamp_key(&mut args, &crate::outbox::util::lease_token());
-            }
-            // An id this device minted offline: the primary's own once its op landed; until
-            // then the primary does not know it, and the call queues behind that op. (The local
-            // palace and the outbox keep the local ids.)
-            let mut remote_args = args.clone();
-            let landed = match &self.log {
-                Some(log) => log.resolve(&mut remote_args).map_err(|e| CallError::Rpc {
-                    code: -32000,
-                    message: format!(
-                        "nothing was written: the outbox's id map could not be read ({})",
-                        e.message
-                    ),
-                    data: None,
-                })?,
-                None => true,
-            };
-            if let Some(why) = primary.health.rate_paused() {
-                rate_limited = Some(format!("{why}: applied locally and queued"));
-            }
-            if landed && primary.health.usable() {
-                let sent = primary
-                    .client
-                    .request(
-                        "tools/call",
-                        Some(json!({"name": name, "arguments": remote_args})),
-                        // As a read's: a black-holed link must not stall the agent for minutes.
-                        Deadline::After(primary.read_deadline),
-                    )
-                    .await;
-                primary.health.observe(&sent);
-                match sent {
-                    Ok(result) => return Ok(result),
-                    // A gateway's 429: nothing reached the primary; local first and queued
-                    // (the flusher waits out Retry-After), and the reply says so.
-                    Err(e) if e.rate_limited().is_some() => {
-                        rate_limited = Some(format!("{e}: applied locally and queued"));
-                    }
-                    // A gateway's denial (-32020) among them: back to the harness, never applied
-                    // locally nor queued (the primary would refuse every resend alike).
-                    Err(e) if !e.is_transient() => return Err(e),
-                    Err(e) => {
-                        // Dropped mid-call, it may have applied: applied locally all the same (the
-                        // agent needs an id now), queued, and checked on the primary before resending.
-                        maybe_applied = e.is_ambiguous()
-                            || matches!(
-                                e,
-                                CallError::Http {
-                                    failure: crate::mcp::HttpFailure::Server,
-                                    ..
-                                }
-                            );
-                    }
-                }
-            }
-        }
-        let result = match self.child_call(name, args.clone(), Deadline::Default).await {
-            Ok(r) => r,
-            Err(e) if maybe_applied => {
-                log_debug!("the local palace refused {name} ({e}): queued for the primary only");
-                return self.queue_only(name, args, true, MID_CALL).await;
-            }
-            Err(e) => return Err(e),
-        };
-        let local = ToolReply::from_result(&result);
-        if !local.ok() {
-            if maybe_applied {
-                return self.queue_only(name, args, true, MID_CALL).await;
-            }
-            // A write the child rejects is not replicated, with one exception: an ack of an
-            // event the local log lacks (an ask seen on the primary, not pulled yet) is queued
-            // for the primary, which validates it.
-            if self.primary.is_some() && acks_an_unknown_event(name, &local) {
-                return self.queue_only(name, args, false, UNKNOWN_EVENT).await;
-            }
-            return Ok(result);
-        }
-        if self.primary.is_some()
-            && let Some(log) = &self.log
-            && self.policy.replicates(name, &args)
-        {
-            let (log, tool, a, reply) = (
-                Arc::clone(log),
-                name.to_string(),
-                args.clone(),
-                local.payload.clone(),
-            );
-            let recorded = tokio::task::spawn_blocking(move || {
-                log.record(&tool, &a, Some(&reply), maybe_applied)
-            })
-            .await;
-            match recorded {
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => return Err(not_queued(name, &args, Applied::Locally, &e.message)),
-                Err(e) => {
-                    return Err(not_queued(name, &args, Applied::Locally, &e.to_string()));
-                }
-            }
-        }
-        Ok(match rate_limited {
-            Some(why) => merge::with_payload(&result, &merge::degraded(local.payload, &why)),
-            None => result,
-        })
-    }
-
-    /// An op the local palace could not apply, queued for the primary alone; `maybe_applied`: the
-    /// primary may already hold it (replay-checked before it is sent). `note` says why.
-    async fn queue_only(
-        &self,
-        name: &str,
-        args: Value,
-        maybe_applied: bool,
-        note: &str,
-    ) -> Result<Value, CallError> {
-        let Some(log) = &self.log else {
-            return Err(not_queued(
-                name,
-                &args,
-                Applied::MaybeOnPrimary,
-                "no outbox is configured",
-            ));
-        };
-        let (log, tool, a) = (Arc::clone(log), name.to_string(), args.clone());
-        let op =
-            tokio::task::spawn_blocking(move || log.record(&tool, &a, None, maybe_applied)).await;
-        match op {
-            Ok(Ok(op_id)) => Ok(
-                json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&json!({
-                "success": true,
-                "queued": op_id,
-                "note": note,
-            })).unwrap_or_default()}]}),
-            ),
-            Ok(Err(e)) => Err(not_queued(name, &args, Applied::MaybeOnPrimary, &e.message)),
-            Err(e) => Err(not_queued(
-                name,
-                &args,
-                Applied::MaybeOnPrimary,
-                &e.to_string(),
-            )),
-        }
-    }
-
     async fn read(&self, name: &str, args: Value) -> Result<Value, CallError> {
         let Some(primary) = &self.primary else {
             return self.child_call(name, args, Deadline::Default).await;
@@ -470,26 +332,6 @@ impl Proxy {
     }
 }
 
-/// Why a write was queued without a local copy: the primary stopped answering mid-call.
-const MID_CALL: &str = "the primary stopped answering mid-call and the local palace could not apply it: the op is queued and checked against the primary before it is resent";
-/// ... or the ack answers an event only the primary holds.
-const UNKNOWN_EVENT: &str = "the local copy of the coordination log lacks this event (an ask seen on the primary): the ack is queued for the primary, which validates it when it lands";
-
-/// `event_ack` refused by the local palace because its log has no such event (MemPalace's
-/// `ValueError: event '<id>' not found`).
-fn acks_an_unknown_event(name: &str, local: &ToolReply) -> bool {
-    catalog::bare(name) == "event_ack"
-        && local
-            .failure
-            .as_deref()
-            .is_some_and(|f| f.starts_with("event ") && f.ends_with(" not found"))
-}
-
-/// Writes to the coordination log (RFC 003): primary-first.
-fn is_coordination(name: &str) -> bool {
-    catalog::tool(name).coordination
-}
-
 /// The catalog's deadline for a tool the child alone answers (the mine needs minutes).
 fn deadline_for(name: &str) -> Deadline {
     match catalog::tool(name).patience {
@@ -498,14 +340,26 @@ fn deadline_for(name: &str) -> Deadline {
     }
 }
 
-/// The write could not be queued: the advice follows the tool's replay class (a diary entry or
-/// a coordination write must not be retried, it would land twice).
-fn not_queued(tool: &str, args: &Value, applied: Applied, why: &str) -> CallError {
-    CallError::Rpc {
-        code: -32000,
-        message: retry_advice::not_queued_message(tool, args, applied, why),
-        data: None,
+/// How long the owner may spend on one call of `name`: the child's deadline for it
+/// (`deadline_for`; `default` is `MEMPALACE_MCP_TIMEOUT_MS`), or for `event_wait` its own wait
+/// on the primary (`coord`: `timeout_ms`, at most 300 s, plus the read deadline). The shim's
+/// deadline for the relayed request starts from it.
+pub fn call_deadline(
+    name: &str,
+    args: &Value,
+    default: Option<Duration>,
+    read_deadline: Duration,
+) -> Option<Duration> {
+    if name.ends_with("event_wait") {
+        let wait = args
+            .get("timeout_ms")
+            .and_then(Value::as_u64)
+            .unwrap_or(60_000)
+            .min(300_000);
+        let own = Duration::from_millis(wait) + read_deadline;
+        return Some(default.map_or(own, |d| d.max(own)));
     }
+    deadline_for(name).resolve(default)
 }
 
 /// A JSON-RPC error reply for a failed request: a server error keeps its code; a transport

@@ -1,5 +1,6 @@
-//! The edge's replication: writes the child accepted are queued in the outbox (durable before
-//! the harness hears back), and one background flusher drains it whenever the primary answers.
+//! The edge's replication: writes recorded in the outbox before the child applies them and
+//! queued once it did (durable before the harness hears back), and one background flusher
+//! draining it whenever the primary answers.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -12,7 +13,8 @@ use super::proxy::{Proxy, WriteLog};
 use crate::error::{MptError, Result};
 use crate::mcp::McpClient;
 use crate::outbox::flush::flush;
-use crate::outbox::{FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Stop};
+use crate::outbox::intent::Intent;
+use crate::outbox::{FlushLock, FlushOptions, OpenOptions, Origin, Outbox, Stop};
 use crate::{log_debug, log_warn};
 
 /// How often the flusher looks again when no write woke it (the primary may be back).
@@ -21,25 +23,68 @@ const POLL: Duration = Duration::from_secs(2);
 pub struct OutboxLog {
     store: Mutex<Outbox>,
     origin: Origin,
+    /// The local palace's real path: the intents this edge records and settles are its own.
+    palace: String,
     pub path: PathBuf,
     pub opts: OpenOptions,
     pub wake: Arc<Notify>,
 }
 
 impl OutboxLog {
-    pub fn open(path: PathBuf, opts: OpenOptions, origin: Origin) -> Result<OutboxLog> {
+    pub fn open(
+        path: PathBuf,
+        opts: OpenOptions,
+        origin: Origin,
+        palace: &std::path::Path,
+    ) -> Result<OutboxLog> {
         let store = Outbox::open(&path, opts)?;
         Ok(OutboxLog {
             store: Mutex::new(store),
             origin,
+            palace: crate::palace::paths::realpath(palace)
+                .to_string_lossy()
+                .into_owned(),
             path,
             opts,
             wake: Arc::new(Notify::new()),
         })
     }
+
+    /// An intent moved into the queue by `f`: the flusher is woken; the op's id.
+    fn queue(
+        &self,
+        f: impl FnOnce(&mut Outbox, &Origin) -> Result<crate::outbox::Enqueued>,
+    ) -> Result<String> {
+        let done = f(&mut self.store.lock().unwrap(), &self.origin)?;
+        self.wake.notify_one();
+        Ok(done.op_id)
+    }
 }
 
 impl WriteLog for OutboxLog {
+    fn intend(&self, tool: &str, args: &Value, maybe_applied: bool) -> Result<i64, MptError> {
+        self.store
+            .lock()
+            .unwrap()
+            .intend(&self.palace, tool, args, maybe_applied)
+    }
+
+    fn confirm(&self, intent: i64, local_reply: Option<&Value>) -> Result<String, MptError> {
+        self.queue(|o, origin| o.confirm(origin, intent, local_reply))
+    }
+
+    fn cancel(&self, intent: i64) -> Result<(), MptError> {
+        self.store.lock().unwrap().cancel(intent)
+    }
+
+    fn confirm_failed(&self, intent: i64, error: &Value) -> Result<String, MptError> {
+        self.queue(|o, origin| o.confirm_failed(origin, intent, error))
+    }
+
+    fn intents(&self) -> Result<Vec<Intent>, MptError> {
+        self.store.lock().unwrap().intents(&self.palace)
+    }
+
     fn resolve(&self, args: &mut Value) -> Result<bool, MptError> {
         Ok(self.store.lock().unwrap().resolve_args(args)? == 0)
     }
@@ -51,27 +96,6 @@ impl WriteLog for OutboxLog {
             .primary_id(local_id)
             .ok()
             .flatten()
-    }
-
-    fn record(
-        &self,
-        tool: &str,
-        args: &Value,
-        local_reply: Option<&Value>,
-        maybe_applied: bool,
-    ) -> Result<String, MptError> {
-        let done = self.store.lock().unwrap().enqueue(
-            &self.origin,
-            NewOp {
-                tool,
-                payload: args,
-                dedupe_key: None,
-                local_reply,
-                maybe_applied,
-            },
-        )?;
-        self.wake.notify_one();
-        Ok(done.op_id)
     }
 }
 
@@ -144,19 +168,41 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
             return;
         }
     };
-    let opts = FlushOptions {
-        honour_backoff: true,
-        ..Default::default()
-    };
     let mut warned_blocked = false;
+    let mut probe_at = tokio::time::Instant::now();
     loop {
-        let _ = tokio::time::timeout(POLL, log.wake.notified()).await;
-        if !primary.health.usable() {
+        let mut healed = false;
+        if primary.health.awaits_probe() {
+            // Unreachable: a probe every 2 s (writes do not make it answer sooner), so the heal
+            // is seen within seconds; a good probe ends the health's backoff and the ops'.
+            tokio::time::sleep_until(probe_at).await;
+            probe_at = tokio::time::Instant::now() + crate::mcp::liveness::PROBE_EVERY;
+            if client.probe().await == Some(false) {
+                primary
+                    .health
+                    .unreachable("the primary does not answer /healthz");
+                continue;
+            }
+            log_debug!("the primary answers /healthz again: flushing");
+            primary.health.ok();
+            healed = true;
+        } else {
+            let _ = tokio::time::timeout(POLL, log.wake.notified()).await;
+            if !primary.health.usable() {
+                continue;
+            }
+        }
+        // An operator's flush taking over from a stuck flusher goes first.
+        if FlushLock::taking_over(&log.path) {
             continue;
         }
         let lock = match FlushLock::try_acquire(&log.path) {
             Ok(Some(l)) => l,
             _ => continue,
+        };
+        let opts = FlushOptions {
+            honour_backoff: !healed,
+            ..Default::default()
         };
         match flush(&mut store, &lock, &client, &opts, &mut |_| {}).await {
             Ok(report) => {
@@ -170,8 +216,9 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                     );
                 }
                 match report.stop {
-                    // Backing off after an earlier failure: the schedule, not the primary's health.
-                    Stop::Backoff => {}
+                    // Backing off after an earlier failure: the schedule, not the primary's health;
+                    // or an operator's flush took over from this one, found stuck.
+                    Stop::Backoff | Stop::TakenOver => {}
                     Stop::Drained | Stop::Limit => {
                         primary.health.ok();
                         warned_blocked = false;
@@ -183,7 +230,11 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                             .map_or("the primary did not answer".to_string(), |e| {
                                 e.message.clone()
                             });
-                        primary.health.failed(&why);
+                        if report.unreachable {
+                            primary.health.unreachable(&why);
+                        } else {
+                            primary.health.failed(&why);
+                        }
                     }
                     Stop::Blocked => {
                         primary.health.ok();

@@ -51,11 +51,15 @@ pub async fn start(
             let path = crate::outbox::resolve_path(env, config, Some(&opts.palace))?;
             let open = crate::outbox::open_options(env)?;
             let origin = crate::outbox::Origin::from_config(config);
-            let (log, write_log) = unopened::open(path, open, origin);
+            let (log, write_log) = unopened::open(path, open, origin, opts.palace.clone());
             (log, Some(write_log))
         }
     };
     let proxy = Arc::new(build(config, env, &opts, write_log).await?);
+    // Before serving: the writes a dead owner left between its intent and its answer.
+    if let Some(settler) = super::settle::Settler::of(&proxy) {
+        settler.at_start().await;
+    }
     if let (Some(log), Some(client)) = (log.clone(), primary_client(config)?) {
         replicate::spawn_flusher(Arc::clone(&proxy), log, client);
     }
@@ -117,10 +121,7 @@ pub fn primary_client(config: &Config) -> Result<Option<McpClient>> {
     let Some(remote) = &config.remote else {
         return Ok(None);
     };
-    let http = HttpClient::new(HttpOptions {
-        connect_timeout: Duration::from_secs(5),
-        ..HttpOptions::for_remote(remote, &config.mcp)
-    })?;
+    let http = HttpClient::new(HttpOptions::for_remote(remote, config))?;
     Ok(Some(McpClient::Remote(http)))
 }
 

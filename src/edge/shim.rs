@@ -1,10 +1,10 @@
 //! `mpt edge` as each harness runs it: a thin stdio relay to the palace's owner over its Unix
-//! socket, starting the owner when none runs, and restarting it if it dies (requests in flight
-//! then get an error reply, so no harness waits forever; acknowledged writes are in the outbox).
+//! socket, starting the owner when none runs, and restarting it if it dies. No harness waits
+//! forever: a request the owner does not answer within its tool's deadline, or that its death
+//! cut short, gets an error naming the owner, saying whether calling again is safe (`inflight`).
 
-use std::collections::HashSet;
 use std::process::Child;
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -13,15 +13,14 @@ use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 
 use super::identity::{self, Identity, Welcome};
+use super::inflight::{Deadlines, Inflight};
 use super::owner::{Hello, OwnerPaths};
 use crate::error::{ErrorKind, MptError, Result};
-use crate::mcp::jsonrpc;
 use crate::{log_debug, log_warn};
 
 /// Owner restarts tolerated before the shim gives up.
 const MAX_RESTARTS: u32 = 5;
 
-type Inflight = Arc<StdMutex<HashSet<String>>>;
 /// Lines for stdout, written whole by one thread (no interleaving, no blocking-pool hop).
 type Stdout = std::sync::mpsc::Sender<Vec<u8>>;
 
@@ -47,8 +46,9 @@ pub async fn run(
     identity: &Identity,
     start_owner: impl Fn() -> std::io::Result<Child>,
     wait: Duration,
+    deadlines: Deadlines,
 ) -> Result<()> {
-    let inflight: Inflight = Arc::new(StdMutex::new(HashSet::new()));
+    let inflight = Arc::new(Inflight::default());
     let (stdout, stdout_done) = stdout_thread();
     let (tx, mut from_stdin) = mpsc::unbounded_channel::<Vec<u8>>();
     let tracked = Arc::clone(&inflight);
@@ -60,9 +60,7 @@ pub async fn run(
             match lines.read_until(b'\n', &mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
-                    if let Some(id) = request_id(&buf) {
-                        tracked.lock().unwrap().insert(id);
-                    }
+                    tracked.track(&buf, &deadlines);
                     if tx.send(buf).is_err() {
                         break;
                     }
@@ -87,7 +85,7 @@ pub async fn run(
         }
         // The owner serves this edge only with this edge's own configuration (exit 4 otherwise).
         let welcome = identity::await_welcome(&mut rd, &paths.log).await?;
-        if welcome != Welcome::Served {
+        let Welcome::Served(owner) = welcome else {
             restarts += 1;
             if restarts > MAX_RESTARTS {
                 return Err(MptError::new(
@@ -103,10 +101,13 @@ pub async fn run(
                 identity::wait_gone(pid, wait).await;
             }
             continue;
-        }
+        };
         let mut pump = tokio::spawn(pump(rd, stdout.clone(), Arc::clone(&inflight)));
+        let mut watch = tokio::time::interval(Duration::from_millis(250));
         let owner_gone = loop {
             tokio::select! {
+                // A stuck owner (alive, not answering) gets no harness waiting past a deadline.
+                _ = watch.tick() => send_all(&stdout, inflight.answer_overdue(owner)),
                 line = from_stdin.recv() => match line {
                     Some(l) => {
                         if wr.write_all(&l).await.is_err() {
@@ -128,7 +129,7 @@ pub async fn run(
                 _ = term.recv() => {
                     let _ = wr.shutdown().await;
                     let _ = tokio::time::timeout(Duration::from_secs(10), &mut pump).await;
-                    answer_lost(&stdout, &inflight);
+                    send_all(&stdout, inflight.answer_lost(owner));
                     drop(stdout);
                     let _ = tokio::task::spawn_blocking(move || stdout_done.join()).await;
                     return Ok(());
@@ -137,7 +138,7 @@ pub async fn run(
         };
         if owner_gone {
             restarts += 1;
-            answer_lost(&stdout, &inflight);
+            send_all(&stdout, inflight.answer_lost(owner));
             if restarts > MAX_RESTARTS {
                 return Err(MptError::new(
                     ErrorKind::Unavailable,
@@ -150,8 +151,9 @@ pub async fn run(
     }
 }
 
-/// Owner → harness: every line to stdout; a reply clears its request from the in-flight set.
-async fn pump(rd: tokio::net::unix::OwnedReadHalf, stdout: Stdout, inflight: Inflight) {
+/// Owner → harness: every line to stdout; a reply clears its request from the in-flight set,
+/// and one to a request the shim already answered (past its deadline) is dropped.
+async fn pump(rd: tokio::net::unix::OwnedReadHalf, stdout: Stdout, inflight: Arc<Inflight>) {
     let mut lines = BufReader::new(rd);
     loop {
         let mut buf = Vec::new();
@@ -159,8 +161,8 @@ async fn pump(rd: tokio::net::unix::OwnedReadHalf, stdout: Stdout, inflight: Inf
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        if let Some(id) = response_id(&buf) {
-            inflight.lock().unwrap().remove(&id);
+        if !inflight.settle(&buf) {
+            continue;
         }
         if stdout.send(buf).is_err() {
             return;
@@ -168,41 +170,11 @@ async fn pump(rd: tokio::net::unix::OwnedReadHalf, stdout: Stdout, inflight: Inf
     }
 }
 
-/// Requests the dead owner never answered get an error instead of silence.
-fn answer_lost(stdout: &Stdout, inflight: &Inflight) {
-    let ids: Vec<String> = inflight.lock().unwrap().drain().collect();
-    for key in ids {
-        let id: Value = serde_json::from_str(&key).unwrap_or(Value::Null);
-        let reply = jsonrpc::error_response(
-            &id,
-            -32000,
-            "the mpt edge owner restarted before answering: retry the call (writes already acknowledged are safe in the outbox)",
-        );
+/// Replies the shim makes itself, one per line.
+fn send_all(stdout: &Stdout, replies: Vec<Value>) {
+    for reply in replies {
         let _ = stdout.send(format!("{reply}\n").into_bytes());
     }
-}
-
-#[derive(serde::Deserialize)]
-struct Envelope {
-    id: Option<Value>,
-    method: Option<serde::de::IgnoredAny>,
-    result: Option<serde::de::IgnoredAny>,
-    error: Option<serde::de::IgnoredAny>,
-}
-
-fn request_id(line: &[u8]) -> Option<String> {
-    let e: Envelope = serde_json::from_slice(line.trim_ascii()).ok()?;
-    e.method?;
-    e.id.filter(|i| i.is_string() || i.is_number())
-        .map(|i| jsonrpc::id_key(&i))
-}
-
-fn response_id(line: &[u8]) -> Option<String> {
-    let e: Envelope = serde_json::from_slice(line.trim_ascii()).ok()?;
-    if e.result.is_none() && e.error.is_none() {
-        return None;
-    }
-    e.id.map(|i| jsonrpc::id_key(&i))
 }
 
 async fn connect_or_start(

@@ -50,7 +50,7 @@ async fn probe_primary(r: &Remote, config: &Config) -> Value {
         timeout: Some(Duration::from_secs(5)),
         init_timeout: Some(Duration::from_secs(5)),
         connect_timeout: Duration::from_secs(3),
-        ..HttpOptions::for_remote(r, &config.mcp)
+        ..HttpOptions::for_remote(r, config)
     });
     let result = match &http {
         Ok(h) => h.handshake().await.map(|_| ()),
@@ -87,7 +87,7 @@ fn outbox_backlog(env: &Env, config: &Config, palace: &Path) -> Result<Value> {
     let path = outbox::resolve_path(env, config, Some(palace))?;
     if !path.exists() {
         return Ok(
-            json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "first_failed": null, "last_flush": null, "last_flush_error": null}),
+            json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "pending_local": 0, "first_failed": null, "last_flush": null, "last_flush_error": null}),
         );
     }
     let store = outbox::Outbox::open(&path, outbox::open_options(env)?)?;
@@ -105,6 +105,7 @@ fn outbox_backlog(env: &Env, config: &Config, palace: &Path) -> Result<Value> {
     Ok(
         json!({"path": path, "open": open, "failed": sum.count(outbox::OpState::Failed),
            "held_back": backlog.held_back,
+           "pending_local": store.intent_count()?,
            "first_failed": backlog.failed.first().map(|o| o.to_json(false)),
            "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339),
            "last_flush_error": store.last_flush_error()?.map(|l| l.to_json())}),

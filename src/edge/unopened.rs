@@ -18,8 +18,9 @@ pub fn open(
     path: PathBuf,
     opts: OpenOptions,
     origin: Origin,
+    palace: PathBuf,
 ) -> (Option<Arc<OutboxLog>>, Arc<dyn WriteLog>) {
-    match OutboxLog::open(path.clone(), opts, origin.clone()) {
+    match OutboxLog::open(path.clone(), opts, origin.clone(), &palace) {
         Ok(log) => {
             let log = Arc::new(log);
             (Some(Arc::clone(&log)), log)
@@ -34,6 +35,7 @@ pub fn open(
                 path,
                 opts,
                 origin,
+                palace,
                 opened: Mutex::new(None),
             };
             (None, Arc::new(late))
@@ -46,6 +48,7 @@ struct UnopenedOutbox {
     path: PathBuf,
     opts: OpenOptions,
     origin: Origin,
+    palace: PathBuf,
     opened: Mutex<Option<OutboxLog>>,
 }
 
@@ -57,18 +60,22 @@ impl UnopenedOutbox {
     ) -> Result<T, MptError> {
         let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
         if opened.is_none() {
-            let log = OutboxLog::open(self.path.clone(), self.opts, self.origin.clone()).map_err(
-                |e| {
-                    MptError::new(
-                        e.kind,
-                        format!(
-                            "the outbox {} cannot be opened: {}",
-                            self.path.display(),
-                            e.message
-                        ),
-                    )
-                },
-            )?;
+            let log = OutboxLog::open(
+                self.path.clone(),
+                self.opts,
+                self.origin.clone(),
+                &self.palace,
+            )
+            .map_err(|e| {
+                MptError::new(
+                    e.kind,
+                    format!(
+                        "the outbox {} cannot be opened: {}",
+                        self.path.display(),
+                        e.message
+                    ),
+                )
+            })?;
             *opened = Some(log);
         }
         f(opened.as_ref().expect("opened above"))
@@ -76,14 +83,24 @@ impl UnopenedOutbox {
 }
 
 impl WriteLog for UnopenedOutbox {
-    fn record(
-        &self,
-        tool: &str,
-        args: &Value,
-        local_reply: Option<&Value>,
-        maybe_applied: bool,
-    ) -> Result<String, MptError> {
-        self.with_log(|log| log.record(tool, args, local_reply, maybe_applied))
+    fn intend(&self, tool: &str, args: &Value, maybe_applied: bool) -> Result<i64, MptError> {
+        self.with_log(|log| log.intend(tool, args, maybe_applied))
+    }
+
+    fn confirm(&self, intent: i64, local_reply: Option<&Value>) -> Result<String, MptError> {
+        self.with_log(|log| log.confirm(intent, local_reply))
+    }
+
+    fn cancel(&self, intent: i64) -> Result<(), MptError> {
+        self.with_log(|log| log.cancel(intent))
+    }
+
+    fn confirm_failed(&self, intent: i64, error: &Value) -> Result<String, MptError> {
+        self.with_log(|log| log.confirm_failed(intent, error))
+    }
+
+    fn intents(&self) -> Result<Vec<crate::outbox::intent::Intent>, MptError> {
+        self.with_log(|log| log.intents())
     }
 
     /// With no outbox there is no id map: the arguments go as they are.

@@ -32,6 +32,8 @@ impl Handshake {
 
 pub enum McpClient {
     Local(StdioClient),
+    /// A local child another part of this process owns too (the edge owner's, for its checks).
+    Shared(std::sync::Arc<StdioClient>),
     Remote(HttpClient),
     /// Through the palace's edge owner (its Unix socket): the one writer when it runs.
     Owner(super::unix::UnixClient),
@@ -47,7 +49,7 @@ impl McpClient {
     ) -> Result<McpClient, CallError> {
         match &config.remote {
             Some(remote) => Ok(McpClient::Remote(HttpClient::new(
-                HttpOptions::for_remote(remote, &config.mcp),
+                HttpOptions::for_remote(remote, config),
             )?)),
             None => Ok(McpClient::Local(StdioClient::new(
                 local_child_spec(config, palace, child),
@@ -58,7 +60,7 @@ impl McpClient {
 
     pub fn transport_name(&self) -> &'static str {
         match self {
-            McpClient::Local(_) => "local",
+            McpClient::Local(_) | McpClient::Shared(_) => "local",
             McpClient::Remote(_) => "remote",
             McpClient::Owner(_) => "edge",
         }
@@ -67,8 +69,18 @@ impl McpClient {
     pub async fn connect(&self) -> Result<Handshake, CallError> {
         match self {
             McpClient::Local(c) => c.connect().await,
+            McpClient::Shared(c) => c.connect().await,
             McpClient::Remote(c) => c.handshake().await,
             McpClient::Owner(c) => c.handshake().await,
+        }
+    }
+
+    /// Whether the primary answers its `/healthz` now (2 s, a connection of its own): `None`
+    /// for a transport that is not a network peer.
+    pub async fn probe(&self) -> Option<bool> {
+        match self {
+            McpClient::Remote(c) => Some(c.probe().await),
+            McpClient::Local(_) | McpClient::Shared(_) | McpClient::Owner(_) => None,
         }
     }
 
@@ -80,6 +92,7 @@ impl McpClient {
     ) -> Result<Value, CallError> {
         match self {
             McpClient::Local(c) => c.request(method, params, deadline).await,
+            McpClient::Shared(c) => c.request(method, params, deadline).await,
             McpClient::Remote(c) => c.request(method, params, deadline).await,
             McpClient::Owner(c) => c.request(method, params, deadline).await,
         }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
 
+use super::liveness::Liveness;
 use super::{
     CallError, Deadline, Handshake, HttpFailure, TokenRefusal, body, handshake, jsonrpc, sse,
 };
@@ -30,65 +31,108 @@ pub struct HttpOptions {
     pub ca_file: Option<PathBuf>,
     pub timeout: Option<Duration>,
     pub init_timeout: Option<Duration>,
+    /// Zero: no connect deadline of its own.
     pub connect_timeout: Duration,
 }
 
 impl HttpOptions {
-    /// The configured primary with the MCP knobs' deadlines; callers override what differs.
+    /// The configured primary: a call's default deadline is `MEMPALACE_MCP_TIMEOUT_MS`, the
+    /// connect and the handshake the primary's own network deadlines (`MPT_PRIMARY_*`, not the
+    /// local child's cold-open budget); callers override what differs.
     pub fn for_remote(
         remote: &crate::config::Remote,
-        knobs: &crate::config::McpKnobs,
+        config: &crate::config::Config,
     ) -> HttpOptions {
         HttpOptions {
             url: remote.url.clone(),
             token: remote.token.as_ref().map(|(s, _)| s.clone()),
             ca_file: remote.ca_file.clone(),
-            timeout: knobs.timeout,
-            init_timeout: knobs.init_timeout,
-            connect_timeout: Duration::from_secs(10),
+            timeout: config.mcp.timeout,
+            init_timeout: config.primary.handshake,
+            connect_timeout: config.primary.connect,
         }
     }
 }
 
 pub struct HttpClient {
-    http: reqwest::Client,
+    /// Renewed after a probe found the primary silent: an idle connection may be one a black
+    /// hole took, and would hang the next call that reuses it.
+    http: StdMutex<reqwest::Client>,
+    /// Probes beside a waiting call (`liveness`): a silent primary abandons it.
+    liveness: Liveness,
     opts: HttpOptions,
     session_id: StdMutex<Option<String>>,
     protocol: StdMutex<Option<String>>,
     next_id: AtomicU64,
 }
 
-impl HttpClient {
-    pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(opts.connect_timeout)
-            .user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")));
-        if let Some(ca) = &opts.ca_file {
-            let pem = std::fs::read(ca).map_err(|e| CallError::Http {
-                failure: HttpFailure::Tls,
-                status: None,
-                detail: format!("cannot read the CA file {}: {e}", ca.display()),
-            })?;
-            let certs =
-                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| CallError::Http {
-                    failure: HttpFailure::Tls,
-                    status: None,
-                    detail: format!("the CA file {} holds no PEM certificate: {e}", ca.display()),
-                })?;
-            builder = builder.tls_certs_merge(certs);
-        }
-        let http = builder.build().map_err(|e| CallError::Http {
+/// A reqwest client for `opts` (its CA, its connect deadline); `pooled: false` keeps no idle
+/// connection, so each request opens its own.
+fn build(opts: &HttpOptions, pooled: bool) -> Result<reqwest::Client, CallError> {
+    let mut builder =
+        reqwest::Client::builder().user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")));
+    if !opts.connect_timeout.is_zero() {
+        builder = builder.connect_timeout(opts.connect_timeout);
+    }
+    if !pooled {
+        builder = builder.pool_max_idle_per_host(0);
+    }
+    if let Some(ca) = &opts.ca_file {
+        let tls = |detail: String| CallError::Http {
             failure: HttpFailure::Tls,
             status: None,
-            detail: format!("cannot set up the HTTP client: {e}"),
+            detail,
+        };
+        let pem = std::fs::read(ca)
+            .map_err(|e| tls(format!("cannot read the CA file {}: {e}", ca.display())))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+            tls(format!(
+                "the CA file {} holds no PEM certificate: {e}",
+                ca.display()
+            ))
         })?;
+        builder = builder.tls_certs_merge(certs);
+    }
+    builder.build().map_err(|e| CallError::Http {
+        failure: HttpFailure::Tls,
+        status: None,
+        detail: format!("cannot set up the HTTP client: {e}"),
+    })
+}
+
+impl HttpClient {
+    pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
+        let http = build(&opts, true)?;
+        let mut healthz =
+            reqwest::Url::parse(&opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
+        healthz.set_path("/healthz");
+        healthz.set_query(None);
         Ok(HttpClient {
-            http,
+            http: StdMutex::new(http),
+            liveness: Liveness::new(build(&opts, false)?, healthz, opts.connect_timeout),
             opts,
             session_id: StdMutex::new(None),
             protocol: StdMutex::new(None),
             next_id: AtomicU64::new(1),
         })
+    }
+
+    /// The client for the next request: a new one (an empty pool) once a probe failed.
+    fn http(&self) -> reqwest::Client {
+        let mut http = self.http.lock().unwrap();
+        if self.liveness.take_stale_pool()
+            && let Ok(fresh) = build(&self.opts, true)
+        {
+            log_debug!("the primary went silent: its idle connections are dropped");
+            *http = fresh;
+        }
+        http.clone()
+    }
+
+    /// Whether the primary answers `/healthz` now (any status), within 2 s, on a connection of
+    /// its own: what the edge asks while the primary is unhealthy.
+    pub async fn probe(&self) -> bool {
+        self.liveness.probe().await
     }
 
     pub fn url(&self) -> &str {
@@ -168,7 +212,7 @@ impl HttpClient {
             reqwest::Url::parse(&self.opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
         url.set_path(path);
         url.set_query(None);
-        let mut req = self.http.get(url);
+        let mut req = self.http().get(url);
         if let Some(t) = &self.opts.token {
             req = req.bearer_auth(t.expose());
         }
@@ -199,7 +243,7 @@ impl HttpClient {
     ) -> Result<Option<Value>, CallError> {
         let body = serde_json::to_vec(msg).map_err(|e| CallError::Protocol(e.to_string()))?;
         let mut req = self
-            .http
+            .http()
             .post(&self.opts.url)
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json")
@@ -247,7 +291,21 @@ impl HttpClient {
                 Ok(Some(pick_response(v, expect)?))
             }
         };
-        with_deadline(fut, timeout, &format!("remote request '{what}'")).await
+        let started = Instant::now();
+        let label = format!("remote request '{what}'");
+        tokio::select! {
+            r = with_deadline(fut, timeout, &label) => r,
+            // A black hole never answers and never closes: abandoned, it may have applied.
+            () = self.liveness.silence(started) => Err(CallError::Http {
+                failure: HttpFailure::Silent,
+                status: None,
+                detail: format!(
+                    "the primary went silent while '{what}' waited: {} /healthz probes in a row gave no answer within {} s, so the wait was abandoned (the call may have applied)",
+                    super::liveness::SILENT_AFTER,
+                    super::liveness::PROBE_DEADLINE.as_secs()
+                ),
+            }),
+        }
     }
 
     fn remember_session(&self, headers: &HeaderMap) {

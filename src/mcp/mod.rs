@@ -6,6 +6,7 @@ pub mod client;
 pub mod handshake;
 pub mod http;
 pub mod jsonrpc;
+pub mod liveness;
 pub mod sse;
 pub mod stdio;
 pub mod tool_result;
@@ -68,6 +69,9 @@ pub enum HttpFailure {
     RateLimited {
         retry_after_s: Option<u64>,
     },
+    /// The primary went silent while a call waited (its `/healthz` probe got no answer: a black
+    /// hole): the wait was abandoned; the call may have applied.
+    Silent,
     Status,
 }
 
@@ -286,6 +290,7 @@ impl CallError {
                     | HttpFailure::Connect
                     | HttpFailure::Server
                     | HttpFailure::Dropped
+                    | HttpFailure::Silent
                     | HttpFailure::Tls
                     | HttpFailure::RateLimited { .. }
             ),
@@ -295,6 +300,22 @@ impl CallError {
         }
     }
 
+    /// The network failed, not the server: a probe of `/healthz` tells when it is back.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self,
+            CallError::Timeout { .. }
+                | CallError::Http {
+                    failure: HttpFailure::Dns
+                        | HttpFailure::Refused
+                        | HttpFailure::Connect
+                        | HttpFailure::Dropped
+                        | HttpFailure::Silent,
+                    ..
+                }
+        )
+    }
+
     /// Sent, but no complete answer: the server may have applied it.
     pub fn is_ambiguous(&self) -> bool {
         matches!(
@@ -302,7 +323,9 @@ impl CallError {
             CallError::Timeout { .. }
                 | CallError::ChildExited { .. }
                 | CallError::Http {
-                    failure: HttpFailure::Dropped | HttpFailure::ReplyTooLarge,
+                    failure: HttpFailure::Dropped
+                        | HttpFailure::ReplyTooLarge
+                        | HttpFailure::Silent,
                     ..
                 }
         )
@@ -454,6 +477,10 @@ fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
         HttpFailure::Dropped => (
             ErrorKind::Unavailable,
             "the connection dropped before the reply was complete: the call may or may not have applied",
+        ),
+        HttpFailure::Silent => (
+            ErrorKind::Unavailable,
+            "the primary stopped answering, even its /healthz (a sleeping network, a dropped NAT entry): the call may have applied; a queued op is checked on the primary before it is sent again",
         ),
         HttpFailure::ReplyTooLarge => (
             ErrorKind::Protocol,

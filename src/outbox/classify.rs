@@ -99,7 +99,7 @@ pub fn classify_error(e: CallError) -> Verdict {
         },
         CallError::Http { failure, .. } => match failure {
             H::Dns | H::Refused | H::Connect | H::Tls => (Sent::No, true),
-            H::Server | H::Dropped => (Sent::Maybe, true),
+            H::Server | H::Dropped | H::Silent => (Sent::Maybe, true),
             H::Unauthorized(_) | H::Forbidden | H::NotFound => return Verdict::Stop { error: e },
             H::TooLarge => (Sent::No, false),
             H::Status | H::ReplyTooLarge => (Sent::Maybe, false),

@@ -65,8 +65,10 @@ pub async fn flush(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<FlushReport> {
     let started = Instant::now();
+    lock.beat();
     let recovered = store.recover_leases(lock)?;
     let mut run = Run {
+        lock,
         store,
         client,
         opts,
@@ -81,6 +83,7 @@ pub async fn flush(
         retrying: HashSet::new(),
         held_back: 0,
         reached: false,
+        unreachable: false,
     };
     let (stop, error) = run.drain(progress).await?;
     if run.reached && matches!(stop, Stop::Drained | Stop::Limit | Stop::Blocked) {
@@ -101,10 +104,13 @@ pub async fn flush(
         remaining: run.store.open_count()?,
         elapsed: started.elapsed(),
         error,
+        unreachable: run.unreachable,
     })
 }
 
 struct Run<'a> {
+    /// Beaten at each sign of progress; another flusher may ask its holder to let go.
+    lock: &'a FlushLock,
     store: &'a mut Outbox,
     client: &'a McpClient,
     opts: &'a FlushOptions,
@@ -127,6 +133,9 @@ struct Run<'a> {
     held_back: i64,
     /// The handshake with the primary succeeded.
     reached: bool,
+    /// The last transient failure was the network's (not the server's): a pause probes
+    /// `/healthz` and ends at the first answer.
+    unreachable: bool,
 }
 
 /// What to do after one op.
@@ -161,13 +170,20 @@ impl Run<'_> {
             return Ok((Stop::Limit, None));
         }
         let schemas = loop {
-            match self.client.connect().await {
-                Ok(hs) => break Schemas::from_tools(&hs.tools),
+            let Some(connected) = unless_taken_over(self.lock, self.client.connect()).await else {
+                return Ok((Stop::TakenOver, Some(taken_over())));
+            };
+            match connected {
+                Ok(hs) => {
+                    self.lock.beat();
+                    break Schemas::from_tools(&hs.tools);
+                }
                 // Each stop says why on the op it set out to send and as the outbox's last
                 // flush error (`mpt outbox`, doctor, edge status), without counting an attempt.
                 Err(e) => match classify::classify_error(e) {
                     Verdict::Transient { error, .. } => {
                         self.streak += 1;
+                        self.unreachable = error.is_unreachable();
                         if !self.pause(self.backoff()).await {
                             return self.stopped_before_sending(Stop::Unavailable, error.into());
                         }
@@ -202,6 +218,7 @@ impl Run<'_> {
                 }
             };
             let next = self.one(op, &schemas).await?;
+            self.lock.beat();
             progress(&Progress {
                 settled: self.settled(),
                 total: self.total,
@@ -262,7 +279,15 @@ impl Run<'_> {
                 replay::window_start(&op),
                 op.id,
             )?;
-            match replay::check(self.client, &op, schemas, &confirmed).await {
+            let checked = unless_taken_over(
+                self.lock,
+                replay::check(self.client, &op, schemas, &confirmed),
+            )
+            .await;
+            let Some(checked) = checked else {
+                return self.let_go(&op, false).await;
+            };
+            match checked {
                 Ok(Check::Present(r, found)) => {
                     self.counts.verified_present += 1;
                     let landed = found.map(|e| refs::landed_from_found(&op.tool_name, &e));
@@ -296,10 +321,12 @@ impl Run<'_> {
         }
         let args = args.unwrap_or_else(|| replay::send_args(&op, schemas));
         self.counts.sent += 1;
-        let result = self
+        let sent = self
             .client
-            .call_tool(&op.tool_name, args, self.opts.call_deadline)
-            .await;
+            .call_tool(&op.tool_name, args, self.opts.call_deadline);
+        let Some(result) = unless_taken_over(self.lock, sent).await else {
+            return self.let_go(&op, true).await;
+        };
         match classify::classify(&op.tool_name, result) {
             Verdict::Applied {
                 already,
@@ -321,6 +348,24 @@ impl Run<'_> {
             }
             failure => self.failed_attempt(&op, failure, false).await,
         }
+    }
+
+    /// Another flusher asked this one to let go: the op goes back to the queue at once (checked
+    /// before it is resent when `sent`: the abandoned send may have applied), and the drain ends.
+    async fn let_go(&mut self, op: &Op, sent: bool) -> Result<Next> {
+        self.commit_acks()?;
+        let err = taken_over();
+        self.store.nack(
+            op,
+            &self.token,
+            &Nack {
+                hard: false,
+                unconfirmed: op.unconfirmed || sent,
+                retry_at: 0,
+                error: error_json(&err),
+            },
+        )?;
+        Ok(Next::Finish(Stop::TakenOver, Some(err)))
     }
 
     /// Done: recorded with the next commit (the next window's claim, or the end of the run).
@@ -355,6 +400,7 @@ impl Run<'_> {
             Verdict::Transient { sent, error } => {
                 self.counts.transient_failures += 1;
                 self.streak += 1;
+                self.unreachable = error.is_unreachable();
                 let wait = self.backoff().max(if sent == Sent::Maybe {
                     Duration::from_secs(2)
                 } else {
@@ -477,7 +523,12 @@ impl Run<'_> {
             // attempts); another backoff is waited out only within a deadline.
             let ours = self.retrying.contains(&op.id) && self.opts.deadline.is_none();
             if ours || self.time_left() > wait {
-                tokio::time::sleep(wait).await;
+                if unless_taken_over(self.lock, tokio::time::sleep(wait))
+                    .await
+                    .is_none()
+                {
+                    return Ok(Idle::End(Stop::TakenOver, Some(taken_over())));
+                }
                 return Ok(Idle::Again);
             }
             let stop = if self.opts.deadline.is_some() {
@@ -551,11 +602,55 @@ impl Run<'_> {
     }
 
     /// Sleeps `d` if the deadline leaves room for it and another try; false = give up now.
-    async fn pause(&self, d: Duration) -> bool {
+    /// After a network failure the pause probes `/healthz` every 2 s: the first answer ends it
+    /// and the backoff (a heal is seen within seconds, not after a 30 s backoff).
+    async fn pause(&mut self, d: Duration) -> bool {
         if self.time_left() <= d {
             return false;
         }
-        tokio::time::sleep(d).await;
-        true
+        let until = tokio::time::Instant::now() + d;
+        let lock = self.lock;
+        let sleep = |t| async move {
+            unless_taken_over(lock, tokio::time::sleep_until(t))
+                .await
+                .is_some()
+        };
+        if !self.unreachable {
+            return sleep(until).await;
+        }
+        loop {
+            let next = tokio::time::Instant::now() + crate::mcp::liveness::PROBE_EVERY;
+            if next >= until {
+                return sleep(until).await;
+            }
+            if !sleep(next).await {
+                return false;
+            }
+            if self.client.probe().await == Some(true) {
+                self.streak = 0;
+                self.unreachable = false;
+                // What this run backed off is due again (the primary answers).
+                if self.store.reset_backoff().is_err() {
+                    return false;
+                }
+                return true;
+            }
+        }
     }
+}
+
+/// `fut`, unless another flusher asks this one to let go first (`None`).
+async fn unless_taken_over<T>(lock: &FlushLock, fut: impl Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        v = fut => Some(v),
+        () = lock.asked_to_let_go() => None,
+    }
+}
+
+fn taken_over() -> MptError {
+    MptError::new(
+        ErrorKind::Busy,
+        "another flusher found this one making no progress and took over: the send in flight was abandoned (it is checked on the primary before it is sent again)",
+    )
+    .with_hint("nothing to do: the flusher that took over carries on")
 }

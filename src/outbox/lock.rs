@@ -1,7 +1,10 @@
 //! One flusher (`<outbox>.flush.lock`) and one backfill (`<outbox>.backfill.lock`) per outbox:
-//! pid locks (`crate::lock`) the kernel releases however the holder exits; their busy messages.
+//! pid locks (`crate::lock`) the kernel releases however the holder exits; the flusher's
+//! heartbeat, a stuck flusher asked to let go (`<outbox>.flush.abandon`, never killed); their
+//! busy messages.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::{self, PidLock};
@@ -24,22 +27,6 @@ impl FlushLock {
         lock::try_acquire(&path, WHAT)
             .map(|l| l.map(FlushLock))
             .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
-    }
-
-    /// The lock, waiting for the holder to finish.
-    pub fn acquire(outbox: &Path) -> Result<FlushLock> {
-        let path = prepare(outbox)?;
-        lock::acquire(&path, WHAT)
-            .map(FlushLock)
-            .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
-    }
-
-    /// `try_acquire`, or the busy error (exit 6) naming the holder.
-    pub fn acquire_or_busy(outbox: &Path, what: &str) -> Result<FlushLock> {
-        match FlushLock::try_acquire(outbox)? {
-            Some(l) => Ok(l),
-            None => Err(busy(outbox, what)),
-        }
     }
 
     /// The lock once a running flusher lets go of it (an edge's flusher holds it a moment at a
@@ -70,6 +57,119 @@ impl FlushLock {
     pub fn path(&self) -> &Path {
         self.0.path()
     }
+
+    /// The holder made progress (an op settled, a handshake done): see `stuck_for`.
+    pub fn beat(&self) {
+        self.0.beat();
+    }
+
+    /// How long the holder of the outbox's lock has made no progress (`None`: nobody holds it).
+    pub fn stuck_for(outbox: &Path) -> Option<Duration> {
+        let beat = lock::heartbeat(&FlushLock::path_for(outbox)).ok()??;
+        Some(SystemTime::now().duration_since(beat).unwrap_or_default())
+    }
+
+    /// The lock, taken over from a holder whose heartbeat is older than `stale_after`: it is
+    /// asked to abandon its drain (`asked_to_let_go`) and given `patience` to let go; it is never
+    /// killed. A holder that is making progress is waited for with `wait`, else busy (exit 6).
+    pub async fn acquire_or_take_over(
+        outbox: &Path,
+        stale_after: Duration,
+        patience: Duration,
+        wait: bool,
+        what: &str,
+    ) -> Result<FlushLock> {
+        let mut asked: Option<(u32, Instant)> = None;
+        loop {
+            if let Some(l) = FlushLock::try_acquire(outbox)? {
+                let _ = std::fs::remove_file(request_path(outbox));
+                if let Some((pid, _)) = asked {
+                    crate::log_warn!("took the flush over from pid {pid}, which let go when asked");
+                }
+                return Ok(l);
+            }
+            let stuck = FlushLock::stuck_for(outbox).filter(|s| *s >= stale_after);
+            match (asked, stuck, FlushLock::holder(outbox)?) {
+                (None, Some(s), Some(pid)) if pid > 0 => {
+                    crate::log_warn!(
+                        "the flusher pid {pid} made no progress for {} s (more than twice the primary's network deadline): asking it to abandon its drain",
+                        s.as_secs()
+                    );
+                    ask_to_let_go(outbox, pid)?;
+                    asked = Some((pid, Instant::now()));
+                }
+                (Some((pid, at)), _, Some(_)) if !wait && at.elapsed() > patience => {
+                    return Err(MptError::new(
+                        ErrorKind::Busy,
+                        format!(
+                            "the flusher pid {pid} made no progress and did not let go of {} when asked: {what} skipped",
+                            FlushLock::path_for(outbox).display()
+                        ),
+                    )
+                    .with_hint(format!(
+                        "it was not killed: an older mpt cannot be asked; `kill {pid}` stops it (its ops are checked before they are resent)"
+                    )));
+                }
+                (None, None, _) if !wait => return Err(busy(outbox, what)),
+                _ => {}
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Resolves once another flusher asked this holder to let go (it found the heartbeat stale).
+    pub async fn asked_to_let_go(&self) {
+        let outbox = self.outbox();
+        loop {
+            if asked_of(&outbox, std::process::id()) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Whether a live flusher waits to take over: the others leave the lock to it.
+    pub fn taking_over(outbox: &Path) -> bool {
+        std::fs::read_to_string(request_path(outbox))
+            .ok()
+            .and_then(|t| parse_request(&t))
+            .is_some_and(|(_, by)| by != std::process::id() && alive(by))
+    }
+
+    fn outbox(&self) -> PathBuf {
+        let p = self.0.path().as_os_str().to_string_lossy();
+        PathBuf::from(p.strip_suffix(".flush.lock").unwrap_or(&p))
+    }
+}
+
+/// `<outbox>.flush.abandon`: `<holder pid> <requester pid>`.
+fn request_path(outbox: &Path) -> PathBuf {
+    super::store::sidecar(outbox, ".flush.abandon")
+}
+
+fn ask_to_let_go(outbox: &Path, holder: u32) -> Result<()> {
+    let path = request_path(outbox);
+    std::fs::write(&path, format!("{holder} {}\n", std::process::id()))
+        .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
+}
+
+fn parse_request(text: &str) -> Option<(u32, u32)> {
+    let mut it = text.split_whitespace().map(|w| w.parse::<u32>().ok());
+    Some((it.next()??, it.next()??))
+}
+
+/// Whether a live requester asked `holder` to let go.
+fn asked_of(outbox: &Path, holder: u32) -> bool {
+    std::fs::read_to_string(request_path(outbox))
+        .ok()
+        .and_then(|t| parse_request(&t))
+        .is_some_and(|(of, by)| of == holder && alive(by))
+}
+
+fn alive(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 pub fn busy(outbox: &Path, what: &str) -> MptError {

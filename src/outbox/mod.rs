@@ -5,6 +5,7 @@ pub mod admin;
 pub mod backfill;
 pub mod classify;
 pub mod flush;
+pub mod intent;
 pub mod last_error;
 pub mod lease;
 pub mod lock;

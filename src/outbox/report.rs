@@ -27,6 +27,9 @@ pub enum Stop {
     Deadline,
     /// Credentials or endpoint refused (401/403/404): nothing can be sent until fixed.
     Refused,
+    /// Another flusher found this one stuck (no heartbeat for twice the network deadline) and
+    /// asked it to let go: the send in flight was abandoned (checked before it is resent).
+    TakenOver,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -60,6 +63,8 @@ pub struct FlushReport {
     pub remaining: i64,
     pub elapsed: Duration,
     pub error: Option<MptError>,
+    /// It ended on a network failure (not the server's): worth probing until the primary answers.
+    pub unreachable: bool,
 }
 
 impl FlushReport {
@@ -107,6 +112,7 @@ impl Stop {
                 _ => Exit::Unavailable,
             },
             Stop::Refused => error.map_or(Exit::Refused, |e| e.exit()),
+            Stop::TakenOver => Exit::Busy,
         }
     }
 }

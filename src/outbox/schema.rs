@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{ErrorKind, MptError, Result};
 
 /// The schema this build writes. A file with a higher version was made by a newer mpt.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How hard a commit waits for the disk (README "Outbox": what an enqueue survives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +125,24 @@ CREATE TABLE flush_state (
 ) STRICT;
 ";
 
+/// Version 5, the intents step: a write is recorded in `intents` before the edge's child applies
+/// it, moved into `ops` when the child applied it (one transaction), deleted when it refused it.
+/// An intent an owner left when it died is settled against the local palace by the next owner
+/// (`edge::settle`).
+const INTENTS_STEP: &str = "
+CREATE TABLE IF NOT EXISTS intents (
+    id            INTEGER PRIMARY KEY,
+    -- The local palace the child applies it to (its real path): one owner per palace settles.
+    palace        TEXT NOT NULL,
+    tool_name     TEXT NOT NULL,
+    payload_json  TEXT NOT NULL,
+    -- The primary may already hold it (a send got no complete answer): never cancelled.
+    maybe_applied INTEGER NOT NULL DEFAULT 0,
+    owner_pid     INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL
+) STRICT;
+";
+
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
@@ -163,7 +181,7 @@ pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Resu
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(|e| sql("reading the schema version", &e))?;
     match version {
-        0..=3 => {
+        0..=4 => {
             if version == 0 {
                 tx.execute_batch(V1)
                     .map_err(|e| sql("creating the outbox schema", &e))?;
@@ -176,8 +194,12 @@ pub fn prepare(conn: &mut Connection, sync: Synchronous, busy: Duration) -> Resu
                 tx.execute_batch(V3)
                     .map_err(|e| sql("upgrading the outbox schema to version 3", &e))?;
             }
-            tx.execute_batch(V4)
-                .map_err(|e| sql("upgrading the outbox schema to version 4", &e))?;
+            if version <= 3 {
+                tx.execute_batch(V4)
+                    .map_err(|e| sql("upgrading the outbox schema to version 4", &e))?;
+            }
+            tx.execute_batch(INTENTS_STEP)
+                .map_err(|e| sql("upgrading the outbox schema to version 5 (intents)", &e))?;
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(|e| sql("stamping the schema version", &e))?;
         }

@@ -1,7 +1,8 @@
 //! The fleet converges: one real primary, devices with their own palaces and sessions through
 //! `mpt edge`, each behind a link the test refuses, drops, black-holes or makes swallow replies.
 //! Offline references survive replication, a failed op holds back only what depends on it,
-//! every acknowledged write lands once while links flap, and a queue drains with no session.
+//! every acknowledged write lands once while links flap, a black hole that keeps its connections
+//! hung stalls nothing after the heal, and a queue drains with no session.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -287,6 +288,9 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
                     Mode::Drop,
                     Mode::BlackHole,
                     Mode::Pass,
+                    // A real black hole: what it holds stays hung after the heal.
+                    Mode::Freeze,
+                    Mode::Pass,
                 ];
                 let mut n = i;
                 while flapping.load(Ordering::SeqCst) {
@@ -313,13 +317,36 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
         .devices
         .iter()
         .map(|d| {
-            [Mode::DropReply, Mode::Drop, Mode::BlackHole]
+            [Mode::DropReply, Mode::Drop, Mode::BlackHole, Mode::Freeze]
                 .map(|m| d.link.accepted(m))
                 .iter()
                 .sum::<usize>()
         })
         .sum();
     assert!(faults > 0, "the links failed under the writes");
+    // The flapping ends in a black hole that keeps what it holds: each device writes once more
+    // and its flusher, going for the primary, is held there when the links heal.
+    let mut last = Vec::new();
+    for d in &fleet.devices {
+        d.link.set(Mode::Freeze);
+        let before = d.link.accepted(Mode::Freeze);
+        let mut s = d.session("pi", &[]);
+        let entry = format!("the last write from {}, behind a black hole", d.name);
+        s.call(
+            "mempalace_diary_write",
+            json!({"agent_name": "pi", "entry": entry, "wing": format!("wing_{}", d.name)}),
+        )
+        .unwrap();
+        assert!(
+            wait_for(60.0, || d.link.accepted(Mode::Freeze) > before),
+            "{}: the flusher went for the primary",
+            d.name
+        );
+        last.push((d.agent("pi"), format!("HOST:{}|{entry}", d.name), s));
+    }
+    for d in &fleet.devices {
+        d.link.set(Mode::Pass);
+    }
     for d in &fleet.devices {
         // Explicit flushes so a long backoff does not make the test wait (the edge drains too).
         assert!(
@@ -332,6 +359,15 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
             d.outbox()
         );
         assert_eq!(d.outbox()["counts"]["failed"], 0);
+    }
+    for (agent, entry, _session) in &last {
+        let (harness, device) = agent.split_once('@').unwrap();
+        let diary = fleet.diary(harness, &format!("wing_{device}"));
+        assert_eq!(
+            diary.iter().filter(|d| *d == entry).count(),
+            1,
+            "{entry} once"
+        );
     }
     for (agent, a) in &acked {
         for id in &a.drawers {
@@ -381,6 +417,63 @@ fn every_acknowledged_write_lands_once_while_links_flap() {
                     "{subject} {o}: invalidated after its add, the last open: {facts:?}"
                 );
             }
+        }
+    }
+}
+
+/// Three devices queue writes behind a black hole that keeps every connection it took hung
+/// (none is closed at the heal, as with a sleeping laptop or a dropped NAT entry), while each
+/// edge's flusher is stuck sending into it. After the heal every queue drains by itself (no
+/// `mpt outbox flush`), each write once on the primary: the flusher's wait on a silent primary
+/// is abandoned, and the heal is seen without a long backoff.
+#[test]
+fn a_black_hole_that_keeps_its_connections_stalls_no_device_after_the_heal() {
+    const WRITES: usize = 6;
+    let fleet = Fleet::start(3);
+    let mut sessions: Vec<_> = fleet.devices.iter().map(|d| d.session("pi", &[])).collect();
+    for d in &fleet.devices {
+        d.link.set(Mode::Freeze);
+    }
+    for (d, s) in fleet.devices.iter().zip(&mut sessions) {
+        for i in 0..WRITES {
+            s.call(
+                "mempalace_kg_add",
+                json!({"subject": format!("svc_{}", d.name), "predicate": "runs_on", "object": format!("host_{i}")}),
+            )
+            .unwrap();
+        }
+    }
+    for d in &fleet.devices {
+        // The edge's flusher went for the primary and is held by the black hole.
+        assert!(
+            wait_for(60.0, || d.link.accepted(Mode::Freeze) > 0),
+            "{} tried the primary",
+            d.name
+        );
+        assert_eq!(d.outbox()["open"], WRITES, "{}", d.outbox());
+    }
+    for d in &fleet.devices {
+        d.link.set(Mode::Pass);
+    }
+    for d in &fleet.devices {
+        // Generous, not a timing: a flusher stuck in its handshake waited 300 s here.
+        assert!(d.wait_drained(90.0), "{} drains: {}", d.name, d.outbox());
+        assert_eq!(d.outbox()["counts"]["failed"], 0);
+        let facts = fleet
+            .call(
+                "mempalace_kg_query",
+                json!({"entity": format!("svc_{}", d.name), "direction": "outgoing"}),
+            )
+            .unwrap()["facts"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for i in 0..WRITES {
+            let n = facts
+                .iter()
+                .filter(|f| f["object"] == format!("host_{i}").as_str())
+                .count();
+            assert_eq!(n, 1, "{} host_{i} once: {facts:?}", d.name);
         }
     }
 }

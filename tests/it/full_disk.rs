@@ -1,6 +1,7 @@
 //! A full disk (issue 12, item 9) and two small contracts: reading the outbox needs no write,
-//! the edge starts and answers with advice that follows the tool's replay class, huge JSON-RPC
-//! ids come back byte-exact, and a stored enqueue whose print fails still exits 0.
+//! the edge starts and answers, and a write whose intent cannot be recorded is written nowhere
+//! (safe to call again), huge JSON-RPC ids come back byte-exact, and a stored enqueue whose print
+//! fails still exits 0.
 //!
 //! The full disk is simulated with a file-size limit (RLIMIT_FSIZE soft 0, SIGXFSZ ignored, set
 //! in `pre_exec`): every write that would grow a file fails with EFBIG, the error SQLite meets
@@ -196,7 +197,7 @@ exec '{}' \"$@\"
 }
 
 #[test]
-fn when_the_disk_fills_under_a_running_edge_the_advice_follows_the_replay_class() {
+fn when_the_disk_fills_under_a_running_edge_nothing_is_written_and_calling_again_is_safe() {
     let env = TestEnv::new();
     let outbox = env.path("ob/outbox.sqlite3");
     let vars = [
@@ -233,26 +234,32 @@ fn when_the_disk_fills_under_a_running_edge_the_advice_follows_the_replay_class(
         "mempalace_diary_write",
         json!({"agent_name": "pi", "entry": "a note written once"}),
     );
+    // Intent first: the outbox could not record it, so the local palace was never asked, and
+    // calling again once there is room writes it once.
     let msg = diary["error"]["message"].as_str().unwrap_or_default();
     assert!(
-        msg.contains("written to the local palace but NOT queued"),
+        msg.contains("NOT queued for the primary and NOT written to the local palace"),
         "{diary}"
     );
-    assert!(msg.contains("do NOT retry"), "{diary}");
-    assert!(!msg.contains("it is idempotent"), "{diary}");
+    assert!(msg.contains("calling again is safe"), "{diary}");
+    let read = edge.call(
+        3,
+        "mempalace_diary_read",
+        json!({"agent_name": "pi", "last_n": 10}),
+    );
     assert!(
-        msg.contains("mpt outbox enqueue mempalace_diary_write"),
-        "{diary}"
+        !read.to_string().contains("a note written once"),
+        "nothing reached the local palace: {read}"
     );
 
     let drawer = edge.call(
-        3,
+        4,
         "mempalace_add_drawer",
         json!({"wing": "w", "room": "r", "content": "a drawer"}),
     );
     let msg = drawer["error"]["message"].as_str().unwrap_or_default();
     assert!(msg.contains("NOT queued"), "{drawer}");
-    assert!(msg.contains("retrying the call is safe"), "{drawer}");
+    assert!(msg.contains("calling again is safe"), "{drawer}");
 }
 
 #[test]

@@ -31,11 +31,17 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         })?;
         return Ok(Exit::Ok);
     }
-    let lock = if args.wait {
-        FlushLock::acquire(path)?
-    } else {
-        FlushLock::acquire_or_busy(path, "flush")?
-    };
+    let rt = crate::commands::runtime()?;
+    // A holder with no heartbeat for twice the primary's network deadline is stuck (a send into a
+    // black hole): it is asked to abandon its drain, never killed.
+    let network = config.primary.network_deadline();
+    let lock = rt.block_on(FlushLock::acquire_or_take_over(
+        path,
+        network * 2,
+        network,
+        args.wait,
+        "flush",
+    ))?;
     let mut store = Outbox::open(path, outbox::open_options(&ctx.env)?)?;
     // The lease outlives any call: the call deadline plus a margin (10 min with no deadline).
     let lease = config
@@ -55,7 +61,6 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
             bar.set(p.settled, p.total.max(0) as u64);
         }
     };
-    let rt = crate::commands::runtime()?;
     let report = rt.block_on(outbox::flush::flush(
         &mut store,
         &lock,
@@ -83,6 +88,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
                 Stop::Backoff => "the rest is backing off",
                 Stop::Deadline => "deadline passed",
                 Stop::Refused => "refused",
+                Stop::TakenOver => "another flusher took over (this one made no progress)",
             },
             report.settled(), c.applied, c.already_there, c.verified_present, c.sent,
             report.remaining, report.elapsed.as_secs_f64()

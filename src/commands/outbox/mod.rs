@@ -122,6 +122,11 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         .map(Outbox::last_flush_error)
         .transpose()?
         .flatten();
+    let pending = store
+        .as_ref()
+        .map(Outbox::intent_count)
+        .transpose()?
+        .unwrap_or(0);
     let doc = json!({
         "schema": crate::schema::OUTBOX_SUMMARY,
         "outbox": path,
@@ -137,6 +142,8 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         "last_local_seq": s.as_ref().and_then(|s| s.last_seq),
         "flusher_pid": flusher,
         "last_flush_error": last_error.as_ref().map(|l| l.to_json()),
+        // Writes an edge recorded before its child applied them, not yet queued or cancelled.
+        "pending_local": pending,
     });
     ctx.out.emit(&doc, |w| {
         let row = |w: &mut dyn Write, k: &str, v: String| writeln!(w, "{k:<10} {v}");
@@ -178,6 +185,15 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
             "settled",
             format!("{} done, {} dropped", c(OpState::Done), c(OpState::Dropped)),
         )?;
+        if pending > 0 {
+            row(
+                w,
+                "pending",
+                format!(
+                    "{pending} write(s) an edge recorded before its local palace applied them: queued or cancelled once the edge settles them"
+                ),
+            )?;
+        }
         if let Some(h) = &head {
             let state = if blocked {
                 ctx.out.paint(Style::Fail, "failed")

@@ -1,10 +1,11 @@
 //! `mpt edge` driven by a harness-like client, against a real local child and a real primary:
 //! the handshake, routing, merged and degraded reads, stamping, the embedder gate, stall
 //! self-heal through the owner, and several edges sharing one owner (one writer).
-//! Submodules: `fuzz`, `paths`, `read_only_home`, `replication`, `shared` (one owner per palace),
-//! `wire`.
+//! Submodules: `fuzz`, `owner_faults` (the owner killed or stopped under its shims), `paths`,
+//! `read_only_home`, `replication`, `shared` (one owner per palace), `wire`.
 
 mod fuzz;
+mod owner_faults;
 mod paths;
 mod read_only_home;
 mod replication;

@@ -99,7 +99,7 @@ fn list_tools(env: &TestEnv, base: &str, mode: &str, init_timeout_ms: &str) -> V
         &["--json", "call", "--list"],
         &[
             ("MEMPALACE_REMOTE_URL", url.as_str()),
-            ("MEMPALACE_MCP_INIT_TIMEOUT_MS", init_timeout_ms),
+            ("MPT_PRIMARY_HANDSHAKE_MS", init_timeout_ms),
         ],
     );
     let doc = json(&o);

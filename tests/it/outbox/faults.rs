@@ -348,6 +348,65 @@ fn two_flushers_one_sends_the_other_is_busy() {
     assert_each_once(&p.url(), &ops);
 }
 
+/// A flusher stuck in a call the primary never answers (while it answers everything else, so no
+/// probe abandons it) holds the flush lock. A manual flush finds its heartbeat older than twice
+/// the network deadline, asks it to abandon its drain (it is not killed: it exits by itself), and
+/// flushes; the op lands once, checked first (the abandoned send may have applied).
+#[test]
+fn a_stuck_flusher_is_asked_to_let_go_and_a_manual_flush_takes_over() {
+    let env = TestEnv::new();
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let proxy = Proxy::start(
+        &p.url(),
+        Rules {
+            hang_first: 1,
+            ..Default::default()
+        },
+    );
+    let url = proxy.url();
+    let entry = json!({"agent_name": "pi", "entry": "HOST:lap| written once, flushed by the second flusher"});
+    let id = enqueue(&env, &url, "diary_write", &entry);
+    // The network deadline is 1 s here: a holder with no progress for 2 s is stuck.
+    let quick = [("MPT_PRIMARY_HANDSHAKE_MS", "1000")];
+    let mut cmd = env.mpt_command(&["--json", "outbox", "flush", "--deadline", "5m"]);
+    cmd.envs(quick)
+        .env("MEMPALACE_REMOTE_URL", &url)
+        .env("MEMPALACE_PI_DEVICE", DEVICE)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let stuck = Running(cmd.spawn().unwrap());
+    let path = outbox_path(&env);
+    assert!(
+        wait_for(60.0, || proxy.count("mempalace_diary_write") == 1
+            && mpt::outbox::FlushLock::holder(&path).unwrap()
+                == Some(stuck.0.id())),
+        "the first flusher holds the lock and waits on its call"
+    );
+    assert!(
+        wait_for(60.0, || mpt::outbox::FlushLock::stuck_for(&path)
+            .is_some_and(|s| s >= Duration::from_secs(2))),
+        "its heartbeat goes stale"
+    );
+    let o = env.mpt(
+        &["--json", "outbox", "flush"],
+        &[
+            quick[0],
+            ("MEMPALACE_REMOTE_URL", url.as_str()),
+            ("MEMPALACE_PI_DEVICE", DEVICE),
+        ],
+    );
+    let r = json(&o);
+    assert_eq!(o.status.code(), Some(0), "the manual flush took over: {r}");
+    assert_eq!(r["settled"], 1, "{r}");
+    let (code, first) = stuck.finish(60.0);
+    assert_eq!(
+        (code, first["result"].as_str()),
+        (6, Some("taken_over")),
+        "the stuck flusher let go by itself: {first}"
+    );
+    assert_eq!(effect_count(&p.url(), "diary_write", &entry, &id), 1);
+}
+
 #[test]
 fn asking_who_flushes_never_makes_a_starting_flush_busy() {
     // `mpt outbox` reads the flush lock's holder; it once did so by taking a shared lock for an

@@ -1,6 +1,8 @@
 //! A device's network link to the primary: a loopback TCP forwarder the test switches between
 //! passing, refusing (no listener), dropping (accept and close), black-holing (accept, never
-//! answer) and swallowing replies (the request reaches the primary, the reply never comes back).
+//! answer; or, as a real black hole does, also silencing live connections and keeping all of them
+//! hung after the heal) and swallowing replies (the request reaches the primary, the reply never
+//! comes back).
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -16,8 +18,13 @@ pub enum Mode {
     Refuse,
     /// Accepted, then closed before a byte is read.
     Drop,
-    /// Accepted and held: nothing is read or answered.
+    /// Accepted and held: nothing is read or answered. Held connections are closed when the mode
+    /// changes (a forwarder that gives up on them).
     BlackHole,
+    /// A real black hole (a sleeping laptop, a dropped NAT entry): new connections are accepted
+    /// and held, and every connection forwarded so far goes silent too. Nothing is ever closed:
+    /// what it held stays hung after the heal, with no RST, and only new connections pass again.
+    Freeze,
     /// Forwarded to the primary (which applies it); the reply is thrown away, the connection closed.
     DropReply,
 }
@@ -26,6 +33,10 @@ struct State {
     mode: Mode,
     upstream: u16,
     held: Vec<TcpStream>,
+    /// Connections a `Freeze` silenced: kept open (never answered) until the link is dropped.
+    frozen: Vec<TcpStream>,
+    /// Bumped each time the link enters `Freeze`: a forward started before it goes silent.
+    freezes: u64,
     /// Connections accepted per mode, for assertions that a mode was exercised.
     accepted: Vec<Mode>,
 }
@@ -48,6 +59,8 @@ impl Link {
                 mode: Mode::Pass,
                 upstream: 0,
                 held: Vec::new(),
+                frozen: Vec::new(),
+                freezes: 0,
                 accepted: Vec::new(),
             }),
             Condvar::new(),
@@ -75,10 +88,14 @@ impl Link {
         self.state.0.lock().unwrap().upstream = port;
     }
 
-    /// Switches the mode; held (black-holed) connections are closed when it changes.
+    /// Switches the mode; connections `BlackHole` held are closed when it changes, those a
+    /// `Freeze` holds or silenced are not.
     pub fn set(&self, mode: Mode) {
         let (lock, cv) = &*self.state;
         let mut s = lock.lock().unwrap();
+        if mode == Mode::Freeze && s.mode != Mode::Freeze {
+            s.freezes += 1;
+        }
         s.mode = mode;
         for c in s.held.drain(..) {
             let _ = c.shutdown(Shutdown::Both);
@@ -97,6 +114,9 @@ impl Drop for Link {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         self.set(Mode::Pass);
+        for c in self.state.0.lock().unwrap().frozen.drain(..) {
+            let _ = c.shutdown(Shutdown::Both);
+        }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -144,46 +164,87 @@ fn accept_loop(
     }
 }
 
-fn handle(conn: TcpStream, state: &Arc<(Mutex<State>, Condvar)>) {
-    let (mode, upstream) = {
+type Shared = Arc<(Mutex<State>, Condvar)>;
+
+fn handle(conn: TcpStream, state: &Shared) {
+    let (mode, upstream, freezes) = {
         let mut s = state.0.lock().unwrap();
         let m = s.mode;
         s.accepted.push(m);
-        (m, s.upstream)
+        (m, s.upstream, s.freezes)
     };
     match mode {
         Mode::Refuse | Mode::Drop => drop(conn),
         Mode::BlackHole => state.0.lock().unwrap().held.push(conn),
+        Mode::Freeze => state.0.lock().unwrap().frozen.push(conn),
         Mode::Pass | Mode::DropReply => {
-            std::thread::spawn(move || forward(conn, upstream, mode == Mode::DropReply));
+            let state = Arc::clone(state);
+            std::thread::spawn(move || {
+                forward(conn, upstream, mode == Mode::DropReply, &state, freezes)
+            });
         }
     }
 }
 
 /// Copies both ways until either side closes; with `swallow`, the reply is read and discarded.
-fn forward(client: TcpStream, upstream: u16, swallow: bool) {
+/// A `Freeze` after it started (`freezes` moved on) silences it: both sockets are kept, open
+/// and unanswered, until the link is dropped.
+fn forward(client: TcpStream, upstream: u16, swallow: bool, state: &Shared, freezes: u64) {
     let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
         return;
     };
-    let (mut c_read, mut s_write) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+    let (c_read, s_write) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+    let up_state = Arc::clone(state);
     let up = std::thread::spawn(move || {
-        let _ = std::io::copy(&mut c_read, &mut s_write);
-        let _ = s_write.shutdown(Shutdown::Write);
+        if copy_until_frozen(c_read, &s_write, false, &up_state, freezes) {
+            let _ = s_write.shutdown(Shutdown::Write);
+        }
     });
-    let (mut s_read, mut c_write) = (server, client);
+    let ended = copy_until_frozen(
+        server.try_clone().unwrap(),
+        &client,
+        swallow,
+        state,
+        freezes,
+    );
+    if ended {
+        let _ = client.shutdown(Shutdown::Both);
+        let _ = server.shutdown(Shutdown::Both);
+    } else {
+        state.0.lock().unwrap().frozen.extend([client, server]);
+    }
+    let _ = up.join();
+}
+
+/// Copies `from` into `to` (or discards it with `swallow`) until `from` ends (`true`) or a
+/// freeze silences the connection (`false`: nothing more is read or written).
+fn copy_until_frozen(
+    mut from: TcpStream,
+    mut to: &TcpStream,
+    swallow: bool,
+    state: &Shared,
+    freezes: u64,
+) -> bool {
+    let frozen = || state.0.lock().unwrap().freezes != freezes;
+    // Polled, so a freeze is noticed while the peer is quiet too.
+    let _ = from.set_read_timeout(Some(Duration::from_millis(20)));
     let mut buf = [0u8; 16 * 1024];
     loop {
-        match s_read.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) if !swallow => {
-                if c_write.write_all(&buf[..n]).is_err() {
-                    break;
+        if frozen() {
+            return false;
+        }
+        match from.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(n) => {
+                if frozen() {
+                    return false;
+                }
+                if !swallow && to.write_all(&buf[..n]).is_err() {
+                    return true;
                 }
             }
-            Ok(_) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => return true,
         }
     }
-    let _ = c_write.shutdown(Shutdown::Both);
-    let _ = s_read.shutdown(Shutdown::Both);
-    let _ = up.join();
 }

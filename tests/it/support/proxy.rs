@@ -1,5 +1,6 @@
-//! A fault-injecting proxy (axum) before a real primary: counts tools/call, delays them, and can
-//! forward a call (it applies) then drop the reply: the AMBIGUOUS case, on demand.
+//! A fault-injecting proxy (axum) before a real primary: counts tools/call, delays them, can
+//! forward a call (it applies) then drop the reply: the AMBIGUOUS case, on demand, and can hold a
+//! call unanswered forever while it keeps answering everything else (a stuck server).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,6 +20,9 @@ pub struct Rules {
     pub drop_after_apply: HashMap<String, u32>,
     /// Added before forwarding each tools/call.
     pub delay: Duration,
+    /// How many of the first tools/call are never forwarded nor answered (held until the client
+    /// gives up); the rest, and every other request, pass.
+    pub hang_first: u32,
 }
 
 #[derive(Default)]
@@ -94,17 +98,24 @@ impl Proxy {
 async fn forward(State(ctx): State<Ctx>, headers: HeaderMap, body: Bytes) -> Response {
     let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut drop_it = false;
+    let mut hang = false;
     let mut delay = Duration::ZERO;
     if msg["method"] == "tools/call" {
         let tool = msg["params"]["name"].as_str().unwrap_or("").to_string();
         let mut s = ctx.shared.lock().unwrap();
         delay = s.rules.delay;
-        if let Some(n) = s.rules.drop_after_apply.get_mut(&tool).filter(|n| **n > 0) {
+        if s.rules.hang_first > 0 {
+            s.rules.hang_first -= 1;
+            hang = true;
+        } else if let Some(n) = s.rules.drop_after_apply.get_mut(&tool).filter(|n| **n > 0) {
             *n -= 1;
             drop_it = true;
             s.dropped.push(tool.clone());
         }
         s.calls.push((tool, msg["params"]["arguments"].clone()));
+    }
+    if hang {
+        return std::future::pending().await;
     }
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
