@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::audit::{AuditLog, Event};
+use super::audit::{AuditLog, Event, Synced};
 use super::last_used::LastUsed;
 use super::policy::Policy;
 use super::rate::Buckets;
@@ -20,6 +20,7 @@ pub struct Shared {
     policy: Mutex<Watched<Policy>>,
     tokens: Mutex<Watched<TokenFile>>,
     audit: Mutex<AuditLog>,
+    synced: Synced,
     rate: Mutex<Buckets>,
     last_used: Mutex<LastUsed>,
 }
@@ -55,6 +56,7 @@ impl Shared {
             policy: Mutex::new(policy),
             tokens: Mutex::new(tokens),
             audit: Mutex::new(audit),
+            synced: Synced::default(),
             rate: Mutex::new(Buckets::default()),
             last_used: Mutex::new(last_used),
         }
@@ -94,7 +96,16 @@ impl Shared {
             if e.allowed { "allow" } else { "deny" },
             e.rule
         );
-        let r = lock(&self.audit).append(e, durable);
+        // Appended under the lock; a write's record then made durable outside it, so one fsync
+        // serves every write that arrived meanwhile.
+        let appended = lock(&self.audit).append(e);
+        let r = appended.and_then(|seq| {
+            if durable {
+                self.synced
+                    .through(seq, || lock(&self.audit).sync_handle())?;
+            }
+            Ok(seq)
+        });
         if let Err(err) = &r {
             log_warn!("the audit record could not be written: {err}");
         }

@@ -77,6 +77,41 @@ pub(super) fn last_record(dir: &StateDir) -> Result<Option<Link>> {
     Ok(None)
 }
 
+/// Whether the chain holds from checkpoint `h` to the log's end: its record is there with its
+/// hash, and each later one is numbered next and links to the one before.
+pub(super) fn holds_from(dir: &StateDir, h: &Head) -> Result<bool> {
+    let mut prev: Option<Link> = None;
+    for file in files(dir)? {
+        for line in lines(&file)? {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let Some((_, l, body)) = link(&line) else {
+                if prev.is_some() {
+                    return Ok(false);
+                }
+                continue;
+            };
+            match &prev {
+                None if l.seq == h.seq => {
+                    if l.hash != h.hash || chain::hash(&l.prev, &body) != l.hash {
+                        return Ok(false);
+                    }
+                    prev = Some(l);
+                }
+                None => {}
+                Some(p) => {
+                    if broken(Some(p), &l, &body).is_some() {
+                        return Ok(false);
+                    }
+                    prev = Some(l);
+                }
+            }
+        }
+    }
+    Ok(prev.is_some())
+}
+
 /// The seq of a file's first record.
 pub(super) fn first_seq(path: &std::path::Path) -> Result<Option<u64>> {
     Ok(lines(path)?
