@@ -119,7 +119,7 @@ async fn forward_route(
     };
     base.bytes_in = body.len() as u64;
     let durable = parts.method == Method::POST;
-    if sh.audit(&base, durable).is_err() && durable {
+    if sh.audit_forwarded(&base, durable).await.is_err() && durable {
         return reply::audit_unavailable();
     }
     let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());

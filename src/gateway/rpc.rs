@@ -125,7 +125,7 @@ pub async fn handle(
     // A write's record is on disk before the write goes; one that cannot be written stops it.
     let durable = base.tool.is_some()
         && catalog::classify(base.tool.as_deref().unwrap_or("")) != ToolClass::Read;
-    if sh.audit(&base, durable).is_err() && durable {
+    if sh.audit_forwarded(&base, durable).await.is_err() && durable {
         return reply::audit_unavailable();
     }
     // The gateway's own serialisation, never the client's bytes: with a key given twice, the

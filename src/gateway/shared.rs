@@ -112,6 +112,23 @@ impl Shared {
         r
     }
 
+    /// [`Shared::audit`] of a request about to be forwarded: a durable one waits for its fsync
+    /// on a blocking thread, so the runtime's workers go on appending the records one fsync
+    /// then covers (group commit), instead of each waiting in turn.
+    pub async fn audit_forwarded(
+        self: &Arc<Self>,
+        e: &Event,
+        durable: bool,
+    ) -> std::io::Result<u64> {
+        if !durable {
+            return self.audit(e, false);
+        }
+        let (sh, e) = (Arc::clone(self), e.clone());
+        tokio::task::spawn_blocking(move || sh.audit(&e, true))
+            .await
+            .unwrap_or_else(|j| Err(std::io::Error::other(j)))
+    }
+
     /// One request from `device` against its rate; `Err(seconds)` to wait.
     pub fn take_rate(&self, device: &str, policy: &Policy) -> Result<(), u64> {
         let rate = policy.device(device).and_then(|d| d.rate);
