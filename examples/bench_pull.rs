@@ -13,7 +13,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{Primary, median};
-use mpt::edge::pull::{PullSpec, base_url, interpreter, pull_once};
+use mpt::edge::pull::{PullSpec, interpreter, pull_once};
+use mpt::mcp::routes::sibling_base_text;
 use serde_json::Value;
 
 const EVENTS: usize = 10_000;
@@ -32,7 +33,7 @@ fn main() {
     .expect("the testbed's mempalace-mcp names its Python");
     seed(&python, &tmp.path().join("p/palace"));
     let primary = Primary::start(tmp.path());
-    let base = base_url(&primary.url()).unwrap();
+    let base = sibling_base_text(&primary.url()).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

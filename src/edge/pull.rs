@@ -54,7 +54,8 @@ pub struct PullSpec {
     /// The child's own interpreter (see [`interpreter`]).
     pub python: PathBuf,
     pub palace: PathBuf,
-    /// The primary's origin (`https://host:port`), where `/sync/*` lives.
+    /// Where the primary's `/sync/*` routes live: beside its MCP endpoint
+    /// (`crate::mcp::routes::sibling_base_text`), a path prefix kept.
     pub base_url: String,
     pub token: Option<Secret>,
     /// An extra CA for a self-signed primary (given to Python as `SSL_CERT_FILE`).
@@ -99,16 +100,6 @@ impl std::fmt::Display for PullError {
             PullError::Failed(m) => write!(f, "applying the primary's log failed: {m}"),
         }
     }
-}
-
-/// The origin of an MCP endpoint URL: `https://h:p/mcp` → `https://h:p` (the `/sync/*` routes
-/// live at the root, as `/healthz` does).
-pub fn base_url(mcp_url: &str) -> Option<String> {
-    let mut u = reqwest::Url::parse(mcp_url).ok()?;
-    u.set_path("");
-    u.set_query(None);
-    u.set_fragment(None);
-    Some(u.as_str().trim_end_matches('/').to_string())
 }
 
 /// Runs one pull to its end or its deadline.
@@ -290,19 +281,6 @@ mod tests {
         assert_eq!(interpreter(&s, &env), None);
         let bin = script(d.path(), "elf", "\x7fELF");
         assert_eq!(interpreter(&bin, &env), None);
-    }
-
-    #[test]
-    fn the_sync_routes_live_at_the_origin() {
-        assert_eq!(
-            base_url("https://palace.example:8765/mcp").as_deref(),
-            Some("https://palace.example:8765")
-        );
-        assert_eq!(
-            base_url("http://127.0.0.1:9/mcp?x=1").as_deref(),
-            Some("http://127.0.0.1:9")
-        );
-        assert_eq!(base_url("not a url"), None);
     }
 }
 

@@ -23,7 +23,7 @@ pub const RECORD_SCHEMA: &str = crate::schema::EDGE_PULL;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PullRecord {
     pub schema: String,
-    /// The primary's origin the pulls went to.
+    /// Where the pulls went: the base of the primary's `/sync/*` routes.
     pub primary: String,
     /// When the last pull that succeeded started (ms since the epoch).
     pub last_success_ms: Option<i64>,
@@ -205,7 +205,7 @@ pub fn configure(
     if interval.is_zero() {
         return Ok(None);
     }
-    let Some(base_url) = super::pull::base_url(&remote.url) else {
+    let Some(base_url) = crate::mcp::routes::sibling_base_text(&remote.url) else {
         return Ok(None);
     };
     let Some(python) = super::pull::interpreter(child_program, env) else {

@@ -15,6 +15,16 @@ use super::{CallError, Deadline, Handshake, HttpFailure, body, handshake, jsonrp
 use crate::config::Secret;
 use crate::{log_debug, log_trace};
 
+/// `route` beside the MCP endpoint `url` (`super::routes`), or why there is none.
+fn sibling(url: &str, route: &str) -> Result<reqwest::Url, CallError> {
+    super::routes::sibling(url, route).ok_or_else(|| {
+        CallError::Protocol(format!(
+            "{} is not a URL that {route} can be found beside",
+            crate::secrets::redact_url(url)
+        ))
+    })
+}
+
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 /// Error bodies are read only this far (an HTML 401 page is not worth more).
@@ -101,10 +111,7 @@ fn build(opts: &HttpOptions, pooled: bool) -> Result<reqwest::Client, CallError>
 impl HttpClient {
     pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
         let http = build(&opts, true)?;
-        let mut healthz =
-            reqwest::Url::parse(&opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
-        healthz.set_path("/healthz");
-        healthz.set_query(None);
+        let healthz = sibling(&opts.url, "/healthz")?;
         Ok(HttpClient {
             http: StdMutex::new(http),
             liveness: Liveness::new(build(&opts, false)?, healthz, opts.connect_timeout),
@@ -135,6 +142,14 @@ impl HttpClient {
 
     pub fn url(&self) -> &str {
         &self.opts.url
+    }
+
+    /// Where [`HttpClient::get`] sends `route`, for messages (userinfo never shown).
+    pub fn route_shown(&self, route: &str) -> String {
+        sibling(&self.opts.url, route).map_or_else(
+            |_| route.to_string(),
+            |u| crate::secrets::redact_url(u.as_str()),
+        )
     }
 
     /// `initialize`, `notifications/initialized`, `tools/list` (all pages): `handshake::run`.
@@ -184,13 +199,11 @@ impl HttpClient {
             .map(|_| ())
     }
 
-    /// A GET beside the MCP endpoint (`/healthz`, `/statusz`, `/sync/version_vector`):
-    /// the status and body text. `path` replaces the URL's path.
+    /// A GET beside the MCP endpoint (`/healthz`, `/statusz`, `/sync/version_vector`, `/whoami`):
+    /// the status and body text. `path` is the route as the server's root names it; it is
+    /// resolved beside the MCP URL (`super::routes`), so a path prefix is kept.
     pub async fn get(&self, path: &str, deadline: Deadline) -> Result<(u16, String), CallError> {
-        let mut url =
-            reqwest::Url::parse(&self.opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
-        url.set_path(path);
-        url.set_query(None);
+        let url = sibling(&self.opts.url, path)?;
         let mut req = self.http().get(url);
         if let Some(t) = &self.opts.token {
             req = req.bearer_auth(t.expose());

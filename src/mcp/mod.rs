@@ -7,6 +7,7 @@ pub mod handshake;
 pub mod http;
 pub mod jsonrpc;
 pub mod liveness;
+pub mod routes;
 pub mod sse;
 pub mod stdio;
 pub mod tool_result;
