@@ -49,6 +49,7 @@ fn main() {
             token: None,
             ca_file: None,
             deadline: Duration::from_secs(600),
+            memory: None,
         };
         // Alternate which side goes first.
         let (f, t) = if block % 2 == 0 {
@@ -134,7 +135,7 @@ ls.close()
 
 async fn timed_pull(spec: &PullSpec, expect: u64) -> f64 {
     let t = Instant::now();
-    let got = pull_once(spec).await.unwrap();
+    let got = pull_once(spec, None).await.unwrap();
     let secs = t.elapsed().as_secs_f64();
     assert_eq!(got.pulled_events, expect, "{got:?}");
     secs

@@ -13,12 +13,14 @@ use crate::error::{MptError, Result};
 pub mod feed;
 pub mod gateway;
 mod parse;
+pub mod pull;
 pub mod read;
 pub mod values;
 
 pub use parse::parse_file;
 
 pub use feed::FeedKnobs;
+pub use pull::PullKnobs;
 
 /// A snapshot of the process environment. Empty values count as unset, as in the bridge
 /// (`if (process.env.X)`), so `MEMPALACE_REMOTE_URL=` does not flip a machine to remote.
@@ -115,6 +117,17 @@ impl Env {
                     .with_hint(format!(
                         "unset {key} for its default of {default}, or set a number"
                     ))
+            }),
+        }
+    }
+
+    fn bytes(&self, key: &str, default: u64) -> Result<u64> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v.trim().parse::<u64>().map_err(|_| {
+                MptError::usage(format!("{key}='{v}' is not a whole number of bytes")).with_hint(
+                    format!("unset {key} for its default of {default}, or set a number of bytes"),
+                )
             }),
         }
     }
@@ -275,6 +288,7 @@ pub struct Config {
     pub primary: PrimaryKnobs,
     pub ext_debug: bool,
     pub feed: FeedKnobs,
+    pub pull: PullKnobs,
     pub file: FileConfig,
     /// The file that was read, if any.
     pub file_path: Option<PathBuf>,
@@ -321,6 +335,7 @@ impl Config {
             primary,
             ext_debug: env.flag("MEMPALACE_EXT_DEBUG", false)?,
             feed: FeedKnobs::from_env(env)?,
+            pull: PullKnobs::from_env(env)?,
             file,
             file_path,
         })

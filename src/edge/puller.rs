@@ -99,12 +99,12 @@ async fn round(
     paths: &OwnerPaths,
     rec: &mut PullRecord,
 ) -> Option<Result<Pulled, PullError>> {
-    let _held = super::owner::take_pid_lock(&lock_path(paths), "edge pull")
+    let held = super::owner::take_pid_lock(&lock_path(paths), "edge pull")
         .ok()
         .flatten()?;
     let started = now_ms();
     rec.last_attempt_ms = Some(started);
-    let r = pull_once(spec).await;
+    let r = pull_once(spec, Some(&held)).await;
     match &r {
         Ok(pulled) => {
             rec.last_success_ms = Some(started);
@@ -196,47 +196,30 @@ pub fn configure(
     palace: &Path,
     child_program: &Path,
     paths: &OwnerPaths,
-) -> crate::error::Result<Option<Puller>> {
-    let interval = millis(env, "MPT_EDGE_PULL_MS", 60_000)?;
-    let deadline = millis(env, "MPT_EDGE_PULL_DEADLINE_MS", 120_000)?;
-    let Some(remote) = &config.remote else {
-        return Ok(None);
-    };
-    if interval.is_zero() {
-        return Ok(None);
-    }
-    let Some(base_url) = crate::mcp::routes::sibling_base_text(&remote.url) else {
-        return Ok(None);
-    };
+) -> Option<Puller> {
+    let remote = config.remote.as_ref()?;
+    let interval = config.pull.interval?;
+    let base_url = crate::mcp::routes::sibling_base_text(&remote.url)?;
     let Some(python) = super::pull::interpreter(child_program, env) else {
         log_warn!(
             "the edge does not pull the primary's coordination log: {} is not a Python console script (MemPalace's log sync runs on the child's own Python)",
             child_program.display()
         );
-        return Ok(None);
+        return None;
     };
-    Ok(Some(Puller {
+    Some(Puller {
         spec: PullSpec {
             python,
             palace: palace.to_path_buf(),
             base_url,
             token: remote.token.as_ref().map(|(t, _)| t.clone()),
             ca_file: remote.ca_file.clone(),
-            deadline: deadline.max(Duration::from_secs(1)),
+            deadline: config.pull.deadline,
+            memory: config.pull.memory,
         },
         paths: paths.clone(),
         interval,
-    }))
-}
-
-fn millis(env: &crate::config::Env, name: &str, default: u64) -> crate::error::Result<Duration> {
-    match env.get(name) {
-        None => Ok(Duration::from_millis(default)),
-        Some(v) => v.trim().parse().map(Duration::from_millis).map_err(|_| {
-            crate::error::MptError::usage(format!("{name}='{v}' is not a number of milliseconds"))
-                .with_hint(format!("unset it for the default ({default})"))
-        }),
-    }
+    })
 }
 
 #[cfg(test)]
