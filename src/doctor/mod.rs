@@ -5,6 +5,7 @@ mod extension;
 mod fleet;
 mod gateway;
 mod graph;
+mod pull;
 mod queue;
 mod remote_entry;
 mod settings;
@@ -135,6 +136,12 @@ pub static CHECKS: &[CheckDef] = &[
         title: "writes that will not reach the primary",
         needs_config: true,
         run: |p| Box::pin(async { queue::check(p.inputs) }),
+    },
+    CheckDef {
+        id: "pull",
+        title: "the pull of the primary's coordination log",
+        needs_config: true,
+        run: |p| Box::pin(async { pull::check(p.inputs) }),
     },
     CheckDef {
         id: "gateway",

@@ -83,6 +83,25 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                 &op[..op.len().min(12)],
             )?;
         }
+        let p = &doc["pull"];
+        if p.is_object() {
+            let ok = p["last_success"].as_str().unwrap_or("never");
+            match p["last_error"].as_str() {
+                None => writeln!(w, "pull      last success {ok}")?,
+                Some(e) => writeln!(
+                    w,
+                    "pull      FAILING since {} (last success {ok}): {}",
+                    p["failing_since"].as_str().unwrap_or("?"),
+                    e.lines().next().unwrap_or("")
+                )?,
+            }
+            if let Some(n) = p["rows_skipped"].as_u64().filter(|n| *n > 0) {
+                writeln!(
+                    w,
+                    "          {n} event(s) of the primary's log could not be read and were skipped"
+                )?;
+            }
+        }
         Ok(())
     })?;
     Ok(Exit::Ok)

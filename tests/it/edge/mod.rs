@@ -7,6 +7,7 @@
 mod fuzz;
 mod owner_faults;
 mod paths;
+mod pull_bounds;
 mod read_only_home;
 mod replication;
 mod shared;
