@@ -165,19 +165,32 @@ async fn mcp(body: Bytes) -> Response {
 
 /// The fake primary on loopback: its MCP URL, the runtime serving it (kept by the caller).
 fn fake(mode: Mode) -> (Fake, String, tokio::runtime::Runtime) {
+    fake_under("", mode, true)
+}
+
+/// The fake primary behind a path `prefix` (`/palace`: its MCP endpoint at `/palace/mcp`), with
+/// or without a `/healthz` beside it.
+fn fake_under(prefix: &str, mode: Mode, healthz: bool) -> (Fake, String, tokio::runtime::Runtime) {
     let f = Fake {
         mode: Arc::new(Mutex::new(mode)),
         sent: Arc::new(AtomicU64::new(0)),
     };
-    let app = Router::new()
-        .route("/mcp", post(mcp))
-        .route("/healthz", get(|| async { "ok" }))
-        .route("/sync/version_vector", get(version_vector))
-        .route("/sync/ops", get(ops))
-        .route("/sync/artifact", get(|| async { "{\"artifact\": null}" }))
-        .with_state(f.clone());
-    let (port, rt) = serve_app(app);
-    (f, format!("http://127.0.0.1:{port}/mcp"), rt)
+    let mut app = Router::new()
+        .route(&format!("{prefix}/mcp"), post(mcp))
+        .route(
+            &format!("{prefix}/sync/version_vector"),
+            get(version_vector),
+        )
+        .route(&format!("{prefix}/sync/ops"), get(ops))
+        .route(
+            &format!("{prefix}/sync/artifact"),
+            get(|| async { "{\"artifact\": null}" }),
+        );
+    if healthz {
+        app = app.route(&format!("{prefix}/healthz"), get(|| async { "ok" }));
+    }
+    let (port, rt) = serve_app(app.with_state(f.clone()));
+    (f, format!("http://127.0.0.1:{port}{prefix}/mcp"), rt)
 }
 
 /// One pull now, as `mpt mailbox` runs it with no owner: the configuration read from `vars`.
@@ -406,4 +419,25 @@ fn kill_9_of_the_owner_takes_its_pull_with_it() {
         "the pull {pull} outlived its owner {owner}"
     );
     h.terminate();
+}
+
+#[test]
+fn a_primary_behind_a_path_prefix_is_pulled_from_beside_its_mcp_endpoint() {
+    let env = TestEnv::new();
+    let palace = env.palace("local");
+    let (_f, url, _rt) = fake_under("/palace", Mode::Malformed, true);
+    let got = pull_now(&env, &palace, &url, &[]).expect("the pull reaches /palace/sync/*");
+    assert_eq!(got.pulled_events, 2, "{got:?}");
+    let rec = puller::read_record(&record_file(&env, &palace)).unwrap();
+    assert!(rec.primary.ends_with("/palace"), "{rec:?}");
+    // The prefix forwarded for /mcp alone: doctor fails, naming the /healthz it looked for.
+    let (_f, url, _rt) = fake_under("/palace", Mode::Malformed, false);
+    let o = env.mpt(
+        &["--json", "doctor", "--check", "transport"],
+        &[("MEMPALACE_REMOTE_URL", url.as_str())],
+    );
+    let out = crate::support::stdout(&o);
+    assert_ne!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("/palace/healthz"), "{out}");
+    assert!(out.contains("\"fail\""), "{out}");
 }
