@@ -170,7 +170,9 @@ fn out_of_memory(stderr: &[u8]) -> bool {
 /// pull of `mpt mailbox`): its address space bounded (`RLIMIT_AS`) beside the caller's wall-clock
 /// deadline, killed with the process that started it (`PR_SET_PDEATHSIG`: a `kill -9` of the owner
 /// leaves no orphan growing on), and holding `lock` while it lives, so a next owner cannot start
-/// a second pull on the log before this one is gone.
+/// a second pull on the log before this one is gone. The death signal follows the *thread* that
+/// forks: call this from a runtime's worker or the main thread, never from a blocking-pool thread
+/// (those exit when idle, and would take the pull with them).
 pub fn bounded_start(
     cmd: &mut tokio::process::Command,
     memory: Option<u64>,
