@@ -1,7 +1,6 @@
 //! The Streamable HTTP client for a MemPalace primary: Content-Length POSTs, bearer token, JSON or
 //! SSE replies, `Mcp-Session-Id` and `MCP-Protocol-Version` echoed, each HTTP failure typed.
 
-use std::error::Error as _;
 use std::path::PathBuf;
 use std::sync::Mutex as StdMutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -209,7 +208,10 @@ impl HttpClient {
             req = req.bearer_auth(t.expose());
         }
         let fut = async {
-            let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| super::send_error::classify(&e))?;
             let status = resp.status().as_u16();
             let text = body::read_capped(resp).await?;
             Ok((status, String::from_utf8_lossy(&text).into_owned()))
@@ -247,7 +249,10 @@ impl HttpClient {
         }
         log_trace!("POST {} {what}", crate::secrets::redact_url(&self.opts.url));
         let fut = async {
-            let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| super::send_error::classify(&e))?;
             self.remember_session(resp.headers());
             let status = resp.status().as_u16();
             if status == 202 {
@@ -436,58 +441,6 @@ fn first_line(s: &str) -> &str {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim()
-}
-
-/// Names the layer that failed: DNS, refused, TLS, or another connect failure.
-fn classify_send_error(e: &reqwest::Error) -> CallError {
-    let text = body::chain(e);
-    let lower = text.to_lowercase();
-    let refused = source_io_kind(e) == Some(std::io::ErrorKind::ConnectionRefused)
-        || lower.contains("connection refused");
-    let failure = if e.is_timeout() {
-        HttpFailure::Connect
-    } else if refused {
-        HttpFailure::Refused
-    } else if lower.contains("dns error")
-        || lower.contains("failed to lookup")
-        || lower.contains("name or service not known")
-        || lower.contains("no address associated")
-    {
-        HttpFailure::Dns
-    } else if lower.contains("certificate")
-        || lower.contains("tls")
-        || lower.contains("handshake")
-        || lower.contains("unknownissuer")
-    {
-        HttpFailure::Tls
-    } else if e.is_connect() {
-        HttpFailure::Connect
-    } else {
-        HttpFailure::Dropped
-    };
-    let what = match failure {
-        HttpFailure::Refused => "connection refused",
-        HttpFailure::Dns => "DNS lookup failed",
-        HttpFailure::Tls => "TLS failed",
-        HttpFailure::Dropped => "the connection dropped",
-        _ => "cannot connect",
-    };
-    CallError::Http {
-        failure,
-        status: None,
-        detail: format!("cannot reach the primary ({what}): {text}"),
-    }
-}
-
-fn source_io_kind(e: &reqwest::Error) -> Option<std::io::ErrorKind> {
-    let mut src = e.source();
-    while let Some(s) = src {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            return Some(io.kind());
-        }
-        src = s.source();
-    }
-    None
 }
 
 /// The HTTP client as the handshake's peer, each request within the handshake's deadline.

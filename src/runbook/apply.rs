@@ -51,8 +51,13 @@ pub struct Holder {
 pub fn apply(inputs: &Inputs, id: &str, yes: bool) -> Result<Applied> {
     let Some(def) = step_def(id) else {
         let ids: Vec<&str> = STEPS.iter().map(|d| d.id).collect();
-        return Err(MptError::usage(format!("there is no step '{id}'"))
-            .with_hint(format!("one of: {}", ids.join(", "))));
+        return Err(
+            MptError::usage(format!("there is no step '{id}'")).with_hint(format!(
+                "{}one of: {}",
+                crate::suggest::did_you_mean(id, ids.iter().copied()),
+                ids.join(", ")
+            )),
+        );
     };
     let scan = ScanSet::collect(inputs);
     let step = (def.check)(inputs, &scan);

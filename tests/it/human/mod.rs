@@ -3,6 +3,7 @@
 
 mod fleet;
 mod local;
+mod truth;
 
 use std::process::Output;
 
