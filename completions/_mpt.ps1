@@ -81,11 +81,28 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it')
             [CompletionResult]::new('wire', 'wire', [CompletionResultType]::ParameterValue, 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'mpt;edge;status' {
+            [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;edge;stop' {
             [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
@@ -121,11 +138,15 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;edge;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it')
             [CompletionResult]::new('wire', 'wire', [CompletionResultType]::ParameterValue, 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'mpt;edge;help;status' {
+            break
+        }
+        'mpt;edge;help;stop' {
             break
         }
         'mpt;edge;help;wire' {
@@ -878,10 +899,14 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;help;edge' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it')
             [CompletionResult]::new('wire', 'wire', [CompletionResultType]::ParameterValue, 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)')
             break
         }
         'mpt;help;edge;status' {
+            break
+        }
+        'mpt;help;edge;stop' {
             break
         }
         'mpt;help;edge;wire' {

@@ -67,23 +67,24 @@ complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s q -l quiet -d 'Print 
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l harness -d 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config\'s, else mcp)' -r
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l harness -d 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config\'s, else mcp)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l standalone -d 'Serve in this process instead of through the palace\'s shared owner'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l owner -d 'Run as the palace\'s owner process (started by `mpt edge` itself)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s q -l quiet -d 'Print only errors'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s h -l help -d 'Print help'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l standalone -d 'Serve in this process instead of through the palace\'s shared owner'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l owner -d 'Run as the palace\'s owner process (started by `mpt edge` itself)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -95,6 +96,17 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l config -d 'The harness\'s config file (opencode: else ~/.config/opencode/opencode.json[c])' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
@@ -109,6 +121,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l scan -d 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)' -r -F
@@ -504,6 +517,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcom
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from runbook" -f -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'

@@ -284,6 +284,8 @@ pub struct EdgeArgs {
 pub enum EdgeAction {
     /// Whether the owner runs, and whether the primary is reachable
     Status,
+    /// Stop this palace's edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it
+    Stop,
     /// Set a harness's MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)
     Wire {
         /// The harness

@@ -22,5 +22,7 @@ pub mod setup;
 pub mod shim;
 pub mod stamp;
 pub mod status;
+pub mod stop;
+pub mod stop_owner;
 pub mod unopened;
 mod write;

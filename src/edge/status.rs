@@ -34,11 +34,15 @@ pub async fn collect(
             .map_or(json!(null), |r| r.to_status()),
     };
     let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);
+    let sessions = owner_up
+        .then(|| super::stop::ask(paths, true, Duration::from_secs(2)))
+        .flatten()
+        .map(|a| a.sessions);
     let lingering = owner::lingering_pid(paths);
     Ok(json!({
         "schema": crate::schema::EDGE_STATUS,
         "palace": palace,
-        "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log},
+        "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log, "sessions": sessions},
         "lingering_flusher_pid": lingering,
         "primary": primary,
         "outbox": queue,

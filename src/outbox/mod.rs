@@ -32,6 +32,7 @@ pub use admin::Summary;
 pub use flush::FlushOptions;
 pub use last_error::LastFlush;
 pub use lock::FlushLock;
+pub use reader::existing;
 pub use report::{FlushReport, Stop};
 pub use schema::Synchronous;
 pub use store::{Enqueued, NewOp, OpenOptions, Outbox};

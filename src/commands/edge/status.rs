@@ -26,6 +26,26 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                 "not running (the next `mpt edge` starts it)".into()
             }
         )?;
+        if let Some(sessions) = doc["owner"]["sessions"].as_array() {
+            let named: Vec<String> = sessions
+                .iter()
+                .filter_map(|a| serde_json::from_value(a.clone()).ok())
+                .map(|a| crate::edge::stop::describe(&a))
+                .collect();
+            if named.is_empty() {
+                writeln!(
+                    w,
+                    "          no harness session: it stops after MPT_EDGE_GRACE_MS, or now with `mpt edge stop`"
+                )?;
+            } else {
+                writeln!(
+                    w,
+                    "          {} harness session(s): {}",
+                    named.len(),
+                    named.join("; ")
+                )?;
+            }
+        }
         if let Some(pid) = lingering {
             writeln!(
                 w,
