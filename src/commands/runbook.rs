@@ -23,6 +23,16 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
         palace: args.palace.path.clone(),
         procs_cache: Default::default(),
     };
+    for p in args
+        .scan
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+    {
+        crate::log_warn!(
+            "--scan {}: no such file or folder, nothing searched there (a typo?)",
+            p.display()
+        );
+    }
     if let Some(RunbookAction::Apply { step, yes }) = &args.action {
         let applied = runbook::apply(&inputs, step, *yes)?;
         print_applied(ctx, &applied)?;

@@ -248,12 +248,7 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         Err(CallError::ToolFailed { payload, .. })
             if payload.get("error").and_then(Value::as_str) == Some("Chroma database missing") =>
         {
-            c.status = Status::Warn;
-            c.summary = format!(
-                "the primary {} answers, but its palace is empty: no drawers were ever filed there",
-                shown
-            );
-            return c.fix("if this is the fleet's primary, point MEMPALACE_REMOTE_URL at the host that holds the palace");
+            return super::empty_primary::verdict(inputs, &shown, c);
         }
         Err(e) => return failed(format!("remote {shown}: mempalace_status"), e),
     };
