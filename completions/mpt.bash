@@ -2628,7 +2628,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__runbook)
-            opts="-q -v -h -V --scan --serve-cmd --palace --json --quiet --verbose --color --mpt-config --help --version phase0 phase1 phase2 apply help"
+            opts="-q -v -h -V --scan --serve-cmd --bind-ok --palace --json --quiet --verbose --color --mpt-config --help --version phase0 phase1 phase2 apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2640,6 +2640,10 @@ _mpt() {
                     ;;
                 --serve-cmd)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind-ok)
+                    COMPREPLY=($(compgen -W "loopback lan" -- "${cur}"))
                     return 0
                     ;;
                 --palace)
@@ -2662,7 +2666,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__runbook__subcmd__apply)
-            opts="-q -v -h -V --yes --scan --serve-cmd --palace --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --yes --scan --serve-cmd --bind-ok --palace --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2674,6 +2678,10 @@ _mpt() {
                     ;;
                 --serve-cmd)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind-ok)
+                    COMPREPLY=($(compgen -W "loopback lan" -- "${cur}"))
                     return 0
                     ;;
                 --palace)

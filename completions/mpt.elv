@@ -144,6 +144,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;runbook'= {
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
+            cand --bind-ok 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -162,6 +163,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;runbook;apply'= {
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
+            cand --bind-ok 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -171,8 +173,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --quiet 'Print only errors'
             cand -v 'Say more on stderr (-vv: each request)'
             cand --verbose 'Say more on stderr (-vv: each request)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }

@@ -141,6 +141,9 @@ pub struct RunbookArgs {
     /// The primary's serve command line for Phase 1, judged instead of what is found
     #[arg(long, value_name = "CMD", global = true, allow_hyphen_values = true)]
     pub serve_cmd: Option<String>,
+    /// Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)
+    #[arg(long, value_enum, value_name = "BIND", global = true)]
+    pub bind_ok: Option<crate::config::ServeBind>,
     #[command(flatten)]
     pub palace: PalaceArg,
 }

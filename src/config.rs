@@ -253,6 +253,17 @@ pub enum WingPolicy {
     Local,
 }
 
+/// A primary's bind chosen on purpose (`mpt runbook phase1 --bind-ok`, `serve_bind` in the
+/// config): the runbook's `serve-bind` step is done, its evidence stating what the choice costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ServeBind {
+    /// 127.0.0.1 / ::1: other devices need `mpt gateway` or a tunnel in front
+    Loopback,
+    /// Every interface (0.0.0.0) or a LAN address: TLS and a token on it
+    Lan,
+}
+
 /// The optional JSON file: what the environment cannot say well.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -269,6 +280,8 @@ pub struct FileConfig {
     pub token_file: Option<PathBuf>,
     /// The primary's embedder identity, when its `/sync/version_vector` is not reachable.
     pub primary_embedder: Option<String>,
+    /// The primary's bind, chosen on purpose (`loopback` | `lan`; `mpt runbook phase1 --bind-ok`).
+    pub serve_bind: Option<ServeBind>,
     /// Per-wing replication policy: glob → `replicated` | `local`.
     #[serde(default)]
     pub replication: BTreeMap<String, WingPolicy>,

@@ -20,6 +20,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
             .map_err(|e| MptError::io("reading the current directory", &e))?,
         scan: args.scan.clone(),
         serve_cmd: args.serve_cmd.clone(),
+        bind_ok: args.bind_ok,
         palace: args.palace.path.clone(),
         procs_cache: Default::default(),
     };
