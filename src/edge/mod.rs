@@ -23,6 +23,7 @@ pub mod shim;
 pub mod stamp;
 pub mod status;
 pub mod stop;
+pub mod stop_gate;
 pub mod stop_owner;
 pub mod unopened;
 mod write;

@@ -15,7 +15,7 @@ use super::identity::{Admission, Identity, admit, answer};
 use super::proxy::Proxy;
 use super::serve::serve;
 use super::stamp::Stamper;
-use super::stop::Gate;
+use super::stop_gate::Gate;
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
 use crate::log_debug;

@@ -10,7 +10,7 @@ use tokio::task::JoinSet;
 
 use super::proxy::Proxy;
 use super::stamp::Stamper;
-use super::stop::{Gate, InFlight};
+use super::stop_gate::{Gate, InFlight};
 use crate::mcp::jsonrpc;
 
 /// The largest message accepted (MemPalace's own HTTP cap).
