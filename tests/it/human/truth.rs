@@ -115,6 +115,14 @@ fn https_to_a_plain_http_primary_says_it_speaks_no_tls() {
     assert_eq!(call["hint"], check["fix"], "one fix for one cause");
 }
 
+/// `mpt [--json] runbook apply kg-location --yes --palace P`.
+fn apply_kg(env: &TestEnv, p: &str, json: bool) -> std::process::Output {
+    let args = ["runbook", "apply", "kg-location", "--yes", "--palace", p];
+    let mut all: Vec<&str> = if json { vec!["--json"] } else { vec![] };
+    all.extend_from_slice(&args);
+    env.mpt(&all, &[])
+}
+
 /// The kg-location step's state and doctor's kg-path status, read the same moment.
 fn kg_verdicts(env: &TestEnv, p: &str) -> (String, String) {
     let rb = json(&env.mpt(&["--json", "runbook", "phase0", "--palace", p], &[]));
@@ -165,23 +173,9 @@ fn the_kg_step_has_one_verdict_and_names_the_edge_owner_that_holds_the_palace() 
         ("to_do".into(), "warn".into()),
         "after it: both say the link is still to make"
     );
-    let attached = env.mpt(
-        &["runbook", "apply", "kg-location", "--yes", "--palace", p],
-        &[],
-    );
+    let attached = apply_kg(&env, p, false);
     assert_eq!(attached.status.code(), Some(4), "{}", shown(&attached));
-    let hint = json(&env.mpt(
-        &[
-            "--json",
-            "runbook",
-            "apply",
-            "kg-location",
-            "--yes",
-            "--palace",
-            p,
-        ],
-        &[],
-    ))["hint"]
+    let hint = json(&apply_kg(&env, p, true))["hint"]
         .as_str()
         .unwrap()
         .to_string();
@@ -192,10 +186,7 @@ fn the_kg_step_has_one_verdict_and_names_the_edge_owner_that_holds_the_palace() 
 
     // The session ends; the owner keeps its child through its grace: mpt's own, lingering.
     assert!(h.close().success());
-    let held = env.mpt(
-        &["runbook", "apply", "kg-location", "--yes", "--palace", p],
-        &[],
-    );
+    let held = apply_kg(&env, p, false);
     assert_eq!(held.status.code(), Some(4), "{}", shown(&held));
     settings(&env).bind(|| {
         insta::assert_snapshot!("kg_apply_held_by_the_edge_owner", shown(&held));
@@ -204,18 +195,7 @@ fn the_kg_step_has_one_verdict_and_names_the_edge_owner_that_holds_the_palace() 
             shown(&env.mpt(&["doctor", "--offline", "--check", "kg-path"], &vars))
         );
     });
-    let refusal = json(&env.mpt(
-        &[
-            "--json",
-            "runbook",
-            "apply",
-            "kg-location",
-            "--yes",
-            "--palace",
-            p,
-        ],
-        &[],
-    ));
+    let refusal = json(&apply_kg(&env, p, true));
     let hint = refusal["hint"].as_str().unwrap();
     assert!(
         hint.starts_with(&format!("`mpt edge stop --palace {p}` stops it")),
@@ -250,10 +230,7 @@ fn the_kg_step_has_one_verdict_and_names_the_edge_owner_that_holds_the_palace() 
             .status
             .success()
     );
-    let applied = env.mpt(
-        &["runbook", "apply", "kg-location", "--yes", "--palace", p],
-        &[],
-    );
+    let applied = apply_kg(&env, p, false);
     assert!(applied.status.success(), "{}", shown(&applied));
     assert_eq!(
         kg_verdicts(&env, p),
