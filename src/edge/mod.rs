@@ -8,6 +8,7 @@ pub mod identity;
 pub mod inflight;
 pub mod launch;
 pub mod merge;
+pub mod mine_lane;
 pub mod owner;
 pub mod policy;
 pub mod private_fs;

@@ -61,7 +61,10 @@ pub async fn start(
         settler.at_start().await;
     }
     if let (Some(log), Some(client)) = (log.clone(), primary_client(config)?) {
-        replicate::spawn_flusher(Arc::clone(&proxy), log, client);
+        replicate::spawn_flusher(Arc::clone(&proxy), log.clone(), client);
+        if let Some(client) = primary_client(config)? {
+            super::mine_lane::spawn(Arc::clone(&proxy), log, client);
+        }
     }
     if let Some(puller) = puller {
         puller::spawn(Arc::clone(&proxy), puller);

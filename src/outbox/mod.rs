@@ -2,6 +2,7 @@
 //! drained to the primary by one flusher at a time (`lock`, `flush`), replay-safe (`replay`).
 
 pub mod admin;
+pub mod apart;
 pub mod backfill;
 pub mod classify;
 pub mod flush;
@@ -81,11 +82,15 @@ pub fn open_options(env: &Env) -> Result<OpenOptions> {
     })
 }
 
-/// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host.
+/// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host; and the
+/// device's feed inbox on the primary's host, the one place a queued `mempalace_mine` may read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
     pub device: String,
     pub host: String,
+    /// `MEMPALACE_PI_REMOTE_PATH`, else `~/.mempalace/feed/inbox/<device>` (`None`: no mine is
+    /// admitted).
+    pub inbox: Option<String>,
 }
 
 impl Origin {
@@ -94,6 +99,11 @@ impl Origin {
         Origin {
             device: config.device.clone().unwrap_or_else(|| host.clone()),
             host,
+            inbox: Some(
+                config
+                    .feed
+                    .remote_path_or_default(config.device.as_deref()),
+            ),
         }
     }
 }

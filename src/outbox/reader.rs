@@ -123,6 +123,7 @@ mod tests {
         let origin = Origin {
             device: "d".into(),
             host: "h".into(),
+            inbox: None,
         };
         {
             let mut o = Outbox::open(&path, OpenOptions::default()).unwrap();

@@ -18,6 +18,7 @@ fn origin() -> Origin {
     Origin {
         device: "lap".into(),
         host: "lap.local".into(),
+        inbox: Some("/srv/inbox/lap".into()),
     }
 }
 
@@ -119,6 +120,7 @@ fn local_seq_is_per_device_and_survives_purge() {
     let other = Origin {
         device: "desk".into(),
         host: "desk".into(),
+        inbox: None,
     };
     let e = o
         .enqueue(
@@ -163,6 +165,17 @@ fn refusals() {
     };
     assert_eq!(try_put("mempalace_sync", json!({})), 4);
     assert_eq!(try_put("mempalace_mine", json!({"source": "/x"})), 4);
+    // The feed's mine is admitted only in convos mode, of a source under the device's inbox.
+    for not_ours in [
+        json!({"source": "/srv/inbox/lap", "mode": "projects"}),
+        json!({"source": "/srv/inbox/lap"}),
+        json!({"source": "/srv/inbox/laptop", "mode": "convos"}),
+        json!({"source": "/srv/inbox/lap/../desk", "mode": "convos"}),
+        json!({"source": "/srv", "mode": "convos"}),
+        json!({"mode": "convos"}),
+    ] {
+        assert_eq!(try_put("mempalace_mine", not_ours.clone()), 4, "{not_ours}");
+    }
     assert_eq!(
         try_put("mempalace_delete_drawer", json!({"drawer_id": "d"})),
         4
@@ -173,6 +186,39 @@ fn refusals() {
         2
     );
     assert_eq!(try_put("kg_add", json!({})), 2);
+}
+
+#[test]
+fn the_feed_mine_of_the_devices_inbox_is_admitted_and_other_devices_mines_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = open(&dir);
+    for source in ["/srv/inbox/lap", "/srv/inbox/lap/", "/srv/inbox/lap/s1.md"] {
+        let p = json!({"source": source, "mode": "convos", "wing": "wing_conversations"});
+        let op = NewOp {
+            tool: "mempalace_mine",
+            payload: &p,
+            dedupe_key: None,
+            local_reply: None,
+            maybe_applied: false,
+        };
+        o.enqueue(&origin(), op).unwrap();
+    }
+    // Without an inbox (an origin that names none), no mine at all.
+    let p = json!({"source": "/srv/inbox/lap", "mode": "convos"});
+    let no_inbox = Origin {
+        inbox: None,
+        ..origin()
+    };
+    let op = NewOp {
+        tool: "mempalace_mine",
+        payload: &p,
+        dedupe_key: None,
+        local_reply: None,
+        maybe_applied: false,
+    };
+    assert_eq!(o.enqueue(&no_inbox, op).unwrap_err().exit().code(), 4);
+    assert!(crate::palace::catalog::runs_apart("mempalace_mine"));
+    assert!(!crate::palace::catalog::runs_apart("mempalace_add_drawer"));
 }
 
 #[test]
