@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::fleet::{self, Fed, FleetFeed};
 use super::prepare::{PrepareOptions, PrepareReport, REPORT_SCHEMA, prepare};
 use super::remote::{PushError, Pushed, RemoteInbox, push};
 use crate::error::{ErrorKind, MptError, Result};
@@ -22,6 +23,9 @@ pub struct FeedJob {
     pub inbox: Option<RemoteInbox>,
     /// `MEMPALACE_FEED_PREPARE_TIMEOUT_MS`: bounds the prepare and the transfer together.
     pub timeout: Option<Duration>,
+    /// Under the edge: the staged folder is the local MINE_SOURCE, and is also shipped to the
+    /// primary with its mine queued (`fleet`). `inbox` is then `None`.
+    pub fleet: Option<FleetFeed>,
 }
 
 /// A finished run. The lock is still held: drop the value (or the field) to release it.
@@ -31,6 +35,8 @@ pub struct FeedRun {
     /// The path the miner must read (the remote path in remote mode), when anything is staged.
     pub mine_source: Option<String>,
     pub pushed: Option<Pushed>,
+    /// Under the edge: what reached (or is owed to) the primary.
+    pub fed: Option<Fed>,
     /// Why nothing was examined, when the sessions folder does not exist.
     pub note: Option<String>,
     pub elapsed: Duration,
@@ -70,6 +76,7 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
             report,
             mine_source: None,
             pushed: None,
+            fed: None,
             note: Some(format!(
                 "no pi sessions folder at {}: nothing to export",
                 sessions.display()
@@ -93,10 +100,15 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
             }
         });
     }
+    let fed = job
+        .fleet
+        .as_ref()
+        .map(|f| fleet::feed(f, &report, deadline, job.timeout));
     Ok(FeedRun {
         report,
         mine_source,
         pushed,
+        fed,
         note: None,
         elapsed: started.elapsed(),
         lock,
@@ -149,7 +161,7 @@ fn timeout_error(what: &str, timeout: Option<Duration>) -> MptError {
     .with_hint("a first run over a long history can take longer: run `mpt feed prepare --reason manual` once by hand, or raise MEMPALACE_FEED_PREPARE_TIMEOUT_MS")
 }
 
-fn push_error(e: PushError, inbox: &RemoteInbox, timeout: Option<Duration>) -> MptError {
+pub(super) fn push_error(e: PushError, inbox: &RemoteInbox, timeout: Option<Duration>) -> MptError {
     let dest = inbox.destination();
     let check = match &inbox.ssh_config {
         Some(c) => format!("ssh -F {} {} true", c.display(), inbox.target),
