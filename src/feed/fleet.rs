@@ -92,7 +92,10 @@ impl ShipState {
         if let Ok(bytes) = serde_json::to_vec(self)
             && let Err(e) = save_json(path, &bytes)
         {
-            crate::log_warn!("feed: cannot record the ship's state in {}: {e}", path.display());
+            crate::log_warn!(
+                "feed: cannot record the ship's state in {}: {e}",
+                path.display()
+            );
         }
     }
 }
@@ -109,8 +112,10 @@ pub fn ship_file(state_file: &Path) -> PathBuf {
 /// Whether the last run left the ship pending (doctor, status).
 pub fn pending(state_file: &Path) -> Option<String> {
     let s = ShipState::load(&ship_file(state_file));
-    s.pending
-        .then(|| s.error.unwrap_or_else(|| "the last ship did not finish".into()))
+    s.pending.then(|| {
+        s.error
+            .unwrap_or_else(|| "the last ship did not finish".into())
+    })
 }
 
 /// Ships the staged folder and queues the primary's mine of it, after a successful ship only,
@@ -213,4 +218,40 @@ fn queue_mine(f: &FleetFeed, source: &str) -> Result<Queued, MptError> {
         source: source.to_string(),
         deduped: e.deduped,
     })
+}
+
+/// Where this device's conversations end up under its opt-in state (doctor's `feeder` evidence;
+/// the README's table says the same): `local`, `primary`, `both` or `nowhere`, and how.
+pub fn destination(config: &crate::config::Config, env: &crate::config::Env) -> String {
+    let knobs = &config.feed;
+    if !knobs.enabled {
+        return "feeder's conversations end up: nowhere (MEMPALACE_FEED=0)".into();
+    }
+    let inbox = knobs.ssh_target.as_ref().map(|t| {
+        let path = knobs.remote_path_or_default(config.device.as_deref());
+        format!("{t}:{path}")
+    });
+    let line = match (&config.remote, config.edge_opt_in, inbox) {
+        (None, _, _) => "local (this device's palace, mined by the bridge)".to_string(),
+        (Some(_), false, Some(i)) => {
+            format!("primary (shipped to {i}, mined there by the bridge's remote mode)")
+        }
+        (Some(_), false, None) => "nowhere: a shared primary and no MEMPALACE_PI_SSH_TARGET to ship to it (set it, or opt into the edge to feed this device's palace)".to_string(),
+        (Some(_), true, None) => "local (this device's palace through the edge); no MEMPALACE_PI_SSH_TARGET, so no way to the primary".to_string(),
+        (Some(_), true, Some(i)) => {
+            let mut s = format!(
+                "both (this device's palace through the edge, and the primary: shipped to {i}, its mine queued in the outbox)"
+            );
+            if let Ok(home) = env.home() {
+                let feed_home = super::job::feed_home(env.get("XDG_STATE_HOME"), &home);
+                let staged = feed_home.join("staged");
+                let (state_file, _) = super::job::state_and_lock(&feed_home, &staged, true);
+                if let Some(why) = pending(&state_file) {
+                    s.push_str(&format!("; ship: pending ({why}), retried by the next trigger"));
+                }
+            }
+            s
+        }
+    };
+    format!("feeder's conversations end up: {line}")
 }

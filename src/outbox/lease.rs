@@ -133,7 +133,7 @@ impl Outbox {
     }
 
     /// Where every open op stands now (`gate`: backoff due by then), in queue order; the ops of the
-/// lane apart (`apart`) are not in it.
+    /// lane apart (`apart`) are not in it.
     pub fn backlog(&self, now: i64, gate: i64) -> Result<Backlog> {
         let mut order = Order::default();
         let mut b = Backlog::default();
@@ -142,7 +142,10 @@ impl Outbox {
             let page = open_page(&self.conn, after)?;
             let Some(last) = page.last() else { break };
             after = last.id;
-            for op in page.into_iter().filter(|op| !catalog::runs_apart(&op.tool_name)) {
+            for op in page
+                .into_iter()
+                .filter(|op| !catalog::runs_apart(&op.tool_name))
+            {
                 match order.standing(&self.conn, &op, now, gate)? {
                     Standing::Sendable => b.sendable += 1,
                     Standing::Failed => b.failed.push(op),

@@ -99,11 +99,7 @@ impl Origin {
         Origin {
             device: config.device.clone().unwrap_or_else(|| host.clone()),
             host,
-            inbox: Some(
-                config
-                    .feed
-                    .remote_path_or_default(config.device.as_deref()),
-            ),
+            inbox: Some(config.feed.remote_path_or_default(config.device.as_deref())),
         }
     }
 }

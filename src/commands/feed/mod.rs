@@ -285,8 +285,10 @@ fn say_fleet(ctx: &Ctx, run: &FeedRun, mining: bool) {
         } else {
             "for this device's palace (the bridge's mine, through the edge)"
         };
-        ctx.out
-            .note("feed", &format!("local: {} staged at {src}, {how}", fed.files));
+        ctx.out.note(
+            "feed",
+            &format!("local: {} staged at {src}, {how}", fed.files),
+        );
     }
     let short = |id: &str| crate::outbox::short(id).to_string();
     let (label, line) = match &fed.ship {
@@ -294,7 +296,9 @@ fn say_fleet(ctx: &Ctx, run: &FeedRun, mining: bool) {
         Ship::Nothing => ("feed", "primary: nothing staged to ship".to_string()),
         Ship::Pending { error, since } => (
             "warning",
-            format!("primary: ship: pending since {since} ({error}); the next trigger retries it, and the local palace is fed meanwhile"),
+            format!(
+                "primary: ship: pending since {since} ({error}); the next trigger retries it, and the local palace is fed meanwhile"
+            ),
         ),
         Ship::Shipped { destination, .. } => match (&fed.queued, &fed.queue_error) {
             (Some(q), _) => (
@@ -308,11 +312,16 @@ fn say_fleet(ctx: &Ctx, run: &FeedRun, mining: bool) {
             ),
             (None, Some(e)) => (
                 "warning",
-                format!("primary: shipped to {destination}, but its mine could not be queued ({e}): ship: pending, retried by the next trigger"),
+                format!(
+                    "primary: shipped to {destination}, but its mine could not be queued ({e}): ship: pending, retried by the next trigger"
+                ),
             ),
             (None, None) => (
                 "feed",
-                format!("primary: {} shipped to {destination}; nothing new since its last queued mine", fed.files),
+                format!(
+                    "primary: {} shipped to {destination}; nothing new since its last queued mine",
+                    fed.files
+                ),
             ),
         },
     };

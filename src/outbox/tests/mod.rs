@@ -234,27 +234,41 @@ fn a_queued_mine_runs_apart_and_never_holds_back_the_writes_behind_it() {
         maybe_applied: false,
     };
     let first = o.enqueue(&origin(), mine).unwrap();
-    assert!(o.enqueue(&origin(), mine).unwrap().deduped, "one active mine per inbox");
+    assert!(
+        o.enqueue(&origin(), mine).unwrap().deduped,
+        "one active mine per inbox"
+    );
     put(&mut o, "mempalace_add_drawer", 1);
     let now = crate::outbox::util::now_ms();
     let b = o.backlog(now, i64::MAX).unwrap();
     assert_eq!((b.sendable, b.held_back), (1, 0));
     let w = o.claim_window("t", now, i64::MAX, 60_000, 32, &[]).unwrap();
     let tools: Vec<&str> = w.iter().map(|op| op.tool_name.as_str()).collect();
-    assert_eq!(tools, ["mempalace_add_drawer"], "the flusher never claims the mine");
+    assert_eq!(
+        tools,
+        ["mempalace_add_drawer"],
+        "the flusher never claims the mine"
+    );
     let lane = o.apart_open().unwrap();
     assert_eq!(lane.len(), 1);
     assert_eq!(lane[0].op_id, first.op_id);
     assert!(crate::outbox::apart::due(&lane[0], now, true));
     // A failed mine stays visible in its lane and blocks nothing.
     o.conn
-        .execute("UPDATE ops SET state = 'failed' WHERE tool_name = 'mempalace_mine'", [])
+        .execute(
+            "UPDATE ops SET state = 'failed' WHERE tool_name = 'mempalace_mine'",
+            [],
+        )
         .unwrap();
     put(&mut o, "mempalace_add_drawer", 2);
     let b = o.backlog(crate::outbox::util::now_ms(), i64::MAX).unwrap();
     assert!(b.failed.is_empty());
     assert_eq!(b.held_back, 0);
-    assert!(!crate::outbox::apart::due(&o.apart_open().unwrap()[0], now, true));
+    assert!(!crate::outbox::apart::due(
+        &o.apart_open().unwrap()[0],
+        now,
+        true
+    ));
 }
 
 #[test]

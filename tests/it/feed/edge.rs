@@ -76,7 +76,10 @@ fn run_json(env: &TestEnv, args: &[&str], vars: &[(&str, &str)], want: i32) -> V
 fn hits(env: &TestEnv, vars: &[(&str, &str)], phrase: &str) -> Vec<Value> {
     let q = json!({"query": phrase, "limit": 10}).to_string();
     let j = run_json(env, &["--json", "call", "search", &q], vars, 0);
-    j["payload"]["results"].as_array().cloned().unwrap_or_default()
+    j["payload"]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 const PHRASES: [&str; 3] = [
@@ -97,8 +100,7 @@ fn assert_each_once(found: impl Fn(&str) -> Vec<Value>, side: &str) {
 }
 
 #[test]
-fn an_edge_devices_conversations_reach_its_palace_offline_and_the_primary_after_the_link_returns()
-{
+fn an_edge_devices_conversations_reach_its_palace_offline_and_the_primary_after_the_link_returns() {
     let env = TestEnv::new();
     let _model = pi_sessions(&env);
     let local = env.palace("local");
@@ -141,7 +143,11 @@ fn an_edge_devices_conversations_reach_its_palace_offline_and_the_primary_after_
     let url = primary.url();
     let vars = base(&url, &sshd.ssh_config.display().to_string());
     let v = refs(&vars);
-    let o = feed(&env, &["--json", "feed", "prepare", "--reason", "settled"], &v);
+    let o = feed(
+        &env,
+        &["--json", "feed", "prepare", "--reason", "settled"],
+        &v,
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let j = parse_json(&o);
     assert_eq!(
@@ -153,7 +159,10 @@ fn an_edge_devices_conversations_reach_its_palace_offline_and_the_primary_after_
     assert_eq!(p["ship"], "shipped", "{j}");
     assert_eq!(p["files"], 1, "{j}");
     assert_eq!(p["queued"]["source"], inbox.to_str().unwrap(), "{j}");
-    assert_eq!(contents(&inbox), contents(&env.path("state/mpt/feed/staged")));
+    assert_eq!(
+        contents(&inbox),
+        contents(&env.path("state/mpt/feed/staged"))
+    );
 
     // The outbox's mine lane runs it on the primary.
     let f = run_json(&env, &["--json", "outbox", "flush"], &v, 0);
@@ -166,15 +175,29 @@ fn an_edge_devices_conversations_reach_its_palace_offline_and_the_primary_after_
     assert!(Path::new(src).starts_with(&inbox), "{hit}");
 
     // A rerun files nothing on either side, and queues nothing.
-    let again = run_json(&env, &["--json", "feed", "mine", "--reason", "shutdown"], &v, 0);
+    let again = run_json(
+        &env,
+        &["--json", "feed", "mine", "--reason", "shutdown"],
+        &v,
+        0,
+    );
     assert_eq!(again["mine"]["summary"]["drawers_filed"], 0, "{again}");
-    assert_eq!(again["prepare"]["fleet"]["primary"]["up_to_date"], true, "{again}");
-    assert!(again["prepare"]["fleet"]["primary"]["queued"].is_null(), "{again}");
+    assert_eq!(
+        again["prepare"]["fleet"]["primary"]["up_to_date"], true,
+        "{again}"
+    );
+    assert!(
+        again["prepare"]["fleet"]["primary"]["queued"].is_null(),
+        "{again}"
+    );
     let f = run_json(&env, &["--json", "outbox", "flush"], &v, 0);
     assert_eq!(f["mines"]["sent"], 0, "{f}");
     let local_total = inspect(&env, &local, &["summary"])["total"].clone();
     drop(primary);
-    assert_eq!(inspect(&env, &primary_palace, &["summary"])["total"], local_total);
+    assert_eq!(
+        inspect(&env, &primary_palace, &["summary"])["total"],
+        local_total
+    );
     assert_eq!(
         inspect(&env, &primary_palace, &["added_by"]),
         json!(["mcp@devbox"])
@@ -193,9 +216,86 @@ fn with_no_way_to_the_primary_one_line_says_so_and_the_device_is_still_fed() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(mine_source(&o), env.path("state/mpt/feed/staged"));
     let err = stderr(&o);
-    let said: Vec<&str> = err.lines().filter(|l| l.contains("no way to the primary")).collect();
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("no way to the primary"))
+        .collect();
     assert_eq!(said.len(), 1, "{err}");
-    let j = parse_json(&super::cli::prepare(&env, &s, "shutdown", &["--json"], &vars));
+    let j = parse_json(&super::cli::prepare(
+        &env,
+        &s,
+        "shutdown",
+        &["--json"],
+        &vars,
+    ));
     assert_eq!(j["fleet"]["primary"]["ship"], "no_way", "{j}");
     assert_eq!(j["fleet"]["local"]["staged"], 6, "{j}");
+}
+
+/// Doctor's `feeder` evidence: where this device's conversations end up.
+fn ends_up(env: &TestEnv, vars: &[(&str, &str)]) -> String {
+    let ext_dir = env.home().join(".pi/agent/extensions");
+    std::fs::create_dir_all(&ext_dir).unwrap();
+    std::fs::write(
+        ext_dir.join("mempalace.ts"),
+        "const feed = process.env.MEMPALACE_FEED;\nconst edge = process.env.MEMPALACE_EDGE;\n",
+    )
+    .unwrap();
+    let j = run_json(env, &["--json", "doctor", "--check", "extension"], vars, 3);
+    j["checks"][0]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find_map(|e| e.strip_prefix("feeder's conversations end up: "))
+        .unwrap_or_else(|| panic!("no destination line: {j}"))
+        .to_string()
+}
+
+#[test]
+fn doctor_says_where_the_devices_conversations_end_up_in_each_opt_in_state() {
+    let env = TestEnv::new();
+    let url = ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp");
+    let edge = ("MEMPALACE_EDGE", "1");
+    let target = ("MEMPALACE_PI_SSH_TARGET", "palace");
+    let inbox = ("MEMPALACE_PI_REMOTE_PATH", "/srv/inbox/devbox");
+    assert!(ends_up(&env, &[]).starts_with("local"));
+    assert!(ends_up(&env, &[url]).starts_with("nowhere"));
+    assert!(
+        ends_up(&env, &[url, target, inbox])
+            .starts_with("primary (shipped to palace:/srv/inbox/devbox")
+    );
+    assert!(
+        ends_up(&env, &[url, edge]).starts_with("local (this device's palace through the edge)")
+    );
+    let both = ends_up(&env, &[url, edge, target, inbox]);
+    assert!(both.starts_with("both"), "{both}");
+    assert!(!both.contains("pending"), "{both}");
+    assert_eq!(
+        ends_up(&env, &[("MEMPALACE_FEED", "0")]),
+        "nowhere (MEMPALACE_FEED=0)"
+    );
+
+    // Offline, the ship is pending, and doctor says so.
+    let s = super::cli::sessions_copy(&env);
+    let offline = offline_ssh_config(&env);
+    let vars = [
+        url,
+        edge,
+        target,
+        inbox,
+        ("MEMPALACE_PI_SSH_CONFIG", offline.as_str()),
+    ];
+    let j = parse_json(&super::cli::prepare(
+        &env,
+        &s,
+        "shutdown",
+        &["--json"],
+        &vars,
+    ));
+    assert_eq!(j["fleet"]["primary"]["ship"], "pending", "{j}");
+    let state = env.path("state").display().to_string();
+    let with_state = [&vars[..], &[("XDG_STATE_HOME", state.as_str())]].concat();
+    let both = ends_up(&env, &with_state);
+    assert!(both.contains("ship: pending"), "{both}");
 }
