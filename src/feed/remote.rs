@@ -45,10 +45,11 @@ impl RemoteInbox {
         format!("{}:{}/", self.target, path.trim_end_matches('/'))
     }
 
-    /// The `-e` value: ssh that never prompts (`BatchMode`), with `-F <config>` when set. rsync
+    /// The `-e` value: ssh that never prompts (`BatchMode`) and gives up on a silent host within
+    /// seconds (`ConnectTimeout`: a network deadline), with `-F <config>` when set. rsync
     /// splits it on spaces and honours single and double quotes.
     pub fn ssh_command(&self) -> Result<String, String> {
-        let mut cmd = "ssh -o BatchMode=yes".to_string();
+        let mut cmd = "ssh -o BatchMode=yes -o ConnectTimeout=10".to_string();
         if let Some(cfg) = &self.ssh_config {
             let s = cfg.to_string_lossy();
             let quoted = if !s.contains('\'') {
@@ -160,11 +161,11 @@ mod tests {
         assert_eq!(inbox("/srv/in/", None).destination(), "me@palace:/srv/in/");
         assert_eq!(
             inbox("/x", Some("/h/my ssh/config")).ssh_command().unwrap(),
-            "ssh -o BatchMode=yes -F '/h/my ssh/config'"
+            "ssh -o BatchMode=yes -o ConnectTimeout=10 -F '/h/my ssh/config'"
         );
         assert_eq!(
             inbox("/x", Some("/h/it's")).ssh_command().unwrap(),
-            "ssh -o BatchMode=yes -F \"/h/it's\""
+            "ssh -o BatchMode=yes -o ConnectTimeout=10 -F \"/h/it's\""
         );
         assert!(inbox("/x", Some("/h/'\"")).ssh_command().is_err());
         let c = inbox("/x", None).command(Path::new("/st")).unwrap();
@@ -179,7 +180,7 @@ mod tests {
                 "--mkpath",
                 "--exclude=.*",
                 "-e",
-                "ssh -o BatchMode=yes",
+                "ssh -o BatchMode=yes -o ConnectTimeout=10",
                 "/st/",
                 "me@palace:/x/"
             ]
