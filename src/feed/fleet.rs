@@ -148,7 +148,7 @@ pub fn feed(
     let pushed = match push(&report.stage_dir, inbox, deadline) {
         Ok(p) => p,
         Err(e) => {
-            let err = super::job::push_error(e, inbox, timeout);
+            let err = super::remote::push_error(e, inbox, timeout);
             let since = state
                 .since
                 .clone()
@@ -243,9 +243,9 @@ pub fn destination(config: &crate::config::Config, env: &crate::config::Env) -> 
                 "both (this device's palace through the edge, and the primary: shipped to {i}, its mine queued in the outbox)"
             );
             if let Ok(home) = env.home() {
-                let feed_home = super::job::feed_home(env.get("XDG_STATE_HOME"), &home);
+                let feed_home = super::state::feed_home(env.get("XDG_STATE_HOME"), &home);
                 let staged = feed_home.join("staged");
-                let (state_file, _) = super::job::state_and_lock(&feed_home, &staged, true);
+                let (state_file, _) = super::state::state_and_lock(&feed_home, &staged, true);
                 if let Some(why) = pending(&state_file) {
                     s.push_str(&format!("; ship: pending ({why}), retried by the next trigger"));
                 }
