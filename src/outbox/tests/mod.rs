@@ -188,20 +188,23 @@ fn refusals() {
     assert_eq!(try_put("kg_add", json!({})), 2);
 }
 
+fn mine(p: &Value) -> NewOp<'_> {
+    NewOp {
+        tool: "mempalace_mine",
+        payload: p,
+        dedupe_key: None,
+        local_reply: None,
+        maybe_applied: false,
+    }
+}
+
 #[test]
 fn the_feed_mine_of_the_devices_inbox_is_admitted_and_other_devices_mines_are_not() {
     let dir = tempfile::tempdir().unwrap();
     let mut o = open(&dir);
     for source in ["/srv/inbox/lap", "/srv/inbox/lap/", "/srv/inbox/lap/s1.md"] {
         let p = json!({"source": source, "mode": "convos", "wing": "wing_conversations"});
-        let op = NewOp {
-            tool: "mempalace_mine",
-            payload: &p,
-            dedupe_key: None,
-            local_reply: None,
-            maybe_applied: false,
-        };
-        o.enqueue(&origin(), op).unwrap();
+        o.enqueue(&origin(), mine(&p)).unwrap();
     }
     // Without an inbox (an origin that names none), no mine at all.
     let p = json!({"source": "/srv/inbox/lap", "mode": "convos"});
@@ -209,14 +212,7 @@ fn the_feed_mine_of_the_devices_inbox_is_admitted_and_other_devices_mines_are_no
         inbox: None,
         ..origin()
     };
-    let op = NewOp {
-        tool: "mempalace_mine",
-        payload: &p,
-        dedupe_key: None,
-        local_reply: None,
-        maybe_applied: false,
-    };
-    assert_eq!(o.enqueue(&no_inbox, op).unwrap_err().exit().code(), 4);
+    assert_eq!(o.enqueue(&no_inbox, mine(&p)).unwrap_err().exit().code(), 4);
     assert!(crate::palace::catalog::runs_apart("mempalace_mine"));
     assert!(!crate::palace::catalog::runs_apart("mempalace_add_drawer"));
 }
@@ -227,11 +223,8 @@ fn a_queued_mine_runs_apart_and_never_holds_back_the_writes_behind_it() {
     let mut o = open(&dir);
     let p = json!({"source": "/srv/inbox/lap", "mode": "convos"});
     let mine = NewOp {
-        tool: "mempalace_mine",
-        payload: &p,
         dedupe_key: Some("feed-mine:/srv/inbox/lap"),
-        local_reply: None,
-        maybe_applied: false,
+        ..mine(&p)
     };
     let first = o.enqueue(&origin(), mine).unwrap();
     assert!(

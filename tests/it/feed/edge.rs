@@ -42,18 +42,14 @@ fn pi_sessions(env: &TestEnv) -> FakeModel {
 
 /// An ssh config whose `palace` alias leads nowhere (a closed loopback port): the link is down.
 fn offline_ssh_config(env: &TestEnv) -> String {
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let cfg = env.path("ssh_config_offline");
-    std::fs::write(
-        &cfg,
-        format!("Host palace\n  HostName 127.0.0.1\n  Port {closed}\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n"),
-    )
-    .unwrap();
+    crate::support::sshd::unreachable_config(&cfg, "palace");
     cfg.display().to_string()
+}
+
+/// `mpt --json feed prepare --reason shutdown` over the fixture sessions: its document.
+fn prepare_json(env: &TestEnv, s: &Path, vars: &[(&str, &str)]) -> Value {
+    parse_json(&super::cli::prepare(env, s, "shutdown", &["--json"], vars))
 }
 
 fn refs<'a>(v: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
@@ -221,13 +217,7 @@ fn with_no_way_to_the_primary_one_line_says_so_and_the_device_is_still_fed() {
         .filter(|l| l.contains("no way to the primary"))
         .collect();
     assert_eq!(said.len(), 1, "{err}");
-    let j = parse_json(&super::cli::prepare(
-        &env,
-        &s,
-        "shutdown",
-        &["--json"],
-        &vars,
-    ));
+    let j = prepare_json(&env, &s, &vars);
     assert_eq!(j["fleet"]["primary"]["ship"], "no_way", "{j}");
     assert_eq!(j["fleet"]["local"]["staged"], 6, "{j}");
 }
@@ -286,13 +276,7 @@ fn doctor_says_where_the_devices_conversations_end_up_in_each_opt_in_state() {
         inbox,
         ("MEMPALACE_PI_SSH_CONFIG", offline.as_str()),
     ];
-    let j = parse_json(&super::cli::prepare(
-        &env,
-        &s,
-        "shutdown",
-        &["--json"],
-        &vars,
-    ));
+    let j = prepare_json(&env, &s, &vars);
     assert_eq!(j["fleet"]["primary"]["ship"], "pending", "{j}");
     let state = env.path("state").display().to_string();
     let with_state = [&vars[..], &[("XDG_STATE_HOME", state.as_str())]].concat();
