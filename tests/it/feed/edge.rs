@@ -283,3 +283,81 @@ fn doctor_says_where_the_devices_conversations_end_up_in_each_opt_in_state() {
     let both = ends_up(&env, &with_state);
     assert!(both.contains("ship: pending"), "{both}");
 }
+
+#[test]
+fn a_running_edge_sends_the_queued_mine_in_its_own_lane_while_writes_flow() {
+    let env = TestEnv::new();
+    let s = super::cli::sessions_copy(&env);
+    let sshd = Sshd::start(&env.path("sshd"));
+    let primary_palace = env.palace("primary");
+    let primary = Primary::start(&env, &primary_palace, PrimaryOpts::default());
+    let local = env.palace("local");
+    let inbox = env.path("palace-host/inbox/devbox");
+    let (url, cfg) = (primary.url(), sshd.ssh_config.display().to_string());
+    let vars = [
+        ("MEMPALACE_EDGE", "1"),
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MEMPALACE_PI_DEVICE", "devbox"),
+        ("MEMPALACE_PALACE_PATH", local.to_str().unwrap()),
+        ("MEMPALACE_PI_SSH_TARGET", sshd.alias),
+        ("MEMPALACE_PI_SSH_CONFIG", cfg.as_str()),
+        ("MEMPALACE_PI_REMOTE_PATH", inbox.to_str().unwrap()),
+    ];
+    let mut h = crate::support::harness::Harness::start(
+        &env,
+        &["--palace", local.to_str().unwrap()],
+        &vars,
+    );
+    h.initialize();
+    // `feed mine` plays the bridge: the local mine goes through the running edge.
+    let j = run_json(
+        &env,
+        &[
+            "--json",
+            "feed",
+            "mine",
+            "--reason",
+            "shutdown",
+            "--sessions",
+            s.to_str().unwrap(),
+        ],
+        &vars,
+        0,
+    );
+    assert_eq!(j["mine"]["route"]["via"], "edge", "{j}");
+    assert_eq!(j["mine"]["summary"]["drawers_filed"], 20, "{j}");
+    assert!(
+        j["prepare"]["fleet"]["primary"]["queued"]["op_id"].is_string(),
+        "{j}"
+    );
+    // A write queued behind the mine reaches the primary whatever the mine is doing.
+    h.call(
+        "mempalace_add_drawer",
+        json!({"wing": "w", "room": "r", "content": "the heron count for the estuary survey"}),
+    )
+    .unwrap();
+    let store = mpt::outbox::Outbox::open(
+        &env.home().join(".mempalace/edge/outbox.sqlite3"),
+        mpt::outbox::OpenOptions::default(),
+    )
+    .unwrap();
+    let open = || store.apart_open().map(|v| v.len()).unwrap_or(usize::MAX);
+    assert!(
+        crate::support::wait_for(240.0, || open() == 0),
+        "the edge's mine lane sent the mine: {} open",
+        open()
+    );
+    let remote = [("MEMPALACE_REMOTE_URL", url.as_str())];
+    let q = "promoting the untouched replica and repointing the DSN";
+    let hit = &hits(&env, &remote, q)[0];
+    let src = hit["source_path"].as_str().unwrap_or_default();
+    assert_eq!(Path::new(src), inbox.join(format!("{PARENT}.md")), "{hit}");
+    assert!(
+        crate::support::wait_for(60.0, || store.open_count().unwrap_or(1) == 0),
+        "the write drained too"
+    );
+    assert!(!hits(&env, &remote, "heron count for the estuary survey").is_empty());
+    drop(h);
+    drop(primary);
+    assert_eq!(inspect(&env, &primary_palace, &["summary"])["total"], 21);
+}
