@@ -353,7 +353,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -420,7 +420,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;feed;help' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -946,7 +946,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;feed' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             break

@@ -322,7 +322,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -385,7 +385,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;feed;help'= {
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -842,7 +842,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;mailbox;notify'= {
         }
         &'mpt;help;feed'= {
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
         }
