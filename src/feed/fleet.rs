@@ -71,11 +71,15 @@ pub struct Fed {
 
 /// The ship's record between runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 struct ShipState {
     /// The last destination whose ship and queued mine both succeeded.
     done_to: Option<String>,
     /// A ship (or its queueing) that did not finish: the next trigger redoes it.
     pending: bool,
+    /// The last ship found a mine of the inbox still open (it may be running past the files just
+    /// shipped): the next trigger queues another, harmless if they were filed.
+    requeue: bool,
     error: Option<String>,
     since: Option<String>,
 }
@@ -170,18 +174,20 @@ pub fn feed(
         destination: destination.clone(),
         elapsed_ms: pushed.elapsed.as_secs_f64() * 1e3,
     };
-    let redo = state.pending || state.done_to.as_deref() != Some(destination.as_str());
+    let redo =
+        state.pending || state.requeue || state.done_to.as_deref() != Some(destination.as_str());
     if report.exported == 0 && !redo {
         fed.up_to_date = true;
         return fed;
     }
     match queue_mine(f, &inbox.path) {
         Ok(q) => {
-            fed.queued = Some(q);
             state = ShipState {
                 done_to: Some(destination),
+                requeue: q.deduped,
                 ..ShipState::default()
             };
+            fed.queued = Some(q);
         }
         Err(e) => {
             state.pending = true;
@@ -254,4 +260,33 @@ pub fn destination(config: &crate::config::Config, env: &crate::config::Env) -> 
         }
     };
     format!("feeder's conversations end up: {line}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ship_state_lives_beside_the_feed_state_and_a_pending_ship_is_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state-0123.json");
+        assert_eq!(ship_file(&state), dir.path().join("state-0123.ship.json"));
+        assert_eq!(pending(&state), None, "no file: nothing pending");
+        let s = ShipState {
+            pending: true,
+            error: Some("rsync to palace:/in/ failed (exit 255)".into()),
+            ..ShipState::default()
+        };
+        s.save(&ship_file(&state));
+        assert_eq!(
+            pending(&state).as_deref(),
+            Some("rsync to palace:/in/ failed (exit 255)")
+        );
+        std::fs::write(ship_file(&state), b"{\"done_to\": \"p:/in/\"}").unwrap();
+        assert_eq!(
+            pending(&state),
+            None,
+            "an older file without the newer fields reads"
+        );
+    }
 }
