@@ -81,11 +81,28 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it')
             [CompletionResult]::new('wire', 'wire', [CompletionResultType]::ParameterValue, 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'mpt;edge;status' {
+            [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
+            [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;edge;stop' {
             [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
@@ -121,11 +138,15 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;edge;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it')
             [CompletionResult]::new('wire', 'wire', [CompletionResultType]::ParameterValue, 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'mpt;edge;help;status' {
+            break
+        }
+        'mpt;edge;help;stop' {
             break
         }
         'mpt;edge;help;wire' {
@@ -138,6 +159,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--scan', '--scan', [CompletionResultType]::ParameterName, 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)')
             [CompletionResult]::new('--serve-cmd', '--serve-cmd', [CompletionResultType]::ParameterName, 'The primary''s serve command line for Phase 1, judged instead of what is found')
             [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes')
+            [CompletionResult]::new('--bind-ok', '--bind-ok', [CompletionResultType]::ParameterName, 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
@@ -158,6 +180,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--scan', '--scan', [CompletionResultType]::ParameterName, 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)')
             [CompletionResult]::new('--serve-cmd', '--serve-cmd', [CompletionResultType]::ParameterName, 'The primary''s serve command line for Phase 1, judged instead of what is found')
             [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes')
+            [CompletionResult]::new('--bind-ok', '--bind-ok', [CompletionResultType]::ParameterName, 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
@@ -167,8 +190,8 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -332,7 +355,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -399,7 +422,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;feed;help' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -880,10 +903,14 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;help;edge' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Whether the owner runs, and whether the primary is reachable')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it')
             [CompletionResult]::new('wire', 'wire', [CompletionResultType]::ParameterValue, 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)')
             break
         }
         'mpt;help;edge;status' {
+            break
+        }
+        'mpt;help;edge;stop' {
             break
         }
         'mpt;help;edge;wire' {
@@ -921,7 +948,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;feed' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             break

@@ -61,6 +61,9 @@ _mpt() {
             mpt__subcmd__edge,status)
                 cmd="mpt__subcmd__edge__subcmd__status"
                 ;;
+            mpt__subcmd__edge,stop)
+                cmd="mpt__subcmd__edge__subcmd__stop"
+                ;;
             mpt__subcmd__edge,wire)
                 cmd="mpt__subcmd__edge__subcmd__wire"
                 ;;
@@ -69,6 +72,9 @@ _mpt() {
                 ;;
             mpt__subcmd__edge__subcmd__help,status)
                 cmd="mpt__subcmd__edge__subcmd__help__subcmd__status"
+                ;;
+            mpt__subcmd__edge__subcmd__help,stop)
+                cmd="mpt__subcmd__edge__subcmd__help__subcmd__stop"
                 ;;
             mpt__subcmd__edge__subcmd__help,wire)
                 cmd="mpt__subcmd__edge__subcmd__help__subcmd__wire"
@@ -219,6 +225,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__edge,status)
                 cmd="mpt__subcmd__help__subcmd__edge__subcmd__status"
+                ;;
+            mpt__subcmd__help__subcmd__edge,stop)
+                cmd="mpt__subcmd__help__subcmd__edge__subcmd__stop"
                 ;;
             mpt__subcmd__help__subcmd__edge,wire)
                 cmd="mpt__subcmd__help__subcmd__edge__subcmd__wire"
@@ -496,7 +505,7 @@ _mpt() {
             fi
             case "${prev}" in
                 --check)
-                    COMPREPLY=($(compgen -W "extension config transport half-flip false-positive kg-path embedder writers outbox gateway" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "extension config transport half-flip false-positive kg-path embedder writers outbox pull gateway" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -515,7 +524,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__edge)
-            opts="-q -v -h -V --child --palace --harness --standalone --owner --json --quiet --verbose --color --mpt-config --help --version status wire help"
+            opts="-q -v -h -V --child --palace --harness --standalone --owner --json --quiet --verbose --color --mpt-config --help --version status stop wire help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,7 +558,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__edge__subcmd__help)
-            opts="status wire help"
+            opts="status stop wire help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -590,6 +599,20 @@ _mpt() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mpt__subcmd__edge__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mpt__subcmd__edge__subcmd__help__subcmd__wire)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -605,6 +628,36 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__edge__subcmd__status)
+            opts="-q -v -h -V --child --palace --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --child)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --palace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__edge__subcmd__stop)
             opts="-q -v -h -V --child --palace --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1469,7 +1522,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__edge)
-            opts="status wire"
+            opts="status stop wire"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1483,6 +1536,20 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__edge__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__edge__subcmd__stop)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2561,7 +2628,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__runbook)
-            opts="-q -v -h -V --scan --serve-cmd --device --palace --json --quiet --verbose --color --mpt-config --help --version phase0 phase1 phase2 phase4 apply help"
+            opts="-q -v -h -V --scan --serve-cmd --device --bind-ok --palace --json --quiet --verbose --color --mpt-config --help --version phase0 phase1 phase2 phase4 apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2577,6 +2644,10 @@ _mpt() {
                     ;;
                 --device)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind-ok)
+                    COMPREPLY=($(compgen -W "loopback lan" -- "${cur}"))
                     return 0
                     ;;
                 --palace)
@@ -2599,7 +2670,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__runbook__subcmd__apply)
-            opts="-q -v -h -V --yes --scan --serve-cmd --device --palace --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --yes --scan --serve-cmd --device --bind-ok --palace --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2615,6 +2686,10 @@ _mpt() {
                     ;;
                 --device)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind-ok)
+                    COMPREPLY=($(compgen -W "loopback lan" -- "${cur}"))
                     return 0
                     ;;
                 --palace)

@@ -76,10 +76,26 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand stop 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
             cand wire 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;edge;status'= {
+            cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
+            cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;edge;stop'= {
             cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
@@ -113,10 +129,13 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;edge;help'= {
             cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand stop 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
             cand wire 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;edge;help;status'= {
+        }
+        &'mpt;edge;help;stop'= {
         }
         &'mpt;edge;help;wire'= {
         }
@@ -126,6 +145,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
             cand --device 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes'
+            cand --bind-ok 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -145,6 +165,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --scan 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)'
             cand --serve-cmd 'The primary''s serve command line for Phase 1, judged instead of what is found'
             cand --device 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes'
+            cand --bind-ok 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -154,8 +175,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --quiet 'Print only errors'
             cand -v 'Say more on stderr (-vv: each request)'
             cand --verbose 'Say more on stderr (-vv: each request)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -303,7 +324,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -366,7 +387,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;feed;help'= {
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -791,9 +812,12 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;help;edge'= {
             cand status 'Whether the owner runs, and whether the primary is reachable'
+            cand stop 'Stop this palace''s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
             cand wire 'Set a harness''s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
         }
         &'mpt;help;edge;status'= {
+        }
+        &'mpt;help;edge;stop'= {
         }
         &'mpt;help;edge;wire'= {
         }
@@ -820,7 +844,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;mailbox;notify'= {
         }
         &'mpt;help;feed'= {
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
         }

@@ -55,6 +55,7 @@ kg-path\t'one knowledge graph where every writer finds it'
 embedder\t'embedder identity, local and primary'
 writers\t'one writer per palace'
 outbox\t'writes that will not reach the primary'
+pull\t'the pull of the primary\'s coordination log'
 gateway\t'device tokens of this host\'s mpt gateway'"
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
@@ -66,23 +67,24 @@ complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s q -l quiet -d 'Print 
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l harness -d 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config\'s, else mcp)' -r
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l harness -d 'The harness this edge serves, for provenance (`<harness>@<device>`; else the config\'s, else mcp)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l standalone -d 'Serve in this process instead of through the palace\'s shared owner'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l owner -d 'Run as the palace\'s owner process (started by `mpt edge` itself)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s q -l quiet -d 'Print only errors'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s h -l help -d 'Print help'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status wire help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l standalone -d 'Serve in this process instead of through the palace\'s shared owner'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l owner -d 'Run as the palace\'s owner process (started by `mpt edge` itself)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and not __fish_seen_subcommand_from status stop wire help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -94,6 +96,17 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l config -d 'The harness\'s config file (opencode: else ~/.config/opencode/opencode.json[c])' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
@@ -108,11 +121,14 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l scan -d 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l serve-cmd -d 'The primary\'s serve command line for Phase 1, judged instead of what is found' -r
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l device -d 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes' -r
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l bind-ok -d 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)' -r -f -a "loopback\t'127.0.0.1 / ::1: other devices need `mpt gateway` or a tunnel in front'
+lan\t'Every interface (0.0.0.0) or a LAN address: TLS and a token on it'"
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_subcommand_from apply help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
@@ -128,6 +144,8 @@ complete -c mpt -n "__fish_mpt_using_subcommand runbook; and not __fish_seen_sub
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l scan -d 'Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l serve-cmd -d 'The primary\'s serve command line for Phase 1, judged instead of what is found' -r
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l device -d 'A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes' -r
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l bind-ok -d 'Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)' -r -f -a "loopback\t'127.0.0.1 / ::1: other devices need `mpt gateway` or a tunnel in front'
+lan\t'Every interface (0.0.0.0) or a LAN address: TLS and a token on it'"
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
@@ -137,7 +155,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from apply" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
 complete -c mpt -n "__fish_mpt_using_subcommand runbook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -239,7 +257,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcom
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -288,7 +306,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -505,12 +523,13 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcom
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from runbook" -f -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from outbox" -f -a "list" -d 'List ops in queue order (default: the open ones, head first)'

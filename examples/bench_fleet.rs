@@ -103,6 +103,7 @@ fn converge(url: &str, dir: &std::path::Path, devices: usize, tag: &str) -> Dura
             let origin = Origin {
                 device: format!("dev{dev}"),
                 host: "bench".into(),
+                inbox: None,
             };
             for i in 0..OPS_PER_DEVICE {
                 let (tool, payload, reply) = op_of(tag, dev, i);

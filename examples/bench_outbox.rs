@@ -143,6 +143,7 @@ fn enqueue_rate(ob: &mut Outbox, block: usize, batch: usize) -> f64 {
     let origin = Origin {
         device: "bench".into(),
         host: "bench".into(),
+        inbox: None,
     };
     let payloads: Vec<Value> = (0..ENQUEUES_PER_BLOCK)
         .map(|i| json!({"type": "status.note", "stream": "project/bench", "room": "status", "from_agent": "pi@bench", "body": format!("enqueue {block} {i}")}))
@@ -196,6 +197,7 @@ async fn flush_rate(url: &str, dir: &Path, round: usize, n: usize) -> f64 {
     let origin = Origin {
         device: "bench".into(),
         host: "bench".into(),
+        inbox: None,
     };
     for i in 0..n {
         let (tool, args) = call_of(round, "flushed", i);

@@ -13,7 +13,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{Primary, median};
-use mpt::edge::pull::{PullSpec, base_url, interpreter, pull_once};
+use mpt::edge::pull::{PullSpec, interpreter, pull_once};
+use mpt::mcp::routes::sibling_base_text;
 use serde_json::Value;
 
 const EVENTS: usize = 10_000;
@@ -32,7 +33,7 @@ fn main() {
     .expect("the testbed's mempalace-mcp names its Python");
     seed(&python, &tmp.path().join("p/palace"));
     let primary = Primary::start(tmp.path());
-    let base = base_url(&primary.url()).unwrap();
+    let base = sibling_base_text(&primary.url()).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -48,6 +49,7 @@ fn main() {
             token: None,
             ca_file: None,
             deadline: Duration::from_secs(600),
+            memory: None,
         };
         // Alternate which side goes first.
         let (f, t) = if block % 2 == 0 {
@@ -133,7 +135,7 @@ ls.close()
 
 async fn timed_pull(spec: &PullSpec, expect: u64) -> f64 {
     let t = Instant::now();
-    let got = pull_once(spec).await.unwrap();
+    let got = pull_once(spec, None).await.unwrap();
     let secs = t.elapsed().as_secs_f64();
     assert_eq!(got.pulled_events, expect, "{got:?}");
     secs

@@ -144,6 +144,9 @@ pub struct RunbookArgs {
     /// A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes
     #[arg(long, value_name = "NAME", global = true)]
     pub device: Vec<String>,
+    /// Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)
+    #[arg(long, value_enum, value_name = "BIND", global = true)]
+    pub bind_ok: Option<crate::config::ServeBind>,
     #[command(flatten)]
     pub palace: PalaceArg,
 }
@@ -289,6 +292,8 @@ pub struct EdgeArgs {
 pub enum EdgeAction {
     /// Whether the owner runs, and whether the primary is reachable
     Status,
+    /// Stop this palace's edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it
+    Stop,
     /// Set a harness's MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)
     Wire {
         /// The harness
@@ -313,12 +318,16 @@ const FEED_PREPARE_AFTER: &str = "\
 stdout is exactly one line, MINE_SOURCE=<path>, when the staging folder holds transcripts (the
 remote path in remote mode); nothing to export prints no line and exits 0. Mine that path with
 `mempalace_mine {source, mode: \"convos\", wing}` through the client that holds the palace.
+Under the edge (MEMPALACE_EDGE=1 and a primary) the path is the local staging, and the same export
+is also shipped to the primary's inbox, its mine queued in the outbox (a failed ship is `ship:
+pending`, exit 0, redone by the next trigger).
 Exit codes: 0 ok (also disabled, nothing to export, remote mode without MEMPALACE_PI_SSH_TARGET),
 1 I/O or rsync failure, 2 malformed flag or env, 6 another feed holds the lock, 7 the deadline
 (MEMPALACE_FEED_PREPARE_TIMEOUT_MS) passed or the palace host is unreachable.";
 
 const FEED_MINE_AFTER: &str = "\
-Mines through MEMPALACE_REMOTE_URL's primary (--palace is then not used), else the local palace's live hub, else a local
+Mines through MEMPALACE_REMOTE_URL's primary (--palace is then not used; under the edge the local palace, the
+primary's mine being queued by the prepare), else the local palace's edge owner or live hub, else a local
 mempalace-mcp child; never a second writer on a palace a live process holds (exit 6, naming it).
 The mine's deadline is MEMPALACE_FEED_MINE_TIMEOUT_MS (default 300000); hitting it is exit 7 and
 loses nothing. Never retried.";
@@ -331,7 +340,7 @@ pub struct FeedArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum FeedAction {
-    /// Stage pi's transcripts for the convo miner and print MINE_SOURCE=<path>; never touches the palace
+    /// Stage pi's transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace
     #[command(after_help = FEED_PREPARE_AFTER)]
     Prepare(FeedPrepareArgs),
     /// Prepare, then mine MINE_SOURCE through the palace's writer (for extensions that cannot feed)

@@ -13,12 +13,14 @@ use crate::error::{MptError, Result};
 pub mod feed;
 pub mod gateway;
 mod parse;
+pub mod pull;
 pub mod read;
 pub mod values;
 
 pub use parse::parse_file;
 
 pub use feed::FeedKnobs;
+pub use pull::PullKnobs;
 
 /// A snapshot of the process environment. Empty values count as unset, as in the bridge
 /// (`if (process.env.X)`), so `MEMPALACE_REMOTE_URL=` does not flip a machine to remote.
@@ -115,6 +117,17 @@ impl Env {
                     .with_hint(format!(
                         "unset {key} for its default of {default}, or set a number"
                     ))
+            }),
+        }
+    }
+
+    fn bytes(&self, key: &str, default: u64) -> Result<u64> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v.trim().parse::<u64>().map_err(|_| {
+                MptError::usage(format!("{key}='{v}' is not a whole number of bytes")).with_hint(
+                    format!("unset {key} for its default of {default}, or set a number of bytes"),
+                )
             }),
         }
     }
@@ -240,6 +253,17 @@ pub enum WingPolicy {
     Local,
 }
 
+/// A primary's bind chosen on purpose (`mpt runbook phase1 --bind-ok`, `serve_bind` in the
+/// config): the runbook's `serve-bind` step is done, its evidence stating what the choice costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ServeBind {
+    /// 127.0.0.1 / ::1: other devices need `mpt gateway` or a tunnel in front
+    Loopback,
+    /// Every interface (0.0.0.0) or a LAN address: TLS and a token on it
+    Lan,
+}
+
 /// The optional JSON file: what the environment cannot say well.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -256,6 +280,8 @@ pub struct FileConfig {
     pub token_file: Option<PathBuf>,
     /// The primary's embedder identity, when its `/sync/version_vector` is not reachable.
     pub primary_embedder: Option<String>,
+    /// The primary's bind, chosen on purpose (`loopback` | `lan`; `mpt runbook phase1 --bind-ok`).
+    pub serve_bind: Option<ServeBind>,
     /// Per-wing replication policy: glob → `replicated` | `local`.
     #[serde(default)]
     pub replication: BTreeMap<String, WingPolicy>,
@@ -275,6 +301,7 @@ pub struct Config {
     pub primary: PrimaryKnobs,
     pub ext_debug: bool,
     pub feed: FeedKnobs,
+    pub pull: PullKnobs,
     pub file: FileConfig,
     /// The file that was read, if any.
     pub file_path: Option<PathBuf>,
@@ -321,6 +348,7 @@ impl Config {
             primary,
             ext_debug: env.flag("MEMPALACE_EXT_DEBUG", false)?,
             feed: FeedKnobs::from_env(env)?,
+            pull: PullKnobs::from_env(env)?,
             file,
             file_path,
         })

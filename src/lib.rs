@@ -30,6 +30,7 @@ pub mod runbook;
 pub mod schema;
 pub mod secrets;
 pub mod state_dir;
+pub mod suggest;
 pub mod time;
 pub mod which;
 
@@ -98,15 +99,38 @@ pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-/// The hint for a clap usage error: the accepted values when clap knows them, else `--help`.
+/// The hint for a clap usage error: its typo suggestion when clap has one (`did you mean …`),
+/// then the accepted values when clap knows them, else `--help`.
 fn usage_hint(e: &clap::Error) -> String {
     use clap::error::{ContextKind, ContextValue};
-    match e.get(ContextKind::ValidValue) {
+    let rest = match e.get(ContextKind::ValidValue) {
         Some(ContextValue::Strings(values)) if !values.is_empty() => {
             format!("one of: {}", values.join(", "))
         }
         _ => "run `mpt --help` for the commands and flags".into(),
+    };
+    match suggestions(e).as_slice() {
+        [] => rest,
+        s => format!("did you mean '{}'? ({rest})", s.join("' or '")),
     }
+}
+
+/// What clap suggests for a typo: a subcommand, a flag or a value close to what was typed.
+fn suggestions(e: &clap::Error) -> Vec<String> {
+    use clap::error::{ContextKind, ContextValue};
+    [
+        ContextKind::SuggestedSubcommand,
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedValue,
+    ]
+    .into_iter()
+    .filter_map(|k| e.get(k))
+    .flat_map(|v| match v {
+        ContextValue::String(s) => vec![s.clone()],
+        ContextValue::Strings(s) => s.clone(),
+        _ => Vec::new(),
+    })
+    .collect()
 }
 
 /// clap's own help/version go to stdout with 0; a usage error is exit 2, as JSON under --json.
@@ -133,7 +157,12 @@ fn clap_failure(e: clap::Error, args: &[OsString], env: &Env) -> ExitCode {
             .unwrap_or("")
             .trim_start_matches("error: ")
             .to_string();
-        out.error(&MptError::usage(first).with_hint(usage_hint(&e)));
+        let mut err = MptError::usage(first).with_hint(usage_hint(&e));
+        let suggested = suggestions(&e);
+        if !suggested.is_empty() {
+            err = err.with_detail(serde_json::json!({ "suggested": suggested }));
+        }
+        out.error(&err);
     } else {
         let _ = e.print();
     }

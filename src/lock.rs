@@ -23,6 +23,13 @@ impl PidLock {
         &self.path
     }
 
+    /// The lock's descriptor, for a child that must hold the lock as long as it lives (the
+    /// edge's pull): a descriptor it inherits across exec shares the lock's open file
+    /// description, so the lock is free only once the holder and that child have both exited.
+    pub fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self._file)
+    }
+
     /// A heartbeat: the holder is alive and making progress. Kept as the file's mtime (taking
     /// the lock sets it too), which `heartbeat` reads without touching the lock.
     pub fn beat(&self) {

@@ -6,6 +6,7 @@ pub const CONFIG: &str = "mpt.config/v1";
 pub const DOCTOR: &str = "mpt.doctor/v1";
 pub const EDGE_PULL: &str = "mpt.edge.pull/v1";
 pub const EDGE_STATUS: &str = "mpt.edge.status/v1";
+pub const EDGE_STOP: &str = "mpt.edge.stop/v1";
 pub const EDGE_WIRE: &str = "mpt.edge.wire/v1";
 pub const EDGE_WIRE_USER_ENTRY: &str = "mpt.edge.wire.user_entry/v1";
 pub const ERROR: &str = "mpt.error/v1";

@@ -58,7 +58,10 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
             let doc = match &tool {
                 None => tools_doc(&client, &hs.tools),
                 Some(t) => {
-                    let reply = client.call_tool(t, arguments, deadline).await?;
+                    let reply = client
+                        .call_tool(t, arguments, deadline)
+                        .await
+                        .map_err(|e| unknown_tool(e, t, &hs.tools))?;
                     json!({
                         "schema": crate::schema::CALL,
                         "transport": client.transport_name(),
@@ -107,6 +110,26 @@ fn owner_of(config: &crate::config::Config, palace: &PalacePaths) -> Option<owne
         owner::owner_pid(&found).map_or("?".into(), |p| p.to_string())
     );
     Some(found)
+}
+
+/// A tool the server does not have (-32601) is a bad value, exit 2, naming it, with the closest
+/// name it has and the command that lists them all.
+fn unknown_tool(e: crate::mcp::CallError, tool: &str, tools: &[Value]) -> MptError {
+    if !matches!(e, crate::mcp::CallError::Rpc { code: -32601, .. }) {
+        return e.into();
+    }
+    // Compared without the shared `mempalace_` prefix, which would make every name look close.
+    let names = tools
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .map(catalog::bare);
+    let close = crate::suggest::closest(catalog::bare(tool), names).map_or(String::new(), |c| {
+        format!("did you mean '{}'? ", catalog::full_name(c))
+    });
+    MptError::usage(format!("the server has no tool '{tool}'")).with_hint(format!(
+        "{close}`mpt call --list` lists the {} tools it has",
+        tools.len()
+    ))
 }
 
 fn tools_doc(client: &McpClient, tools: &[Value]) -> Value {

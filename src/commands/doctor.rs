@@ -44,12 +44,7 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
     let out = &ctx.out;
     ctx.out.emit(&doc, |w| {
         for c in &checks {
-            let (sym, style) = match c.status {
-                Status::Ok => ("✓", Style::Ok),
-                Status::Warn => ("!", Style::Warn),
-                Status::Fail => ("✗", Style::Fail),
-                Status::Skip => ("-", Style::Dim),
-            };
+            let (sym, style) = mark(c.status);
             writeln!(w, "{} {:<15} {}", out.paint(style, sym), c.id, c.summary)?;
             let detail = c.status == Status::Fail || c.status == Status::Warn || verbosity() >= 1;
             if detail {
@@ -62,6 +57,12 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
                     && c.status != Status::Ok
                 {
                     writeln!(w, "    {} {f}", out.paint(Style::Bold, "fix:"))?;
+                }
+                // The first finding is the summary above; the others follow, each with its fix.
+                for f in c.findings.iter().skip(1) {
+                    let (sym, style) = mark(f.status);
+                    writeln!(w, "    {} {}", out.paint(style, sym), f.what)?;
+                    writeln!(w, "      {} {}", out.paint(Style::Bold, "fix:"), f.fix)?;
                 }
             }
         }
@@ -76,4 +77,14 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// A status's mark and style: ✓ ok, ! warning, ✗ failure, - skipped.
+fn mark(s: Status) -> (&'static str, Style) {
+    match s {
+        Status::Ok => ("✓", Style::Ok),
+        Status::Warn => ("!", Style::Warn),
+        Status::Fail => ("✗", Style::Fail),
+        Status::Skip => ("-", Style::Dim),
+    }
 }

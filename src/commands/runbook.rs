@@ -20,10 +20,21 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
             .map_err(|e| MptError::io("reading the current directory", &e))?,
         scan: args.scan.clone(),
         serve_cmd: args.serve_cmd.clone(),
+        bind_ok: args.bind_ok,
         palace: args.palace.path.clone(),
         devices: args.device.clone(),
         procs_cache: Default::default(),
     };
+    for p in args
+        .scan
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+    {
+        crate::log_warn!(
+            "--scan {}: no such file or folder, nothing searched there (a typo?)",
+            p.display()
+        );
+    }
     if let Some(RunbookAction::Apply { step, yes }) = &args.action {
         let applied = runbook::apply(&inputs, step, *yes)?;
         print_applied(ctx, &applied)?;

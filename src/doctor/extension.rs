@@ -52,6 +52,9 @@ pub fn check(inputs: &Inputs) -> Check {
         }
     }
     c = c.evidence(feeder(&inputs.env));
+    if let Ok(config) = &inputs.config {
+        c = c.evidence(crate::feed::fleet::destination(config, &inputs.env));
+    }
     let edge_opt_in = inputs
         .config
         .as_ref()

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Check, Inputs, Status};
+use crate::error::MptError;
 use crate::mcp::Deadline;
 use crate::mcp::http::{HttpClient, HttpOptions};
 use crate::palace::files;
@@ -44,6 +45,17 @@ pub fn kg_path(inputs: &Inputs) -> Check {
         KgVerdict::Clean if l.palace_stats.is_none() && l.home_stats.is_none() => Check { summary: "no knowledge graph yet".into(), ..c },
         KgVerdict::Clean => Check { summary: format!("one knowledge graph, palace-local: {}", show(&l.palace_stats)), ..c },
         KgVerdict::Linked => Check { summary: "the HOME path links to the palace-local graph: one knowledge graph".into(), ..c },
+        // The runbook's kg-location step is "to do" in this very state: one verdict for both.
+        KgVerdict::Unlinked => Check {
+            status: Status::Warn,
+            summary: format!(
+                "one knowledge graph, palace-local ({}), but no link at {}: a process started without --palace would open a new, empty graph there and split the KG",
+                show(&l.palace_stats),
+                l.home_kg.display()
+            ),
+            ..c
+        }
+        .fix(link_fix(&paths)),
         KgVerdict::Split => Check {
             status: Status::Fail,
             summary: format!(
@@ -65,6 +77,20 @@ pub fn kg_path(inputs: &Inputs) -> Check {
             ..c
         }
         .fix(fix),
+    }
+}
+
+/// The runbook's step that leaves the link; it refuses while MemPalace holds the palace, so when
+/// mpt's own edge owner is the holder, stopping it comes first.
+fn link_fix(paths: &crate::palace::PalacePaths) -> String {
+    let apply = "`mpt runbook apply kg-location --yes` leaves the link (a backup is kept; a dry run without --yes)";
+    match crate::edge::stop::OwnerHold::of(&paths.home, &paths.palace) {
+        Some(o) => format!(
+            "the palace is held by {}: {}",
+            o.described(),
+            o.fix(&paths.palace, apply)
+        ),
+        None => apply.to_string(),
     }
 }
 
@@ -111,6 +137,7 @@ pub async fn embedder(inputs: &Inputs) -> Check {
         };
     };
     let mut primary: Option<(String, &str)> = None;
+    let mut unreachable = None;
     if !inputs.offline
         && let Ok(http) = HttpClient::new(HttpOptions {
             timeout: Some(Duration::from_secs(10)),
@@ -118,14 +145,21 @@ pub async fn embedder(inputs: &Inputs) -> Check {
             connect_timeout: Duration::from_secs(5),
             ..HttpOptions::for_remote(remote, config)
         })
-        && let Ok((200, body)) = http.get("/sync/version_vector", Deadline::Default).await
-        && let Some(name) = serde_json::from_str::<Value>(&body).ok().and_then(|v| {
-            v.pointer("/profile/accelerator/embedder")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
     {
-        primary = Some((name, "GET /sync/version_vector"));
+        match http.get("/sync/version_vector", Deadline::Default).await {
+            Ok((200, body)) => {
+                if let Some(name) = serde_json::from_str::<Value>(&body).ok().and_then(|v| {
+                    v.pointer("/profile/accelerator/embedder")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                }) {
+                    primary = Some((name, "GET /sync/version_vector"));
+                }
+            }
+            Ok(_) => {}
+            Err(e) if e.is_transient() => unreachable = Some(MptError::from(e).message),
+            Err(_) => {}
+        }
     }
     if primary.is_none()
         && let Some(declared) = &config.file.primary_embedder
@@ -133,6 +167,15 @@ pub async fn embedder(inputs: &Inputs) -> Check {
         primary = Some((declared.clone(), "declared in the mpt config"));
     }
     match primary {
+        // Not the endpoint's fault: with the primary away there is nothing to compare yet.
+        None if unreachable.is_some() => Check {
+            status: Status::Skip,
+            summary: format!(
+                "not compared: the primary is unreachable ({}); `transport` says why",
+                unreachable.unwrap_or_default()
+            ),
+            ..c
+        },
         None => Check {
             status: Status::Warn,
             summary: "the primary's embedder is unknown: merged reads stay off until it is known".into(),

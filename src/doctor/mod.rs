@@ -1,10 +1,12 @@
 //! `mpt doctor`'s engine: each check finds one failure that looks like success, says why it
 //! matters and names the one fix. Checks return data; the command prints it.
 
+mod empty_primary;
 mod extension;
 mod fleet;
 mod gateway;
 mod graph;
+mod pull;
 mod queue;
 mod remote_entry;
 mod settings;
@@ -40,6 +42,18 @@ pub struct Check {
     pub summary: String,
     pub evidence: Vec<String>,
     pub fix: Option<String>,
+    /// A check that found several things (`config`): each with its own fix, worst first; the
+    /// first is also the summary and the fix above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
+}
+
+/// One thing a check found, with the fix for it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub status: Status,
+    pub what: String,
+    pub fix: String,
 }
 
 impl Check {
@@ -52,6 +66,7 @@ impl Check {
             summary: summary.into(),
             evidence: Vec::new(),
             fix: None,
+            findings: Vec::new(),
         }
     }
 
@@ -142,6 +157,12 @@ pub static CHECKS: &[CheckDef] = &[
         title: "writes that will not reach the primary",
         needs_config: true,
         run: |p| Box::pin(async { queue::check(p.inputs) }),
+    },
+    CheckDef {
+        id: "pull",
+        title: "the pull of the primary's coordination log",
+        needs_config: true,
+        run: |p| Box::pin(async { pull::check(p.inputs) }),
     },
     CheckDef {
         id: "gateway",

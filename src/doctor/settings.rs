@@ -4,7 +4,7 @@
 //! no SSH target, MemPalace's lock folder read-only, an opencode entry that disagrees or cannot
 //! authenticate (`remote_entry`).
 
-use super::{Check, Inputs, Status};
+use super::{Check, Finding, Inputs, Status};
 use crate::config::{Config, TokenSource};
 use crate::harness::opencode::{self, Wiring};
 use crate::mailbox::{NOTIFY_VAR, NotifyMode};
@@ -19,12 +19,6 @@ const MILLIS_KNOBS: &[&str] = &[
     "MEMPALACE_FEED_DEBOUNCE_MS",
     "MEMPALACE_MAILBOX_POLL_MS",
 ];
-
-struct Finding {
-    status: Status,
-    what: String,
-    fix: String,
-}
 
 pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {
     let mut found: Vec<Finding> = Vec::new();
@@ -68,32 +62,18 @@ pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {
                 .into(),
         );
     }
-    let worst = found.iter().map(|f| f.status).max().unwrap_or(Status::Ok);
-    let mut c = Check::new("config", worst, "");
     if found.is_empty() {
-        c.summary = "nothing in the environment or config silently disables a feature".into();
-        return c;
+        return Check::new(
+            "config",
+            Status::Ok,
+            "nothing in the environment or config silently disables a feature",
+        );
     }
-    c.summary = found
-        .iter()
-        .find(|f| f.status == worst)
-        .map(|f| f.what.clone())
-        .unwrap_or_default();
-    if found.len() > 1 {
-        c.summary.push_str(&format!(" (+{} more)", found.len() - 1));
-    }
-    c.fix = found
-        .iter()
-        .find(|f| f.status == worst)
-        .map(|f| f.fix.clone());
-    for f in &found {
-        c = c.evidence(format!(
-            "[{}] {} -> {}",
-            format!("{:?}", f.status).to_lowercase(),
-            f.what,
-            f.fix
-        ));
-    }
+    // The worst first (a failure before a warning), each said once with its own fix.
+    found.sort_by_key(|f| std::cmp::Reverse(f.status));
+    let first = &found[0];
+    let mut c = Check::new("config", first.status, first.what.clone()).fix(first.fix.clone());
+    c.findings = found;
     c
 }
 
@@ -108,7 +88,9 @@ fn config_findings<'a>(
         if c.device.is_none() {
             push(Status::Warn, "MEMPALACE_REMOTE_URL is set without MEMPALACE_PI_DEVICE: provenance stamping and the mailbox are inert".into(), "export MEMPALACE_PI_DEVICE=<this machine's name>".into());
         }
-        if feed_on && inputs.env.get("MEMPALACE_PI_SSH_TARGET").is_none() {
+        // Feeding is pi's: without pi there is nothing to feed and nothing to warn about.
+        let pi_here = crate::harness::pi::agent_dir(&inputs.env).is_ok_and(|d| d.exists());
+        if feed_on && pi_here && inputs.env.get("MEMPALACE_PI_SSH_TARGET").is_none() {
             push(Status::Warn, "remote feeding needs MEMPALACE_PI_SSH_TARGET: without it transcripts are silently not fed".into(), "export MEMPALACE_PI_SSH_TARGET=user@palace-host (and MEMPALACE_PI_REMOTE_PATH), or MEMPALACE_FEED=0".into());
         }
         if let Some((_, TokenSource::File(p))) = &remote.token

@@ -189,6 +189,21 @@ async fn owner_probe(
     }
 }
 
+/// `/healthz` is not where the MCP endpoint says its siblings are: behind a path prefix that the
+/// reverse proxy forwards for `/mcp` alone, the edge can neither see the primary's health nor pull
+/// its log nor learn its embedder, though MCP calls work.
+fn healthz_missing(shown: &str, healthz: &str) -> Check {
+    Check::new(
+        ID,
+        Status::Fail,
+        format!(
+            "the primary {shown} answers no /healthz beside its MCP endpoint (GET {healthz}: HTTP 404): the edge cannot tell it is up, pull its coordination log (/sync/*) or merge reads, though MCP calls may work"
+        ),
+    )
+    .evidence(format!("GET {healthz}: HTTP 404"))
+    .fix("forward the whole prefix to `mempalace serve` (its /healthz, /statusz and /sync/* beside /mcp), or set MEMPALACE_REMOTE_URL to the address /mcp is served at with its siblings")
+}
+
 async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Check {
     let shown = crate::secrets::redact_url(&remote.url);
     let http = match HttpClient::new(HttpOptions {
@@ -199,14 +214,16 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         Err(e) => return failed(format!("remote {shown}"), e),
     };
     let mut c = Check::new(ID, Status::Ok, "").evidence(format!("remote: {shown}"));
+    let healthz = http.route_shown("/healthz");
     match http
         .get("/healthz", Deadline::After(Duration::from_secs(10)))
         .await
     {
-        Ok((200, _)) => c = c.evidence("GET /healthz: ok"),
+        Ok((200, _)) => c = c.evidence(format!("GET {healthz}: ok")),
+        Ok((404, _)) => return healthz_missing(&shown, &healthz),
         Ok((status, body)) => {
             c = c.evidence(format!(
-                "GET /healthz: HTTP {status} {}",
+                "GET {healthz}: HTTP {status} {}",
                 body.lines().next().unwrap_or("")
             ))
         }
@@ -263,12 +280,9 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         Err(CallError::ToolFailed { payload, .. })
             if payload.get("error").and_then(Value::as_str) == Some("Chroma database missing") =>
         {
-            c.status = Status::Warn;
-            c.summary = format!(
-                "the primary {} answers, but its palace is empty: no drawers were ever filed there{through}",
-                shown
-            );
-            return c.fix("if this is the fleet's primary, point MEMPALACE_REMOTE_URL at the host that holds the palace");
+            let mut c = super::empty_primary::verdict(inputs, &shown, c);
+            c.summary.push_str(&through);
+            return c;
         }
         Err(e) => return failed(format!("remote {shown}: mempalace_status"), e),
     };

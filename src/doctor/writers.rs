@@ -20,7 +20,7 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
         Some(l) if l.held => format!(
             "writer lease held by pid {} ({})",
             l.pid.map_or("?".into(), |p| p.to_string()),
-            l.command.as_deref().unwrap_or("?")
+            l.command.as_deref().unwrap_or("?"),
         ),
         Some(l) => format!(
             "writer lease free (last holder pid {}{})",
@@ -71,8 +71,27 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
         return c.fix("keep one entry (project or global) and remove the others");
     }
     c.summary = format!(
-        "{lease_text}; {children} local child(ren){}",
-        if hub_live { ", behind a live hub" } else { "" }
+        "{lease_text}; {children} local child(ren){}{}",
+        if hub_live { ", behind a live hub" } else { "" },
+        owner_note(&paths, &on_palace)
     );
     c
+}
+
+/// `, the child of mpt's own edge owner …` when the palace's children are its, with the command
+/// that frees the palace (a lingering owner keeps its child MPT_EDGE_GRACE_MS after its last
+/// session).
+fn owner_note(paths: &crate::palace::PalacePaths, on_palace: &[&Proc]) -> String {
+    let Some(o) = crate::edge::stop::OwnerHold::of(&paths.home, &paths.palace) else {
+        return String::new();
+    };
+    if !on_palace.iter().any(|p| o.holds_as(p.pid)) {
+        return String::new();
+    }
+    let frees = if o.sessions.is_empty() {
+        " (`mpt edge stop` frees the palace)"
+    } else {
+        ""
+    };
+    format!(", the child of {}{frees}", o.described())
 }

@@ -139,6 +139,7 @@ impl Launch<'_> {
             stamper,
             tokio::io::stdin(),
             tokio::io::stdout(),
+            None,
         )
         .await;
         proxy.child.shutdown().await;

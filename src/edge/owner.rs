@@ -15,6 +15,7 @@ use super::identity::{Admission, Identity, admit, answer};
 use super::proxy::Proxy;
 use super::serve::serve;
 use super::stamp::Stamper;
+use super::stop_gate::Gate;
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
 use crate::log_debug;
@@ -157,6 +158,8 @@ pub enum Ended {
     Idle,
     /// SIGTERM.
     Terminated,
+    /// `mpt edge stop`: no harness session was attached; it does not linger.
+    Stopped,
 }
 
 /// Serves shims until `grace` passes with none connected (or SIGTERM), then stops the child
@@ -180,6 +183,7 @@ pub async fn run(
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
     let mut tasks = tokio::task::JoinSet::new();
+    let gate = Arc::new(Gate::default());
     let ended = loop {
         let idle = clients.load(Ordering::SeqCst) == 0;
         let grace_timer = async {
@@ -192,6 +196,7 @@ pub async fn run(
         tokio::select! {
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                let peer = stream.peer_cred().ok().and_then(|c| c.pid()).map(|p| p as u32);
                 clients.fetch_add(1, Ordering::SeqCst);
                 let (proxy, clients, changed) = (Arc::clone(&proxy), Arc::clone(&clients), Arc::clone(&changed));
                 let (mut read, mut write) = stream.into_split();
@@ -213,14 +218,20 @@ pub async fn run(
                 } else {
                     proxy
                 };
-                log_debug!("edge owner: a {} client connected", hello.map_or("?".into(), |h| h.harness));
+                let harness = hello.as_ref().map_or("?".into(), |h| h.harness.clone());
+                log_debug!("edge owner: a {harness} client connected");
+                let session = hello.as_ref().is_some_and(|h| h.identity.is_some());
+                let gate = Arc::clone(&gate);
+                let attached = gate.attach(peer, &harness, session);
                 tasks.spawn(async move {
-                    serve(proxy, stamper, read, write).await;
+                    serve(proxy, stamper, read, write, Some(Arc::clone(&gate))).await;
+                    gate.detach(attached);
                     clients.fetch_sub(1, Ordering::SeqCst);
                     changed.notify_one();
                 });
             }
             _ = changed.notified() => {}
+            _ = gate.stop_requested() => break Ended::Stopped,
             _ = grace_timer => break Ended::Idle,
             _ = term.recv() => break Ended::Terminated,
         }
@@ -228,11 +239,17 @@ pub async fn run(
     };
     let _ = std::fs::remove_file(&paths.socket);
     drop(listener);
-    // In-flight requests of live connections finish (their replies are already being written).
-    let _ = tokio::time::timeout(Duration::from_secs(5), async {
-        while tasks.join_next().await.is_some() {}
-    })
-    .await;
+    if ended == Ended::Stopped {
+        // Every call in flight is answered (a write: applied and queued) before the child stops;
+        // the gate refuses new ones meanwhile.
+        gate.drained().await;
+    } else {
+        // In-flight requests of live connections finish (their replies are already being written).
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
+    }
     proxy.child.shutdown().await;
     Ok(ended)
 }

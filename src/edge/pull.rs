@@ -3,6 +3,7 @@
 
 // The token reaches that process on its stdin only: never on its argv, in a file or in
 // `peers.json` (RFC 004 R3). Nothing here writes MemPalace's SQLite: its `Logstream` does.
+// Every pull starts through `bounded_start` (memory, parent, lock), whoever launches it.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -12,41 +13,12 @@ use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 
 use crate::config::{Env, Secret};
+use crate::lock::PidLock;
 
-/// The program the child's Python runs: argv = logstream path, the primary's base URL; stdin =
-/// the token. stdout: one JSON document (the round's stats, or `{"error", "kind"}`).
-const PROGRAM: &str = r#"
-import json, sys
-def out(doc, code):
-    sys.stdout.write(json.dumps(doc))
-    sys.stdout.flush()
-    sys.exit(code)
-try:
-    from mempalace.logstream import Logstream
-    from mempalace.logsync import SyncPeerError, sync_with_peer
-except Exception as e:
-    out({"kind": "unsupported", "error": "%s: %s" % (type(e).__name__, e)}, 3)
-token = sys.stdin.readline().rstrip("\n")
-ls = None
-try:
-    ls = Logstream(sys.argv[1])
-    try:
-        # A copy of the primary's log: what a power loss takes back, the next pull fetches
-        # again (the version vector is read from the log itself). One fsync per event otherwise.
-        ls._conn().execute("PRAGMA synchronous=NORMAL")
-    except Exception:
-        pass
-    s = sync_with_peer(ls, sys.argv[2], token)
-except SyncPeerError as e:
-    out({"kind": "unreachable", "error": str(e)}, 2)
-except Exception as e:
-    out({"kind": "failed", "error": "%s: %s" % (type(e).__name__, e)}, 1)
-finally:
-    if ls is not None:
-        ls.close()
-out({"pulled_events": s.get("pulled_events", 0), "pulled_artifacts": s.get("pulled_artifacts", 0),
-     "peer_replica": s.get("peer_replica"), "replica": ls.replica_id}, 0)
-"#;
+/// The program the child's Python runs (`pull_sync.py`): argv = logstream path, the base of the
+/// primary's `/sync/*` routes; stdin = the token. stdout: one JSON document (the round's stats,
+/// or `{"error", "kind"}`).
+const PROGRAM: &str = include_str!("pull_sync.py");
 
 /// What one pull needs.
 #[derive(Debug, Clone)]
@@ -54,12 +26,16 @@ pub struct PullSpec {
     /// The child's own interpreter (see [`interpreter`]).
     pub python: PathBuf,
     pub palace: PathBuf,
-    /// The primary's origin (`https://host:port`), where `/sync/*` lives.
+    /// Where the primary's `/sync/*` routes live: beside its MCP endpoint
+    /// (`crate::mcp::routes::sibling_base_text`), a path prefix kept.
     pub base_url: String,
     pub token: Option<Secret>,
     /// An extra CA for a self-signed primary (given to Python as `SSL_CERT_FILE`).
     pub ca_file: Option<PathBuf>,
     pub deadline: Duration,
+    /// The address space the process may map (`RLIMIT_AS`, `MPT_EDGE_PULL_MEMORY_BYTES`);
+    /// `None`: no bound.
+    pub memory: Option<u64>,
 }
 
 /// One round's result, as `sync_with_peer` reported it.
@@ -67,6 +43,10 @@ pub struct PullSpec {
 pub struct Pulled {
     pub pulled_events: u64,
     pub pulled_artifacts: u64,
+    /// Events (and artifacts) the primary served that could not be applied: an `origin_seq`
+    /// that is no whole number, a field that is not text. Skipped; the rest was pulled.
+    #[serde(default)]
+    pub skipped_events: u64,
     /// The primary's replica id.
     pub peer_replica: Option<String>,
     /// This palace's replica id.
@@ -83,7 +63,9 @@ pub enum PullError {
     Unsupported(String),
     /// Past its deadline: the process was killed.
     Deadline(Duration),
-    /// The round failed while applying (a malformed event, a database error).
+    /// Past its memory bound (`RLIMIT_AS`, in bytes): a reply too large to hold.
+    Memory(u64),
+    /// The round failed while applying (a database error).
     Failed(String),
 }
 
@@ -96,23 +78,19 @@ impl std::fmt::Display for PullError {
                 "the child's Python cannot run MemPalace's log sync (3.11 or later is needed): {m}"
             ),
             PullError::Deadline(d) => write!(f, "the pull ran past its deadline ({d:?})"),
+            PullError::Memory(b) => write!(
+                f,
+                "the pull ran out of its memory bound ({} MiB, MPT_EDGE_PULL_MEMORY_BYTES): a reply of the primary's /sync routes did not fit (an endless or hostile reply?)",
+                b >> 20
+            ),
             PullError::Failed(m) => write!(f, "applying the primary's log failed: {m}"),
         }
     }
 }
 
-/// The origin of an MCP endpoint URL: `https://h:p/mcp` → `https://h:p` (the `/sync/*` routes
-/// live at the root, as `/healthz` does).
-pub fn base_url(mcp_url: &str) -> Option<String> {
-    let mut u = reqwest::Url::parse(mcp_url).ok()?;
-    u.set_path("");
-    u.set_query(None);
-    u.set_fragment(None);
-    Some(u.as_str().trim_end_matches('/').to_string())
-}
-
-/// Runs one pull to its end or its deadline.
-pub async fn pull_once(spec: &PullSpec) -> Result<Pulled, PullError> {
+/// Runs one pull to its end or its deadline. `lock`: the pull lock the caller holds, which the
+/// process holds too while it lives (see [`bounded_start`]).
+pub async fn pull_once(spec: &PullSpec, lock: Option<&PidLock>) -> Result<Pulled, PullError> {
     let started = Instant::now();
     let mut cmd = tokio::process::Command::new(&spec.python);
     cmd.arg("-c")
@@ -136,7 +114,7 @@ pub async fn pull_once(spec: &PullSpec) -> Result<Pulled, PullError> {
     if let Some(ca) = &spec.ca_file {
         cmd.env("SSL_CERT_FILE", ca);
     }
-    let mut child = cmd.spawn().map_err(|e| {
+    let mut child = bounded_start(&mut cmd, spec.memory, lock).map_err(|e| {
         PullError::Unsupported(format!("cannot start {}: {e}", spec.python.display()))
     })?;
     let mut stdin = child.stdin.take().expect("stdin is piped");
@@ -172,11 +150,85 @@ pub async fn pull_once(spec: &PullSpec) -> Result<Pulled, PullError> {
         .as_ref()
         .and_then(|d| d.get("kind"))
         .and_then(|k| k.as_str());
-    Err(match kind {
-        Some("unreachable") => PullError::Unreachable(message),
-        Some("unsupported") => PullError::Unsupported(message),
+    Err(match (kind, spec.memory) {
+        (Some("unreachable"), _) => PullError::Unreachable(message),
+        (Some("unsupported"), _) => PullError::Unsupported(message),
+        (Some("memory"), Some(bytes)) => PullError::Memory(bytes),
+        // Python itself could not allocate (no JSON came): the bound, not a fault of the log.
+        (None, Some(bytes)) if out_of_memory(&output.stderr) => PullError::Memory(bytes),
         _ => PullError::Failed(message),
     })
+}
+
+/// Whether a Python's stderr says it could not allocate.
+fn out_of_memory(stderr: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(stderr);
+    text.contains("MemoryError") || text.contains("Cannot allocate memory")
+}
+
+/// The one start of a pull's process, whoever launches it (the owner's schedule, the one-shot
+/// pull of `mpt mailbox`): its address space bounded (`RLIMIT_AS`) beside the caller's wall-clock
+/// deadline, killed with the process that started it (`PR_SET_PDEATHSIG`: a `kill -9` of the owner
+/// leaves no orphan growing on), and holding `lock` while it lives, so a next owner cannot start
+/// a second pull on the log before this one is gone. The death signal follows the *thread* that
+/// forks: call this from a runtime's worker or the main thread, never from a blocking-pool thread
+/// (those exit when idle, and would take the pull with them).
+pub fn bounded_start(
+    cmd: &mut tokio::process::Command,
+    memory: Option<u64>,
+    lock: Option<&PidLock>,
+) -> std::io::Result<tokio::process::Child> {
+    let parent = std::process::id() as libc::pid_t;
+    let limit = memory.map(address_limit);
+    let lock_fd = lock.map(PidLock::as_raw_fd);
+    // SAFETY: the closure runs between fork and exec and makes only async-signal-safe system
+    // calls (prctl, getppid, setrlimit, fcntl); it allocates nothing and takes no lock.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before the line above: then no signal would ever come.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            if let Some(l) = &limit
+                && libc::setrlimit(libc::RLIMIT_AS, l) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(fd) = lock_fd {
+                let flags = libc::fcntl(fd, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
+/// `RLIMIT_AS` at `bytes`, never above the hard limit this process already has.
+fn address_limit(bytes: u64) -> libc::rlimit {
+    let mut now = libc::rlimit {
+        rlim_cur: libc::RLIM_INFINITY,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: `now` is a valid rlimit for getrlimit to fill.
+    unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut now) };
+    let cap = (bytes as libc::rlim_t).min(now.rlim_max);
+    libc::rlimit {
+        rlim_cur: cap,
+        rlim_max: cap,
+    }
 }
 
 async fn feed(stdin: &mut tokio::process::ChildStdin, token: &str) -> std::io::Result<()> {
@@ -291,19 +343,6 @@ mod tests {
         let bin = script(d.path(), "elf", "\x7fELF");
         assert_eq!(interpreter(&bin, &env), None);
     }
-
-    #[test]
-    fn the_sync_routes_live_at_the_origin() {
-        assert_eq!(
-            base_url("https://palace.example:8765/mcp").as_deref(),
-            Some("https://palace.example:8765")
-        );
-        assert_eq!(
-            base_url("http://127.0.0.1:9/mcp?x=1").as_deref(),
-            Some("http://127.0.0.1:9")
-        );
-        assert_eq!(base_url("not a url"), None);
-    }
 }
 
 #[cfg(test)]
@@ -345,6 +384,7 @@ mod process_tests {
             token: Some(Secret::new("s3cret-token".into())),
             ca_file: None,
             deadline: Duration::from_secs(20),
+            memory: Some(crate::config::pull::DEFAULT_MEMORY_BYTES),
         }
     }
 
@@ -356,7 +396,7 @@ mod process_tests {
             r#"{"pulled_events": 3, "pulled_artifacts": 1, "peer_replica": "rep_p", "replica": "rep_l"}"#,
             0,
         );
-        let got = pull_once(&spec(d.path(), py)).await.unwrap();
+        let got = pull_once(&spec(d.path(), py), None).await.unwrap();
         assert_eq!((got.pulled_events, got.pulled_artifacts), (3, 1));
         assert_eq!(got.replica.as_deref(), Some("rep_l"));
         let argv = std::fs::read_to_string(d.path().join("argv")).unwrap();
@@ -377,7 +417,7 @@ mod process_tests {
             2,
         );
         assert_eq!(
-            pull_once(&spec(d.path(), py)).await,
+            pull_once(&spec(d.path(), py), None).await,
             Err(PullError::Unreachable("refused".into()))
         );
         let py = fake_python(
@@ -386,12 +426,12 @@ mod process_tests {
             3,
         );
         assert!(matches!(
-            pull_once(&spec(d.path(), py)).await,
+            pull_once(&spec(d.path(), py), None).await,
             Err(PullError::Unsupported(_))
         ));
         let py = fake_python(d.path(), "not json", 1);
         assert!(matches!(
-            pull_once(&spec(d.path(), py)).await,
+            pull_once(&spec(d.path(), py), None).await,
             Err(PullError::Failed(_))
         ));
         // Past the deadline: killed by its pid (`exec`: the pid is the sleeper's own).
@@ -400,12 +440,12 @@ mod process_tests {
         let mut s = spec(d.path(), stuck);
         s.deadline = Duration::from_millis(200);
         assert_eq!(
-            pull_once(&s).await,
+            pull_once(&s, None).await,
             Err(PullError::Deadline(Duration::from_millis(200)))
         );
         let missing = spec(d.path(), d.path().join("no-such-python"));
         assert!(matches!(
-            pull_once(&missing).await,
+            pull_once(&missing, None).await,
             Err(PullError::Unsupported(_))
         ));
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::owner::OwnerPaths;
 use super::proxy::Proxy;
@@ -23,15 +23,34 @@ pub const RECORD_SCHEMA: &str = crate::schema::EDGE_PULL;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PullRecord {
     pub schema: String,
-    /// The primary's origin the pulls went to.
+    /// Where the pulls went: the base of the primary's `/sync/*` routes.
     pub primary: String,
     /// When the last pull that succeeded started (ms since the epoch).
     pub last_success_ms: Option<i64>,
     pub last_attempt_ms: Option<i64>,
     /// Why the last attempt failed (`None` after a success).
     pub last_error: Option<String>,
+    /// When the first of the failures since the last success started (`None` after a success).
+    #[serde(default)]
+    pub failing_since_ms: Option<i64>,
     /// The last successful round.
     pub last: Option<Pulled>,
+}
+
+impl PullRecord {
+    /// The `pull` object of `mpt edge status --json` (and doctor's evidence): when it last
+    /// worked, why it fails and since when, and the events of the last round that were skipped.
+    pub fn to_status(&self) -> Value {
+        let when = |ms: Option<i64>| ms.map(crate::outbox::util::rfc3339);
+        json!({
+            "primary": self.primary,
+            "last_success": when(self.last_success_ms),
+            "last_attempt": when(self.last_attempt_ms),
+            "last_error": self.last_error,
+            "failing_since": when(self.failing_since_ms),
+            "rows_skipped": self.last.as_ref().map_or(0, |l| l.skipped_events),
+        })
+    }
 }
 
 pub fn record_path(paths: &OwnerPaths) -> PathBuf {
@@ -58,15 +77,39 @@ pub fn read_record(path: &Path) -> Option<PullRecord> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
+/// Writes the record, scrubbed as the owner's log is (a primary may echo the token back: in an
+/// error, as its replica id) and private (0600) as its siblings are.
 fn write_record(path: &Path, rec: &PullRecord) {
     let tmp = path.with_extension("json.tmp");
-    let written = serde_json::to_vec_pretty(rec)
+    let written = serde_json::to_value(rec)
+        .map(|mut doc| {
+            crate::secrets::scrub_json(&mut doc);
+            doc
+        })
+        .and_then(|doc| serde_json::to_vec_pretty(&doc))
         .map_err(std::io::Error::other)
-        .and_then(|bytes| std::fs::write(&tmp, bytes))
+        .and_then(|bytes| write_private(&tmp, &bytes))
         .and_then(|_| std::fs::rename(&tmp, path));
     if let Err(e) = written {
         log_warn!("the edge cannot record its pull in {}: {e}", path.display());
     }
+}
+
+/// `bytes` in a fresh file of mode 0600 (a leftover of any mode is replaced).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
 }
 
 pub struct Puller {
@@ -99,19 +142,23 @@ async fn round(
     paths: &OwnerPaths,
     rec: &mut PullRecord,
 ) -> Option<Result<Pulled, PullError>> {
-    let _held = super::owner::take_pid_lock(&lock_path(paths), "edge pull")
+    let held = super::owner::take_pid_lock(&lock_path(paths), "edge pull")
         .ok()
         .flatten()?;
     let started = now_ms();
     rec.last_attempt_ms = Some(started);
-    let r = pull_once(spec).await;
+    let r = pull_once(spec, Some(&held)).await;
     match &r {
         Ok(pulled) => {
             rec.last_success_ms = Some(started);
             rec.last_error = None;
+            rec.failing_since_ms = None;
             rec.last = Some(pulled.clone());
         }
-        Err(e) => rec.last_error = Some(e.to_string()),
+        Err(e) => {
+            rec.last_error = Some(e.to_string());
+            rec.failing_since_ms = rec.failing_since_ms.or(Some(started));
+        }
     }
     write_record(&record_path(paths), rec);
     Some(r)
@@ -196,47 +243,30 @@ pub fn configure(
     palace: &Path,
     child_program: &Path,
     paths: &OwnerPaths,
-) -> crate::error::Result<Option<Puller>> {
-    let interval = millis(env, "MPT_EDGE_PULL_MS", 60_000)?;
-    let deadline = millis(env, "MPT_EDGE_PULL_DEADLINE_MS", 120_000)?;
-    let Some(remote) = &config.remote else {
-        return Ok(None);
-    };
-    if interval.is_zero() {
-        return Ok(None);
-    }
-    let Some(base_url) = super::pull::base_url(&remote.url) else {
-        return Ok(None);
-    };
+) -> Option<Puller> {
+    let remote = config.remote.as_ref()?;
+    let interval = config.pull.interval?;
+    let base_url = crate::mcp::routes::sibling_base_text(&remote.url)?;
     let Some(python) = super::pull::interpreter(child_program, env) else {
         log_warn!(
             "the edge does not pull the primary's coordination log: {} is not a Python console script (MemPalace's log sync runs on the child's own Python)",
             child_program.display()
         );
-        return Ok(None);
+        return None;
     };
-    Ok(Some(Puller {
+    Some(Puller {
         spec: PullSpec {
             python,
             palace: palace.to_path_buf(),
             base_url,
             token: remote.token.as_ref().map(|(t, _)| t.clone()),
             ca_file: remote.ca_file.clone(),
-            deadline: deadline.max(Duration::from_secs(1)),
+            deadline: config.pull.deadline,
+            memory: config.pull.memory,
         },
         paths: paths.clone(),
         interval,
-    }))
-}
-
-fn millis(env: &crate::config::Env, name: &str, default: u64) -> crate::error::Result<Duration> {
-    match env.get(name) {
-        None => Ok(Duration::from_millis(default)),
-        Some(v) => v.trim().parse().map(Duration::from_millis).map_err(|_| {
-            crate::error::MptError::usage(format!("{name}='{v}' is not a number of milliseconds"))
-                .with_hint(format!("unset it for the default ({default})"))
-        }),
-    }
+    })
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::error::{MptError, Result};
 use crate::mcp::McpClient;
 use crate::outbox::flush::flush;
 use crate::outbox::intent::Intent;
-use crate::outbox::{FlushLock, FlushOptions, OpenOptions, Origin, Outbox, Stop};
+use crate::outbox::{FlushLock, FlushOptions, OpState, OpenOptions, Origin, Outbox, Stop};
 use crate::{log_debug, log_warn};
 
 /// How often the flusher looks again when no write woke it (the primary may be back).
@@ -112,8 +112,13 @@ pub async fn linger(log: &OutboxLog, limit: Duration) {
     };
     let until = tokio::time::Instant::now() + limit;
     loop {
+        // A queued feed mine (its own lane, `mine_lane`) counts too: a session's last trigger
+        // queues one just before the shims go.
+        let mines = store.apart_open().map_or(0, |ops| {
+            ops.iter().filter(|op| op.state != OpState::Failed).count() as i64
+        });
         let pending = match store.backlog(crate::outbox::util::now_ms(), i64::MAX) {
-            Ok(b) => b.sendable + b.leased,
+            Ok(b) => b.sendable + b.leased + mines,
             Err(e) => {
                 log_warn!("the edge cannot read its outbox: {}", e.message);
                 return;

@@ -10,6 +10,7 @@ use tokio::task::JoinSet;
 
 use super::proxy::Proxy;
 use super::stamp::Stamper;
+use super::stop_gate::{Gate, InFlight};
 use crate::mcp::jsonrpc;
 
 /// The largest message accepted (MemPalace's own HTTP cap).
@@ -21,16 +22,23 @@ enum Line {
     Eof,
 }
 
-/// Serves until the reader ends; in-flight requests are finished before it returns.
-pub async fn serve<R, W>(proxy: Arc<Proxy>, stamper: Option<Stamper>, reader: R, writer: W)
-where
+/// Serves until the reader ends; in-flight requests are finished before it returns. The owner's
+/// `gate` answers `mpt edge stop` and counts each call until its reply is sent.
+pub async fn serve<R, W>(
+    proxy: Arc<Proxy>,
+    stamper: Option<Stamper>,
+    reader: R,
+    writer: W,
+    gate: Option<Arc<Gate>>,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Outgoing>();
     let writer_task = tokio::spawn(async move {
         let mut w = writer;
-        while let Some(mut bytes) = rx.recv().await {
+        // A counted call stays counted until its reply is written (the guard drops after it).
+        while let Some((mut bytes, _counted)) = rx.recv().await {
             bytes.push(b'\n');
             if w.write_all(&bytes).await.is_err() || w.flush().await.is_err() {
                 break;
@@ -74,12 +82,20 @@ where
             );
             continue;
         }
+        if let Some(g) = &gate
+            && let Some(reply) = g.intercept(&msg)
+        {
+            // Counted too: a stopping owner exits only once this answer is written.
+            send_counted(&tx, &reply, Some(g.enter()));
+            continue;
+        }
+        let counted = gate.as_ref().map(|g| g.enter());
         let proxy = Arc::clone(&proxy);
         let stamper = Arc::clone(&stamper);
         let tx = tx.clone();
         inflight.spawn(async move {
             if let Some(reply) = proxy.handle(msg, stamper.as_ref().as_ref()).await {
-                send(&tx, &reply);
+                send_counted(&tx, &reply, counted);
             }
         });
         while inflight.try_join_next().is_some() {}
@@ -89,10 +105,18 @@ where
     let _ = writer_task.await;
 }
 
+/// A line for the writer, with the count of the call it answers (if the owner's gate counts it).
+type Outgoing = (Vec<u8>, Option<InFlight>);
+
 /// One reply, serialised whole; a known secret a server echoed never reaches the harness.
-fn send(tx: &mpsc::UnboundedSender<Vec<u8>>, v: &Value) {
+fn send(tx: &mpsc::UnboundedSender<Outgoing>, v: &Value) {
+    send_counted(tx, v, None);
+}
+
+/// `send`, the call counted until its reply is written.
+fn send_counted(tx: &mpsc::UnboundedSender<Outgoing>, v: &Value, counted: Option<InFlight>) {
     if let Ok(bytes) = serde_json::to_vec(v) {
-        let _ = tx.send(crate::secrets::scrub_bytes(&bytes).into_owned());
+        let _ = tx.send((crate::secrets::scrub_bytes(&bytes).into_owned(), counted));
     }
 }
 

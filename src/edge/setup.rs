@@ -43,7 +43,7 @@ pub async fn start(
     opts: EdgeOptions,
 ) -> Result<(Arc<Proxy>, Option<Arc<OutboxLog>>)> {
     let program = local_child_spec(config, &opts.palace, opts.child.as_deref()).program;
-    let puller = puller::configure(config, env, &opts.palace, &program, paths)?;
+    let puller = puller::configure(config, env, &opts.palace, &program, paths);
     // An outbox that cannot be opened (a full disk) does not stop the edge: writes fail loudly.
     let (log, write_log) = match &config.remote {
         None => (None, None),
@@ -61,7 +61,10 @@ pub async fn start(
         settler.at_start().await;
     }
     if let (Some(log), Some(client)) = (log.clone(), primary_client(config)?) {
-        replicate::spawn_flusher(Arc::clone(&proxy), log, client);
+        replicate::spawn_flusher(Arc::clone(&proxy), log.clone(), client);
+        if let Some(client) = primary_client(config)? {
+            super::mine_lane::spawn(Arc::clone(&proxy), log, client);
+        }
     }
     if let Some(puller) = puller {
         puller::spawn(Arc::clone(&proxy), puller);

@@ -1,5 +1,5 @@
 //! `mpt edge status` computed: whether the palace's owner runs (and who lingers to flush), whether
-//! the primary answers, and the outbox's backlog, as the `mpt.edge.status/v1` document.
+//! the primary answers, the outbox's backlog and the pull's record, as `mpt.edge.status/v1`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -28,15 +28,25 @@ pub async fn collect(
         None => json!(null),
         Some(_) => outbox_backlog(env, config, palace)?,
     };
+    let pull = match &config.remote {
+        None => json!(null),
+        Some(_) => super::puller::read_record(&super::puller::record_path(paths))
+            .map_or(json!(null), |r| r.to_status()),
+    };
     let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);
+    let sessions = owner_up
+        .then(|| super::stop::ask(paths, true, Duration::from_secs(2)))
+        .flatten()
+        .map(|a| a.sessions);
     let lingering = owner::lingering_pid(paths);
     Ok(json!({
         "schema": crate::schema::EDGE_STATUS,
         "palace": palace,
-        "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log},
+        "owner": {"running": owner_up, "pid": owner_pid, "socket": paths.socket, "log": paths.log, "sessions": sessions},
         "lingering_flusher_pid": lingering,
         "primary": primary,
         "outbox": queue,
+        "pull": pull,
     }))
 }
 

@@ -1,12 +1,14 @@
 //! One feed run as `mpt feed` drives it: take the lock, run the prepare within its deadline, and
 //! in remote mode ship the staged folder; the result names the MINE_SOURCE to hand the miner.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::fleet::{self, Fed, FleetFeed};
 use super::prepare::{PrepareOptions, PrepareReport, REPORT_SCHEMA, prepare};
-use super::remote::{PushError, Pushed, RemoteInbox, push};
+use super::remote::{Pushed, RemoteInbox, push, push_error, timeout_error};
+pub use super::state::{feed_home, state_and_lock};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::{self, PidLock};
 
@@ -22,6 +24,9 @@ pub struct FeedJob {
     pub inbox: Option<RemoteInbox>,
     /// `MEMPALACE_FEED_PREPARE_TIMEOUT_MS`: bounds the prepare and the transfer together.
     pub timeout: Option<Duration>,
+    /// Under the edge: the staged folder is the local MINE_SOURCE, and is also shipped to the
+    /// primary with its mine queued (`fleet`). `inbox` is then `None`.
+    pub fleet: Option<FleetFeed>,
 }
 
 /// A finished run. The lock is still held: drop the value (or the field) to release it.
@@ -31,6 +36,8 @@ pub struct FeedRun {
     /// The path the miner must read (the remote path in remote mode), when anything is staged.
     pub mine_source: Option<String>,
     pub pushed: Option<Pushed>,
+    /// Under the edge: what reached (or is owed to) the primary.
+    pub fed: Option<Fed>,
     /// Why nothing was examined, when the sessions folder does not exist.
     pub note: Option<String>,
     pub elapsed: Duration,
@@ -70,6 +77,7 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
             report,
             mine_source: None,
             pushed: None,
+            fed: None,
             note: Some(format!(
                 "no pi sessions folder at {}: nothing to export",
                 sessions.display()
@@ -93,10 +101,15 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
             }
         });
     }
+    let fed = job
+        .fleet
+        .as_ref()
+        .map(|f| fleet::feed(f, &report, deadline, job.timeout));
     Ok(FeedRun {
         report,
         mine_source,
         pushed,
+        fed,
         note: None,
         elapsed: started.elapsed(),
         lock,
@@ -136,73 +149,6 @@ fn bounded_prepare(
         Some(Err(e)) => Err(MptError::io("preparing the transcripts", &e)),
         None => Err(timeout_error("the prepare", timeout)),
     }
-}
-
-fn timeout_error(what: &str, timeout: Option<Duration>) -> MptError {
-    let ms = timeout.map_or(0, |t| t.as_millis());
-    MptError::new(
-        ErrorKind::Timeout,
-        format!(
-            "{what} did not finish within MEMPALACE_FEED_PREPARE_TIMEOUT_MS={ms}: nothing partial is staged (each file is replaced whole) and the next trigger re-exports"
-        ),
-    )
-    .with_hint("a first run over a long history can take longer: run `mpt feed prepare --reason manual` once by hand, or raise MEMPALACE_FEED_PREPARE_TIMEOUT_MS")
-}
-
-fn push_error(e: PushError, inbox: &RemoteInbox, timeout: Option<Duration>) -> MptError {
-    let dest = inbox.destination();
-    let check = match &inbox.ssh_config {
-        Some(c) => format!("ssh -F {} {} true", c.display(), inbox.target),
-        None => format!("ssh {} true", inbox.target),
-    };
-    match e {
-        PushError::Spawn(e) => MptError::io("starting rsync", &e).with_hint(
-            "remote feeding ships transcripts with rsync over ssh: install rsync on both machines",
-        ),
-        PushError::Timeout(_) => timeout_error(&format!("the transfer to {dest}"), timeout),
-        PushError::Failed {
-            code,
-            unreachable,
-            stderr_tail,
-        } => {
-            let code = code.map_or("a signal".to_string(), |c| format!("exit {c}"));
-            let kind = if unreachable {
-                ErrorKind::Unavailable
-            } else {
-                ErrorKind::Io
-            };
-            MptError::new(
-                kind,
-                format!("rsync to {dest} failed ({code}): {}", stderr_tail.trim()),
-            )
-            .with_hint(format!(
-                "`{check}` must work without a password prompt (key auth); MEMPALACE_PI_SSH_TARGET, MEMPALACE_PI_SSH_CONFIG and MEMPALACE_PI_REMOTE_PATH say where the transcripts go"
-            ))
-        }
-    }
-}
-
-/// Where `mpt` keeps the feed's files when `--out` is not given: `$XDG_STATE_HOME/mpt/feed`
-/// (`~/.local/state/mpt/feed`); the staging folder is `staged/` inside it.
-pub fn feed_home(xdg_state_home: Option<&str>, home: &Path) -> PathBuf {
-    match xdg_state_home.map(Path::new).filter(|p| p.is_absolute()) {
-        Some(x) => x.join("mpt/feed"),
-        None => home.join(".local/state/mpt/feed"),
-    }
-}
-
-/// The state and lock files for a staging folder: beside the default one, or keyed by a hash of
-/// the folder for `--out`, always in the feed home (so never inside what the miner reads).
-pub fn state_and_lock(feed_home: &Path, stage_dir: &Path, is_default: bool) -> (PathBuf, PathBuf) {
-    if is_default {
-        return (feed_home.join("state.json"), feed_home.join("prepare.lock"));
-    }
-    use sha2::{Digest, Sha256};
-    let key = crate::hex::hex(&Sha256::digest(stage_dir.to_string_lossy().as_bytes()));
-    (
-        feed_home.join(format!("state-{}.json", &key[..16])),
-        feed_home.join(format!("prepare-{}.lock", &key[..16])),
-    )
 }
 
 /// The feed's non-blocking lock: one prepare (and its transfer and mine) per staging folder at a

@@ -55,9 +55,10 @@ impl Route {
 }
 
 /// Picks the writer. Local mode refuses (exit 6) when a live process holds the writer lease and no
-/// hub is registered to go through.
+/// hub is registered to go through. Under the edge the mine is local (the edge keeps `mine` off
+/// the primary): the primary's own mine of the shipped copy is queued by the prepare.
 pub fn choose_route(env: &Env, config: &Config, palace: Option<&Path>) -> Result<Route> {
-    if let Some(r) = &config.remote {
+    if let Some(r) = config.remote.as_ref().filter(|_| !config.edge_opt_in) {
         return Ok(Route::Primary { url: r.url.clone() });
     }
     let paths = PalacePaths::chosen(env, palace, Some(config))?;
@@ -115,7 +116,14 @@ pub fn client_for(
             None,
             show_stderr,
         )?),
-        Route::Child { palace } => Ok(McpClient::from_config(config, palace, None, show_stderr)?),
+        Route::Child { palace } => {
+            // Always the local palace's own child (under the edge a primary is configured too).
+            let local = Config {
+                remote: None,
+                ..config.clone()
+            };
+            Ok(McpClient::from_config(&local, palace, None, show_stderr)?)
+        }
         Route::Edge { socket, .. } => {
             let paths = crate::edge::owner::OwnerPaths {
                 socket: socket.clone(),

@@ -12,6 +12,7 @@
 
 pub mod dropin;
 pub mod export;
+pub mod fleet;
 pub mod fork;
 pub mod gate;
 pub mod job;

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::error::{ErrorKind, MptError};
+
 /// Where the transcripts go: `target:path` over ssh.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteInbox {
@@ -45,10 +47,11 @@ impl RemoteInbox {
         format!("{}:{}/", self.target, path.trim_end_matches('/'))
     }
 
-    /// The `-e` value: ssh that never prompts (`BatchMode`), with `-F <config>` when set. rsync
+    /// The `-e` value: ssh that never prompts (`BatchMode`) and gives up on a silent host within
+    /// seconds (`ConnectTimeout`: a network deadline), with `-F <config>` when set. rsync
     /// splits it on spaces and honours single and double quotes.
     pub fn ssh_command(&self) -> Result<String, String> {
-        let mut cmd = "ssh -o BatchMode=yes".to_string();
+        let mut cmd = "ssh -o BatchMode=yes -o ConnectTimeout=10".to_string();
         if let Some(cfg) = &self.ssh_config {
             let s = cfg.to_string_lossy();
             let quoted = if !s.contains('\'') {
@@ -139,6 +142,50 @@ pub fn push(
     })
 }
 
+pub(super) fn timeout_error(what: &str, timeout: Option<Duration>) -> MptError {
+    let ms = timeout.map_or(0, |t| t.as_millis());
+    MptError::new(
+        ErrorKind::Timeout,
+        format!(
+            "{what} did not finish within MEMPALACE_FEED_PREPARE_TIMEOUT_MS={ms}: nothing partial is staged (each file is replaced whole) and the next trigger re-exports"
+        ),
+    )
+    .with_hint("a first run over a long history can take longer: run `mpt feed prepare --reason manual` once by hand, or raise MEMPALACE_FEED_PREPARE_TIMEOUT_MS")
+}
+
+pub(super) fn push_error(e: PushError, inbox: &RemoteInbox, timeout: Option<Duration>) -> MptError {
+    let dest = inbox.destination();
+    let check = match &inbox.ssh_config {
+        Some(c) => format!("ssh -F {} {} true", c.display(), inbox.target),
+        None => format!("ssh {} true", inbox.target),
+    };
+    match e {
+        PushError::Spawn(e) => MptError::io("starting rsync", &e).with_hint(
+            "remote feeding ships transcripts with rsync over ssh: install rsync on both machines",
+        ),
+        PushError::Timeout(_) => timeout_error(&format!("the transfer to {dest}"), timeout),
+        PushError::Failed {
+            code,
+            unreachable,
+            stderr_tail,
+        } => {
+            let code = code.map_or("a signal".to_string(), |c| format!("exit {c}"));
+            let kind = if unreachable {
+                ErrorKind::Unavailable
+            } else {
+                ErrorKind::Io
+            };
+            MptError::new(
+                kind,
+                format!("rsync to {dest} failed ({code}): {}", stderr_tail.trim()),
+            )
+            .with_hint(format!(
+                "`{check}` must work without a password prompt (key auth); MEMPALACE_PI_SSH_TARGET, MEMPALACE_PI_SSH_CONFIG and MEMPALACE_PI_REMOTE_PATH say where the transcripts go"
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,11 +207,11 @@ mod tests {
         assert_eq!(inbox("/srv/in/", None).destination(), "me@palace:/srv/in/");
         assert_eq!(
             inbox("/x", Some("/h/my ssh/config")).ssh_command().unwrap(),
-            "ssh -o BatchMode=yes -F '/h/my ssh/config'"
+            "ssh -o BatchMode=yes -o ConnectTimeout=10 -F '/h/my ssh/config'"
         );
         assert_eq!(
             inbox("/x", Some("/h/it's")).ssh_command().unwrap(),
-            "ssh -o BatchMode=yes -F \"/h/it's\""
+            "ssh -o BatchMode=yes -o ConnectTimeout=10 -F \"/h/it's\""
         );
         assert!(inbox("/x", Some("/h/'\"")).ssh_command().is_err());
         let c = inbox("/x", None).command(Path::new("/st")).unwrap();
@@ -179,7 +226,7 @@ mod tests {
                 "--mkpath",
                 "--exclude=.*",
                 "-e",
-                "ssh -o BatchMode=yes",
+                "ssh -o BatchMode=yes -o ConnectTimeout=10",
                 "/st/",
                 "me@palace:/x/"
             ]

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever the exporter's output for the same input changes; invalidates every record.
@@ -73,32 +73,37 @@ impl State {
 
     /// Write atomically: a dot-prefixed temp file beside `path`, then rename.
     pub fn save(&self, path: &Path) -> io::Result<()> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        fs::create_dir_all(dir)?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let result = (|| {
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&tmp)?;
-            f.write_all(&serde_json::to_vec(self).map_err(io::Error::other)?)?;
-            f.sync_all()?;
-            drop(f);
-            fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        save_json(path, &serde_json::to_vec(self).map_err(io::Error::other)?)
     }
+}
+
+/// Writes `bytes` to `path` whole: a dot-temp beside it, fsynced, then renamed into place.
+pub fn save_json(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// A short hash of everything besides a session's bytes that shapes its export or its verdict
@@ -113,6 +118,29 @@ pub fn mtime_ns(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
+}
+
+/// Where `mpt` keeps the feed's files when `--out` is not given: `$XDG_STATE_HOME/mpt/feed`
+/// (`~/.local/state/mpt/feed`); the staging folder is `staged/` inside it.
+pub fn feed_home(xdg_state_home: Option<&str>, home: &Path) -> PathBuf {
+    match xdg_state_home.map(Path::new).filter(|p| p.is_absolute()) {
+        Some(x) => x.join("mpt/feed"),
+        None => home.join(".local/state/mpt/feed"),
+    }
+}
+
+/// The state and lock files for a staging folder: beside the default one, or keyed by a hash of
+/// the folder for `--out`, always in the feed home (so never inside what the miner reads).
+pub fn state_and_lock(feed_home: &Path, stage_dir: &Path, is_default: bool) -> (PathBuf, PathBuf) {
+    if is_default {
+        return (feed_home.join("state.json"), feed_home.join("prepare.lock"));
+    }
+    use sha2::{Digest, Sha256};
+    let key = crate::hex::hex(&Sha256::digest(stage_dir.to_string_lossy().as_bytes()));
+    (
+        feed_home.join(format!("state-{}.json", &key[..16])),
+        feed_home.join(format!("prepare-{}.lock", &key[..16])),
+    )
 }
 
 #[cfg(test)]

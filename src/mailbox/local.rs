@@ -1,9 +1,10 @@
 //! The local palace's copy of the coordination log (`logstream.sqlite3`), read strictly
-//! read-only: the two queries the mailbox needs, as `event_list` shapes its events.
+//! read-only and leniently: the rows the mailbox needs, as `event_list` shapes its events.
 
 use std::path::Path;
 
-use rusqlite::{Connection, params};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, Row, params};
 use serde_json::{Map, Value, json};
 
 use super::Me;
@@ -13,13 +14,23 @@ use crate::palace::sqlite::with_reader;
 const COLUMNS: &str = "rowid, id, type, stream, room, topic, from_agent, to_agent, correlation_id,
     branch, base_commit, status, body, created_at, metadata_json, origin_replica, origin_seq, hlc";
 
-/// Open asks to `me`'s identities (broadcasts included) and every event they wrote, oldest
-/// first; `None` when the palace has no log.
-pub fn read(logstream: &Path, me: &Me) -> Result<Option<Vec<Value>>> {
+/// What the local log holds for `me`.
+#[derive(Debug, Default)]
+pub struct LocalEvents {
+    /// Open asks to `me`'s identities (broadcasts included) and every event they wrote, oldest
+    /// first.
+    pub events: Vec<Value>,
+    /// Rows that could not be read (a text field holding invalid UTF-8 or a BLOB that is not
+    /// text): skipped, so one bad row never hides the rest.
+    pub skipped: usize,
+}
+
+/// The events of `me` in the local log; `None` when the palace has no log.
+pub fn read(logstream: &Path, me: &Me) -> Result<Option<LocalEvents>> {
     with_reader(logstream, |c| events(c, me))
 }
 
-fn events(c: &Connection, me: &Me) -> rusqlite::Result<Vec<Value>> {
+fn events(c: &Connection, me: &Me) -> rusqlite::Result<LocalEvents> {
     let (filter, key) = match me.exact() {
         Some(one) => (
             "((to_agent = ?1 OR to_agent = '*') AND status = ?2) OR from_agent = ?1",
@@ -36,33 +47,58 @@ fn events(c: &Connection, me: &Me) -> rusqlite::Result<Vec<Value>> {
     let mut st = c.prepare(&format!(
         "SELECT {COLUMNS} FROM events WHERE {filter} ORDER BY rowid"
     ))?;
-    let rows = st.query_map(params![key, super::CANDIDATE_STATUS], |r| {
-        let text = |i: usize| r.get::<_, Option<String>>(i).map(|v| json!(v));
-        let metadata: Option<String> = r.get(14)?;
-        let metadata = metadata
-            .and_then(|m| serde_json::from_str::<Value>(&m).ok())
-            .filter(Value::is_object)
-            .unwrap_or_else(|| Value::Object(Map::new()));
-        Ok(json!({
-            "id": text(1)?, "seq": r.get::<_, i64>(0)?,
-            "origin_replica": text(15)?, "origin_seq": r.get::<_, Option<i64>>(16)?, "hlc": text(17)?,
-            "type": text(2)?, "stream": text(3)?, "room": text(4)?, "topic": text(5)?,
-            "from_agent": text(6)?, "to_agent": text(7)?, "correlation_id": text(8)?,
-            "branch": text(9)?, "base_commit": text(10)?, "status": text(11)?,
-            "artifact_ids": [], "body": r.get::<_, Option<String>>(12)?.unwrap_or_default(),
-            "created_at": text(13)?, "metadata": metadata,
-        }))
-    })?;
+    let mut rows = st.query(params![key, super::CANDIDATE_STATUS])?;
     let is = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).is_some_and(|a| me.is(a));
-    Ok(rows
-        .collect::<rusqlite::Result<Vec<_>>>()?
-        .into_iter()
-        .filter(|e| {
-            let ask = e["status"] == super::CANDIDATE_STATUS
-                && (e["to_agent"] == super::BROADCAST || is(e, "to_agent"));
-            ask || is(e, "from_agent")
-        })
-        .collect())
+    let mut out = LocalEvents::default();
+    while let Some(r) = rows.next()? {
+        let Some(e) = event(r) else {
+            out.skipped += 1;
+            continue;
+        };
+        let ask = e["status"] == super::CANDIDATE_STATUS
+            && (e["to_agent"] == super::BROADCAST || is(&e, "to_agent"));
+        if ask || is(&e, "from_agent") {
+            out.events.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// One row as `event_list` shapes it; `None` when a text field is not text. An `origin_seq`
+/// MemPalace stored as text reads as its number, or as absent.
+fn event(r: &Row) -> Option<Value> {
+    let text = |i: usize| -> Option<Value> {
+        match r.get_ref(i).ok()? {
+            ValueRef::Null => Some(Value::Null),
+            ValueRef::Text(b) | ValueRef::Blob(b) => std::str::from_utf8(b).ok().map(|t| json!(t)),
+            ValueRef::Integer(n) => Some(json!(n.to_string())),
+            ValueRef::Real(f) => Some(json!(f.to_string())),
+        }
+    };
+    let seq = |i: usize| match r.get_ref(i).ok() {
+        Some(ValueRef::Integer(n)) => json!(n),
+        Some(ValueRef::Text(b)) => json!(
+            std::str::from_utf8(b)
+                .ok()
+                .and_then(|t| t.trim().parse::<i64>().ok())
+        ),
+        _ => Value::Null,
+    };
+    // Metadata that is not a JSON object is none, as `event_list` would have it.
+    let metadata = text(14)
+        .and_then(|m| serde_json::from_str::<Value>(m.as_str()?).ok())
+        .filter(Value::is_object)
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let body = text(12)?;
+    Some(json!({
+        "id": text(1)?, "seq": seq(0),
+        "origin_replica": text(15)?, "origin_seq": seq(16), "hlc": text(17)?,
+        "type": text(2)?, "stream": text(3)?, "room": text(4)?, "topic": text(5)?,
+        "from_agent": text(6)?, "to_agent": text(7)?, "correlation_id": text(8)?,
+        "branch": text(9)?, "base_commit": text(10)?, "status": text(11)?,
+        "artifact_ids": [], "body": if body.is_null() { json!("") } else { body },
+        "created_at": text(13)?, "metadata": metadata,
+    }))
 }
 
 #[cfg(test)]
@@ -90,7 +126,7 @@ mod tests {
         )
         .unwrap();
         drop(c);
-        let got = read(&path, &Me::one("pi@a")).unwrap().unwrap();
+        let got = read(&path, &Me::one("pi@a")).unwrap().unwrap().events;
         let ids: Vec<&str> = got.iter().map(|e| e["id"].as_str().unwrap()).collect();
         assert_eq!(ids, ["e1", "e2", "e3"]);
         assert_eq!(got[2]["metadata"]["ack_of"], "e1");
@@ -107,7 +143,10 @@ mod tests {
         )
         .unwrap();
         drop(c);
-        let got = read(&path, &Me::device("a", "mcp@a")).unwrap().unwrap();
+        let got = read(&path, &Me::device("a", "mcp@a"))
+            .unwrap()
+            .unwrap()
+            .events;
         let ids: Vec<&str> = got.iter().map(|e| e["id"].as_str().unwrap()).collect();
         assert_eq!(ids, ["e1", "e2", "e3", "e5"]);
     }

@@ -11,10 +11,10 @@ use crate::edge::events::{self, Order};
 use crate::edge::owner::OwnerPaths;
 use crate::edge::puller;
 use crate::error::{MptError, Result};
-use crate::log_debug;
 use crate::mcp::McpClient;
 use crate::outbox::{self, Outbox};
 use crate::palace::PalacePaths;
+use crate::{log_debug, log_warn};
 
 /// This device's side: its palace's log, the edge's pull record and the outbox's id map.
 pub struct LocalLog {
@@ -45,7 +45,7 @@ impl LocalLog {
     }
 
     /// The asks to `me` and the events by `me` in the local log (`None`: the palace has none).
-    fn events(&self, me: &Me) -> Result<Option<Vec<Value>>> {
+    fn events(&self, me: &Me) -> Result<Option<super::local::LocalEvents>> {
         match &self.palace {
             Some(p) => super::local::read(&p.logstream, me),
             None => Ok(None),
@@ -110,6 +110,8 @@ pub struct View {
     pub derivation: Derivation,
     /// `Some`: answered from the local log alone.
     pub stale: Option<Stale>,
+    /// Rows of the local log that could not be read, skipped (the answer is the rest).
+    pub rows_skipped: usize,
     now_unix: i64,
 }
 
@@ -127,13 +129,19 @@ impl View {
             super::source::fetch(client, me).await
         }
         .await;
+        let rows_skipped;
         let (events, stale) = match remote {
             Ok(theirs) => {
                 let mine = local.events(me).unwrap_or_else(|e| {
-                    log_debug!("mailbox: the local log is not readable: {}", e.message);
+                    log_warn!(
+                        "mailbox: this device's copy of the log is not readable ({}): its events not yet on the primary are missing from this answer",
+                        e.message
+                    );
                     None
                 });
-                (local.merged(theirs, mine.unwrap_or_default()), None)
+                let mine = mine.unwrap_or_default();
+                rows_skipped = mine.skipped;
+                (local.merged(theirs, mine.events), None)
             }
             Err(e) if e.is_transient() => {
                 let why = e.to_string();
@@ -147,17 +155,24 @@ impl View {
                     .as_deref()
                     .and_then(puller::read_record)
                     .and_then(|r| r.last_success_ms);
+                rows_skipped = mine.skipped;
                 (
-                    local.merged(Vec::new(), mine),
+                    local.merged(Vec::new(), mine.events),
                     Some(Stale { why, last_pull_ms }),
                 )
             }
             Err(e) => return Err(e.into()),
         };
         log_debug!("mailbox: {} events read for {}", events.len(), me.shown);
+        if rows_skipped > 0 {
+            log_warn!(
+                "mailbox: {rows_skipped} row(s) of this device's copy of the log could not be read (a field that is not text) and were skipped; the answer is the rest"
+            );
+        }
         Ok(View {
             derivation: super::derive(&events, me, now_unix, &StdFs),
             stale,
+            rows_skipped,
             now_unix,
         })
     }
@@ -171,6 +186,7 @@ impl View {
     /// `stale`, `source`, and offline the last pull and why.
     pub fn describe(&self, doc: &mut Value) {
         doc["stale"] = json!(self.stale.is_some());
+        doc["rows_skipped"] = json!(self.rows_skipped);
         match &self.stale {
             None => doc["source"] = json!("primary"),
             Some(s) => {
@@ -211,6 +227,7 @@ mod tests {
                 why: "refused".into(),
                 last_pull_ms: Some(1_000_000),
             }),
+            rows_skipped: 0,
             now_unix: 1_000 + 90,
         };
         let line = view.stale_line().unwrap();

@@ -43,17 +43,11 @@ pub async fn local_copy(local: &LocalLog, config: &Config, env: &Env) -> Refresh
     }
     let child = crate::mcp::client::local_child_spec(config, &paths.palace, None).program;
     let owner_paths = OwnerPaths::new(&paths.home, &paths.palace);
-    let puller = match puller::configure(config, env, &paths.palace, &child, &owner_paths) {
-        Ok(Some(mut p)) => {
-            p.spec.deadline = p.spec.deadline.min(OWN_PULL_DEADLINE);
-            p
-        }
-        Ok(None) => return Refreshed::Skipped("pulls are off or the child cannot pull"),
-        Err(e) => {
-            log_debug!("mailbox: no pull: {}", e.message);
-            return Refreshed::Skipped("the pull settings do not parse");
-        }
+    let Some(mut puller) = puller::configure(config, env, &paths.palace, &child, &owner_paths)
+    else {
+        return Refreshed::Skipped("pulls are off or the child cannot pull");
     };
+    puller.spec.deadline = puller.spec.deadline.min(OWN_PULL_DEADLINE);
     match puller::pull_now(&puller).await {
         None => Refreshed::Busy,
         Some(Ok(p)) => Refreshed::Pulled(Ok(p.pulled_events)),

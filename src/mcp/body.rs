@@ -1,8 +1,6 @@
 //! Reply bodies read with a bound: at most `REPLY_LIMIT` bytes of a primary's reply are taken in,
 //! so an endless or huge body (JSON or SSE) fails as a typed error instead of exhausting memory.
 
-use std::error::Error as _;
-
 use super::{CallError, HttpFailure};
 
 /// Four times MemPalace's own 16 MiB request cap: no honest reply comes near it.
@@ -75,22 +73,11 @@ pub(super) fn dropped(e: &reqwest::Error) -> CallError {
     CallError::Http {
         failure: HttpFailure::Dropped,
         status: None,
-        detail: format!("the connection dropped mid-reply: {}", chain(e)),
+        detail: format!(
+            "the connection dropped mid-reply: {}",
+            super::send_error::plain_cause(e)
+        ),
     }
-}
-
-/// An error and its sources in one line, each said once.
-pub(super) fn chain(e: &reqwest::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut src = e.source();
-    while let Some(s) = src {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        src = s.source();
-    }
-    parts.join(": ")
 }
 
 #[cfg(test)]

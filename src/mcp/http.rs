@@ -1,7 +1,6 @@
 //! The Streamable HTTP client for a MemPalace primary: Content-Length POSTs, bearer token, JSON or
 //! SSE replies, `Mcp-Session-Id` and `MCP-Protocol-Version` echoed, each HTTP failure typed.
 
-use std::error::Error as _;
 use std::path::PathBuf;
 use std::sync::Mutex as StdMutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +15,16 @@ use super::{
 };
 use crate::config::Secret;
 use crate::{log_debug, log_trace};
+
+/// `route` beside the MCP endpoint `url` (`super::routes`), or why there is none.
+fn sibling(url: &str, route: &str) -> Result<reqwest::Url, CallError> {
+    super::routes::sibling(url, route).ok_or_else(|| {
+        CallError::Protocol(format!(
+            "{} is not a URL that {route} can be found beside",
+            crate::secrets::redact_url(url)
+        ))
+    })
+}
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
@@ -103,10 +112,7 @@ fn build(opts: &HttpOptions, pooled: bool) -> Result<reqwest::Client, CallError>
 impl HttpClient {
     pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
         let http = build(&opts, true)?;
-        let mut healthz =
-            reqwest::Url::parse(&opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
-        healthz.set_path("/healthz");
-        healthz.set_query(None);
+        let healthz = sibling(&opts.url, "/healthz")?;
         Ok(HttpClient {
             http: StdMutex::new(http),
             liveness: Liveness::new(build(&opts, false)?, healthz, opts.connect_timeout),
@@ -137,6 +143,14 @@ impl HttpClient {
 
     pub fn url(&self) -> &str {
         &self.opts.url
+    }
+
+    /// Where [`HttpClient::get`] sends `route`, for messages (userinfo never shown).
+    pub fn route_shown(&self, route: &str) -> String {
+        sibling(&self.opts.url, route).map_or_else(
+            |_| route.to_string(),
+            |u| crate::secrets::redact_url(u.as_str()),
+        )
     }
 
     /// `initialize`, `notifications/initialized`, `tools/list` (all pages): `handshake::run`.
@@ -186,8 +200,9 @@ impl HttpClient {
             .map(|_| ())
     }
 
-    /// A GET beside the MCP endpoint (`/healthz`, `/statusz`, `/sync/version_vector`):
-    /// the status and body text. `path` replaces the URL's path.
+    /// A GET beside the MCP endpoint (`/healthz`, `/statusz`, `/sync/version_vector`, `/whoami`):
+    /// the status and body text. `path` is the route as the server's root names it; it is
+    /// resolved beside the MCP URL (`super::routes`), so a path prefix is kept.
     pub async fn get(&self, path: &str, deadline: Deadline) -> Result<(u16, String), CallError> {
         self.get_as(path, deadline, &[]).await
     }
@@ -208,16 +223,16 @@ impl HttpClient {
         deadline: Deadline,
         errors: &[u16],
     ) -> Result<(u16, String), CallError> {
-        let mut url =
-            reqwest::Url::parse(&self.opts.url).map_err(|e| CallError::Protocol(e.to_string()))?;
-        url.set_path(path);
-        url.set_query(None);
+        let url = sibling(&self.opts.url, path)?;
         let mut req = self.http().get(url);
         if let Some(t) = &self.opts.token {
             req = req.bearer_auth(t.expose());
         }
         let fut = async {
-            let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| super::send_error::classify(&e))?;
             let status = resp.status().as_u16();
             if errors.contains(&status) {
                 let shown = crate::secrets::redact_url(&self.opts.url);
@@ -259,7 +274,10 @@ impl HttpClient {
         }
         log_trace!("POST {} {what}", crate::secrets::redact_url(&self.opts.url));
         let fut = async {
-            let resp = req.send().await.map_err(|e| classify_send_error(&e))?;
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| super::send_error::classify(&e))?;
             self.remember_session(resp.headers());
             let status = resp.status().as_u16();
             if status == 202 {
@@ -478,58 +496,6 @@ fn first_line(s: &str) -> &str {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim()
-}
-
-/// Names the layer that failed: DNS, refused, TLS, or another connect failure.
-fn classify_send_error(e: &reqwest::Error) -> CallError {
-    let text = body::chain(e);
-    let lower = text.to_lowercase();
-    let refused = source_io_kind(e) == Some(std::io::ErrorKind::ConnectionRefused)
-        || lower.contains("connection refused");
-    let failure = if e.is_timeout() {
-        HttpFailure::Connect
-    } else if refused {
-        HttpFailure::Refused
-    } else if lower.contains("dns error")
-        || lower.contains("failed to lookup")
-        || lower.contains("name or service not known")
-        || lower.contains("no address associated")
-    {
-        HttpFailure::Dns
-    } else if lower.contains("certificate")
-        || lower.contains("tls")
-        || lower.contains("handshake")
-        || lower.contains("unknownissuer")
-    {
-        HttpFailure::Tls
-    } else if e.is_connect() {
-        HttpFailure::Connect
-    } else {
-        HttpFailure::Dropped
-    };
-    let what = match failure {
-        HttpFailure::Refused => "connection refused",
-        HttpFailure::Dns => "DNS lookup failed",
-        HttpFailure::Tls => "TLS failed",
-        HttpFailure::Dropped => "the connection dropped",
-        _ => "cannot connect",
-    };
-    CallError::Http {
-        failure,
-        status: None,
-        detail: format!("cannot reach the primary ({what}): {text}"),
-    }
-}
-
-fn source_io_kind(e: &reqwest::Error) -> Option<std::io::ErrorKind> {
-    let mut src = e.source();
-    while let Some(s) = src {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            return Some(io.kind());
-        }
-        src = s.source();
-    }
-    None
 }
 
 /// The HTTP client as the handshake's peer, each request within the handshake's deadline. A

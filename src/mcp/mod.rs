@@ -7,6 +7,8 @@ pub mod handshake;
 pub mod http;
 pub mod jsonrpc;
 pub mod liveness;
+pub mod routes;
+mod send_error;
 pub mod sse;
 pub mod stdio;
 pub mod tool_result;
@@ -52,6 +54,8 @@ pub enum HttpFailure {
     Dns,
     Refused,
     Tls,
+    /// An `https://` URL to a server that speaks no TLS there (plain HTTP): no CA fixes it.
+    NotTls,
     Connect,
     /// 401: the token refused; a gateway of ours says why in its body (`None`: `serve`'s own
     /// 401, an HTML page that says nothing).
@@ -293,6 +297,7 @@ impl CallError {
                     | HttpFailure::Silent
                     | HttpFailure::Tls
                     | HttpFailure::RateLimited { .. }
+                    | HttpFailure::NotTls
             ),
             CallError::Protocol(_) | CallError::ToolFailed { .. } | CallError::NoProgram { .. } => {
                 false
@@ -440,7 +445,7 @@ fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
     match f {
         HttpFailure::Dns => (
             ErrorKind::Unavailable,
-            "the primary's host name does not resolve: check the host in MEMPALACE_REMOTE_URL",
+            "check the host in MEMPALACE_REMOTE_URL: a typo, or a name only another network resolves (a VPN, a tailnet)",
         ),
         HttpFailure::Refused => (
             ErrorKind::Unavailable,
@@ -449,6 +454,10 @@ fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {
         HttpFailure::Tls => (
             ErrorKind::Unavailable,
             "TLS failed: for a self-signed primary set MPT_CA_FILE (or ca_file in the mpt config) to its certificate",
+        ),
+        HttpFailure::NotTls => (
+            ErrorKind::Unavailable,
+            "the server at that address speaks plain HTTP, not TLS: use an http:// URL (loopback, or behind a tunnel or `mpt gateway`), or serve it with --tls-cert and --tls-key; MPT_CA_FILE helps only once it speaks TLS",
         ),
         HttpFailure::Connect => (
             ErrorKind::Unavailable,

@@ -27,6 +27,15 @@ impl Summary {
             .find(|(s, _)| *s == st)
             .map_or(0, |(_, n)| *n)
     }
+
+    /// Ops not settled yet: queued, leased or failed.
+    pub fn open(&self) -> i64 {
+        self.counts
+            .iter()
+            .filter(|(s, _)| s.is_open())
+            .map(|(_, n)| n)
+            .sum()
+    }
 }
 
 impl Outbox {

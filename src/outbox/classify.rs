@@ -102,6 +102,8 @@ pub fn classify_error(e: CallError) -> Verdict {
             H::Server | H::Dropped | H::Silent => (Sent::Maybe, true),
             H::Unauthorized(_) | H::Forbidden | H::NotFound => return Verdict::Stop { error: e },
             H::TooLarge => (Sent::No, false),
+            // An https:// URL to a plain-HTTP server: refused before anything was sent.
+            H::NotTls => (Sent::No, true),
             H::Status | H::ReplyTooLarge => (Sent::Maybe, false),
             H::RateLimited { .. } => unreachable!("rate limits are classified above"),
         },

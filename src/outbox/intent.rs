@@ -181,6 +181,7 @@ mod tests {
         Origin {
             device: "lap".into(),
             host: "h".into(),
+            inbox: None,
         }
     }
 

@@ -9,6 +9,7 @@ use super::schema::sql;
 use super::store::{COLS, Outbox, row_to_op};
 use super::{MAX_ATTEMPTS, Op, OpState, Stop, util};
 use crate::error::{ErrorKind, MptError, Result};
+use crate::palace::catalog;
 
 /// Claims one op, if it may be sent now: queued, or leased by someone whose lease expired.
 /// The claim marks the op in flight; a claim of an op whose previous send never settled turns
@@ -109,6 +110,10 @@ impl Outbox {
             let Some(last) = page.last() else { break };
             after = last.id;
             for op in page {
+                // A feed's mine runs in its own lane (`apart`): it never holds this one back.
+                if catalog::runs_apart(&op.tool_name) {
+                    continue;
+                }
                 if order.standing(&tx, &op, now, gate)? != Standing::Sendable {
                     continue;
                 }
@@ -127,7 +132,8 @@ impl Outbox {
         Ok(claimed)
     }
 
-    /// Where every open op stands now (`gate`: backoff due by then), in queue order.
+    /// Where every open op stands now (`gate`: backoff due by then), in queue order; the ops of the
+    /// lane apart (`apart`) are not in it.
     pub fn backlog(&self, now: i64, gate: i64) -> Result<Backlog> {
         let mut order = Order::default();
         let mut b = Backlog::default();
@@ -136,7 +142,10 @@ impl Outbox {
             let page = open_page(&self.conn, after)?;
             let Some(last) = page.last() else { break };
             after = last.id;
-            for op in page {
+            for op in page
+                .into_iter()
+                .filter(|op| !catalog::runs_apart(&op.tool_name))
+            {
                 match order.standing(&self.conn, &op, now, gate)? {
                     Standing::Sendable => b.sendable += 1,
                     Standing::Failed => b.failed.push(op),

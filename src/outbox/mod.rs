@@ -2,6 +2,7 @@
 //! drained to the primary by one flusher at a time (`lock`, `flush`), replay-safe (`replay`).
 
 pub mod admin;
+pub mod apart;
 pub mod backfill;
 pub mod classify;
 pub mod flush;
@@ -32,6 +33,7 @@ pub use admin::Summary;
 pub use flush::FlushOptions;
 pub use last_error::LastFlush;
 pub use lock::FlushLock;
+pub use reader::existing;
 pub use report::{FlushReport, Stop};
 pub use schema::Synchronous;
 pub use store::{Enqueued, NewOp, OpenOptions, Outbox};
@@ -80,11 +82,15 @@ pub fn open_options(env: &Env) -> Result<OpenOptions> {
     })
 }
 
-/// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host.
+/// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host; and the
+/// device's feed inbox on the primary's host, the one place a queued `mempalace_mine` may read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
     pub device: String,
     pub host: String,
+    /// `MEMPALACE_PI_REMOTE_PATH`, else `~/.mempalace/feed/inbox/<device>` (`None`: no mine is
+    /// admitted).
+    pub inbox: Option<String>,
 }
 
 impl Origin {
@@ -93,6 +99,7 @@ impl Origin {
         Origin {
             device: config.device.clone().unwrap_or_else(|| host.clone()),
             host,
+            inbox: Some(config.feed.remote_path_or_default(config.device.as_deref())),
         }
     }
 }

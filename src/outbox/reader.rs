@@ -61,6 +61,19 @@ impl Outbox {
     }
 }
 
+/// The outbox the edge of `palace` queues in, opened read-only (`None`: none exists yet).
+pub fn existing(
+    env: &crate::config::Env,
+    config: &crate::config::Config,
+    palace: Option<&Path>,
+) -> Result<Option<Outbox>> {
+    let path = super::resolve_path(env, config, palace)?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    Outbox::open_read_only(&path, super::open_options(env)?)
+}
+
 /// A read-only connection that has read the schema version (the first read is where a
 /// connection that cannot set up its shared memory fails).
 fn connect(path: &Path, readonly_shm: bool, opts: OpenOptions) -> Result<Connection> {
@@ -110,6 +123,7 @@ mod tests {
         let origin = Origin {
             device: "d".into(),
             host: "h".into(),
+            inbox: None,
         };
         {
             let mut o = Outbox::open(&path, OpenOptions::default()).unwrap();

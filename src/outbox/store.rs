@@ -136,7 +136,7 @@ impl Outbox {
     /// Queues several writes in one transaction, in order: all or none, durable together with
     /// one commit. For a process that gathers concurrent writers (group commit).
     pub fn enqueue_batch(&mut self, origin: &Origin, ops: &[NewOp<'_>]) -> Result<Vec<Enqueued>> {
-        let texts = payload_texts(ops)?;
+        let texts = payload_texts_from(Some(origin), ops)?;
         let now = util::now_ms();
         let tx = self
             .conn
@@ -176,9 +176,17 @@ impl Outbox {
 
 /// Each op admitted (`admit`) and its payload as the text stored.
 pub(super) fn payload_texts(ops: &[NewOp<'_>]) -> Result<Vec<String>> {
+    payload_texts_from(None, ops)
+}
+
+/// [`payload_texts`] for ops queued by `origin` (whose feed inbox a queued mine may read).
+pub(super) fn payload_texts_from(
+    origin: Option<&Origin>,
+    ops: &[NewOp<'_>],
+) -> Result<Vec<String>> {
     ops.iter()
         .map(|op| {
-            admit(op.tool, op.payload)?;
+            admit_from(origin, op.tool, op.payload)?;
             serde_json::to_string(op.payload)
                 .map_err(|e| MptError::usage(format!("the payload is not serialisable: {e}")))
         })
@@ -254,12 +262,30 @@ pub(super) fn insert_op(
 /// What may enter the outbox: writes only, as a JSON object (exit 4 for maintenance and
 /// destructive tools, exit 2 for reads and non-objects).
 pub fn admit(tool: &str, payload: &Value) -> Result<()> {
+    admit_from(None, tool, payload)
+}
+
+/// [`admit`], plus the one maintenance call the outbox carries: `origin`'s feed mine, a
+/// `mempalace_mine` in `convos` mode of a source under its own inbox on the primary's host
+/// (idempotent: the miner dedupes by source file). Any other mine stays refused (exit 4).
+pub fn admit_from(origin: Option<&Origin>, tool: &str, payload: &Value) -> Result<()> {
     if !tool.starts_with("mempalace_") || tool.len() <= "mempalace_".len() {
         return Err(MptError::usage(format!(
             "'{tool}' is not a MemPalace tool name (mempalace_*)"
         )));
     }
+    let inbox = origin.and_then(|o| o.inbox.as_deref());
     match catalog::classify(tool) {
+        ToolClass::Maintenance if catalog::bare(tool) == "mine" => {
+            if let Err(why) = feed_mine(payload, inbox) {
+                return Err(MptError::refused(format!(
+                    "{tool} is queued for the shared primary only as this device's feed mine: {why}"
+                ))
+                .with_hint(
+                    "`mpt feed prepare` queues it (mode convos, a source under MEMPALACE_PI_REMOTE_PATH); run any other mine on the palace host itself",
+                ));
+            }
+        }
         ToolClass::Maintenance | ToolClass::Destructive => {
             return Err(MptError::refused(format!(
                 "{tool} is a {} tool: it is never queued for the shared primary",
@@ -289,6 +315,31 @@ pub fn admit(tool: &str, payload: &Value) -> Result<()> {
             "the arguments to {tool} contain the remote token: it never enters the outbox"
         ))
         .with_hint("remove the token from the arguments"));
+    }
+    Ok(())
+}
+
+/// Why `payload` is not a feed mine of a source under `inbox` (`Ok` when it is).
+fn feed_mine(payload: &Value, inbox: Option<&str>) -> std::result::Result<(), String> {
+    let Some(inbox) = inbox else {
+        return Err("no feed inbox is known for this device".into());
+    };
+    if payload.get("mode").and_then(Value::as_str) != Some("convos") {
+        return Err("its mode is not convos".into());
+    }
+    let Some(source) = payload.get("source").and_then(Value::as_str) else {
+        return Err("it names no source".into());
+    };
+    let root = inbox.trim_end_matches('/');
+    let under = source == root
+        || source
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.starts_with('/'));
+    let climbs = source.split('/').any(|seg| seg == "..");
+    if !under || climbs || root.is_empty() {
+        return Err(format!(
+            "its source {source} is not under this device's inbox {inbox}"
+        ));
     }
     Ok(())
 }

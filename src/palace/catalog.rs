@@ -223,6 +223,13 @@ pub fn tool(tool: &str) -> &'static Tool {
     known(tool).unwrap_or(&UNKNOWN)
 }
 
+/// Whether the outbox runs a queued call of `tool` apart from the flush lock, in a lane of its
+/// own: the one maintenance call it admits (a feed's `mine`, `outbox::apart`) takes minutes, and
+/// the writes behind it must never wait for it.
+pub fn runs_apart(tool: &str) -> bool {
+    self::tool(tool).class == ToolClass::Maintenance
+}
+
 /// Every row, in the order of MemPalace 3.11's `tools/list`.
 pub fn all() -> &'static [Tool] {
     table::TOOLS

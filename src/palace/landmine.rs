@@ -18,6 +18,9 @@ pub enum KgVerdict {
     Split,
     /// The palace-local graph is empty or absent while the HOME one holds the facts.
     Stranded,
+    /// One graph so far, but nothing at the HOME path links to the palace-local one: the next
+    /// process started without `--palace` opens a new, empty graph there and splits the KG.
+    Unlinked,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -36,12 +39,18 @@ pub fn inspect(paths: &PalacePaths) -> Result<KgLandmine> {
     let palace_stats = kg::stats(&palace_kg)?;
     let home_stats = if linked { None } else { kg::stats(&home_kg)? };
     let triples = |s: &Option<KgStats>| s.map_or(0, |s| s.triples);
+    // A link elsewhere is its own trouble (the runbook blocks on it), not a missing link.
+    let home_is_link =
+        std::fs::symlink_metadata(&home_kg).is_ok_and(|m| m.file_type().is_symlink());
+    let unlinked =
+        home_kg != palace_kg && !home_is_link && (home_kg.exists() || palace_kg.exists());
     let verdict = if linked {
         KgVerdict::Linked
     } else {
         match (triples(&palace_stats), triples(&home_stats)) {
             (p, h) if p > 0 && h > 0 => KgVerdict::Split,
             (0, h) if h > 0 => KgVerdict::Stranded,
+            _ if unlinked => KgVerdict::Unlinked,
             _ => KgVerdict::Clean,
         }
     };

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::scan::ScanSet;
 use super::{Inputs, STEPS, State, step_def};
+use crate::edge::stop::OwnerHold;
 use crate::error::{MptError, Result};
 use crate::palace::paths::realpath;
 use crate::palace::procs::{self, Role};
@@ -51,8 +52,13 @@ pub struct Holder {
 pub fn apply(inputs: &Inputs, id: &str, yes: bool) -> Result<Applied> {
     let Some(def) = step_def(id) else {
         let ids: Vec<&str> = STEPS.iter().map(|d| d.id).collect();
-        return Err(MptError::usage(format!("there is no step '{id}'"))
-            .with_hint(format!("one of: {}", ids.join(", "))));
+        return Err(
+            MptError::usage(format!("there is no step '{id}'")).with_hint(format!(
+                "{}one of: {}",
+                crate::suggest::did_you_mean(id, ids.iter().copied()),
+                ids.join(", ")
+            )),
+        );
     };
     let scan = ScanSet::collect(inputs);
     let step = (def.check)(inputs, &scan);
@@ -95,10 +101,25 @@ pub fn apply(inputs: &Inputs, id: &str, yes: bool) -> Result<Applied> {
 
 /// Refuses (exit 4) while a MemPalace process holds the palace or either knowledge graph.
 pub(super) fn refuse_if_held(paths: &PalacePaths, inputs: &Inputs) -> Result<()> {
-    let held = holders(paths, inputs);
+    let mut held = holders(paths, inputs);
     if held.is_empty() {
         return Ok(());
     }
+    // mpt's own edge owner is named as what it is, with the command that stops it.
+    let owner = OwnerHold::of(&paths.home, &paths.palace)
+        .filter(|o| held.iter().any(|h| h.pid.is_some_and(|p| o.holds_as(p))));
+    if let Some(o) = &owner {
+        for h in held
+            .iter_mut()
+            .filter(|h| h.pid.is_some_and(|p| o.holds_as(p)))
+        {
+            h.why = format!("{}, the child of {}", h.why, o.described());
+        }
+    }
+    let others = held.iter().any(|h| {
+        !h.pid
+            .is_some_and(|p| owner.as_ref().is_some_and(|o| o.holds_as(p)))
+    });
     let list: Vec<String> = held
         .iter()
         .map(|h| match h.pid {
@@ -106,12 +127,22 @@ pub(super) fn refuse_if_held(paths: &PalacePaths, inputs: &Inputs) -> Result<()>
             None => h.why.clone(),
         })
         .collect();
+    let rerun = "re-run `mpt runbook apply kg-location`";
+    let hint = match &owner {
+        Some(o) if !others => o.fix(&paths.palace, rerun),
+        Some(o) => format!(
+            "stop the other processes named (harness sessions, `mempalace serve`); {}",
+            o.fix(&paths.palace, rerun)
+        ),
+        None => "stop the harness sessions (and `mempalace serve`) using this palace, then re-run"
+            .to_string(),
+    };
     Err(MptError::refused(format!(
         "a MemPalace process holds {}: {}; a move under a live writer is how data is lost",
         paths.palace.display(),
         list.join("; ")
     ))
-    .with_hint("stop the harness sessions (and `mempalace serve`) using this palace, then re-run")
+    .with_hint(hint)
     .with_detail(serde_json::json!({ "holders": held })))
 }
 

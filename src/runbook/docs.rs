@@ -81,6 +81,16 @@ fn searched(scan: &ScanSet) -> Vec<String> {
             .collect::<Vec<_>>()
             .join(", ")
     )];
+    if !scan.missing.is_empty() {
+        ev.push(format!(
+            "--scan paths that do not exist, so not searched: {}",
+            scan.missing
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !scan.unreadable.is_empty() {
         ev.push(format!(
             "not readable by this user (run as their owner to include them): {}",

@@ -351,6 +351,8 @@ pub struct Inputs {
     pub scan: Vec<PathBuf>,
     /// `--serve-cmd`: the primary's command line, judged instead of what is found.
     pub serve_cmd: Option<String>,
+    /// `--bind-ok`: a loopback or LAN bind chosen on purpose (else the config's `serve_bind`).
+    pub bind_ok: Option<crate::config::ServeBind>,
     /// `--palace`: the palace (else the config's, else MemPalace's own rules).
     pub palace: Option<PathBuf>,
     /// `--device`: the fleet's device names, for a starter gateway policy.
@@ -375,6 +377,28 @@ impl Inputs {
 
     pub fn palace(&self) -> Result<PalacePaths, MptError> {
         PalacePaths::chosen(&self.env, self.palace.as_deref(), self.config.as_ref().ok())
+    }
+
+    /// The primary's bind chosen on purpose, and where that was said (`--bind-ok` wins over
+    /// the config's `serve_bind`).
+    pub fn deliberate_bind(&self) -> Option<(crate::config::ServeBind, String)> {
+        if let Some(b) = self.bind_ok {
+            return Some((b, format!("--bind-ok {}", bind_name(b))));
+        }
+        let c = self.config.as_ref().ok()?;
+        let b = c.file.serve_bind?;
+        let file = c
+            .file_path
+            .as_ref()
+            .map_or("the mpt config".into(), |p| p.display().to_string());
+        Some((b, format!("serve_bind \"{}\" in {file}", bind_name(b))))
+    }
+}
+
+fn bind_name(b: crate::config::ServeBind) -> &'static str {
+    match b {
+        crate::config::ServeBind::Loopback => "loopback",
+        crate::config::ServeBind::Lan => "lan",
     }
 }
 

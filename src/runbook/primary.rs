@@ -7,6 +7,7 @@ use super::scan::ScanSet;
 use super::serve_configs::find;
 use super::serve_line::ServeConfig;
 use super::{Inputs, State, Step};
+use crate::config::ServeBind;
 use crate::palace::procs::Role;
 
 /// How one serve configuration fares on one step: its state and the line that says why.
@@ -16,7 +17,7 @@ type Judge = fn(&ServeConfig, &Inputs) -> (State, String);
 pub fn check_bind(inputs: &Inputs, scan: &ScanSet) -> Step {
     judged("serve-bind", bind, inputs, scan, || {
         format!(
-            "bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose)"
+            "bind the docker0 gateway: `mempalace serve --host {RECOMMENDED_BIND} …` (or publish `{RECOMMENDED_BIND}:8765:8765` in compose); or, a deliberate choice, `mpt runbook phase1 --bind-ok loopback` (serve behind `mpt gateway` or a tunnel) or `--bind-ok lan` (TLS and a token), kept as `serve_bind` in the mpt config"
         )
     })
 }
@@ -101,7 +102,12 @@ fn judged(
     s
 }
 
+/// What a deliberate bind costs, said in the step's evidence.
+const LOOPBACK_COST: &str = "only this host reaches it: other devices need `mpt gateway` in front (`mpt gateway serve --listen 0.0.0.0:8443 --upstream http://127.0.0.1:PORT`, TLS and a token per device) or a tunnel that keeps the Host header (serve pins Host on loopback: a rewritten one is 403)";
+const LAN_COST: &str = "every machine on the LAN reaches the port: it needs TLS (`serve-tls`) and a token (`serve-token`), which every device holding it may use for anything";
+
 fn bind(c: &ServeConfig, inputs: &Inputs) -> (State, String) {
+    let deliberate = inputs.deliberate_bind();
     if c.compose && !c.host_network && classify(&c.host) == Bind::Loopback {
         return (
             State::ToDo,
@@ -121,17 +127,43 @@ fn bind(c: &ServeConfig, inputs: &Inputs) -> (State, String) {
     let mut worst = (State::Done, String::new());
     for (addr, port) in exp {
         let r = match classify(&addr) {
-            Bind::Lan => (
-                State::ToDo,
-                format!(
-                    "{addr}:{port} publishes the palace to the whole LAN; bind {RECOMMENDED_BIND} (the docker0 gateway)"
-                ),
-            ),
             Bind::Loopback if let Some(f) = fronting(inputs, port) => (
                 State::Done,
                 format!(
                     "{addr}:{port} behind mpt gateway (pid {}, Phase 4): only the gateway reaches it, each device with its own token",
                     f.pid
+                ),
+            ),
+            Bind::Lan
+                if deliberate
+                    .as_ref()
+                    .is_some_and(|(b, _)| *b == ServeBind::Lan) =>
+            {
+                (
+                    State::Done,
+                    format!(
+                        "{addr}:{port}, the LAN, deliberately ({}): {LAN_COST}",
+                        deliberate.as_ref().map_or("", |(_, why)| why.as_str())
+                    ),
+                )
+            }
+            Bind::Loopback
+                if deliberate
+                    .as_ref()
+                    .is_some_and(|(b, _)| *b == ServeBind::Loopback) =>
+            {
+                (
+                    State::Done,
+                    format!(
+                        "{addr}:{port}, loopback, deliberately ({}): {LOOPBACK_COST}",
+                        deliberate.as_ref().map_or("", |(_, why)| why.as_str())
+                    ),
+                )
+            }
+            Bind::Lan => (
+                State::ToDo,
+                format!(
+                    "{addr}:{port} publishes the palace to the whole LAN; bind {RECOMMENDED_BIND} (the docker0 gateway)"
                 ),
             ),
             Bind::Loopback => (

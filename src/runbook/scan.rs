@@ -65,6 +65,8 @@ pub struct ScanSet {
     pub files: Vec<Scanned>,
     pub searched: Vec<PathBuf>,
     pub unreadable: Vec<PathBuf>,
+    /// `--scan` paths that do not exist: nothing was searched there.
+    pub missing: Vec<PathBuf>,
 }
 
 const MAX_BYTES: u64 = 2 * 1024 * 1024;
@@ -89,6 +91,10 @@ impl ScanSet {
         s.searched.push(inputs.cwd.clone());
         s.dir(&inputs.cwd, 0, 0, &mut seen);
         for p in &inputs.scan {
+            if std::fs::symlink_metadata(p).is_err() {
+                s.missing.push(p.clone());
+                continue;
+            }
             s.searched.push(p.clone());
             if p.is_dir() {
                 s.dir(p, 0, MAX_DEPTH, &mut seen);

@@ -14,6 +14,7 @@ fn hermetic_inputs(home: &Path) -> Inputs {
         cwd: home.to_path_buf(),
         scan: Vec::new(),
         serve_cmd: None,
+        bind_ok: None,
         palace: None,
         devices: Vec::new(),
         procs_cache: OnceLock::new(),

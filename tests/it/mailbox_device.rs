@@ -180,3 +180,67 @@ fn a_mailbox_read_online_wakes_the_owners_pull() {
     );
     s.close();
 }
+
+#[test]
+fn rows_of_the_local_log_that_cannot_be_read_are_skipped_and_counted_offline_and_online() {
+    let fleet = Fleet::start(1);
+    let d = &fleet.devices[0];
+    d.env.call_local(
+        &d.palace,
+        "mempalace_add_drawer",
+        r#"{"wing":"w","room":"r","content":"filed before"}"#,
+    );
+    let pi = d.agent("pi");
+    let to_pi = ask(&fleet, &pi, "answered on this device");
+    assert_eq!(owed(&mailbox(d, &["--as", &pi]))[0].0, to_pi);
+    assert!(d.local_has(&to_pi), "the read pulled the primary's log");
+    // This device's own answer, not on the primary: only the local log holds it.
+    let ack = format!(
+        r#"{{"event_id":"{to_pi}","from_agent":"{pi}","status":"applied","body":"done here"}}"#
+    );
+    d.env.call_local(&d.palace, "mempalace_event_ack", &ack);
+    // Rows as a peer's sync may leave them: a text origin_seq (readable: MemPalace serves it),
+    // a BLOB hlc and a body of invalid UTF-8 (unreadable: skipped, counted).
+    let c = rusqlite::Connection::open(d.palace.join("logstream.sqlite3")).unwrap();
+    let row = |id: &str, seq: &str, hlc: &str, body: &str| {
+        c.execute(
+            &format!(
+                "INSERT INTO events (id, type, stream, room, from_agent, to_agent, status, body,
+                   created_at, metadata_json, origin_replica, origin_seq, hlc)
+                 VALUES (?1, 'task.request', 's', 'r', 'oc@b', ?2, 'open', {body},
+                   '2026-01-01T00:00:00Z', '{{}}', 'rep_x', {seq}, {hlc})"
+            ),
+            rusqlite::params![id, pi],
+        )
+        .unwrap();
+    };
+    row(
+        "evt_textseq",
+        "'7'",
+        "'1767225600000-000001-rep_x'",
+        "'text seq'",
+    );
+    row("evt_blobhlc", "8", "X'00ff'", "'blob hlc'");
+    row(
+        "evt_badutf8",
+        "9",
+        "'1767225600000-000003-rep_x'",
+        "CAST(X'ff' AS TEXT)",
+    );
+    drop(c);
+
+    let online = mailbox(d, &["--as", &pi]);
+    assert_eq!(online["stale"], false, "{online}");
+    assert_eq!(
+        owed(&online),
+        [("evt_textseq".to_string(), pi.clone())],
+        "this device's own ack still answers the ask: {online}"
+    );
+    assert_eq!(online["rows_skipped"], 2, "{online}");
+
+    d.link.set(Mode::Refuse);
+    let offline = mailbox(d, &["--as", &pi]);
+    assert_eq!(offline["stale"], true, "{offline}");
+    assert_eq!(owed(&offline), [("evt_textseq".to_string(), pi.clone())]);
+    assert_eq!(offline["rows_skipped"], 2, "{offline}");
+}

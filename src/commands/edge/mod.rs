@@ -1,7 +1,8 @@
 //! `mpt edge`: what a harness runs as its MCP server. By default a thin shim to the palace's one
-//! owner process (started on demand); `--standalone` serves in-process; `status` and `wire` report.
+//! owner process (started on demand); `--standalone` serves in-process; `status`, `stop`, `wire`.
 
 mod status;
+mod stop;
 mod wire;
 
 use crate::Ctx;
@@ -33,6 +34,7 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
     };
     match args.action {
         Some(EdgeAction::Status) => status::run(ctx, &rt, &launch),
+        Some(EdgeAction::Stop) => stop::run(ctx, &rt, &launch),
         Some(EdgeAction::Wire {
             harness,
             config: file,

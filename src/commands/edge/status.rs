@@ -26,6 +26,26 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                 "not running (the next `mpt edge` starts it)".into()
             }
         )?;
+        if let Some(sessions) = doc["owner"]["sessions"].as_array() {
+            let named: Vec<String> = sessions
+                .iter()
+                .filter_map(|a| serde_json::from_value(a.clone()).ok())
+                .map(|a| crate::edge::stop::describe(&a))
+                .collect();
+            if named.is_empty() {
+                writeln!(
+                    w,
+                    "          no harness session: it stops after MPT_EDGE_GRACE_MS, or now with `mpt edge stop`"
+                )?;
+            } else {
+                writeln!(
+                    w,
+                    "          {} harness session(s): {}",
+                    named.len(),
+                    named.join("; ")
+                )?;
+            }
+        }
         if let Some(pid) = lingering {
             writeln!(
                 w,
@@ -106,6 +126,25 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                 &op[..op.len().min(12)],
                 &op[..op.len().min(12)],
             )?;
+        }
+        let p = &doc["pull"];
+        if p.is_object() {
+            let ok = p["last_success"].as_str().unwrap_or("never");
+            match p["last_error"].as_str() {
+                None => writeln!(w, "pull      last success {ok}")?,
+                Some(e) => writeln!(
+                    w,
+                    "pull      FAILING since {} (last success {ok}): {}",
+                    p["failing_since"].as_str().unwrap_or("?"),
+                    e.lines().next().unwrap_or("")
+                )?,
+            }
+            if let Some(n) = p["rows_skipped"].as_u64().filter(|n| *n > 0) {
+                writeln!(
+                    w,
+                    "          {n} event(s) of the primary's log could not be read and were skipped"
+                )?;
+            }
         }
         Ok(())
     })?;

@@ -1,7 +1,7 @@
 //! `mpt feed mine`: prepare, then one `mempalace_mine` on MINE_SOURCE through the palace's writer,
 //! holding the feed lock throughout; prints what the miner filed (`mpt.feed.mine/v1` under --json).
 
-use super::{Plan, check_line, plan, prepare_doc, say_inactive, summary_line};
+use super::{Plan, check_line, plan, prepare_doc, say_fleet, say_inactive, summary_line};
 use crate::Ctx;
 use crate::cli::FeedMineArgs;
 use crate::error::{Exit, Result};
@@ -30,6 +30,7 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
     for w in &run.report.warnings {
         ctx.out.note("warning", w);
     }
+    say_fleet(ctx, &run, true);
     let prepared = prepare_doc(&meta, Some(&run), None)?;
     let Some(source) = run.mine_source.clone() else {
         let why = run

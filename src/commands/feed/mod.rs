@@ -16,6 +16,7 @@ use crate::cli::{FeedAction, FeedArgs, FeedCommon};
 use crate::config::Config;
 use crate::config::feed::validate_wing;
 use crate::error::{Exit, MptError, Result};
+use crate::feed::fleet::{self, FleetFeed, Ship};
 use crate::feed::job::{self, FeedJob, FeedRun};
 use crate::feed::remote::RemoteInbox;
 use crate::feed::{GateConfig, PrepareOptions, Progress, REPORT_SCHEMA, Reason};
@@ -108,7 +109,9 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
             warn: false,
         });
     }
-    if let (Some(r), None) = (&config.remote, &inbox) {
+    // Under the edge the local palace is always fed: a missing way to the primary is one line.
+    let under_edge = config.edge_opt_in && config.remote.is_some();
+    if let (Some(r), None, false) = (&config.remote, &inbox, under_edge) {
         let why = format!(
             "feeding skipped: MEMPALACE_REMOTE_URL points at a shared primary ({}), whose miner cannot read this machine's files, and MEMPALACE_PI_SSH_TARGET is unset, so there is no way to ship them to it; set MEMPALACE_PI_SSH_TARGET (and MEMPALACE_PI_SSH_CONFIG, MEMPALACE_PI_REMOTE_PATH) to feed it",
             r.url
@@ -134,15 +137,32 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
     // The lock makes every temp file in the folder a leftover of a run that died: remove them all.
     p.stale_temp_age = Duration::ZERO;
     p.progress = progress_bar(ctx);
+    let fleet = match under_edge {
+        false => None,
+        true => Some(FleetFeed {
+            why_not: inbox.is_none().then(|| NO_WAY.to_string()),
+            inbox: inbox.clone(),
+            ship_file: fleet::ship_file(&meta.state_file),
+            outbox: crate::outbox::resolve_path(&ctx.env, config, None)?,
+            outbox_opts: crate::outbox::open_options(&ctx.env)?,
+            origin: crate::outbox::Origin::from_config(config),
+            wing: meta.wing.clone(),
+            agent: config.stamp_identity(),
+        }),
+    };
     let job = FeedJob {
         prepare: p,
         lock_file,
         what: what.to_string(),
-        inbox,
+        inbox: if under_edge { None } else { inbox },
         timeout: knobs.prepare_timeout,
+        fleet,
     };
     Ok(Plan::Run(Box::new(job), meta))
 }
+
+/// Why an edge device without `MEMPALACE_PI_SSH_TARGET` feeds only its own palace.
+const NO_WAY: &str = "no way to the primary: MEMPALACE_PI_SSH_TARGET is unset, so these conversations are mined into this device's palace only (set MEMPALACE_PI_SSH_TARGET, and MEMPALACE_PI_SSH_CONFIG, MEMPALACE_PI_REMOTE_PATH, for the whole fleet to find them)";
 
 /// A trigger name: a short token (it is recorded and printed).
 fn validate_reason(r: &str) -> Result<Reason> {
@@ -210,6 +230,16 @@ fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>) -> Result
             "elapsed_ms": run.and_then(|r| r.pushed.as_ref()).map(|p| p.elapsed.as_secs_f64() * 1e3),
         }),
     };
+    doc["fleet"] = match run.and_then(|r| r.fed.as_ref().map(|f| (r, f))) {
+        None => Value::Null,
+        Some((r, fed)) => json!({
+            "local": {
+                "mine_source": r.mine_source, "staged": fed.files, "exported": r.report.exported,
+                "mined_by": "the bridge's mine (or `mpt feed mine`) through the edge, into this device's palace",
+            },
+            "primary": fed,
+        }),
+    };
     doc["elapsed_ms"] = json!(run.map(|r| r.elapsed.as_secs_f64() * 1e3));
     doc["note"] = json!(note);
     Ok(doc)
@@ -243,6 +273,59 @@ fn summary_line(run: &FeedRun) -> String {
         s.push_str(&format!("; sent to {}", p.destination));
     }
     s
+}
+
+/// Under the edge, where this run's transcripts go: one line for the local palace, one for the
+/// primary (a warning when its ship is pending). `mining`: `feed mine` files them itself now.
+fn say_fleet(ctx: &Ctx, run: &FeedRun, mining: bool) {
+    let Some(fed) = &run.fed else { return };
+    if let Some(src) = &run.mine_source {
+        let how = if mining {
+            "mined into this device's palace now"
+        } else {
+            "for this device's palace (the bridge's mine, through the edge)"
+        };
+        ctx.out.note(
+            "feed",
+            &format!("local: {} staged at {src}, {how}", fed.files),
+        );
+    }
+    let short = |id: &str| crate::outbox::short(id).to_string();
+    let (label, line) = match &fed.ship {
+        Ship::NoWay { why } => ("feed", why.clone()),
+        Ship::Nothing => ("feed", "primary: nothing staged to ship".to_string()),
+        Ship::Pending { error, since } => (
+            "warning",
+            format!(
+                "primary: ship: pending since {since} ({error}); the next trigger retries it, and the local palace is fed meanwhile"
+            ),
+        ),
+        Ship::Shipped { destination, .. } => match (&fed.queued, &fed.queue_error) {
+            (Some(q), _) => (
+                "feed",
+                format!(
+                    "primary: {} shipped to {destination}; its mine queued in the outbox (op {}{})",
+                    fed.files,
+                    short(&q.op_id),
+                    if q.deduped { ", already queued" } else { "" }
+                ),
+            ),
+            (None, Some(e)) => (
+                "warning",
+                format!(
+                    "primary: shipped to {destination}, but its mine could not be queued ({e}): ship: pending, retried by the next trigger"
+                ),
+            ),
+            (None, None) => (
+                "feed",
+                format!(
+                    "primary: {} shipped to {destination}; nothing new since its last queued mine",
+                    fed.files
+                ),
+            ),
+        },
+    };
+    ctx.out.note(label, &line);
 }
 
 /// A MINE_SOURCE must fit on its line.

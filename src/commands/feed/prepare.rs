@@ -1,7 +1,7 @@
 //! `mpt feed prepare`: stdout is exactly `MINE_SOURCE=<path>` when anything is staged (or one
 //! `mpt.feed.prepare/v1` document under `--json`); counts and warnings go to stderr.
 
-use super::{Plan, check_line, plan, prepare_doc, say_inactive, summary_line};
+use super::{Plan, check_line, plan, prepare_doc, say_fleet, say_inactive, summary_line};
 use crate::Ctx;
 use crate::cli::FeedPrepareArgs;
 use crate::error::{Exit, Result};
@@ -26,6 +26,7 @@ pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
     for w in &run.report.warnings {
         ctx.out.note("warning", w);
     }
+    say_fleet(ctx, &run, false);
     if let Some(n) = &run.note {
         ctx.out.note("feed", n);
     } else if run.mine_source.is_none() {

@@ -71,10 +71,26 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
     if let Some(bar) = &bar {
         bar.finish();
     }
-    let exit = report.stop.exit_code(report.error.as_ref());
+    // The feed's mines, in their own lane, after the writes (which never wait for them) and
+    // without the flush lock: another flusher may drain new writes meanwhile.
+    drop(lock);
+    let mines = rt.block_on(outbox::apart::run(&mut store, &client, false))?;
+    let mut exit = report.stop.exit_code(report.error.as_ref());
+    if exit == Exit::Ok {
+        if !mines.failed.is_empty() {
+            exit = Exit::CheckFailed;
+        } else if let Some(e) = &mines.error {
+            exit = e.exit();
+        }
+    }
     let mut doc = report_json(&report, exit.code());
     doc["outbox"] = serde_json::json!(path);
     doc["primary"] = serde_json::json!(crate::secrets::redact_url(&remote.url));
+    doc["mines"] = serde_json::json!({
+        "sent": mines.sent, "applied": mines.applied, "failed": mines.failed,
+        "remaining": mines.remaining, "busy": mines.busy,
+        "error": mines.error.as_ref().map(outbox::error_json),
+    });
     ctx.out.emit(&doc, |w| {
         let c = &report.counts;
         writeln!(
@@ -93,6 +109,16 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
             report.settled(), c.applied, c.already_there, c.verified_present, c.sent,
             report.remaining, report.elapsed.as_secs_f64()
         )?;
+        if mines.sent > 0 || mines.remaining > 0 {
+            writeln!(
+                w,
+                "feed mines (a lane apart, never holding back writes): {} sent, {} applied, {} left{}",
+                mines.sent,
+                mines.applied,
+                mines.remaining,
+                if mines.busy { " (another process is sending them)" } else { "" }
+            )?;
+        }
         if let Some(b) = &report.blocked_by {
             writeln!(w, "op #{} {} ({}) {}: {}", b.local_seq, outbox::store::short(&b.op_id),
                 b.short_tool(), b.failed_how(), b.error_line().unwrap_or_default())?;
@@ -101,10 +127,10 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         }
         Ok(())
     })?;
-    if !ctx.out.json
-        && let Some(e) = &report.error
-    {
-        ctx.out.error(e);
+    if !ctx.out.json {
+        for e in [&report.error, &mines.error].into_iter().flatten() {
+            ctx.out.error(e);
+        }
     }
     Ok(exit)
 }

@@ -377,10 +377,11 @@ fn enqueue(
     }
     let tool = crate::palace::catalog::full_name(tool);
     // Refused before the outbox is created or opened.
-    outbox::store::admit(&tool, &payload)?;
+    let origin = Origin::from_config(config);
+    outbox::store::admit_from(Some(&origin), &tool, &payload)?;
     let mut store = Outbox::open(path, outbox::open_options(&ctx.env)?)?;
     let e = store.enqueue(
-        &Origin::from_config(config),
+        &origin,
         NewOp {
             tool: &tool,
             payload: &payload,

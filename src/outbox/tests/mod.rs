@@ -18,6 +18,7 @@ fn origin() -> Origin {
     Origin {
         device: "lap".into(),
         host: "lap.local".into(),
+        inbox: Some("/srv/inbox/lap".into()),
     }
 }
 
@@ -119,6 +120,7 @@ fn local_seq_is_per_device_and_survives_purge() {
     let other = Origin {
         device: "desk".into(),
         host: "desk".into(),
+        inbox: None,
     };
     let e = o
         .enqueue(
@@ -163,6 +165,17 @@ fn refusals() {
     };
     assert_eq!(try_put("mempalace_sync", json!({})), 4);
     assert_eq!(try_put("mempalace_mine", json!({"source": "/x"})), 4);
+    // The feed's mine is admitted only in convos mode, of a source under the device's inbox.
+    for not_ours in [
+        json!({"source": "/srv/inbox/lap", "mode": "projects"}),
+        json!({"source": "/srv/inbox/lap"}),
+        json!({"source": "/srv/inbox/laptop", "mode": "convos"}),
+        json!({"source": "/srv/inbox/lap/../desk", "mode": "convos"}),
+        json!({"source": "/srv", "mode": "convos"}),
+        json!({"mode": "convos"}),
+    ] {
+        assert_eq!(try_put("mempalace_mine", not_ours.clone()), 4, "{not_ours}");
+    }
     assert_eq!(
         try_put("mempalace_delete_drawer", json!({"drawer_id": "d"})),
         4
@@ -173,6 +186,82 @@ fn refusals() {
         2
     );
     assert_eq!(try_put("kg_add", json!({})), 2);
+}
+
+fn mine(p: &Value) -> NewOp<'_> {
+    NewOp {
+        tool: "mempalace_mine",
+        payload: p,
+        dedupe_key: None,
+        local_reply: None,
+        maybe_applied: false,
+    }
+}
+
+#[test]
+fn the_feed_mine_of_the_devices_inbox_is_admitted_and_other_devices_mines_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = open(&dir);
+    for source in ["/srv/inbox/lap", "/srv/inbox/lap/", "/srv/inbox/lap/s1.md"] {
+        let p = json!({"source": source, "mode": "convos", "wing": "wing_conversations"});
+        o.enqueue(&origin(), mine(&p)).unwrap();
+    }
+    // Without an inbox (an origin that names none), no mine at all.
+    let p = json!({"source": "/srv/inbox/lap", "mode": "convos"});
+    let no_inbox = Origin {
+        inbox: None,
+        ..origin()
+    };
+    assert_eq!(o.enqueue(&no_inbox, mine(&p)).unwrap_err().exit().code(), 4);
+    assert!(crate::palace::catalog::runs_apart("mempalace_mine"));
+    assert!(!crate::palace::catalog::runs_apart("mempalace_add_drawer"));
+}
+
+#[test]
+fn a_queued_mine_runs_apart_and_never_holds_back_the_writes_behind_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = open(&dir);
+    let p = json!({"source": "/srv/inbox/lap", "mode": "convos"});
+    let mine = NewOp {
+        dedupe_key: Some("feed-mine:/srv/inbox/lap"),
+        ..mine(&p)
+    };
+    let first = o.enqueue(&origin(), mine).unwrap();
+    assert!(
+        o.enqueue(&origin(), mine).unwrap().deduped,
+        "one active mine per inbox"
+    );
+    put(&mut o, "mempalace_add_drawer", 1);
+    let now = crate::outbox::util::now_ms();
+    let b = o.backlog(now, i64::MAX).unwrap();
+    assert_eq!((b.sendable, b.held_back), (1, 0));
+    let w = o.claim_window("t", now, i64::MAX, 60_000, 32, &[]).unwrap();
+    let tools: Vec<&str> = w.iter().map(|op| op.tool_name.as_str()).collect();
+    assert_eq!(
+        tools,
+        ["mempalace_add_drawer"],
+        "the flusher never claims the mine"
+    );
+    let lane = o.apart_open().unwrap();
+    assert_eq!(lane.len(), 1);
+    assert_eq!(lane[0].op_id, first.op_id);
+    assert!(crate::outbox::apart::due(&lane[0], now, true));
+    // A failed mine stays visible in its lane and blocks nothing.
+    o.conn
+        .execute(
+            "UPDATE ops SET state = 'failed' WHERE tool_name = 'mempalace_mine'",
+            [],
+        )
+        .unwrap();
+    put(&mut o, "mempalace_add_drawer", 2);
+    let b = o.backlog(crate::outbox::util::now_ms(), i64::MAX).unwrap();
+    assert!(b.failed.is_empty());
+    assert_eq!(b.held_back, 0);
+    assert!(!crate::outbox::apart::due(
+        &o.apart_open().unwrap()[0],
+        now,
+        true
+    ));
 }
 
 #[test]

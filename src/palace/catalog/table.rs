@@ -148,10 +148,13 @@ pub(super) const TOOLS: &[Tool] = &[
         .identity(&["/added_by", "/diary/agent_name"]),
     destructive("delete_drawer"),
     destructive("delete_drawers"),
+    // Idempotent: the convo miner dedupes by source file (an unchanged file is skipped, a grown
+    // one re-mined with its stale drawers purged), so a replay of a queued feed mine is harmless.
     Tool {
         patience: Patience::Fixed(MINE_DEADLINE),
         ..maintenance("mine")
     }
+    .replay(Replay::Idempotent)
     .writer("agent")
     .wings(WING)
     .identity(&["/agent"]),

@@ -110,6 +110,7 @@ async fn malformed_input_never_panics_and_every_request_is_answered_once() {
         None,
         server_read,
         server_write,
+        None,
     ));
     let (client_read, mut client_write) = tokio::io::split(client);
 

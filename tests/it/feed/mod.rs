@@ -4,6 +4,7 @@
 mod cli;
 mod crash;
 mod damage;
+mod edge;
 mod helper;
 mod incremental;
 mod mine;

@@ -145,17 +145,8 @@ fn feed_mine_through_a_real_serve_files_the_shipped_transcripts() {
 fn an_unreachable_host_is_exit_7_and_a_hung_transfer_is_killed_at_the_deadline() {
     let env = TestEnv::new();
     let s = sessions_copy(&env);
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let cfg = env.path("ssh_config");
-    std::fs::write(
-        &cfg,
-        format!("Host nowhere\n  HostName 127.0.0.1\n  Port {closed}\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n"),
-    )
-    .unwrap();
+    crate::support::sshd::unreachable_config(&cfg, "nowhere");
     let args = [
         "--json",
         "feed",

@@ -3,4 +3,4 @@
 
 mod inspector;
 mod opencode;
-mod pi;
+pub(crate) mod pi;

@@ -11,7 +11,7 @@ use crate::support::npm::{FakeModel, harnesses};
 use crate::support::{TestEnv, json as parse_json, stderr, stdout};
 
 /// pi's provider config: the fake model as an OpenAI-compatible provider, selected by default.
-fn configure_pi(env: &TestEnv, model: &FakeModel) {
+pub(crate) fn configure_pi(env: &TestEnv, model: &FakeModel) {
     let agent = env.home().join(".pi/agent");
     std::fs::create_dir_all(&agent).unwrap();
     let models = json!({"providers": {"fake": {
@@ -24,7 +24,7 @@ fn configure_pi(env: &TestEnv, model: &FakeModel) {
 }
 
 /// One `pi -p` turn in the project folder (`-c`: continue the last session).
-fn pi(env: &TestEnv, continue_last: bool, prompt: &str) -> Output {
+pub(crate) fn pi(env: &TestEnv, continue_last: bool, prompt: &str) -> Output {
     let mut cmd = std::process::Command::new(harnesses().join("node_modules/.bin/pi"));
     cmd.env_clear()
         .current_dir(env.path("project"))

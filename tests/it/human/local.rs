@@ -86,11 +86,7 @@ fn a_runbook_with_work_to_do() {
     );
     let ops = env.path("ops");
     // A port nothing listens on (the serve-port step probes it), filtered out of the snapshot.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::support::free_port();
     write(
         &ops.join("palace.crontab"),
         "0 3 * * * /opt/venv/bin/mempalace sync --apply --wing code\n",

@@ -3,6 +3,7 @@
 
 mod fleet;
 mod local;
+mod truth;
 
 use std::process::Output;
 
@@ -14,6 +15,11 @@ use crate::support::{TestEnv, stderr, stdout, testbed};
 pub fn settings(env: &TestEnv) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_prepend_module_to_snapshot(false);
+    // Every human-output snapshot in one folder, whichever test file takes it.
+    s.set_snapshot_path(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/it/human/snapshots"
+    ));
     s.set_omit_expression(true);
     let literal = |p: &std::path::Path| regex_escape(&p.display().to_string());
     s.add_filter(&literal(env.dir.path()), "[TMP]");

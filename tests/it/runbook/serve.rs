@@ -128,3 +128,96 @@ fn phase1_judges_bind_token_tls_and_port_from_compose_commands_and_a_real_primar
     assert_eq!(state(step(&doc, "serve-bind")), "to_do", "{doc}");
     drop(primary);
 }
+
+#[test]
+fn a_deliberate_loopback_or_lan_bind_is_done_with_its_cost_stated() {
+    let env = TestEnv::new();
+    let loopback = "mempalace serve --host 127.0.0.1 --port 0";
+    let (_, doc) = runbook(&env, &["phase1", "--serve-cmd", loopback], &[]);
+    let bind = step(&doc, "serve-bind");
+    assert_eq!(state(bind), "to_do", "not said to be deliberate: {bind}");
+    assert!(
+        bind["manual"]
+            .as_str()
+            .unwrap()
+            .contains("--bind-ok loopback"),
+        "the to-do names the flag: {bind}"
+    );
+
+    let args = ["phase1", "--bind-ok", "loopback", "--serve-cmd", loopback];
+    let (_, doc) = runbook(&env, &args, &[]);
+    let bind = step(&doc, "serve-bind");
+    assert_eq!(state(bind), "done", "{bind}");
+    let why = bind["summary"].as_str().unwrap();
+    assert!(
+        why.contains("deliberately (--bind-ok loopback)") && why.contains("`mpt gateway`"),
+        "the cost: a gateway or a tunnel in front: {bind}"
+    );
+    let mut all = vec!["runbook"];
+    all.extend_from_slice(&args);
+    let o = env.mpt(&all, &[]);
+    crate::human::settings(&env)
+        .bind(|| insta::assert_snapshot!("runbook_bind_ok_loopback", crate::human::shown(&o)));
+
+    // The LAN, kept in the config: done, the cost TLS and a token; the flag still wins.
+    let config = env.path("mpt.json");
+    std::fs::write(&config, r#"{"serve_bind": "lan"}"#).unwrap();
+    let lan = "mempalace serve --host 0.0.0.0 --port 0";
+    let c = config.to_str().unwrap();
+    let (_, doc) = runbook(
+        &env,
+        &["--mpt-config", c, "phase1", "--serve-cmd", lan],
+        &[],
+    );
+    let bind = step(&doc, "serve-bind");
+    assert_eq!(state(bind), "done", "{bind}");
+    let why = bind["summary"].as_str().unwrap();
+    assert!(
+        why.contains("the LAN, deliberately (serve_bind \"lan\" in") && why.contains("TLS"),
+        "{bind}"
+    );
+    assert_eq!(
+        state(step(&doc, "serve-tls")),
+        "to_do",
+        "the cost is still owed: {doc}"
+    );
+    let (_, doc) = runbook(
+        &env,
+        &[
+            "--mpt-config",
+            c,
+            "phase1",
+            "--bind-ok",
+            "loopback",
+            "--serve-cmd",
+            lan,
+        ],
+        &[],
+    );
+    assert_eq!(
+        state(step(&doc, "serve-bind")),
+        "to_do",
+        "loopback was chosen, it binds every interface: {doc}"
+    );
+
+    let bad = env.mpt(&["runbook", "phase1", "--bind-ok", "docker"], &[]);
+    assert_eq!(bad.status.code(), Some(2), "{}", crate::human::shown(&bad));
+    std::fs::write(&config, r#"{"serve_bind": "everywhere"}"#).unwrap();
+    let bad = env.mpt(
+        &[
+            "--mpt-config",
+            c,
+            "doctor",
+            "--offline",
+            "--check",
+            "config",
+        ],
+        &[],
+    );
+    assert_eq!(bad.status.code(), Some(3));
+    let text = crate::support::stdout(&bad);
+    assert!(
+        text.contains("unknown variant `everywhere`, expected `loopback` or `lan`"),
+        "the bad value named: {text}"
+    );
+}

@@ -73,6 +73,11 @@ impl Harness {
         }
     }
 
+    /// The `mpt edge` process (the shim a harness session runs).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn send_raw(&mut self, line: &str) {
         let s = self.stdin.as_mut().unwrap();
         s.write_all(line.as_bytes()).unwrap();

@@ -294,6 +294,15 @@ impl Drop for FakeEmbedder {
     }
 }
 
+/// A loopback port nothing listens on (bound, read, released): a primary that is down.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -109,6 +109,20 @@ impl Sshd {
     }
 }
 
+/// An ssh config at `path` whose Host `alias` leads to a closed loopback port: a link that is down.
+pub fn unreachable_config(path: &Path, alias: &str) {
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        path,
+        format!("Host {alias}\n  HostName 127.0.0.1\n  Port {closed}\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n"),
+    )
+    .unwrap();
+}
+
 impl Drop for Sshd {
     fn drop(&mut self) {
         let Some(pid) = self.pid() else { return };
