@@ -3,11 +3,12 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{StateDir, open_private_append, replace_private};
+use super::state::{StateDir, open_private_append, open_private_rw};
 use crate::error::{ErrorKind, MptError, Result};
 
 pub mod chain;
@@ -77,23 +78,40 @@ pub struct Head {
 
 impl Head {
     pub fn load(path: &Path) -> Result<Option<Head>> {
-        match std::fs::read_to_string(path) {
-            Ok(t) => serde_json::from_str(&t).map(Some).map_err(|e| {
-                MptError::new(
-                    ErrorKind::CheckFailed,
-                    format!("the audit head {} does not parse: {e}", path.display()),
-                )
-            }),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(MptError::io(format!("reading {}", path.display()), &e)),
+        // The checkpoint is rewritten in place (one small write at offset 0): a reader that
+        // meets it half-written reads it again rather than calling the chain cut.
+        let mut tries = 0;
+        loop {
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(MptError::io(format!("reading {}", path.display()), &e)),
+            };
+            match serde_json::from_str(&text) {
+                Ok(h) => return Ok(Some(h)),
+                Err(_) if tries < 3 => tries += 1,
+                Err(e) => {
+                    return Err(MptError::new(
+                        ErrorKind::CheckFailed,
+                        format!("the audit head {} does not parse: {e}", path.display()),
+                    ));
+                }
+            }
         }
     }
 }
+
+/// The checkpoint's fixed size: its JSON, padded with spaces, so each rewrite is one write
+/// of one sector at offset 0 (no temp file and rename per record: two renames cost a read
+/// most of its budget, bench_gateway).
+const HEAD_LEN: usize = 256;
 
 /// The open log: appends records, keeps the head checkpoint, rotates by size.
 pub struct AuditLog {
     dir: StateDir,
     file: File,
+    /// `audit.head.json`, held open and rewritten in place.
+    head_file: File,
     size: u64,
     first_seq: u64,
     next_seq: u64,
@@ -146,9 +164,13 @@ impl AuditLog {
             .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let first_seq = read::first_seq(&path)?.unwrap_or(next_seq);
+        let head_path = dir.audit_head();
+        let head_file = open_private_rw(&head_path)
+            .map_err(|e| MptError::io(format!("opening {}", head_path.display()), &e))?;
         let log = AuditLog {
             dir: dir.clone(),
             file,
+            head_file,
             size,
             first_seq,
             next_seq,
@@ -222,8 +244,20 @@ impl AuditLog {
             seq,
             hash: self.head.clone(),
         };
-        let text = serde_json::to_string(&head).map_err(io::Error::other)?;
-        replace_private(&self.dir.audit_head(), text.as_bytes(), durable)
+        let mut text = serde_json::to_string(&head).map_err(io::Error::other)?;
+        if text.len() >= HEAD_LEN {
+            return Err(io::Error::other("the audit head outgrew its fixed size"));
+        }
+        text.extend(std::iter::repeat_n(' ', HEAD_LEN - 1 - text.len()));
+        text.push('\n');
+        self.head_file.write_all_at(text.as_bytes(), 0)?;
+        if self.head_file.metadata()?.len() != HEAD_LEN as u64 {
+            self.head_file.set_len(HEAD_LEN as u64)?;
+        }
+        if durable {
+            self.head_file.sync_data()?;
+        }
+        Ok(())
     }
 
     /// `audit.jsonl` becomes `audit-<its first seq>.jsonl`; the chain goes on in a new one.
@@ -325,6 +359,40 @@ mod tests {
         assert!(v.bad.is_none(), "{:?}", v.bad);
         assert_eq!(v.records, 7);
         assert_eq!(crate::gateway::state::mode(&dir.audit()), Some(0o600));
+    }
+
+    #[test]
+    fn the_checkpoint_is_rewritten_in_place_at_its_fixed_size_and_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir {
+            root: tmp.path().to_path_buf(),
+        };
+        let (mut log, _) = AuditLog::open(&dir, 1 << 20).unwrap();
+        let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+        log.append(&event(1)).unwrap();
+        let first = inode(&dir.audit_head());
+        for n in 2..40 {
+            log.append(&event(n)).unwrap();
+        }
+        let meta = std::fs::metadata(dir.audit_head()).unwrap();
+        assert_eq!(meta.len(), HEAD_LEN as u64);
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o600
+        );
+        assert_eq!(
+            inode(&dir.audit_head()),
+            first,
+            "no temp file renamed over it"
+        );
+        let head = Head::load(&dir.audit_head()).unwrap().unwrap();
+        assert_eq!(head.seq, 39);
+        drop(log);
+        let (_, note) = AuditLog::open(&dir, 1 << 20).unwrap();
+        assert!(
+            note.is_none(),
+            "reopens where its checkpoint says: {note:?}"
+        );
     }
 
     #[test]

@@ -88,12 +88,6 @@ pub fn tighten(path: &Path, mode: u32) -> io::Result<Option<u32>> {
 
 /// Replaces `path` with `bytes` at once (a temp file, fsynced, renamed): mode 0600.
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace_private(path, bytes, true)
-}
-
-/// [`write_private`], fsynced only when `durable` (an fsync costs a read's whole budget on a
-/// gateway that checkpoints its audit after every record).
-pub fn replace_private(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     let written = (|| {
         let mut f = OpenOptions::new()
@@ -104,9 +98,7 @@ pub fn replace_private(path: &Path, bytes: &[u8], durable: bool) -> io::Result<(
             .open(&tmp)?;
         f.set_permissions(Permissions::from_mode(0o600))?;
         f.write_all(bytes)?;
-        if durable {
-            f.sync_all()?;
-        }
+        f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     if written.is_err() {
@@ -120,6 +112,20 @@ pub fn open_private_append(path: &Path) -> io::Result<File> {
     let f = OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
+        .open(path)?;
+    tighten(path, 0o600)?;
+    Ok(f)
+}
+
+/// Opens `path` for reading and writing in place, created 0600; an existing one others can read
+/// is tightened.
+pub fn open_private_rw(path: &Path) -> io::Result<File> {
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
         .mode(0o600)
         .open(path)?;
     tighten(path, 0o600)?;
