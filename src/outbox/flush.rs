@@ -355,17 +355,30 @@ impl Run<'_> {
     async fn let_go(&mut self, op: &Op, sent: bool) -> Result<Next> {
         self.commit_acks()?;
         let err = taken_over();
+        self.nack_back(op, false, op.unconfirmed || sent, 0, &err)?;
+        Ok(Next::Finish(Stop::TakenOver, Some(err)))
+    }
+
+    /// `op` back to the queue (or failed, when `hard` and out of attempts) with `err` on it,
+    /// due at `retry_at`; its state after.
+    fn nack_back(
+        &mut self,
+        op: &Op,
+        hard: bool,
+        unconfirmed: bool,
+        retry_at: i64,
+        err: &MptError,
+    ) -> Result<OpState> {
         self.store.nack(
             op,
             &self.token,
             &Nack {
-                hard: false,
-                unconfirmed: op.unconfirmed || sent,
-                retry_at: 0,
-                error: error_json(&err),
+                hard,
+                unconfirmed,
+                retry_at,
+                error: error_json(err),
             },
-        )?;
-        Ok(Next::Finish(Stop::TakenOver, Some(err)))
+        )
     }
 
     /// Done: recorded with the next commit (the next window's claim, or the end of the run).
@@ -407,15 +420,12 @@ impl Run<'_> {
                     Duration::ZERO
                 });
                 let err: MptError = error.into();
-                self.store.nack(
+                self.nack_back(
                     op,
-                    &self.token,
-                    &Nack {
-                        hard: false,
-                        unconfirmed: earlier_unknown || sent == Sent::Maybe,
-                        retry_at: util::now_ms() + wait.as_millis() as i64,
-                        error: error_json(&err),
-                    },
+                    false,
+                    earlier_unknown || sent == Sent::Maybe,
+                    util::now_ms() + wait.as_millis() as i64,
+                    &err,
                 )?;
                 self.release_window()?;
                 self.store
@@ -429,15 +439,12 @@ impl Run<'_> {
                 self.counts.hard_failures += 1;
                 let err: MptError = error.into();
                 let wait = Duration::from_secs(u64::from(op.attempts.clamp(0, 4) as u32 + 1));
-                let state = self.store.nack(
+                let state = self.nack_back(
                     op,
-                    &self.token,
-                    &Nack {
-                        hard: true,
-                        unconfirmed: earlier_unknown || sent == Sent::Maybe,
-                        retry_at: util::now_ms() + wait.as_millis() as i64,
-                        error: error_json(&err),
-                    },
+                    true,
+                    earlier_unknown || sent == Sent::Maybe,
+                    util::now_ms() + wait.as_millis() as i64,
+                    &err,
                 )?;
                 if state == OpState::Failed {
                     // Loud (the report, `mpt outbox`, doctor, edge status), and it holds back
@@ -462,15 +469,12 @@ impl Run<'_> {
                 // Not a failure: nothing applied, no attempt counted; the op waits its turn.
                 self.counts.rate_limited += 1;
                 let err: MptError = error.into();
-                self.store.nack(
+                self.nack_back(
                     op,
-                    &self.token,
-                    &Nack {
-                        hard: false,
-                        unconfirmed: earlier_unknown,
-                        retry_at: util::now_ms() + retry_after.as_millis() as i64,
-                        error: error_json(&err),
-                    },
+                    false,
+                    earlier_unknown,
+                    util::now_ms() + retry_after.as_millis() as i64,
+                    &err,
                 )?;
                 self.release_window()?;
                 if self.wait_out(retry_after).await {
@@ -482,16 +486,7 @@ impl Run<'_> {
             }
             Verdict::Stop { error } => {
                 let err: MptError = error.into();
-                self.store.nack(
-                    op,
-                    &self.token,
-                    &Nack {
-                        hard: false,
-                        unconfirmed: earlier_unknown,
-                        retry_at: 0,
-                        error: error_json(&err),
-                    },
-                )?;
+                self.nack_back(op, false, earlier_unknown, 0, &err)?;
                 self.store
                     .record_flush_end(Stop::Refused, Some(&error_json(&err)))?;
                 Ok(Next::Finish(Stop::Refused, Some(err)))
