@@ -41,22 +41,27 @@ pub fn lock_path(outbox: &Path) -> PathBuf {
 }
 
 impl Outbox {
-    /// The lane's open ops (queued, leased, failed), in queue order.
+    /// The lane's open ops (queued, leased, failed), in queue order. Only the lane's tools are
+    /// read: the edge asks every 2 s, and a backfill may have queued thousands of drawers.
     pub fn apart_open(&self) -> Result<Vec<Op>> {
+        let names: Vec<String> = catalog::all()
+            .iter()
+            .filter(|t| catalog::runs_apart(t.name))
+            .flat_map(|t| [t.name.to_string(), catalog::full_name(t.name)])
+            .collect();
+        let marks = vec!["?"; names.len()].join(", ");
         let ops = self
             .conn
             .prepare_cached(&format!(
-                "SELECT {COLS} FROM ops WHERE state IN ('queued', 'leased', 'failed') ORDER BY id"
+                "SELECT {COLS} FROM ops WHERE state IN ('queued', 'leased', 'failed') \
+                 AND tool_name IN ({marks}) ORDER BY id"
             ))
             .and_then(|mut st| {
-                st.query_map([], row_to_op)?
+                st.query_map(rusqlite::params_from_iter(names.iter()), row_to_op)?
                     .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(|e| sql("reading the queue", &e))?;
-        Ok(ops
-            .into_iter()
-            .filter(|op| catalog::runs_apart(&op.tool_name))
-            .collect())
+        Ok(ops)
     }
 
     /// Claims the lane's op `id` under a lease of `lease_ms`, if it is still sendable.
