@@ -87,6 +87,10 @@ impl Head {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
                 Err(e) => return Err(MptError::io(format!("reading {}", path.display()), &e)),
             };
+            // Empty: created by a gateway that opened its log and wrote no record yet.
+            if text.trim().is_empty() {
+                return Ok(None);
+            }
             match serde_json::from_str(&text) {
                 Ok(h) => return Ok(Some(h)),
                 Err(_) if tries < 3 => tries += 1,
@@ -359,6 +363,22 @@ mod tests {
         assert!(v.bad.is_none(), "{:?}", v.bad);
         assert_eq!(v.records, 7);
         assert_eq!(crate::gateway::state::mode(&dir.audit()), Some(0o600));
+    }
+
+    #[test]
+    fn a_gateway_that_wrote_no_record_opens_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir {
+            root: tmp.path().to_path_buf(),
+        };
+        drop(AuditLog::open(&dir, 1 << 20).unwrap());
+        assert!(
+            dir.audit_head().exists(),
+            "the head is held open from the start"
+        );
+        let (mut log, note) = AuditLog::open(&dir, 1 << 20).unwrap();
+        assert!(note.is_none(), "{note:?}");
+        assert_eq!(log.append(&event(1)).unwrap(), 1);
     }
 
     #[test]
