@@ -181,8 +181,10 @@ impl AuditLog {
             head: prev,
             max_bytes: max_bytes.max(1),
         };
-        if note.is_some() {
+        let sized = log.head_file.metadata().map(|m| m.len()).unwrap_or(0) == HEAD_LEN as u64;
+        if note.is_some() || (next_seq > 1 && !sized) {
             log.checkpoint(next_seq - 1, true)
+                .and_then(|()| log.head_file.set_len(HEAD_LEN as u64))
                 .map_err(|e| MptError::io("writing the audit head", &e))?;
         }
         Ok((log, note))
@@ -254,10 +256,9 @@ impl AuditLog {
         }
         text.extend(std::iter::repeat_n(' ', HEAD_LEN - 1 - text.len()));
         text.push('\n');
+        // Always HEAD_LEN bytes at offset 0: the file stays that size (`open` brings an older,
+        // shorter head to it), so no length check on this path.
         self.head_file.write_all_at(text.as_bytes(), 0)?;
-        if self.head_file.metadata()?.len() != HEAD_LEN as u64 {
-            self.head_file.set_len(HEAD_LEN as u64)?;
-        }
         if durable {
             self.head_file.sync_data()?;
         }
@@ -328,178 +329,4 @@ pub(crate) fn lines(path: &Path) -> Result<Vec<String>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn event(n: u64) -> Event {
-        Event {
-            stage: Event::REQUEST,
-            device: Some("lap".into()),
-            route: "/mcp".into(),
-            class: "read".into(),
-            allowed: true,
-            rule: "role:member".into(),
-            bytes_in: n,
-            ..Event::default()
-        }
-    }
-
-    #[test]
-    fn records_chain_across_rotation_and_reopen_where_they_ended() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = StateDir {
-            root: tmp.path().to_path_buf(),
-        };
-        let (mut log, note) = AuditLog::open(&dir, 600).unwrap();
-        assert!(note.is_none());
-        for n in 0..6 {
-            log.append(&event(n)).unwrap();
-        }
-        drop(log);
-        assert!(rotated_name(&dir, 1).exists(), "rotated by size");
-        let (mut log, _) = AuditLog::open(&dir, 600).unwrap();
-        assert_eq!(log.append(&event(9)).unwrap(), 7);
-        let v = read::verify(&dir).unwrap();
-        assert!(v.bad.is_none(), "{:?}", v.bad);
-        assert_eq!(v.records, 7);
-        assert_eq!(crate::gateway::state::mode(&dir.audit()), Some(0o600));
-    }
-
-    #[test]
-    fn a_gateway_that_wrote_no_record_opens_again() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = StateDir {
-            root: tmp.path().to_path_buf(),
-        };
-        drop(AuditLog::open(&dir, 1 << 20).unwrap());
-        assert!(
-            dir.audit_head().exists(),
-            "the head is held open from the start"
-        );
-        let (mut log, note) = AuditLog::open(&dir, 1 << 20).unwrap();
-        assert!(note.is_none(), "{note:?}");
-        assert_eq!(log.append(&event(1)).unwrap(), 1);
-    }
-
-    #[test]
-    fn the_checkpoint_is_rewritten_in_place_at_its_fixed_size_and_private() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = StateDir {
-            root: tmp.path().to_path_buf(),
-        };
-        let (mut log, _) = AuditLog::open(&dir, 1 << 20).unwrap();
-        let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
-        log.append(&event(1)).unwrap();
-        let first = inode(&dir.audit_head());
-        for n in 2..40 {
-            log.append(&event(n)).unwrap();
-        }
-        let meta = std::fs::metadata(dir.audit_head()).unwrap();
-        assert_eq!(meta.len(), HEAD_LEN as u64);
-        assert_eq!(
-            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
-            0o600
-        );
-        assert_eq!(
-            inode(&dir.audit_head()),
-            first,
-            "no temp file renamed over it"
-        );
-        let head = Head::load(&dir.audit_head()).unwrap().unwrap();
-        assert_eq!(head.seq, 39);
-        drop(log);
-        let (_, note) = AuditLog::open(&dir, 1 << 20).unwrap();
-        assert!(
-            note.is_none(),
-            "reopens where its checkpoint says: {note:?}"
-        );
-    }
-
-    #[test]
-    fn a_log_cut_behind_its_checkpoint_does_not_open() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = StateDir {
-            root: tmp.path().to_path_buf(),
-        };
-        let (mut log, _) =
-            AuditLog::open(&dir, crate::config::gateway::DEFAULT_AUDIT_MAX_BYTES).unwrap();
-        log.append(&event(1)).unwrap();
-        log.append(&event(2)).unwrap();
-        drop(log);
-        let text = std::fs::read_to_string(dir.audit()).unwrap();
-        let first = text.lines().next().unwrap();
-        std::fs::write(dir.audit(), format!("{first}\n")).unwrap();
-        let e = AuditLog::open(&dir, crate::config::gateway::DEFAULT_AUDIT_MAX_BYTES)
-            .err()
-            .unwrap();
-        assert_eq!(e.exit().code(), 3, "{}", e.message);
-    }
-
-    #[test]
-    fn a_checkpoint_left_behind_by_a_crash_opens_when_the_chain_holds_from_it() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = StateDir {
-            root: tmp.path().to_path_buf(),
-        };
-        let max = crate::config::gateway::DEFAULT_AUDIT_MAX_BYTES;
-        let (mut log, _) = AuditLog::open(&dir, max).unwrap();
-        log.append(&event(1)).unwrap();
-        let behind = std::fs::read(dir.audit_head()).unwrap();
-        for n in 2..5 {
-            log.append(&event(n)).unwrap();
-        }
-        drop(log);
-        // The power cut: the checkpoint on disk is record 1's, the log holds 4.
-        std::fs::write(dir.audit_head(), &behind).unwrap();
-        let (mut log, note) = AuditLog::open(&dir, max).unwrap();
-        assert!(note.unwrap().contains("records 2 to 4"), "named");
-        assert_eq!(log.append(&event(5)).unwrap(), 5);
-        drop(log);
-        assert!(read::verify(&dir).unwrap().bad.is_none());
-
-        // A record past the checkpoint whose link is broken is not a crash: refused.
-        std::fs::write(dir.audit_head(), &behind).unwrap();
-        let text = std::fs::read_to_string(dir.audit()).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        let mut forged = lines.clone();
-        forged.remove(1);
-        std::fs::write(dir.audit(), forged.join("\n") + "\n").unwrap();
-        let e = AuditLog::open(&dir, max).err().unwrap();
-        assert_eq!(e.exit().code(), 3, "{}", e.message);
-    }
-
-    #[test]
-    fn one_fsync_covers_every_record_appended_before_it() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = StateDir {
-            root: tmp.path().to_path_buf(),
-        };
-        let (mut log, _) =
-            AuditLog::open(&dir, crate::config::gateway::DEFAULT_AUDIT_MAX_BYTES).unwrap();
-        let a = log.append(&event(1)).unwrap();
-        let b = log.append(&event(2)).unwrap();
-        let synced = Synced::default();
-        let mut syncs = 0;
-        synced
-            .through(a, || {
-                syncs += 1;
-                log.sync_handle()
-            })
-            .unwrap();
-        synced
-            .through(b, || {
-                syncs += 1;
-                log.sync_handle()
-            })
-            .unwrap();
-        assert_eq!(syncs, 1, "record {b} was on disk with record {a}");
-        let c = log.append(&event(3)).unwrap();
-        synced
-            .through(c, || {
-                syncs += 1;
-                log.sync_handle()
-            })
-            .unwrap();
-        assert_eq!(syncs, 2, "a record appended after the fsync needs its own");
-    }
-}
+mod tests;
