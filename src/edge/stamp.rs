@@ -53,8 +53,8 @@ impl Stamper {
             obj.insert(field.to_string(), Value::String(self.identity.clone()));
         }
         let marker = format!("HOST:{}|", self.device);
-        for key in row.diary_entry {
-            if let Some(Value::String(s)) = obj.get_mut(*key)
+        for pointer in row.diary_entry {
+            if let Some(Value::String(s)) = args.pointer_mut(pointer)
                 && !s.starts_with("HOST:")
             {
                 *s = format!("{marker}{s}");

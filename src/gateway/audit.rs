@@ -26,6 +26,8 @@ pub struct Event {
     pub tool: Option<String>,
     pub class: String,
     pub wings: Vec<String>,
+    /// What the gateway changed in the arguments (`rewrote:/added_by`; never a value).
+    pub rewrites: Vec<String>,
     pub allowed: bool,
     pub rule: String,
     pub upstream_status: Option<u16>,
@@ -57,6 +59,8 @@ struct Record<'a> {
     tool: &'a Option<String>,
     class: &'a str,
     wings: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    rewrites: &'a [String],
     decision: &'a str,
     rule: &'a str,
     upstream_status: Option<u16>,
@@ -214,6 +218,7 @@ impl AuditLog {
             tool: &e.tool,
             class: &e.class,
             wings: &e.wings,
+            rewrites: &e.rewrites,
             decision: if e.allowed { "allow" } else { "deny" },
             rule: &e.rule,
             upstream_status: e.upstream_status,

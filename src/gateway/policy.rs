@@ -1,5 +1,5 @@
-//! `policy.json` (`mpt.gateway.policy/v1`): each device's role, wing globs and rate, plus
-//! `allow_sync`; unknown fields refused, every value checked as the file is read.
+//! `policy.json` (`mpt.gateway.policy/v1`): each device's role, wing globs, agents, mine scope and
+//! rate, plus `allow_sync`, `protected_wings`, `provenance` and `tests`; unknown fields refused.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,9 +9,18 @@ use serde::{Deserialize, Serialize};
 use crate::config::read::{CONFIG_FILE_LIMIT, Named, config_text, read_regular};
 use crate::error::{MptError, Result};
 
+mod call;
+mod check;
 mod decide;
+mod mine;
+mod provenance;
+mod rewrite;
+mod wings;
 
+pub use call::{Current, Verdict};
+pub use check::{Failure, Test};
 pub use decide::{Decision, Route};
+pub use rewrite::{Rewrite, apply};
 
 pub const SCHEMA: &str = crate::schema::GATEWAY_POLICY;
 
@@ -22,7 +31,17 @@ pub struct Policy {
     /// `mempalace_sync` is refused for everyone unless this is set (RFC 001 §7.2); then admins.
     #[serde(default)]
     pub allow_sync: bool,
+    /// Wing globs only admins may write (instruction-shaped memory, RFC 001 §6.1): a floor no
+    /// device's `wings.write` lifts.
+    #[serde(default)]
+    pub protected_wings: Vec<String>,
+    /// What a forged writer gets: rewritten to the token's device (`stamp`), or refused (`strict`).
+    #[serde(default)]
+    pub provenance: Provenance,
     pub devices: BTreeMap<String, Device>,
+    /// Calls and the decision each must get: checked at every load (`mpt gateway policy check`).
+    #[serde(default)]
+    pub tests: Vec<Test>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -35,6 +54,32 @@ pub struct Device {
     /// None: unlimited.
     #[serde(default)]
     pub rate: Option<Rate>,
+    /// The agents it may write as (`<agent>@<device>`, diary `agent_name`); none: any agent.
+    #[serde(default)]
+    pub agents: Option<Vec<String>>,
+    /// Overrides the top-level `provenance` for this device.
+    #[serde(default)]
+    pub provenance: Option<Provenance>,
+    /// A member's scoped remote mine (`mpt feed` across the fleet); none: mine is admin-only.
+    #[serde(default)]
+    pub mine: Option<MineScope>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provenance {
+    /// Writer fields and diary prefixes rewritten to the token's device, each rewrite audited.
+    #[default]
+    Stamp,
+    /// A call whose writer names someone else is refused.
+    Strict,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MineScope {
+    /// An absolute folder on the primary host: a scoped mine's `source` must resolve under it.
+    pub source_prefix: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
@@ -114,6 +159,15 @@ impl Policy {
         for (name, d) in &policy.devices {
             check_device(name, d).map_err(|why| MptError::usage(at(why)))?;
         }
+        for g in &policy.protected_wings {
+            glob::Pattern::new(g).map_err(|e| {
+                MptError::usage(at(format!("protected wing glob '{g}' does not parse: {e}")))
+            })?;
+        }
+        for (i, t) in policy.tests.iter().enumerate() {
+            t.check(i, &policy)
+                .map_err(|why| MptError::usage(at(why)))?;
+        }
         Ok(policy)
     }
 
@@ -135,16 +189,12 @@ impl Policy {
         })
     }
 
-    /// Devices whose wing rules the gateway cannot enforce yet (they read and write every wing
-    /// their role allows): named in a warning at every load.
+    /// Devices whose read globs the gateway cannot enforce yet (they read every wing their role
+    /// allows; writes are checked): named in a warning at every load.
     pub fn unenforced_wings(&self) -> Vec<&str> {
         self.devices
             .iter()
-            .filter(|(_, d)| {
-                d.wings
-                    .as_ref()
-                    .is_some_and(|w| !all_wings(&w.read) || !all_wings(&w.write))
-            })
+            .filter(|(_, d)| d.wings.as_ref().is_some_and(|w| !all_wings(&w.read)))
             .map(|(n, _)| n.as_str())
             .collect()
     }
@@ -174,6 +224,28 @@ fn check_device(name: &str, d: &Device) -> std::result::Result<(), String> {
             glob::Pattern::new(g)
                 .map_err(|e| format!("device '{name}': wing glob '{g}' does not parse: {e}"))?;
         }
+    }
+    if let Some(agents) = &d.agents {
+        if agents.is_empty() {
+            return Err(format!(
+                "device '{name}': agents is empty (leave it out for any agent)"
+            ));
+        }
+        for a in agents {
+            if !provenance::valid_agent(a) {
+                return Err(format!(
+                    "device '{name}': agent '{a}' must be 1-64 lowercase letters, digits, '.', '_' or '-' (no '@': the device is added)"
+                ));
+            }
+        }
+    }
+    if let Some(m) = &d.mine
+        && !Path::new(&m.source_prefix).is_absolute()
+    {
+        return Err(format!(
+            "device '{name}': mine.source_prefix '{}' is not an absolute path",
+            m.source_prefix
+        ));
     }
     if let Some(r) = d.rate
         && (!r.per_s.is_finite() || r.per_s <= 0.0 || r.burst == 0)
@@ -208,13 +280,37 @@ mod tests {
         .unwrap();
         assert_eq!(p.device("lap").unwrap().role, Role::Member);
         assert_eq!(p.device("lap").unwrap().rate.unwrap().burst, 10);
-        assert_eq!(p.unenforced_wings(), ["lap"]);
+        assert_eq!(
+            p.unenforced_wings(),
+            Vec::<&str>::new(),
+            "writes are enforced"
+        );
     }
 
     #[test]
     fn unknown_fields_bad_values_and_a_wrong_schema_are_refused_naming_the_file() {
         for (text, code) in [
-            (r#"{"schema": "@S", "devices": {}, "tests": []}"#, 4),
+            (r#"{"schema": "@S", "devices": {}, "rules": []}"#, 4),
+            (
+                r#"{"schema": "@S", "devices": {}, "provenance": "loose"}"#,
+                2,
+            ),
+            (
+                r#"{"schema": "@S", "devices": {"a": {"role": "member", "agents": []}}}"#,
+                2,
+            ),
+            (
+                r#"{"schema": "@S", "devices": {"a": {"role": "member", "agents": ["pi@x"]}}}"#,
+                2,
+            ),
+            (
+                r#"{"schema": "@S", "devices": {"a": {"role": "member", "mine": {"source_prefix": "rel"}}}}"#,
+                2,
+            ),
+            (
+                r#"{"schema": "@S", "devices": {}, "protected_wings": ["[x"]}"#,
+                2,
+            ),
             (
                 r#"{"schema": "@S", "devices": {"a": {"role": "member", "scope": 1}}}"#,
                 4,

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::audit::Event;
 use super::auth::Who;
 use super::forward::{self, MAX_BODY};
-use super::policy::Policy;
+use super::policy::{Policy, Rewrite};
 use super::reply::{self, Body};
 use super::shared::Shared;
 use crate::palace::catalog::{self, Patience, ToolClass};
@@ -55,7 +55,7 @@ pub async fn handle(
         Err(u) => return forward::unread_reply(u),
     };
     base.bytes_in = bytes.len() as u64;
-    let Ok(parsed) = serde_json::from_slice::<Value>(&bytes) else {
+    let Ok(mut parsed) = serde_json::from_slice::<Value>(&bytes) else {
         return reply::rpc_error(
             StatusCode::BAD_REQUEST,
             &Value::Null,
@@ -75,6 +75,7 @@ pub async fn handle(
     let msg = Message::of(obj);
     base.rpc = Some(msg.method.to_string());
     let mut wait = PLAIN_WAIT;
+    let mut rewrites = Vec::new();
     let decision = if msg.method == "tools/call" {
         // Every call is decided, with or without an id: `serve` runs id-less calls too.
         let Some(name) = msg
@@ -105,7 +106,14 @@ pub async fn handle(
         base.tool = Some(name.to_string());
         base.class = row.class.as_str().to_string();
         base.wings = catalog::wings(name, args);
-        policy.tool(&who.device, name)
+        let current = match super::lookup::current(sh, policy, &who.device, name, args).await {
+            Ok(c) => c,
+            Err(f) => return forward::failed(sh, base, started, f),
+        };
+        base.wings.extend(current.wing.clone());
+        let verdict = policy.call(&who.device, &who.token_id, name, args, &current);
+        rewrites = verdict.rewrites;
+        verdict.decision
     } else {
         base.class = "protocol".into();
         policy.method(&who.device, msg.method)
@@ -122,6 +130,25 @@ pub async fn handle(
             &decision.rule,
         );
     }
+    let (id, listing) = (msg.id, msg.method == "tools/list");
+    let mine = match base.tool.as_deref().map(catalog::bare) {
+        Some("mine") => match sh.mine.try_take() {
+            Some(held) => Some(held),
+            None => {
+                base.allowed = false;
+                base.rule = "mine:in_progress".into();
+                let _ = sh.audit(&base, false);
+                return super::mine_call::busy();
+            }
+        },
+        _ => None,
+    };
+    base.rewrites = rewrites.iter().map(Rewrite::label).collect();
+    if !rewrites.is_empty()
+        && let Some(args) = parsed.pointer_mut("/params/arguments")
+    {
+        super::policy::apply(args, &rewrites);
+    }
     // A write's record is on disk before the write goes; one that cannot be written stops it.
     let durable = base.tool.is_some()
         && catalog::classify(base.tool.as_deref().unwrap_or("")) != ToolClass::Read;
@@ -135,8 +162,11 @@ pub async fn handle(
     let up = sh
         .upstream
         .request(Method::POST, "/mcp", &parts.headers, &extra, body);
-    if msg.method == "tools/list" {
-        return tools_list(sh, policy, who, up, base, started, &msg.id).await;
+    if listing {
+        return tools_list(sh, policy, who, up, base, started, &id).await;
+    }
+    if let Some(held) = mine {
+        return super::mine_call::forward(sh, held, up, base, wait, started).await;
     }
     forward::relay(sh, up, base, wait, started).await
 }

@@ -63,7 +63,7 @@ pub async fn serve(
             upstream.base
         );
     }
-    let policy = Watched::open(&dir.policy(), Policy::load)?;
+    let policy = Watched::open(&dir.policy(), Policy::load_tested)?;
     warn_unenforced(&policy.get());
     let tokens = Watched::open(&dir.tokens(), TokenFile::load)?;
     if dir.tokens().exists()

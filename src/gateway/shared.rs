@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::audit::{AuditLog, Event, Synced};
 use super::last_used::LastUsed;
+use super::mine_slot::MineSlot;
 use super::policy::Policy;
 use super::rate::Buckets;
 use super::reload::{Refresh, Watched};
@@ -23,6 +24,8 @@ pub struct Shared {
     synced: Synced,
     rate: Mutex<Buckets>,
     last_used: Mutex<LastUsed>,
+    /// One mine at a time across the gateway.
+    pub mine: MineSlot,
 }
 
 /// A lock whose holder panicked still guards sound data here (each change is one assignment).
@@ -59,6 +62,7 @@ impl Shared {
             synced: Synced::default(),
             rate: Mutex::new(Buckets::default()),
             last_used: Mutex::new(last_used),
+            mine: MineSlot::default(),
         }
     }
 

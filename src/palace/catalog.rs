@@ -8,7 +8,7 @@ use serde_json::Value;
 mod table;
 mod wings;
 
-pub use wings::wings;
+pub use wings::{Sent, canonical, sent, wings};
 
 /// The prefix every MemPalace tool name carries.
 pub const PREFIX: &str = "mempalace_";
@@ -178,8 +178,11 @@ pub struct Tool {
     pub coordination: bool,
     /// The argument the edge fills with `<harness>@<device>` when the caller left it unset.
     pub writer: Option<&'static str>,
-    /// Arguments holding a diary entry, the first present one prefixed with `HOST:<device>|`.
+    /// Where a diary entry may be (JSON pointers; `content` is `diary_write`'s alias of `entry`),
+    /// each present one prefixed with `HOST:<device>|`.
     pub diary_entry: &'static [&'static str],
+    /// It declares a `metadata` object (a coordination write the gateway stamps `mpt` into).
+    pub metadata: bool,
     pub replay: Replay,
     /// Where a coordination write's reply carries its ids.
     pub reply: Reply,
@@ -335,7 +338,10 @@ mod tests {
             };
             let mut named: Vec<String> = row.identity.iter().map(|p| top(p)).collect();
             named.extend(row.writer.map(str::to_string));
-            named.extend(row.diary_entry.iter().map(|s| s.to_string()));
+            named.extend(row.diary_entry.iter().map(|p| top(p)));
+            if row.metadata {
+                named.push("metadata".into());
+            }
             for w in row.wings {
                 match w {
                     WingArg::At(p) => named.push(top(p)),

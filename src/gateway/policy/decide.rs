@@ -12,14 +12,14 @@ pub struct Decision {
 }
 
 impl Decision {
-    fn allow(rule: impl Into<String>) -> Decision {
+    pub(super) fn allow(rule: impl Into<String>) -> Decision {
         Decision {
             allowed: true,
             rule: rule.into(),
         }
     }
 
-    fn deny(rule: impl Into<String>) -> Decision {
+    pub(super) fn deny(rule: impl Into<String>) -> Decision {
         Decision {
             allowed: false,
             rule: rule.into(),

@@ -15,6 +15,7 @@ pub(super) const fn read(name: &'static str) -> Tool {
         coordination: false,
         writer: None,
         diary_entry: &[],
+        metadata: false,
         replay: Replay::Unverifiable,
         reply: Reply::Event,
         kg_fact: false,
@@ -141,11 +142,14 @@ pub(super) const TOOLS: &[Tool] = &[
         .writer("added_by")
         .wings(WING)
         .identity(&["/added_by"]),
-    write("checkpoint")
-        .replay(Replay::Checkpoint)
-        .writer("added_by")
-        .wings(&[At("/items/*/wing"), Diary { at: "/diary" }])
-        .identity(&["/added_by", "/diary/agent_name"]),
+    Tool {
+        diary_entry: &["/diary/entry"],
+        ..write("checkpoint")
+    }
+    .replay(Replay::Checkpoint)
+    .writer("added_by")
+    .wings(&[At("/items/*/wing"), Diary { at: "/diary" }])
+    .identity(&["/added_by", "/diary/agent_name"]),
     destructive("delete_drawer"),
     destructive("delete_drawers"),
     // Idempotent: the convo miner dedupes by source file (an unchanged file is skipped, a grown
@@ -171,7 +175,7 @@ pub(super) const TOOLS: &[Tool] = &[
         .replay(Replay::Idempotent)
         .wings(WING),
     Tool {
-        diary_entry: &["entry", "content"],
+        diary_entry: &["/entry", "/content"],
         ..write("diary_write")
     }
     .replay(Replay::Diary)
@@ -189,7 +193,10 @@ pub(super) const TOOLS: &[Tool] = &[
         .replay(Replay::Idempotent)
         .tier(Tier::Admin),
     maintenance("reconnect"),
-    coordination("event_append", Replay::EventKey),
+    Tool {
+        metadata: true,
+        ..coordination("event_append", Replay::EventKey)
+    },
     Tool {
         reply: Reply::Task,
         ..coordination("task_create", Replay::Task)
@@ -214,12 +221,14 @@ pub(super) const TOOLS: &[Tool] = &[
     },
     Tool {
         identity: &["/created_by"],
+        metadata: true,
         ..coordination("artifact_put", Replay::Orphan)
     }
     .writer("created_by"),
     read("artifact_get"),
     Tool {
         reply: Reply::EventWithArtifact,
+        metadata: true,
         ..coordination("patch_submit", Replay::EventKey)
     },
 ];

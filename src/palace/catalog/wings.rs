@@ -9,28 +9,58 @@ use super::WingArg;
 /// wing, e.g. the KG or the coordination log).
 pub fn wings(tool: &str, args: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for arg in super::tool(tool).wings {
-        let found = match arg {
-            WingArg::At(pointer) => strings_at(args, pointer),
-            WingArg::Diary { at } => diary_wing(args, at).into_iter().collect(),
-        };
-        for w in found {
-            if !out.contains(&w) {
-                out.push(w);
-            }
+    for w in sent(tool, args) {
+        let w = w.value.trim().to_string();
+        if !out.contains(&w) {
+            out.push(w);
         }
     }
     out
 }
 
-/// The non-empty strings at `pointer` (a `*` segment: each element of an array), stripped.
+/// A wing as a call names it: as sent (unstripped), or derived by the server from a diary's
+/// `agent_name` (then never sent at all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub value: String,
+    pub derived: bool,
+}
+
+/// Every wing `tool` names in `args`, as sent, in argument order (duplicates kept).
+pub fn sent(tool: &str, args: &Value) -> Vec<Sent> {
+    let mut out = Vec::new();
+    for arg in super::tool(tool).wings {
+        match arg {
+            WingArg::At(pointer) => {
+                out.extend(strings_at(args, pointer).into_iter().map(|value| Sent {
+                    value,
+                    derived: false,
+                }))
+            }
+            WingArg::Diary { at } => out.extend(diary_wing(args, at)),
+        }
+    }
+    out
+}
+
+/// The one name every spelling of a wing folds to: `sanitize_name`'s strip, then
+/// `normalize_wing_name` (`config.py`: lowercase, `-` and space as `_`, outer `_` stripped),
+/// which the tunnel tools compare by while drawer metadata keeps the exact spelling.
+pub fn canonical(wing: &str) -> String {
+    wing.trim()
+        .to_lowercase()
+        .replace([' ', '-'], "_")
+        .trim_matches('_')
+        .to_string()
+}
+
+/// The strings at `pointer` (a `*` segment: each element of an array) that are not blank, as sent.
 fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
     match pointer.split_once("/*") {
         None => v
             .pointer(pointer)
             .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
+            .filter(|s| !s.trim().is_empty())
             .map(str::to_string)
             .into_iter()
             .collect(),
@@ -46,7 +76,7 @@ fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
 
 /// A diary's wing as `tools_diary.py` settles it: its `wing`, else `wing_<agent_name>` with the
 /// name stripped, lowercased and its spaces made `_`.
-fn diary_wing(args: &Value, at: &str) -> Option<String> {
+fn diary_wing(args: &Value, at: &str) -> Option<Sent> {
     let diary = if at.is_empty() {
         args
     } else {
@@ -56,12 +86,17 @@ fn diary_wing(args: &Value, at: &str) -> Option<String> {
         diary
             .get(k)
             .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
+            .filter(|s| !s.trim().is_empty())
     };
     match text("wing") {
-        Some(w) => Some(w.to_string()),
-        None => text("agent_name").map(|a| format!("wing_{}", a.to_lowercase().replace(' ', "_"))),
+        Some(w) => Some(Sent {
+            value: w.to_string(),
+            derived: false,
+        }),
+        None => text("agent_name").map(|a| Sent {
+            value: format!("wing_{}", a.trim().to_lowercase().replace(' ', "_")),
+            derived: true,
+        }),
     }
 }
 
@@ -105,5 +140,30 @@ mod tests {
         assert!(wings("mempalace_kg_add", &json!({"subject": "s"})).is_empty());
         assert!(wings("mempalace_search", &json!({"query": "q"})).is_empty());
         assert!(wings("mempalace_brand_new", &json!({"wing": "w"})).is_empty());
+    }
+
+    #[test]
+    fn sent_keeps_the_spelling_and_canonical_folds_it_as_the_tunnel_tools_do() {
+        assert_eq!(
+            sent("mempalace_diary_write", &json!({"agent_name": " Pi Bot "})),
+            [Sent {
+                value: "wing_pi_bot".into(),
+                derived: true
+            }]
+        );
+        assert_eq!(
+            sent("mempalace_add_drawer", &json!({"wing": " Wing-Pi "}))[0].value,
+            " Wing-Pi "
+        );
+        for (w, c) in [
+            ("wing_pi", "wing_pi"),
+            (" wing_pi ", "wing_pi"),
+            ("Wing_Pi", "wing_pi"),
+            ("wing-pi", "wing_pi"),
+            ("wing pi", "wing_pi"),
+            ("_wing_pi_", "wing_pi"),
+        ] {
+            assert_eq!(canonical(w), c, "{w:?}");
+        }
     }
 }

@@ -1,0 +1,55 @@
+//! One mine at a time across the gateway: a mine holds the slot until its whole answer is in;
+//! a second is 429 with Retry-After (transient: a feed's queued mine comes back), never -32020.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{self, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use serde_json::json;
+
+use super::audit::Event;
+use super::forward::{self, MAX_BODY};
+use super::mine_slot::Held;
+use super::reply::{self, Body};
+use super::shared::Shared;
+
+/// What a second mine is told to wait (a feed's mine takes seconds to minutes).
+const RETRY_AFTER_S: u64 = 30;
+
+/// 429: another mine holds the slot.
+pub fn busy() -> Response<Body> {
+    let mut r = reply::json(
+        StatusCode::TOO_MANY_REQUESTS,
+        &json!({"error": "mine_in_progress"}),
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_S));
+    r
+}
+
+/// Sends a mine and answers with its whole reply, holding the slot until it is in (a mine's
+/// reply is a summary, small: read whole rather than streamed).
+pub async fn forward(
+    sh: &Arc<Shared>,
+    held: Held<'_>,
+    up: Request<Full<Bytes>>,
+    base: Event,
+    wait: Duration,
+    started: Instant,
+) -> Response<Body> {
+    let answer = forward::fetch(sh, up, wait, MAX_BODY).await;
+    drop(held);
+    let (status, bytes) = match answer {
+        Ok(a) => a,
+        Err(f) => return forward::failed(sh, base, started, f),
+    };
+    let _ = sh.audit(
+        &forward::responded(base, Some(status), started, bytes.len() as u64, "complete"),
+        false,
+    );
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    reply::bytes(code, "application/json", bytes)
+}
