@@ -645,6 +645,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
             [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Check the policy file and its tests, or explain the rule that decides one call')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -815,10 +816,73 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;gateway;audit;help;help' {
             break
         }
+        'mpt;gateway;policy' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;policy;check' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;policy;explain' {
+            [CompletionResult]::new('--current-wing', '--current-wing', [CompletionResultType]::ParameterName, 'The wing update_drawer''s drawer is in now (what the gateway would look up)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file (default: policy.json in the gateway''s state folder)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;gateway;policy;help' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;gateway;policy;help;check' {
+            break
+        }
+        'mpt;gateway;policy;help;explain' {
+            break
+        }
+        'mpt;gateway;policy;help;help' {
+            break
+        }
         'mpt;gateway;help' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
             [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Check the policy file and its tests, or explain the rule that decides one call')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -849,6 +913,17 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;gateway;help;audit;verify' {
+            break
+        }
+        'mpt;gateway;help;policy' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites')
+            break
+        }
+        'mpt;gateway;help;policy;check' {
+            break
+        }
+        'mpt;gateway;help;policy;explain' {
             break
         }
         'mpt;gateway;help;help' {
@@ -1001,6 +1076,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
             [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Check the policy file and its tests, or explain the rule that decides one call')
             break
         }
         'mpt;help;gateway;serve' {
@@ -1030,6 +1106,17 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;gateway;audit;verify' {
+            break
+        }
+        'mpt;help;gateway;policy' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites')
+            break
+        }
+        'mpt;help;gateway;policy;check' {
+            break
+        }
+        'mpt;help;gateway;policy;explain' {
             break
         }
         'mpt;help;completions' {

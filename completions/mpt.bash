@@ -109,6 +109,9 @@ _mpt() {
             mpt__subcmd__gateway,help)
                 cmd="mpt__subcmd__gateway__subcmd__help"
                 ;;
+            mpt__subcmd__gateway,policy)
+                cmd="mpt__subcmd__gateway__subcmd__policy"
+                ;;
             mpt__subcmd__gateway,serve)
                 cmd="mpt__subcmd__gateway__subcmd__serve"
                 ;;
@@ -133,6 +136,9 @@ _mpt() {
             mpt__subcmd__gateway__subcmd__help,help)
                 cmd="mpt__subcmd__gateway__subcmd__help__subcmd__help"
                 ;;
+            mpt__subcmd__gateway__subcmd__help,policy)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__policy"
+                ;;
             mpt__subcmd__gateway__subcmd__help,serve)
                 cmd="mpt__subcmd__gateway__subcmd__help__subcmd__serve"
                 ;;
@@ -141,6 +147,12 @@ _mpt() {
                 ;;
             mpt__subcmd__gateway__subcmd__help__subcmd__audit,verify)
                 cmd="mpt__subcmd__gateway__subcmd__help__subcmd__audit__subcmd__verify"
+                ;;
+            mpt__subcmd__gateway__subcmd__help__subcmd__policy,check)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__policy__subcmd__check"
+                ;;
+            mpt__subcmd__gateway__subcmd__help__subcmd__policy,explain)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__policy__subcmd__explain"
                 ;;
             mpt__subcmd__gateway__subcmd__help__subcmd__token,issue)
                 cmd="mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__issue"
@@ -153,6 +165,24 @@ _mpt() {
                 ;;
             mpt__subcmd__gateway__subcmd__help__subcmd__token,rotate)
                 cmd="mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__rotate"
+                ;;
+            mpt__subcmd__gateway__subcmd__policy,check)
+                cmd="mpt__subcmd__gateway__subcmd__policy__subcmd__check"
+                ;;
+            mpt__subcmd__gateway__subcmd__policy,explain)
+                cmd="mpt__subcmd__gateway__subcmd__policy__subcmd__explain"
+                ;;
+            mpt__subcmd__gateway__subcmd__policy,help)
+                cmd="mpt__subcmd__gateway__subcmd__policy__subcmd__help"
+                ;;
+            mpt__subcmd__gateway__subcmd__policy__subcmd__help,check)
+                cmd="mpt__subcmd__gateway__subcmd__policy__subcmd__help__subcmd__check"
+                ;;
+            mpt__subcmd__gateway__subcmd__policy__subcmd__help,explain)
+                cmd="mpt__subcmd__gateway__subcmd__policy__subcmd__help__subcmd__explain"
+                ;;
+            mpt__subcmd__gateway__subcmd__policy__subcmd__help,help)
+                cmd="mpt__subcmd__gateway__subcmd__policy__subcmd__help__subcmd__help"
                 ;;
             mpt__subcmd__gateway__subcmd__token,help)
                 cmd="mpt__subcmd__gateway__subcmd__token__subcmd__help"
@@ -244,6 +274,9 @@ _mpt() {
             mpt__subcmd__help__subcmd__gateway,audit)
                 cmd="mpt__subcmd__help__subcmd__gateway__subcmd__audit"
                 ;;
+            mpt__subcmd__help__subcmd__gateway,policy)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__policy"
+                ;;
             mpt__subcmd__help__subcmd__gateway,serve)
                 cmd="mpt__subcmd__help__subcmd__gateway__subcmd__serve"
                 ;;
@@ -252,6 +285,12 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__gateway__subcmd__audit,verify)
                 cmd="mpt__subcmd__help__subcmd__gateway__subcmd__audit__subcmd__verify"
+                ;;
+            mpt__subcmd__help__subcmd__gateway__subcmd__policy,check)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__policy__subcmd__check"
+                ;;
+            mpt__subcmd__help__subcmd__gateway__subcmd__policy,explain)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__policy__subcmd__explain"
                 ;;
             mpt__subcmd__help__subcmd__gateway__subcmd__token,issue)
                 cmd="mpt__subcmd__help__subcmd__gateway__subcmd__token__subcmd__issue"
@@ -940,7 +979,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version serve token audit help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version serve token audit policy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1060,7 +1099,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway__subcmd__help)
-            opts="serve token audit help"
+            opts="serve token audit policy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1104,6 +1143,48 @@ _mpt() {
         mpt__subcmd__gateway__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__policy)
+            opts="check explain"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__policy__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__policy__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1186,6 +1267,136 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway__subcmd__help__subcmd__token__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__policy)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version check explain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__policy__subcmd__check)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__policy__subcmd__explain)
+            opts="-q -v -h -V --current-wing --policy --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --current-wing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__policy__subcmd__help)
+            opts="check explain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__policy__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__policy__subcmd__help__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__policy__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1634,7 +1845,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__gateway)
-            opts="serve token audit"
+            opts="serve token audit policy"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1662,6 +1873,48 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__gateway__subcmd__audit__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__policy)
+            opts="check explain"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__policy__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__policy__subcmd__explain)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

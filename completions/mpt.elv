@@ -586,6 +586,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
             cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
             cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
+            cand policy 'Check the policy file and its tests, or explain the rule that decides one call'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;gateway;serve'= {
@@ -738,10 +739,66 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;gateway;audit;help;help'= {
         }
+        &'mpt;gateway;policy'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand check 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test'
+            cand explain 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;policy;check'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;policy;explain'= {
+            cand --current-wing 'The wing update_drawer''s drawer is in now (what the gateway would look up)'
+            cand --policy 'The policy file (default: policy.json in the gateway''s state folder)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;gateway;policy;help'= {
+            cand check 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test'
+            cand explain 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;gateway;policy;help;check'= {
+        }
+        &'mpt;gateway;policy;help;explain'= {
+        }
+        &'mpt;gateway;policy;help;help'= {
+        }
         &'mpt;gateway;help'= {
             cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
             cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
             cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
+            cand policy 'Check the policy file and its tests, or explain the rule that decides one call'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;gateway;help;serve'= {
@@ -764,6 +821,14 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
         }
         &'mpt;gateway;help;audit;verify'= {
+        }
+        &'mpt;gateway;help;policy'= {
+            cand check 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test'
+            cand explain 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites'
+        }
+        &'mpt;gateway;help;policy;check'= {
+        }
+        &'mpt;gateway;help;policy;explain'= {
         }
         &'mpt;gateway;help;help'= {
         }
@@ -884,6 +949,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
             cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
             cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
+            cand policy 'Check the policy file and its tests, or explain the rule that decides one call'
         }
         &'mpt;help;gateway;serve'= {
         }
@@ -905,6 +971,14 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
         }
         &'mpt;help;gateway;audit;verify'= {
+        }
+        &'mpt;help;gateway;policy'= {
+            cand check 'Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test'
+            cand explain 'The decision on one tools/call by a device, the rule that decides it, and what it rewrites'
+        }
+        &'mpt;help;gateway;policy;check'= {
+        }
+        &'mpt;help;gateway;policy;explain'= {
         }
         &'mpt;help;completions'= {
         }

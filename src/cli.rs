@@ -576,6 +576,39 @@ pub enum GatewayCommand {
     Token(GatewayTokenArgs),
     /// Show the audit log (by device, denials, time); `verify` checks its hash chain
     Audit(GatewayAuditArgs),
+    /// Check the policy file and its tests, or explain the rule that decides one call
+    Policy(GatewayPolicyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GatewayPolicyArgs {
+    #[command(subcommand)]
+    pub action: GatewayPolicyAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayPolicyAction {
+    /// Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test
+    Check {
+        /// The policy file (default: policy.json in the gateway's state folder)
+        file: Option<PathBuf>,
+    },
+    /// The decision on one tools/call by a device, the rule that decides it, and what it rewrites
+    Explain {
+        /// The device (a key of "devices" in policy.json)
+        device: String,
+        /// The tool, e.g. add_drawer or mempalace_add_drawer
+        tool: String,
+        /// The call's arguments, a JSON object
+        #[arg(value_name = "ARGS_JSON", default_value = "{}")]
+        args: String,
+        /// The wing update_drawer's drawer is in now (what the gateway would look up)
+        #[arg(long, value_name = "WING")]
+        current_wing: Option<String>,
+        /// The policy file (default: policy.json in the gateway's state folder)
+        #[arg(long, value_name = "FILE")]
+        policy: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]

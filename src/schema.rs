@@ -21,6 +21,8 @@ pub const GATEWAY_AUDIT_VERIFY: &str = "mpt.gateway.audit.verify/v1";
 pub const GATEWAY_LAST_USED: &str = "mpt.gateway.last_used/v1";
 /// `policy.json`, written by people.
 pub const GATEWAY_POLICY: &str = "mpt.gateway.policy/v1";
+pub const GATEWAY_POLICY_CHECK: &str = "mpt.gateway.policy.check/v1";
+pub const GATEWAY_POLICY_EXPLAIN: &str = "mpt.gateway.policy.explain/v1";
 /// One JSON Line when `mpt gateway serve --json` listens.
 pub const GATEWAY_SERVE: &str = "mpt.gateway.serve/v1";
 pub const GATEWAY_TOKEN: &str = "mpt.gateway.token/v1";

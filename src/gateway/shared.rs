@@ -156,13 +156,13 @@ impl Shared {
     }
 }
 
-/// Wing rules arrive with the gateway's argument rules; until then say, at every load, whose
-/// rules are not enforced.
+/// Read globs arrive with the result filters; until then say, at every load, whose are not
+/// enforced (write globs are).
 pub fn warn_unenforced(policy: &Policy) {
     let devices = policy.unenforced_wings();
     if !devices.is_empty() {
         log_warn!(
-            "the policy's wing rules are not enforced yet (device {}): each reads and writes every wing its role allows",
+            "the policy's wings.read rules are not enforced yet (device {}): each reads every wing its role allows (wings.write is enforced)",
             devices.join(", ")
         );
     }

@@ -216,7 +216,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
     };
     for d in policy.unenforced_wings() {
         s = s.evidence(format!(
-            "{d}: its wing rules are parsed but not enforced yet (README \"Gateway\")"
+            "{d}: its wings.read rules are parsed but not enforced yet (README \"Gateway\")"
         ));
     }
     s

@@ -1,7 +1,8 @@
-//! `mpt gateway [serve|token|audit]`: argument handling and printing for the gateway engine
-//! (`crate::gateway`); serving, tokens and the audit each have their own file.
+//! `mpt gateway [serve|token|audit|policy]`: argument handling and printing for the gateway
+//! engine (`crate::gateway`); serving, tokens, the audit and the policy each have their own file.
 
 mod audit;
+mod policy;
 mod serve;
 mod token;
 
@@ -16,5 +17,6 @@ pub fn run(ctx: &Ctx, args: GatewayArgs) -> Result<Exit> {
         GatewayCommand::Serve(a) => serve::run(ctx, dir, a),
         GatewayCommand::Token(a) => token::run(ctx, &dir, a.action),
         GatewayCommand::Audit(a) => audit::run(ctx, &dir, a),
+        GatewayCommand::Policy(a) => policy::run(ctx, &dir, a.action),
     }
 }

@@ -143,7 +143,7 @@ pub(super) const TOOLS: &[Tool] = &[
         .wings(WING)
         .identity(&["/added_by"]),
     Tool {
-        diary_entry: &["/diary/entry"],
+        diary_entry: &["/diary/entry", "/diary/content"],
         ..write("checkpoint")
     }
     .replay(Replay::Checkpoint)

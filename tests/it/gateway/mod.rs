@@ -3,13 +3,17 @@
 
 mod audit;
 mod fleet;
+mod mine;
 mod modes;
+mod policy_check;
+mod provenance;
 mod refusals;
 mod reload;
 mod roles;
 mod smuggling;
 mod streams;
 mod tokens;
+mod wings;
 
 use serde_json::Value;
 

@@ -37,7 +37,7 @@ fn the_policy_is_followed_live_and_a_broken_one_keeps_the_last_good_loudly() {
         "a policy that does not parse leaves the last good"
     );
     let mut unknown = policy(json!({"lap": {"role": "observer"}}));
-    unknown["tests"] = json!([]);
+    unknown["rules"] = json!([]);
     write_policy(dir, &unknown);
     assert_eq!(
         payload(&add())["success"],
@@ -58,7 +58,7 @@ fn the_policy_is_followed_live_and_a_broken_one_keeps_the_last_good_loudly() {
     write_policy(
         dir,
         &policy(
-            json!({"lap": {"role": "observer"}, "desk": {"role": "admin", "wings": {"write": ["wing_desk*"]}}}),
+            json!({"lap": {"role": "observer"}, "desk": {"role": "admin", "wings": {"read": ["wing_desk*"]}}}),
         ),
     );
     denied(&add(), "lap", "mempalace_add_drawer", "needs:member");
@@ -66,7 +66,7 @@ fn the_policy_is_followed_live_and_a_broken_one_keeps_the_last_good_loudly() {
         wait_for(10.0, || gw
             .stderr()
             .contains("not enforced yet (device desk)")),
-        "wing rules not enforced yet are said at each load: {}",
+        "read rules not enforced yet are said at each load: {}",
         gw.stderr()
     );
 }

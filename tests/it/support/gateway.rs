@@ -79,9 +79,19 @@ pub struct Setup {
 
 impl Setup {
     pub fn new(devices: Value) -> Setup {
+        Setup::with_policy(policy(devices))
+    }
+
+    /// [`Setup::new`] with a whole policy (top-level fields besides `devices`).
+    pub fn with_policy(policy: Value) -> Setup {
         let env = TestEnv::new();
-        let names: Vec<String> = devices.as_object().unwrap().keys().cloned().collect();
-        let (p, dir) = primary_and_dir(&env, &policy(devices));
+        let names: Vec<String> = policy["devices"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        let (p, dir) = primary_and_dir(&env, &policy);
         let tokens = names
             .into_iter()
             .map(|d| {

@@ -1,0 +1,139 @@
+//! `mpt gateway policy check [FILE]` (the file parsed and its tests run, exit 3 naming a failing
+//! one) and `mpt gateway policy explain DEVICE TOOL ARGS_JSON` (the rule that decides one call).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::Ctx;
+use crate::cli::GatewayPolicyAction;
+use crate::error::{Exit, MptError, Result};
+use crate::gateway::StateDir;
+use crate::gateway::policy::{Current, Policy};
+use crate::output::Style;
+use crate::palace::catalog;
+
+pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayPolicyAction) -> Result<Exit> {
+    let file = |f: Option<PathBuf>| f.unwrap_or_else(|| dir.policy());
+    match action {
+        GatewayPolicyAction::Check { file: f } => check(ctx, &file(f)),
+        GatewayPolicyAction::Explain {
+            device,
+            tool,
+            args,
+            current_wing,
+            policy,
+        } => explain(ctx, &file(policy), &device, &tool, &args, current_wing),
+    }
+}
+
+fn check(ctx: &Ctx, path: &Path) -> Result<Exit> {
+    let policy = Policy::load(path)?;
+    let failed = policy.failing_tests();
+    let doc = json!({
+        "schema": crate::schema::GATEWAY_POLICY_CHECK,
+        "policy": path,
+        "ok": failed.is_empty(),
+        "tests": policy.tests.len(),
+        "failed": failed,
+    });
+    ctx.out.emit(&doc, |w| {
+        if failed.is_empty() {
+            return writeln!(
+                w,
+                "{}: {} parses, {} test(s) pass",
+                ctx.out.paint(Style::Ok, "ok"),
+                path.display(),
+                policy.tests.len()
+            );
+        }
+        for f in &failed {
+            writeln!(
+                w,
+                "{}: test '{}' expected {} but the rule '{}' decides otherwise",
+                ctx.out.paint(Style::Fail, "FAIL"),
+                f.test,
+                f.expected.as_str(),
+                f.rule
+            )?;
+        }
+        writeln!(
+            w,
+            "{} of {} test(s) fail: a running gateway keeps its last good policy until they pass",
+            failed.len(),
+            policy.tests.len()
+        )
+    })?;
+    Ok(if failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::CheckFailed
+    })
+}
+
+fn explain(
+    ctx: &Ctx,
+    path: &Path,
+    device: &str,
+    tool: &str,
+    args: &str,
+    current_wing: Option<String>,
+) -> Result<Exit> {
+    let policy = Policy::load(path)?;
+    policy.require_device(device, path)?;
+    if catalog::known(tool).is_none() {
+        return Err(
+            MptError::usage(format!("'{tool}' is not a MemPalace 3.11 tool"))
+                .with_hint("name one `tools/list` shows, e.g. add_drawer or mempalace_add_drawer"),
+        );
+    }
+    let args: Value = serde_json::from_str(args)
+        .ok()
+        .filter(Value::is_object)
+        .ok_or_else(|| {
+            MptError::usage(format!("ARGS_JSON '{args}' is not a JSON object")).with_hint(
+                r#"quote it whole, e.g. '{"wing": "wing_lap", "room": "r", "content": "c"}'"#,
+            )
+        })?;
+    let tool = catalog::full_name(tool);
+    let current = Current {
+        wing: current_wing,
+        source: None,
+    };
+    let v = policy.call(device, "explain", &tool, &args, &current);
+    let rewrites: Vec<String> = v.rewrites.iter().map(|r| r.label()).collect();
+    let doc = json!({
+        "schema": crate::schema::GATEWAY_POLICY_EXPLAIN,
+        "device": device,
+        "tool": tool,
+        "decision": if v.decision.allowed { "allow" } else { "deny" },
+        "rule": v.decision.rule,
+        "wings": catalog::wings(&tool, &args),
+        "rewrites": rewrites,
+        "needs_lookup": policy.needs_current(device, &tool) && current.wing.is_none(),
+    });
+    ctx.out.emit(&doc, |w| {
+        let (paint, word) = if v.decision.allowed {
+            (Style::Ok, "allow")
+        } else {
+            (Style::Fail, "deny")
+        };
+        writeln!(
+            w,
+            "{}: {tool} by {device}, decided by the rule '{}'",
+            ctx.out.paint(paint, word),
+            v.decision.rule
+        )?;
+        for r in &v.rewrites {
+            writeln!(w, "  {} → {}", r.label(), r.value)?;
+        }
+        if policy.needs_current(device, &tool) && current.wing.is_none() {
+            writeln!(
+                w,
+                "  (the gateway looks up the drawer's wing on the primary: pass --current-wing to judge it)"
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
