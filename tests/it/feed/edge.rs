@@ -361,3 +361,89 @@ fn a_running_edge_sends_the_queued_mine_in_its_own_lane_while_writes_flow() {
     drop(primary);
     assert_eq!(inspect(&env, &primary_palace, &["summary"])["total"], 21);
 }
+
+/// Behind a gateway, the scoped mine accepted: the device's token is a member's whose
+/// `mine.source_prefix` is its inbox on the primary host; `feed prepare` ships and queues the
+/// mine, the outbox sends it through the gateway, and the primary files it stamped as the device.
+#[test]
+fn behind_a_gateway_the_scoped_mine_is_accepted() {
+    use crate::support::gateway::{Gateway, UPSTREAM_TOKEN, issue, policy, write_policy};
+    let env = TestEnv::new();
+    let sessions = super::cli::sessions_copy(&env);
+    let local = env.palace("local");
+    let primary_palace = env.palace("primary");
+    let inbox_root = env.path("palace-host/inbox");
+    std::fs::create_dir_all(&inbox_root).unwrap();
+    let inbox = inbox_root.join("devbox");
+    let sshd = Sshd::start(&env.path("sshd"));
+    let primary = Primary::start(
+        &env,
+        &primary_palace,
+        PrimaryOpts {
+            token: Some(UPSTREAM_TOKEN),
+            ..Default::default()
+        },
+    );
+    let dir = env.path("gateway");
+    write_policy(
+        &dir,
+        &policy(json!({"devbox": {"role": "member", "mine": {"source_prefix": inbox_root}}})),
+    );
+    let token = issue(&env, &dir, "devbox", &[]);
+    let gw = Gateway::start(&env, &dir, &primary.base_url(), &[], &[]);
+    let vars: Vec<(&'static str, String)> = vec![
+        ("MEMPALACE_EDGE", "1".into()),
+        ("MEMPALACE_REMOTE_URL", gw.mcp()),
+        ("MEMPALACE_REMOTE_TOKEN", token),
+        ("MEMPALACE_PI_DEVICE", "devbox".into()),
+        ("MEMPALACE_PALACE_PATH", local.display().to_string()),
+        ("MEMPALACE_PI_SSH_TARGET", sshd.alias.into()),
+        (
+            "MEMPALACE_PI_SSH_CONFIG",
+            sshd.ssh_config.display().to_string(),
+        ),
+        ("MEMPALACE_PI_REMOTE_PATH", inbox.display().to_string()),
+    ];
+    let v = refs(&vars);
+    let j = parse_json(&super::cli::prepare(
+        &env,
+        &sessions,
+        "settled",
+        &["--json"],
+        &v,
+    ));
+    let p = &j["fleet"]["primary"];
+    assert_eq!(p["ship"], "shipped", "{j}");
+    assert_eq!(p["queued"]["source"], inbox.to_str().unwrap(), "{j}");
+
+    let f = run_json(&env, &["--json", "outbox", "flush"], &v, 0);
+    assert_eq!(
+        f["mines"]["applied"], 1,
+        "the gateway accepted the scoped mine: {f}"
+    );
+    assert_eq!(f["mines"]["remaining"], 0, "{f}");
+    let audit = crate::support::gateway::mpt(
+        &env,
+        &dir,
+        &["--json", "gateway", "audit", "--device", "devbox"],
+    );
+    let records = parse_json(&audit)["records"].clone();
+    assert!(
+        records
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["tool"] == "mempalace_mine" && r["rule"] == "mine:source_prefix"),
+        "{records}"
+    );
+    drop(gw);
+    drop(primary);
+    let filed = inspect(&env, &primary_palace, &["summary"])["total"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(filed > 0, "the primary filed the shipped transcripts");
+    assert_eq!(
+        inspect(&env, &primary_palace, &["added_by"]),
+        json!(["mcp@devbox"])
+    );
+}
