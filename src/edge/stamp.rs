@@ -106,6 +106,14 @@ mod tests {
             json!({"agent_name": "pi", "entry": "shipped"}),
         );
         assert_eq!(d["entry"], "HOST:lap|shipped");
+        let cp = s.stamp(
+            "mempalace_checkpoint",
+            json!({"items": [], "diary": {"agent_name": "pi", "entry": "checked in"}}),
+        );
+        assert_eq!(
+            cp["diary"]["entry"], "HOST:lap|checked in",
+            "a checkpoint's diary too"
+        );
         let again = s.stamp("mempalace_diary_write", d.clone());
         assert_eq!(again["entry"], "HOST:lap|shipped", "never twice");
         let kg = s.stamp(

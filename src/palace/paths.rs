@@ -148,7 +148,8 @@ fn default_palace(env: &Env, home: &Path, config_dir: &Path) -> Result<PathBuf> 
     Ok(config_dir.join("palace"))
 }
 
-fn expand_tilde(p: &Path, home: &Path) -> PathBuf {
+/// `~` and `~/…` under `home` (Python's `os.path.expanduser` for the current user).
+pub fn expand_tilde(p: &Path, home: &Path) -> PathBuf {
     match p.strip_prefix("~") {
         Ok(rest) => home.join(rest),
         Err(_) => p.to_path_buf(),

@@ -159,6 +159,25 @@ mod tests {
     }
 
     #[test]
+    fn a_scoped_mine_test_takes_its_resolved_source_from_current() {
+        let p = Policy::parse(
+            &json!({"schema": super::super::SCHEMA,
+                "devices": {"lap": {"role": "member", "mine": {"source_prefix": "/srv/inbox/lap"}}},
+                "tests": [
+                    {"name": "in", "device": "lap", "tool": "mine", "expect": "allow",
+                     "args": {"source": "/srv/inbox/lap/x", "mode": "convos", "wing": "wing_lap"},
+                     "current": {"source": "/srv/inbox/lap/x"}},
+                    {"name": "a link out", "device": "lap", "tool": "mine", "expect": "deny",
+                     "args": {"source": "/srv/inbox/lap/link", "mode": "convos", "wing": "wing_lap"},
+                     "current": {"source": "/etc"}}]})
+            .to_string(),
+            Path::new("/p.json"),
+        )
+        .unwrap();
+        assert!(p.failing_tests().is_empty(), "{:?}", p.failing_tests());
+    }
+
+    #[test]
     fn a_test_naming_an_unknown_device_tool_or_field_is_refused() {
         for (tests, code) in [
             (

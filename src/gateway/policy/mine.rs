@@ -40,11 +40,9 @@ pub fn scoped(
 
 /// `~` and `~/…` as the server's `os.path.expanduser` reads them (the gateway runs beside it).
 fn expand_home(s: &str) -> PathBuf {
-    match (s.strip_prefix('~'), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-            PathBuf::from(format!("{}{rest}", home.to_string_lossy()))
-        }
-        _ => PathBuf::from(s),
+    match std::env::var_os("HOME") {
+        Some(home) => crate::palace::paths::expand_tilde(Path::new(s), Path::new(&home)),
+        None => PathBuf::from(s),
     }
 }
 

@@ -207,28 +207,35 @@ mod tests {
     #[test]
     fn diary_entries_carry_the_devices_host_prefix() {
         let any = device(None);
-        let d = planned(
-            &any,
-            "mempalace_diary_write",
-            json!({"agent_name": "pi", "entry": "HOST:desk|did x"}),
-        )
-        .unwrap();
-        assert_eq!(d["entry"], "HOST:lap|did x");
-        let d = planned(
-            &any,
-            "mempalace_diary_write",
-            json!({"agent_name": "pi", "content": "did y"}),
-        )
-        .unwrap();
-        assert_eq!(d["content"], "HOST:lap|did y");
-        let c = planned(
-            &any,
-            "mempalace_checkpoint",
-            json!({"items": [], "diary": {"agent_name": "pi", "entry": "HOST:desk|z"}}),
-        )
-        .unwrap();
-        assert_eq!(c["diary"]["entry"], "HOST:lap|z");
-        assert_eq!(c["added_by"], "mcp@lap");
+        for (tool, args, at, want) in [
+            (
+                "mempalace_diary_write",
+                json!({"agent_name": "pi", "entry": "HOST:desk|did x"}),
+                "/entry",
+                "HOST:lap|did x",
+            ),
+            (
+                "mempalace_diary_write",
+                json!({"agent_name": "pi", "content": "did y"}),
+                "/content",
+                "HOST:lap|did y",
+            ),
+            (
+                "mempalace_checkpoint",
+                json!({"items": [], "diary": {"agent_name": "pi", "entry": "HOST:desk|z"}}),
+                "/diary/entry",
+                "HOST:lap|z",
+            ),
+            (
+                "mempalace_checkpoint",
+                json!({"items": [], "diary": {"agent_name": "pi", "content": "w"}}),
+                "/diary/content",
+                "HOST:lap|w",
+            ),
+        ] {
+            let done = planned(&any, tool, args).unwrap();
+            assert_eq!(done.pointer(at).unwrap(), want, "{tool} {at}");
+        }
         let same = json!({"agent_name": "pi", "entry": "HOST:lap|ok"});
         assert!(
             plan(
@@ -247,82 +254,24 @@ mod tests {
     #[test]
     fn agent_name_is_checked_never_rewritten_and_strict_refuses() {
         let d = device(Some(&["pi"]));
-        let args = json!({"agent_name": "Claude", "entry": "e"});
-        assert_eq!(
-            plan(
-                &d,
-                "lap",
-                "t",
-                Provenance::Stamp,
-                "mempalace_diary_write",
-                &args
-            )
-            .unwrap_err(),
-            "agents:not_allowed"
-        );
+        let run = |mode, tool: &str, args: Value| plan(&d, "lap", "t", mode, tool, &args);
+        let (stamp, strict) = (Provenance::Stamp, Provenance::Strict);
+        let diary = "mempalace_diary_write";
+        let refused = run(stamp, diary, json!({"agent_name": "Claude", "entry": "e"}));
+        assert_eq!(refused.unwrap_err(), "agents:not_allowed");
         let cp = json!({"items": [], "diary": {"entry": "e"}});
+        let refused = run(stamp, "mempalace_checkpoint", cp);
         assert_eq!(
-            plan(
-                &d,
-                "lap",
-                "t",
-                Provenance::Stamp,
-                "mempalace_checkpoint",
-                &cp
-            )
-            .unwrap_err(),
+            refused.unwrap_err(),
             "agents:not_allowed",
             "the server's default agent"
         );
-        assert!(
-            plan(
-                &d,
-                "lap",
-                "t",
-                Provenance::Stamp,
-                "mempalace_diary_write",
-                &json!({"agent_name": " PI "})
-            )
-            .is_ok()
-        );
+        assert!(run(stamp, diary, json!({"agent_name": " PI "})).is_ok());
         let forged = json!({"added_by": "pi@desk"});
-        assert_eq!(
-            plan(
-                &d,
-                "lap",
-                "t",
-                Provenance::Strict,
-                "mempalace_add_drawer",
-                &forged
-            )
-            .unwrap_err(),
-            "provenance:strict:added_by"
-        );
-        assert_eq!(
-            plan(
-                &d,
-                "lap",
-                "t",
-                Provenance::Strict,
-                "mempalace_add_drawer",
-                &json!({})
-            )
-            .unwrap()
-            .len(),
-            1,
-            "a missing writer is filled, not forged"
-        );
-        assert!(
-            plan(
-                &d,
-                "lap",
-                "t",
-                Provenance::Stamp,
-                "mempalace_search",
-                &forged
-            )
-            .unwrap()
-            .is_empty()
-        );
+        let refused = run(strict, "mempalace_add_drawer", forged.clone());
+        assert_eq!(refused.unwrap_err(), "provenance:strict:added_by");
+        let filled = run(strict, "mempalace_add_drawer", json!({})).unwrap();
+        assert_eq!(filled.len(), 1, "a missing writer is filled, not forged");
+        assert!(run(stamp, "mempalace_search", forged).unwrap().is_empty());
     }
 }

@@ -66,72 +66,64 @@ fn a_members_mine_is_scoped_to_its_prefix_and_one_runs_at_a_time() {
     let gw = Gateway::start(&env, &dir, &upstream, &[], &[]);
     let t = "mempalace_mine";
 
-    denied(
-        &call(
-            gw.port,
+    let refused = [
+        (
             &lap,
-            t,
-            mine(&staging.join("desk/batch1"), "convos", "wing_lap"),
+            "lap",
+            staging.join("desk/batch1"),
+            "convos",
+            "wing_lap",
+            "mine:outside_source_prefix",
         ),
-        "lap",
-        t,
-        "mine:outside_source_prefix",
-    );
-    denied(
-        &call(
-            gw.port,
+        (
             &lap,
-            t,
-            mine(&lap_dir.join("../desk/batch1"), "convos", "wing_lap"),
+            "lap",
+            lap_dir.join("../desk/batch1"),
+            "convos",
+            "wing_lap",
+            "mine:outside_source_prefix",
         ),
-        "lap",
-        t,
-        "mine:outside_source_prefix",
-    );
-    denied(
-        &call(
-            gw.port,
+        (
             &lap,
-            t,
-            mine(&lap_dir.join("desk-link/batch1"), "convos", "wing_lap"),
+            "lap",
+            lap_dir.join("desk-link/batch1"),
+            "convos",
+            "wing_lap",
+            "mine:outside_source_prefix",
         ),
-        "lap",
-        t,
-        "mine:outside_source_prefix",
-    );
-    denied(
-        &call(
-            gw.port,
+        (
             &lap,
-            t,
-            mine(&lap_dir.join("batch1"), "projects", "wing_lap"),
+            "lap",
+            lap_dir.join("batch1"),
+            "projects",
+            "wing_lap",
+            "mine:mode_not_convos",
         ),
-        "lap",
-        t,
-        "mine:mode_not_convos",
-    );
-    denied(
-        &call(
-            gw.port,
+        (
             &lap,
-            t,
-            mine(&lap_dir.join("batch1"), "convos", "wing_desk"),
+            "lap",
+            lap_dir.join("batch1"),
+            "convos",
+            "wing_desk",
+            "wings.write:wing_desk",
         ),
-        "lap",
-        t,
-        "wings.write:wing_desk",
-    );
-    denied(
-        &call(
-            gw.port,
+        (
             &desk,
-            t,
-            mine(&lap_dir.join("batch1"), "convos", "wing_lap"),
+            "desk",
+            lap_dir.join("batch1"),
+            "convos",
+            "wing_lap",
+            "needs:admin",
         ),
-        "desk",
-        t,
-        "needs:admin",
-    );
+    ];
+    for (token, device, source, mode, wing, rule) in refused {
+        denied(
+            &call(gw.port, token, t, mine(&source, mode, wing)),
+            device,
+            t,
+            rule,
+        );
+    }
     let drawers = |wing: &str| {
         on_primary(&p, "mempalace_list_drawers", json!({"wing": wing}))["drawers"]
             .as_array()
