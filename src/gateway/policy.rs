@@ -48,7 +48,7 @@ pub struct Policy {
 #[serde(deny_unknown_fields)]
 pub struct Device {
     pub role: Role,
-    /// Wing globs (enforced by the argument rules that come after this issue); none: all wings.
+    /// Wing globs on canonical names: `write` enforced on every write, `read` not yet; none: all wings.
     #[serde(default)]
     pub wings: Option<Wings>,
     /// None: unlimited.

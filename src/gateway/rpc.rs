@@ -205,7 +205,7 @@ async fn tools_list(
         tools.retain(|t| {
             t.get("name")
                 .and_then(Value::as_str)
-                .is_some_and(|n| policy.tool(&who.device, n).allowed)
+                .is_some_and(|n| policy.lists(&who.device, n))
         });
     }
     let out = serde_json::to_vec(&v).unwrap_or_default();

@@ -44,6 +44,16 @@ impl Policy {
         catalog::bare(tool) == "update_drawer" && self.device(device).is_some_and(wings::restricted)
     }
 
+    /// Whether `tools/list` shows `tool` to `device`: what its role may call, and `mine` to a
+    /// member with a scoped mine.
+    pub fn lists(&self, device: &str, tool: &str) -> bool {
+        self.tool(device, tool).allowed
+            || (catalog::bare(tool) == "mine"
+                && self
+                    .device(device)
+                    .is_some_and(|d| d.role == super::Role::Member && d.mine.is_some()))
+    }
+
     /// The whole decision on `tools/call` of `tool` with `args` by the token `token_id` of `device`.
     pub fn call(
         &self,
@@ -216,6 +226,18 @@ mod tests {
             ),
             "protected_wings:wing_rules"
         );
+    }
+
+    #[test]
+    fn a_scoped_miner_sees_mine_listed() {
+        let mut p = policy();
+        assert!(!p.lists("lap", "mempalace_mine"));
+        p.devices.get_mut("lap").unwrap().mine = Some(super::super::MineScope {
+            source_prefix: "/srv/inbox".into(),
+        });
+        assert!(p.lists("lap", "mempalace_mine"));
+        assert!(!p.lists("lap", "mempalace_delete_drawer"));
+        assert!(p.lists("lap", "mempalace_add_drawer"));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{denied, on_primary};
 use crate::support::gateway::{
-    Gateway, UPSTREAM_TOKEN, call, issue, payload, policy, write_policy,
+    Gateway, UPSTREAM_TOKEN, call, issue, payload, policy, post, write_policy,
 };
 use crate::support::link::{Link, Mode};
 use crate::support::primary::PrimaryOpts;
@@ -66,6 +66,22 @@ fn a_members_mine_is_scoped_to_its_prefix_and_one_runs_at_a_time() {
     let gw = Gateway::start(&env, &dir, &upstream, &[], &[]);
     let t = "mempalace_mine";
 
+    let listed = post(
+        gw.port,
+        &lap,
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#,
+    )
+    .json();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&t),
+        "a scoped miner sees mine listed: {names:?}"
+    );
     let refused = [
         (
             &lap,
