@@ -168,7 +168,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
         });
         return s.manual("name each device and its role (observer, member, admin) in policy.json, or `mpt runbook apply gateway-policy --device NAME… --yes`");
     }
-    let policy = match Policy::load(&path) {
+    let policy = match Policy::load_tested(&path) {
         Ok(p) => p,
         Err(e) => {
             return Step::new(
