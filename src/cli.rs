@@ -316,7 +316,10 @@ pub enum WireHarness {
 
 const FEED_PREPARE_AFTER: &str = "\
 stdout is exactly one line, MINE_SOURCE=<path>, when the staging folder holds transcripts (the
-remote path in remote mode); nothing to export prints no line and exits 0. Mine that path with
+remote path in remote mode); nothing to export prints no line and exits 0. With several harnesses,
+one such line per harness, pi's first (each has its own staging folder and wing). opencode's
+database is OPENCODE_DB, else opencode.db (or opencode-<channel>.db) in $XDG_DATA_HOME/opencode,
+~/.local/share/opencode; one that is locked, damaged or of an unknown schema is skipped with its reason. Mine that path with
 `mempalace_mine {source, mode: \"convos\", wing}` through the client that holds the palace.
 Under the edge (MEMPALACE_EDGE=1 and a primary) the path is the local staging, and the same export
 is also shipped to the primary's inbox, its mine queued in the outbox (a failed ship is `ship:
@@ -340,7 +343,7 @@ pub struct FeedArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum FeedAction {
-    /// Stage pi's transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace
+    /// Stage pi's (and opencode's) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace
     #[command(after_help = FEED_PREPARE_AFTER)]
     Prepare(FeedPrepareArgs),
     /// Prepare, then mine MINE_SOURCE through the palace's writer (for extensions that cannot feed)
@@ -391,15 +394,20 @@ pub struct FeedMineArgs {
 
 #[derive(Debug, Args)]
 pub struct FeedCommon {
-    /// The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)
+    /// Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi
+    /// with --sessions or --out)
+    #[arg(long = "harness", value_enum, value_name = "HARNESS")]
+    pub harness: Vec<crate::feed::Harness>,
+    /// The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for
+    /// pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)
     #[arg(long, value_name = "WING")]
     pub wing: Option<String>,
     /// pi's sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else
     /// $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)
     #[arg(long, value_name = "DIR")]
     pub sessions: Option<PathBuf>,
-    /// The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt's state
-    /// and lock files are kept outside it
+    /// The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode
+    /// .../feed/opencode/staged); mpt's state and lock files are kept outside it
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Gate: the fewest real user turns a session needs

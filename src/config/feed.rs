@@ -10,13 +10,18 @@ use crate::error::{MptError, Result};
 /// The wing transcripts are filed under unless `MEMPALACE_FEED_WING` or `--wing` says otherwise.
 pub const DEFAULT_WING: &str = "wing_conversations";
 
+/// opencode's conversations' wing unless `MEMPALACE_FEED_OPENCODE_WING` or `--wing` says otherwise.
+pub const DEFAULT_OPENCODE_WING: &str = "wing_opencode";
+
 /// Everything `mpt feed` reads from the environment, validated (a malformed value is exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedKnobs {
     /// `MEMPALACE_FEED` (default 1).
     pub enabled: bool,
-    /// `MEMPALACE_FEED_WING`.
+    /// `MEMPALACE_FEED_WING`: pi's conversations.
     pub wing: String,
+    /// `MEMPALACE_FEED_OPENCODE_WING`: opencode's conversations.
+    pub opencode_wing: String,
     /// `MEMPALACE_FEED_PREPARE_TIMEOUT_MS` (default 120000; 0 = unbounded).
     pub prepare_timeout: Option<Duration>,
     /// `MEMPALACE_FEED_MINE_TIMEOUT_MS` (default 300000; 0 = unbounded).
@@ -39,9 +44,14 @@ impl FeedKnobs {
             Some(w) => validate_wing(w, "MEMPALACE_FEED_WING")?,
             None => DEFAULT_WING.to_string(),
         };
+        let opencode_wing = match env.get("MEMPALACE_FEED_OPENCODE_WING") {
+            Some(w) => validate_wing(w, "MEMPALACE_FEED_OPENCODE_WING")?,
+            None => DEFAULT_OPENCODE_WING.to_string(),
+        };
         Ok(FeedKnobs {
             enabled: env.flag("MEMPALACE_FEED", true)?,
             wing,
+            opencode_wing,
             prepare_timeout: optional_ms(env.millis("MEMPALACE_FEED_PREPARE_TIMEOUT_MS", 120_000)?),
             mine_timeout: optional_ms(env.millis("MEMPALACE_FEED_MINE_TIMEOUT_MS", 300_000)?),
             ssh_target: env
@@ -194,6 +204,7 @@ mod tests {
         let k = knobs(&[]).unwrap();
         assert!(k.enabled);
         assert_eq!(k.wing, "wing_conversations");
+        assert_eq!(k.opencode_wing, "wing_opencode");
         assert_eq!(k.prepare_timeout, Some(Duration::from_millis(120_000)));
         assert_eq!(k.mine_timeout, Some(Duration::from_millis(300_000)));
         assert_eq!(

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::Harness;
 use super::fleet::{self, Fed, FleetFeed};
 use super::prepare::{PrepareOptions, PrepareReport, REPORT_SCHEMA, prepare};
 use super::remote::{Pushed, RemoteInbox, push, push_error, timeout_error};
@@ -66,7 +67,11 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
         }
     };
     let sessions = &job.prepare.sessions_dir;
-    if !sessions.is_dir() {
+    let (present, what) = match job.prepare.harness {
+        Harness::Pi => (sessions.is_dir(), "pi sessions folder"),
+        Harness::Opencode => (sessions.is_file(), "opencode database"),
+    };
+    if !present {
         let report = PrepareReport {
             schema: REPORT_SCHEMA,
             reason: job.prepare.reason.as_str().to_string(),
@@ -79,7 +84,7 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
             pushed: None,
             fed: None,
             note: Some(format!(
-                "no pi sessions folder at {}: nothing to export",
+                "no {what} at {}: nothing to export",
                 sessions.display()
             )),
             elapsed: started.elapsed(),

@@ -1,6 +1,7 @@
 //! The `prepare` pipeline: scan → (state fast path | gate → parse → export) → stage, forks after
 //! their parents so copied entries are left out, and a report with every verdict counted.
 
+use super::Harness;
 use super::export::{self, ExportOptions};
 use super::fork;
 use super::gate::{self, GateConfig, Reason, SkipReason};
@@ -29,7 +30,9 @@ impl std::fmt::Debug for Progress {
 /// Everything one run needs. Build with [`PrepareOptions::new`] and adjust fields.
 #[derive(Debug, Clone)]
 pub struct PrepareOptions {
-    /// pi's sessions root, walked recursively for `*.jsonl`.
+    /// Whose conversations: pi's session files, or opencode's database.
+    pub harness: Harness,
+    /// pi's sessions root, walked recursively for `*.jsonl`; for opencode, its database file.
     pub sessions_dir: PathBuf,
     /// The folder handed to the miner (created if missing). Holds only `<id>.md` files.
     pub stage_dir: PathBuf,
@@ -57,6 +60,7 @@ impl PrepareOptions {
         reason: Reason,
     ) -> Self {
         PrepareOptions {
+            harness: Harness::Pi,
             sessions_dir: sessions_dir.into(),
             stage_dir: stage_dir.into(),
             state_file: None,
@@ -90,6 +94,9 @@ struct Item {
 /// other I/O error setting up or writing the staging folder. Per-session problems never fail the
 /// run: they become [`SkipReason`]s (unreadable, invalid header, ...).
 pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
+    if opts.harness == Harness::Opencode {
+        return super::opencode::prepare::prepare(opts);
+    }
     let root = fs::canonicalize(&opts.sessions_dir)?;
     fs::create_dir_all(&opts.stage_dir)?;
     let stage_dir = fs::canonicalize(&opts.stage_dir)?;
@@ -282,7 +289,17 @@ fn fast_path(
     stage_dir: &Path,
     used: &HashSet<String>,
 ) -> Option<(Outcome, Staged)> {
-    let r = it.record.as_ref()?;
+    reuse(it.record.as_ref()?, dedup, stage_dir, used)
+}
+
+/// A record's verdict when it still holds: the same dedup inputs, and for an export, the staged
+/// file still present at its recorded size (and not claimed by another session this run).
+pub(super) fn reuse(
+    r: &Record,
+    dedup: &str,
+    stage_dir: &Path,
+    used: &HashSet<String>,
+) -> Option<(Outcome, Staged)> {
     if r.dedup != dedup {
         return None;
     }
@@ -299,7 +316,7 @@ fn fast_path(
 }
 
 /// A staged file's name and size.
-type Staged = Option<(String, u64)>;
+pub(super) type Staged = Option<(String, u64)>;
 
 /// Read-only inputs shared by every session of a run.
 struct Ctx<'a> {
@@ -387,7 +404,7 @@ fn load(path: &Path, report: &mut PrepareReport) -> Option<Result<Session, sessi
 }
 
 /// Refuse a state file inside the staging folder: the miner would read it as a conversation.
-fn ensure_outside(state_file: &Path, stage_dir: &Path) -> io::Result<()> {
+pub(super) fn ensure_outside(state_file: &Path, stage_dir: &Path) -> io::Result<()> {
     let parent = match state_file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -286,7 +286,7 @@ impl<'de> Deserialize<'de> for Block {
 }
 
 /// Tool-call arguments: only top-level string values are kept (shortened); the rest is skipped.
-struct ToolArgs(Vec<(String, String)>);
+pub(super) struct ToolArgs(pub Vec<(String, String)>);
 
 impl<'de> Deserialize<'de> for ToolArgs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -55,6 +55,10 @@ pub struct PrepareReport {
     pub state_reset: bool,
     /// Complete lines of the sessions read this run that were not JSON (each also a warning).
     pub lines_skipped: usize,
+    /// The whole source was skipped, and why (an opencode database that is locked, damaged or of
+    /// a schema this build does not know): nothing in it was examined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_skipped: Option<String>,
     pub warnings: Vec<String>,
     #[serde(skip)]
     pub sessions: Vec<SessionOutcome>,

@@ -1,5 +1,6 @@
 //! opencode's MCP registrations: `opencode.json` / `opencode.jsonc` (comments and trailing commas
 //! allowed), global and per project, entries in `mcp` (or `mcp.servers`); which ones serve MemPalace.
+//! Also where opencode keeps its conversations: the SQLite database, by opencode's own rule.
 
 use std::path::{Path, PathBuf};
 
@@ -49,6 +50,78 @@ pub fn global_dir(env: &Env) -> Option<PathBuf> {
             .get("HOME")
             .map(|h| Path::new(h).join(".config").join("opencode")),
     }
+}
+
+/// `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` (opencode's `Global.Path.data`).
+pub fn data_dir(env: &Env) -> Option<PathBuf> {
+    match env
+        .get("XDG_DATA_HOME")
+        .filter(|x| Path::new(x).is_absolute())
+    {
+        Some(x) => Some(Path::new(x).join("opencode")),
+        None => env
+            .get("HOME")
+            .map(|h| Path::new(h).join(".local/share/opencode")),
+    }
+}
+
+/// The channels whose database is plain `opencode.db` (opencode 1.18's `G4()`).
+const PLAIN_DB_CHANNELS: [&str; 3] = ["latest", "beta", "prod"];
+
+/// The database file opencode on `channel` uses: `OPENCODE_DB` when set (absolute as is, else
+/// inside the data dir; `:memory:` has no file, so `None`), else `opencode.db` on the latest, beta
+/// and prod channels (or with `OPENCODE_DISABLE_CHANNEL_DB`), `opencode-<channel>.db` otherwise.
+pub fn channel_db(env: &Env, channel: &str) -> Option<PathBuf> {
+    let data = data_dir(env)?;
+    if let Some(db) = env.get("OPENCODE_DB").filter(|d| !d.is_empty()) {
+        if db == ":memory:" {
+            return None;
+        }
+        let p = Path::new(db);
+        return Some(if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            data.join(p)
+        });
+    }
+    let plain = PLAIN_DB_CHANNELS.contains(&channel)
+        || matches!(env.get("OPENCODE_DISABLE_CHANNEL_DB"), Some("1" | "true"));
+    if plain {
+        return Some(data.join("opencode.db"));
+    }
+    let safe: String = channel
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    Some(data.join(format!("opencode-{safe}.db")))
+}
+
+/// The database this device's opencode writes, without asking the binary its channel: the
+/// `OPENCODE_DB` or `opencode.db` file (the npm release is the `latest` channel), else the most
+/// recently written `opencode-<channel>.db` in the data dir, else `opencode.db` (not there yet).
+pub fn database(env: &Env) -> Option<PathBuf> {
+    let plain = channel_db(env, "latest")?;
+    if plain.exists() || env.get("OPENCODE_DB").is_some() {
+        return Some(plain);
+    }
+    let newest = std::fs::read_dir(plain.parent()?)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            n.starts_with("opencode-") && n.ends_with(".db")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max();
+    Some(newest.map(|(_, p)| p).unwrap_or(plain))
 }
 
 /// The config files that exist, project first (`./`, `./.opencode/`), then global.

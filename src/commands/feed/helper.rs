@@ -40,6 +40,8 @@ pub fn bridge_argv(args: &[OsString]) -> std::result::Result<Vec<OsString>, clap
         .map(OsString::from)
         .collect();
     argv.push(bridge.reason.into());
+    // The bridge is pi's: its drop-in feeds pi's sessions only, whatever else is on the device.
+    argv.extend(["--harness".into(), "pi".into()]);
     if let Some(w) = bridge.wing {
         argv.extend(["--wing".into(), w.into()]);
     }

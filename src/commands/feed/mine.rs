@@ -1,7 +1,7 @@
 //! `mpt feed mine`: prepare, then one `mempalace_mine` on MINE_SOURCE through the palace's writer,
 //! holding the feed lock throughout; prints what the miner filed (`mpt.feed.mine/v1` under --json).
 
-use super::{Plan, check_line, plan, prepare_doc, say_fleet, say_inactive, summary_line};
+use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
 use crate::Ctx;
 use crate::cli::FeedMineArgs;
 use crate::error::{Exit, Result};
@@ -13,22 +13,47 @@ pub const SCHEMA: &str = crate::schema::FEED_MINE;
 
 pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
     let config = ctx.config()?;
-    let (job, meta) = match plan(ctx, &config, &args.common, &args.reason, "feed mine")? {
+    let mut docs = Vec::new();
+    let mut lines = Vec::new();
+    for plan in plans(ctx, &config, &args.common, &args.reason, "feed mine")? {
+        let (doc, line) = one(ctx, &config, &args, plan)?;
+        docs.push(doc);
+        lines.extend(line);
+    }
+    let doc = super::prepare::one_or_all(docs, SCHEMA);
+    ctx.out.emit(&doc, |w| {
+        for l in &lines {
+            writeln!(w, "{l}")?;
+        }
+        Ok(())
+    })?;
+    Ok(Exit::Ok)
+}
+
+/// One harness's prepare and mine: its document and its stdout line.
+fn one(
+    ctx: &Ctx,
+    config: &crate::config::Config,
+    args: &FeedMineArgs,
+    plan: Plan,
+) -> Result<(Value, Option<String>)> {
+    let (job, meta) = match plan {
         Plan::Inactive { meta, why, warn } => {
             say_inactive(ctx, &why, warn);
             let doc = json!({
-                "schema": SCHEMA, "active": false, "note": why,
+                "schema": SCHEMA, "harness": meta.harness, "active": false, "note": why,
                 "prepare": prepare_doc(&meta, None, Some(&why))?, "mine": null,
             });
-            ctx.out.emit(&doc, |_| Ok(()))?;
-            return Ok(Exit::Ok);
+            return Ok((doc, None));
         }
         Plan::Run(job, meta) => (job, meta),
     };
+    let who = super::who(meta.harness);
     let run = job::run(&job)?;
-    ctx.out.note("feed", &summary_line(&run));
+    ctx.out
+        .note("feed", &format!("{who}{}", summary_line(&run)));
     for w in &run.report.warnings {
-        ctx.out.note("warning", w);
+        ctx.out.note("warning", &format!("{who}{w}"));
     }
     say_fleet(ctx, &run, true);
     let prepared = prepare_doc(&meta, Some(&run), None)?;
@@ -36,23 +61,25 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
         let why = run
             .note
             .clone()
-            .unwrap_or_else(|| "nothing passed the gate: nothing to mine".to_string());
-        let doc = json!({"schema": SCHEMA, "active": true, "note": why, "prepare": prepared, "mine": null});
-        ctx.out.emit(&doc, |w| writeln!(w, "{why}"))?;
-        return Ok(Exit::Ok);
+            .unwrap_or_else(|| match &run.report.source_skipped {
+                Some(s) => format!("nothing to mine: {s}"),
+                None => "nothing passed the gate: nothing to mine".to_string(),
+            });
+        let doc = json!({"schema": SCHEMA, "harness": meta.harness, "active": true, "note": why, "prepare": prepared, "mine": null});
+        return Ok((doc, Some(format!("{who}{why}"))));
     };
     check_line(&source)?;
-    let route = mine::choose_route(&ctx.env, &config, args.palace.path.as_deref())?;
+    let route = mine::choose_route(&ctx.env, config, args.palace.path.as_deref())?;
     let call = MineCall {
         source: source.clone(),
         wing: meta.wing.clone(),
-        agent: config.stamp_identity(),
+        agent: super::agent(config, meta.harness),
         deadline: config.feed.mine_timeout,
     };
     crate::log_debug!("feed: mining {source} through {}", route.describe());
     let rt = crate::commands::runtime()?;
     let mined = rt.block_on(async {
-        let client = mine::client_for(&route, &ctx.env, &config, ctx.out.verbosity() >= 1)?;
+        let client = mine::client_for(&route, &ctx.env, config, ctx.out.verbosity() >= 1)?;
         let res = mine::mine(&client, &route, &call).await;
         client.shutdown().await;
         res
@@ -60,6 +87,7 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
     drop(run);
     let doc = json!({
         "schema": SCHEMA,
+        "harness": meta.harness,
         "active": true,
         "note": Value::Null,
         "prepare": prepared,
@@ -74,16 +102,13 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
         },
     });
     let n = |v: Option<u64>| v.map_or("?".to_string(), |n| n.to_string());
-    ctx.out.emit(&doc, |w| {
-        writeln!(
-            w,
-            "mined {source} into {} through {}: {} drawers filed, {} files processed, {} skipped as already filed",
-            call.wing,
-            route.describe(),
-            n(mined.summary.drawers_filed),
-            n(mined.summary.files_processed),
-            n(mined.summary.files_skipped),
-        )
-    })?;
-    Ok(Exit::Ok)
+    let line = format!(
+        "mined {source} into {} through {}: {} drawers filed, {} files processed, {} skipped as already filed",
+        call.wing,
+        route.describe(),
+        n(mined.summary.drawers_filed),
+        n(mined.summary.files_processed),
+        n(mined.summary.files_skipped),
+    );
+    Ok((doc, Some(line)))
 }

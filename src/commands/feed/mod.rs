@@ -19,7 +19,8 @@ use crate::error::{Exit, MptError, Result};
 use crate::feed::fleet::{self, FleetFeed, Ship};
 use crate::feed::job::{self, FeedJob, FeedRun};
 use crate::feed::remote::RemoteInbox;
-use crate::feed::{GateConfig, PrepareOptions, Progress, REPORT_SCHEMA, Reason};
+use crate::feed::{GateConfig, Harness, PrepareOptions, Progress, REPORT_SCHEMA, Reason};
+use crate::harness::opencode;
 use crate::palace::paths::{absolute, realpath};
 
 pub fn run(ctx: &Ctx, args: FeedArgs) -> Result<Exit> {
@@ -43,6 +44,7 @@ enum Plan {
 
 /// The facts printed beside the engine's report.
 struct Meta {
+    harness: Harness,
     reason: String,
     wing: String,
     sessions_dir: PathBuf,
@@ -52,27 +54,93 @@ struct Meta {
     inbox: Option<RemoteInbox>,
 }
 
-/// Resolves flags and env into a job. Disabled feeding and remote mode without an SSH target are
-/// not errors: they are plans that do nothing, said out loud.
-fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) -> Result<Plan> {
+/// The harnesses a run feeds: those named by `--harness`, else every one found on this device
+/// (pi's sessions folder, opencode's database), else pi (which then says it found nothing).
+/// `--sessions` and `--out` name pi's folders, so without `--harness` they mean pi alone.
+fn harnesses(ctx: &Ctx, config: &Config, c: &FeedCommon) -> Result<Vec<Harness>> {
+    if !c.harness.is_empty() {
+        let mut h = c.harness.clone();
+        h.sort();
+        h.dedup();
+        if h.len() > 1 && c.out.is_some() {
+            return Err(MptError::usage(
+                "--out names one staging folder, but several harnesses are fed (each has its own)",
+            )
+            .with_hint("give one --harness with --out, or leave --out out"));
+        }
+        return Ok(h);
+    }
+    if c.out.is_some() || c.sessions.is_some() {
+        return Ok(vec![Harness::Pi]);
+    }
+    let home = ctx.env.home()?;
+    let mut found = Vec::new();
+    if config.feed.sessions_dir(&home).is_dir() {
+        found.push(Harness::Pi);
+    }
+    if opencode::database(&ctx.env).is_some_and(|db| db.is_file()) {
+        found.push(Harness::Opencode);
+    }
+    if found.is_empty() {
+        found.push(Harness::Pi);
+    }
+    Ok(found)
+}
+
+/// One plan per harness fed (see [`harnesses`]).
+fn plans(
+    ctx: &Ctx,
+    config: &Config,
+    c: &FeedCommon,
+    reason: &str,
+    what: &str,
+) -> Result<Vec<Plan>> {
+    harnesses(ctx, config, c)?
+        .into_iter()
+        .map(|h| plan(ctx, config, c, h, reason, what))
+        .collect()
+}
+
+/// Resolves flags and env into one harness's job. Disabled feeding and remote mode without an SSH
+/// target are not errors: they are plans that do nothing, said out loud.
+fn plan(
+    ctx: &Ctx,
+    config: &Config,
+    c: &FeedCommon,
+    harness: Harness,
+    reason: &str,
+    what: &str,
+) -> Result<Plan> {
     let reason = validate_reason(reason)?;
     let knobs = &config.feed;
-    let wing = match &c.wing {
-        Some(w) => validate_wing(w, "--wing")?,
-        None => knobs.wing.clone(),
+    let wing = match (&c.wing, harness) {
+        (Some(w), _) => validate_wing(w, "--wing")?,
+        (None, Harness::Pi) => knobs.wing.clone(),
+        (None, Harness::Opencode) => knobs.opencode_wing.clone(),
     };
     let home = ctx.env.home()?;
     let feed_home = job::feed_home(ctx.env.get("XDG_STATE_HOME"), &home);
+    // Each harness keeps its own staging folder, state and lock: pi's where they always were.
+    let harness_home = match harness {
+        Harness::Pi => feed_home.clone(),
+        Harness::Opencode => feed_home.join("opencode"),
+    };
     // Resolved through symlinks: the lock (and the temp cleanup it licenses) must be one per
     // folder, however the folder is named.
-    let stage_dir = realpath(&c.out.clone().unwrap_or_else(|| feed_home.join("staged")));
-    let sessions_dir = absolute(
-        &c.sessions
-            .clone()
-            .unwrap_or_else(|| knobs.sessions_dir(&home)),
-    );
-    let is_default = stage_dir == realpath(&feed_home.join("staged"));
-    let (state_file, lock_file) = job::state_and_lock(&feed_home, &stage_dir, is_default);
+    let stage_dir = realpath(&c.out.clone().unwrap_or_else(|| harness_home.join("staged")));
+    let sessions_dir = match harness {
+        Harness::Pi => absolute(
+            &c.sessions
+                .clone()
+                .unwrap_or_else(|| knobs.sessions_dir(&home)),
+        ),
+        Harness::Opencode => absolute(&opencode::database(&ctx.env).ok_or_else(|| {
+            MptError::usage("OPENCODE_DB=:memory: keeps opencode's sessions in memory: there is nothing to feed")
+                .with_hint("unset OPENCODE_DB, or leave opencode out (--harness pi)")
+        })?),
+    };
+    let is_default = stage_dir == realpath(&harness_home.join("staged"));
+    let (state_file, lock_file) = job::state_and_lock(&harness_home, &stage_dir, is_default);
     let inbox = match (&config.remote, &knobs.ssh_target) {
         (Some(_), Some(target)) => {
             let cfg = knobs.ssh_config.clone();
@@ -85,15 +153,21 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
                     "point it at the ssh config that reaches the palace host, or unset it",
                 ));
             }
+            let path = knobs.remote_path_or_default(config.device.as_deref());
             Some(RemoteInbox {
                 target: target.clone(),
-                path: knobs.remote_path_or_default(config.device.as_deref()),
+                // opencode's beside pi's, never inside it (a mine of pi's inbox would take it in).
+                path: match harness {
+                    Harness::Pi => path,
+                    Harness::Opencode => format!("{path}-opencode"),
+                },
                 ssh_config: cfg,
             })
         }
         _ => None,
     };
     let meta = Meta {
+        harness,
         reason: reason.as_str().to_string(),
         wing,
         sessions_dir: sessions_dir.clone(),
@@ -123,9 +197,10 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
         });
     }
     if c.out.is_none() {
-        create_private_dir(&feed_home)?;
+        create_private_dir(&harness_home)?;
     }
     let mut p = PrepareOptions::new(&sessions_dir, &stage_dir, reason);
+    p.harness = harness;
     p.state_file = Some(state_file);
     p.gate = GateConfig {
         min_user_turns: c.min_user_turns,
@@ -147,7 +222,7 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
             outbox_opts: crate::outbox::open_options(&ctx.env)?,
             origin: crate::outbox::Origin::from_config(config),
             wing: meta.wing.clone(),
-            agent: config.stamp_identity(),
+            agent: agent(config, harness),
         }),
     };
     let job = FeedJob {
@@ -159,6 +234,24 @@ fn plan(ctx: &Ctx, config: &Config, c: &FeedCommon, reason: &str, what: &str) ->
         fleet,
     };
     Ok(Plan::Run(Box::new(job), meta))
+}
+
+/// The prefix of a harness's stderr lines: none for pi (as before opencode was fed).
+fn who(h: Harness) -> &'static str {
+    match h {
+        Harness::Pi => "",
+        Harness::Opencode => "opencode: ",
+    }
+}
+
+/// `<harness>@<device>` for what a harness's conversations file: opencode's own name for opencode.
+fn agent(config: &Config, harness: Harness) -> Option<String> {
+    match harness {
+        Harness::Pi => config.stamp_identity(),
+        Harness::Opencode => config
+            .stamp_identity()
+            .map(|_| format!("opencode@{}", config.device.as_deref().unwrap_or_default())),
+    }
 }
 
 /// Why an edge device without `MEMPALACE_PI_SSH_TARGET` feeds only its own palace.
@@ -216,6 +309,7 @@ fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>) -> Result
     let note = note
         .map(str::to_string)
         .or_else(|| run.and_then(|r| r.note.clone()));
+    doc["harness"] = json!(meta.harness);
     doc["active"] = json!(run.is_some());
     doc["mine_source"] = json!(run.and_then(|r| r.mine_source.clone()));
     doc["wing"] = json!(meta.wing);

@@ -1,45 +1,66 @@
-//! `mpt feed prepare`: stdout is exactly `MINE_SOURCE=<path>` when anything is staged (or one
-//! `mpt.feed.prepare/v1` document under `--json`); counts and warnings go to stderr.
+//! `mpt feed prepare`: stdout is exactly `MINE_SOURCE=<path>` per harness with anything staged
+//! (or one `mpt.feed.prepare/v1` document under `--json`); counts and warnings go to stderr.
 
-use super::{Plan, check_line, plan, prepare_doc, say_fleet, say_inactive, summary_line};
+use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
 use crate::Ctx;
 use crate::cli::FeedPrepareArgs;
 use crate::error::{Exit, Result};
-use crate::feed::job;
+use crate::feed::job::{self, FeedRun};
+use serde_json::{Value, json};
 
 pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
     let config = ctx.config()?;
-    let (job, meta) = match plan(ctx, &config, &args.common, &args.reason, "feed prepare")? {
-        Plan::Inactive { meta, why, warn } => {
-            say_inactive(ctx, &why, warn);
-            let doc = prepare_doc(&meta, None, Some(&why))?;
-            ctx.out.emit(&doc, |_| Ok(()))?;
-            return Ok(Exit::Ok);
+    let mut docs = Vec::new();
+    let mut sources = Vec::new();
+    // Each run holds its harness's lock until everything is printed.
+    let mut runs: Vec<FeedRun> = Vec::new();
+    for plan in plans(ctx, &config, &args.common, &args.reason, "feed prepare")? {
+        let (job, meta) = match plan {
+            Plan::Inactive { meta, why, warn } => {
+                say_inactive(ctx, &why, warn);
+                docs.push(prepare_doc(&meta, None, Some(&why))?);
+                continue;
+            }
+            Plan::Run(job, meta) => (job, meta),
+        };
+        let run = job::run(&job)?;
+        if let Some(s) = &run.mine_source {
+            check_line(s)?;
         }
-        Plan::Run(job, meta) => (job, meta),
-    };
-    let run = job::run(&job)?;
-    if let Some(s) = &run.mine_source {
-        check_line(s)?;
+        let who = super::who(meta.harness);
+        ctx.out
+            .note("feed", &format!("{who}{}", summary_line(&run)));
+        for w in &run.report.warnings {
+            ctx.out.note("warning", &format!("{who}{w}"));
+        }
+        say_fleet(ctx, &run, false);
+        if let Some(n) = &run.note {
+            ctx.out.note("feed", &format!("{who}{n}"));
+        } else if run.mine_source.is_none() && run.report.source_skipped.is_none() {
+            ctx.out.note(
+                "feed",
+                &format!("{who}nothing passed the gate: no MINE_SOURCE (nothing to mine)"),
+            );
+        }
+        docs.push(prepare_doc(&meta, Some(&run), None)?);
+        sources.extend(run.mine_source.clone());
+        runs.push(run);
     }
-    ctx.out.note("feed", &summary_line(&run));
-    for w in &run.report.warnings {
-        ctx.out.note("warning", w);
-    }
-    say_fleet(ctx, &run, false);
-    if let Some(n) = &run.note {
-        ctx.out.note("feed", n);
-    } else if run.mine_source.is_none() {
-        ctx.out.note(
-            "feed",
-            "nothing passed the gate: no MINE_SOURCE (nothing to mine)",
-        );
-    }
-    let doc = prepare_doc(&meta, Some(&run), None)?;
-    ctx.out.emit(&doc, |w| match &run.mine_source {
-        Some(s) => writeln!(w, "MINE_SOURCE={s}"),
-        None => Ok(()),
+    let doc = one_or_all(docs, crate::feed::REPORT_SCHEMA);
+    ctx.out.emit(&doc, |w| {
+        for s in &sources {
+            writeln!(w, "MINE_SOURCE={s}")?;
+        }
+        Ok(())
     })?;
-    drop(run);
+    drop(runs);
     Ok(Exit::Ok)
+}
+
+/// One harness: its document, as before harnesses were several. Several: `{schema, harnesses}`.
+pub(super) fn one_or_all(mut docs: Vec<Value>, schema: &str) -> Value {
+    if docs.len() == 1 {
+        return docs.remove(0);
+    }
+    json!({"schema": schema, "harnesses": docs})
 }

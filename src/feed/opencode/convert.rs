@@ -1,0 +1,249 @@
+//! One opencode session's rows as the entries pi's exporter reads: a user message's typed text
+//! (synthetic and ignored parts left out), an assistant message's text and tool calls, in order.
+
+use super::db::{MessageRow, SessionRow};
+use crate::feed::raw::{LBool, LStr, ToolArgs};
+use crate::feed::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote};
+use serde::Deserialize;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+/// The fields of a `message.data` the export reads.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MessageData {
+    role: LStr,
+    /// A compaction's summary (the messages it summarises are still in the table).
+    summary: LBool,
+}
+
+/// The fields of a `part.data` the export reads.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct PartData {
+    #[serde(rename = "type")]
+    kind: LStr,
+    text: LStr,
+    /// Text opencode added itself (a file's contents for an @-mention, a reminder).
+    synthetic: LBool,
+    ignored: LBool,
+    tool: LStr,
+    state: Option<ToolState>,
+    mime: LStr,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ToolState {
+    input: Option<ToolArgs>,
+}
+
+/// What a session held that the export could not use, for the report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unread {
+    /// `message.data` or `part.data` that is not a JSON object.
+    pub bad_rows: usize,
+}
+
+/// The session as pi's exporter sees it: a linear branch, one entry per message, from the first
+/// message to the last one before a pending revert.
+pub fn session(row: &SessionRow, messages: &[MessageRow]) -> (Session, Unread) {
+    let mut unread = Unread::default();
+    let reverted_from = row
+        .revert
+        .as_deref()
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+        .and_then(|v| v.get("messageID")?.as_str().map(str::to_string));
+    let mut entries: Vec<Entry> = Vec::with_capacity(messages.len());
+    for m in messages {
+        if reverted_from.as_deref().is_some_and(|r| m.id.as_str() >= r) {
+            continue;
+        }
+        let Ok(data) = serde_json::from_str::<MessageData>(&m.data) else {
+            unread.bad_rows += 1;
+            continue;
+        };
+        let parts: Vec<PartData> = m
+            .parts
+            .iter()
+            .filter_map(|p| {
+                let got = serde_json::from_str::<PartData>(p).ok();
+                unread.bad_rows += usize::from(got.is_none());
+                got
+            })
+            .collect();
+        let body = match (data.role.0.as_deref(), data.summary.0) {
+            (_, true) => Body::Summary,
+            (Some("user"), _) => user(&parts),
+            (Some("assistant"), _) => assistant(&parts),
+            _ => Body::Other,
+        };
+        let parent_id = entries.last().and_then(|e| e.id.clone());
+        entries.push(Entry {
+            id: Some(m.id.clone()),
+            parent_id,
+            key: key(&row.id, &m.id),
+            body,
+        });
+    }
+    let header = Header {
+        id: row.id.clone(),
+        version: 3,
+        cwd: Some(row.directory.clone()),
+        timestamp: None,
+        parent_session: row.parent_id.clone(),
+    };
+    let stats = ParseStats {
+        lines: entries.len(),
+        ..ParseStats::default()
+    };
+    (
+        Session {
+            header,
+            entries,
+            stats,
+        },
+        unread,
+    )
+}
+
+/// A user message: its typed text parts joined by newlines; a compaction request is a summary.
+fn user(parts: &[PartData]) -> Body {
+    if parts
+        .iter()
+        .any(|p| p.kind.0.as_deref() == Some("compaction"))
+    {
+        return Body::Summary;
+    }
+    let typed: Vec<&str> = parts
+        .iter()
+        .filter(|p| p.kind.0.as_deref() == Some("text") && !p.synthetic.0 && !p.ignored.0)
+        .filter_map(|p| p.text.0.as_deref())
+        .collect();
+    let images = parts
+        .iter()
+        .filter(|p| {
+            p.kind.0.as_deref() == Some("file")
+                && p.mime.0.as_deref().is_some_and(|m| m.starts_with("image/"))
+        })
+        .count();
+    Body::User {
+        text: typed.join("\n"),
+        images,
+    }
+}
+
+/// An assistant message: text (not synthetic) and tool calls in order; reasoning, steps,
+/// snapshots and patches dropped.
+fn assistant(parts: &[PartData]) -> Body {
+    let mut out = Vec::new();
+    for p in parts {
+        match p.kind.0.as_deref() {
+            Some("text") if !p.synthetic.0 && !p.ignored.0 => {
+                if let Some(t) = &p.text.0 {
+                    out.push(Part::Text(t.clone()));
+                }
+            }
+            Some("tool") => out.push(Part::Tool(ToolNote {
+                tool: p.tool.0.clone().unwrap_or_default(),
+                args: p
+                    .state
+                    .as_ref()
+                    .and_then(|s| s.input.as_ref())
+                    .map(|a| a.0.clone())
+                    .unwrap_or_default(),
+            })),
+            _ => {}
+        }
+    }
+    Body::Assistant {
+        parts: out,
+        stop_reason: None,
+    }
+}
+
+fn key(session: &str, message: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    (session, message).hash(&mut h);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> SessionRow {
+        SessionRow {
+            id: "ses_1".into(),
+            parent_id: None,
+            directory: "/p".into(),
+            title: "t".into(),
+            revert: None,
+            updated_ms: 0,
+            fingerprint: 0,
+        }
+    }
+
+    fn msg(id: &str, data: &str, parts: &[&str]) -> MessageRow {
+        MessageRow {
+            id: id.into(),
+            data: data.into(),
+            parts: parts.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn messages_become_entries() {
+        let msgs = [
+            msg(
+                "msg_1",
+                r#"{"role":"user"}"#,
+                &[
+                    r#"{"type":"text","text":"two\nlines"}"#,
+                    r#"{"type":"text","text":"file body","synthetic":true}"#,
+                    r#"{"type":"file","mime":"image/png"}"#,
+                ],
+            ),
+            msg(
+                "msg_2",
+                r#"{"role":"assistant"}"#,
+                &[
+                    r#"{"type":"step-start"}"#,
+                    r#"{"type":"reasoning","text":"hmm"}"#,
+                    r#"{"type":"tool","tool":"read","state":{"status":"completed","input":{"filePath":"/a.rs","limit":3}}}"#,
+                    r#"{"type":"text","text":"answer"}"#,
+                ],
+            ),
+            msg("msg_3", r#"{"role":"assistant","summary":true}"#, &[]),
+            msg("msg_4", "not json", &["{}"]),
+        ];
+        let (s, unread) = session(&row(), &msgs);
+        assert_eq!(unread.bad_rows, 1);
+        let bodies: Vec<&Body> = s.branch().into_iter().map(|e| &e.body).collect();
+        assert_eq!(
+            bodies,
+            [
+                &Body::User {
+                    text: "two\nlines".into(),
+                    images: 1
+                },
+                &Body::Assistant {
+                    parts: vec![
+                        Part::Tool(ToolNote {
+                            tool: "read".into(),
+                            args: vec![("filePath".into(), "/a.rs".into())]
+                        }),
+                        Part::Text("answer".into())
+                    ],
+                    stop_reason: None
+                },
+                &Body::Summary,
+            ]
+        );
+        // A pending revert hides the messages from its messageID on.
+        let reverted = SessionRow {
+            revert: Some(r#"{"messageID":"msg_2"}"#.into()),
+            ..row()
+        };
+        assert_eq!(session(&reverted, &msgs).0.entries.len(), 1);
+    }
+}

@@ -1,0 +1,12 @@
+//! opencode's conversations fed like pi's: its SQLite database read read-only in one short
+//! transaction, each session turned into the same [`Session`](super::session::Session) pi's are.
+
+// `schema` recognises the database by its migrations (an unknown one is skipped, never guessed
+// at); `db` reads the session index and the sessions that need exporting; `convert` turns one
+// session's messages and parts into entries; `prepare` is the run, sharing pi's gate, export,
+// state fast path and staging. The tables are described in docs/research/opencode-sessions.md.
+
+pub mod convert;
+pub mod db;
+pub mod prepare;
+pub mod schema;

@@ -1,0 +1,224 @@
+//! The opencode run: the database read once (index, then the sessions that changed), each session
+//! through pi's gate, export and staging, unchanged ones decided from the state record.
+
+use super::convert;
+use super::db::{self, Read, SessionRow};
+use super::schema::KNOWN;
+use crate::feed::export;
+use crate::feed::gate::{self, SkipReason};
+use crate::feed::prepare::{PrepareOptions, Staged, ensure_outside, reuse};
+use crate::feed::report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};
+use crate::feed::stage::{self, StageOutcome};
+use crate::feed::state::{self, Record, State};
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// Runs one prepare over the opencode database `opts.sessions_dir`. A database that cannot be
+/// read or whose schema is unknown is no error: the report says so in `source_skipped` and stages
+/// nothing new (what is staged stays). Errors are the staging folder's and the state file's.
+pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
+    let db_path = &opts.sessions_dir;
+    fs::create_dir_all(&opts.stage_dir)?;
+    let stage_dir = fs::canonicalize(&opts.stage_dir)?;
+    if let Some(sf) = &opts.state_file {
+        ensure_outside(sf, &stage_dir)?;
+    }
+    let mut report = PrepareReport {
+        schema: REPORT_SCHEMA,
+        reason: opts.reason.as_str().to_string(),
+        stage_dir: stage_dir.clone(),
+        ..Default::default()
+    };
+    report.stale_temps_removed =
+        stage::clean_stale_temps(&stage_dir, opts.stale_temp_age, opts.now)?;
+    let config = state::fingerprint(&opts.gate, &opts.export);
+    let old = match &opts.state_file {
+        Some(p) => {
+            let (s, reset) = State::load(p, &config);
+            report.state_reset = reset;
+            s
+        }
+        None => State::empty(&config),
+    };
+    let key_of = |id: &str| format!("{}#{id}", db_path.display());
+    let wanted = |s: &SessionRow| {
+        let record = old.sessions.get(&key_of(&s.id));
+        let unchanged = record.is_some_and(|r| matches(r, s))
+            && record
+                .and_then(|r| reuse(r, "", &stage_dir, &HashSet::new()))
+                .is_some();
+        !unchanged && !is_subagent(s, opts) && quiet(s, opts).is_ok()
+    };
+    let sessions = match db::read(db_path, &wanted) {
+        Ok(Some(Read::Sessions(s))) => s,
+        Ok(None) => Vec::new(),
+        Ok(Some(Read::UnknownSchema(key))) => {
+            let found = key.map_or("no migration journal".to_string(), |k| k.to_string());
+            let known: Vec<String> = KNOWN
+                .iter()
+                .map(|k| format!("opencode {} ({} {})", k.version, k.table, k.count))
+                .collect();
+            return Ok(skipped_whole(
+                report,
+                format!(
+                    "{}: an opencode schema this mpt does not know ({found}; it reads {}): skipped, nothing guessed; an mpt release that knows it will feed these sessions",
+                    db_path.display(),
+                    known.join(", ")
+                ),
+            ));
+        }
+        Err(why) => {
+            return Ok(skipped_whole(
+                report,
+                format!(
+                    "{}: cannot be read ({why}): skipped; the next run tries again",
+                    db_path.display()
+                ),
+            ));
+        }
+    };
+    report.sessions_seen = sessions.len();
+    let mut new_state = State::empty(&config);
+    let mut used: HashSet<String> = HashSet::new();
+    let total = sessions.len();
+    for (done, (row, messages)) in sessions.into_iter().enumerate() {
+        if let Some(p) = &opts.progress {
+            (p.0)(done, total);
+        }
+        let key = key_of(&row.id);
+        let mut record = Record {
+            size: row.fingerprint,
+            mtime_ns: (row.updated_ms.max(0) as u64).saturating_mul(1_000_000),
+            id: Some(row.id.clone()),
+            parent: row.parent_id.clone(),
+            dedup: String::new(),
+            staged: None,
+            staged_size: 0,
+            skip: None,
+        };
+        let previous = old.sessions.get(&key).filter(|r| matches(r, &row));
+        let reused = previous.and_then(|r| reuse(r, "", &stage_dir, &used));
+        let (outcome, staged, from_state) = match (reused, messages) {
+            (Some((o, staged)), _) => (o, staged, true),
+            (None, Some(msgs)) => {
+                let (o, staged) =
+                    export_one(opts, &stage_dir, &row, &msgs, &mut used, &mut report)?;
+                (o, staged, false)
+            }
+            (None, None) => {
+                let r = if is_subagent(&row, opts) {
+                    SkipReason::Subagent
+                } else {
+                    quiet(&row, opts).err().unwrap_or(SkipReason::StillWriting)
+                };
+                (Outcome::Skipped(r), None, false)
+            }
+        };
+        let staged = staged.map(|(name, size)| {
+            used.insert(name.clone());
+            record.staged = Some(name.clone());
+            record.staged_size = size;
+            name
+        });
+        report.decided_from_state += usize::from(from_state);
+        report.count(outcome);
+        match outcome {
+            Outcome::Skipped(r) if r.is_transient() || r == SkipReason::Subagent => {}
+            Outcome::Skipped(r) => {
+                record.skip = Some(r);
+                new_state.sessions.insert(key, record);
+            }
+            _ => {
+                new_state.sessions.insert(key, record);
+            }
+        }
+        report.sessions.push(SessionOutcome {
+            source: db_path.join(&row.id),
+            session_id: Some(row.id),
+            staged,
+            outcome,
+            from_state,
+        });
+    }
+    if let Some(p) = &opts.progress {
+        (p.0)(total, total);
+    }
+    if let Some(p) = &opts.state_file
+        && (new_state != old || report.state_reset || !p.exists())
+    {
+        new_state.save(p)?;
+    }
+    Ok(report)
+}
+
+/// The record was made from this very state of the session.
+fn matches(r: &Record, s: &SessionRow) -> bool {
+    r.size == s.fingerprint && r.mtime_ns == (s.updated_ms.max(0) as u64).saturating_mul(1_000_000)
+}
+
+fn is_subagent(s: &SessionRow, opts: &PrepareOptions) -> bool {
+    opts.gate.skip_subagents && s.parent_id.is_some()
+}
+
+/// The quiet period, from opencode's own update time (the latest of the session's rows).
+fn quiet(s: &SessionRow, opts: &PrepareOptions) -> Result<(), SkipReason> {
+    let updated = UNIX_EPOCH + Duration::from_millis(s.updated_ms.max(0) as u64);
+    gate::check_file(
+        Path::new(&s.id),
+        updated,
+        opts.now,
+        &opts.reason,
+        &opts.gate,
+    )
+}
+
+/// Convert, gate, render and stage one session.
+fn export_one(
+    opts: &PrepareOptions,
+    stage_dir: &Path,
+    row: &SessionRow,
+    msgs: &[db::MessageRow],
+    used: &mut HashSet<String>,
+    report: &mut PrepareReport,
+) -> io::Result<(Outcome, Staged)> {
+    report.bytes_read += msgs
+        .iter()
+        .map(|m| (m.data.len() + m.parts.iter().map(String::len).sum::<usize>()) as u64)
+        .sum::<u64>();
+    let (sess, unread) = convert::session(row, msgs);
+    if unread.bad_rows > 0 {
+        report.lines_skipped += unread.bad_rows;
+        report.warnings.push(format!(
+            "opencode session {}: skipped {} row(s) whose data is not JSON",
+            row.id, unread.bad_rows
+        ));
+    }
+    let t = export::build(&sess, &opts.export);
+    if let Err(r) = gate::check_content(&t.stats, &opts.gate) {
+        return Ok((Outcome::Skipped(r), None));
+    }
+    let (text, _) = export::render(&t, &HashSet::new(), &opts.export);
+    let mut name = stage::staged_name(&row.id);
+    if used.contains(&name) {
+        name = stage::disambiguated_name(&name, &opts.sessions_dir.join(&row.id));
+    }
+    used.insert(name.clone());
+    let outcome = match stage::stage_file(stage_dir, &name, text.as_bytes(), opts.fsync)? {
+        StageOutcome::Written(n) => {
+            report.bytes_written += n;
+            Outcome::Exported
+        }
+        StageOutcome::Unchanged => Outcome::Unchanged,
+    };
+    Ok((outcome, Some((name, text.len() as u64))))
+}
+
+/// The report of a run that could not read the database: the reason, also as a warning.
+fn skipped_whole(mut report: PrepareReport, why: String) -> PrepareReport {
+    report.warnings.push(why.clone());
+    report.source_skipped = Some(why);
+    report
+}
