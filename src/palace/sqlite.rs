@@ -12,24 +12,18 @@ pub fn with_reader<T>(
     path: &Path,
     f: impl Fn(&Connection) -> rusqlite::Result<T>,
 ) -> Result<Option<T>> {
-    read_only(path, f).map_err(|why| read_error(path, &why))
-}
-
-/// [`with_reader`] for any program's database: the reason it could not be read, as SQLite (or
-/// the copy) said it, for the caller to word.
-pub fn read_only<T>(
-    path: &Path,
-    f: impl Fn(&Connection) -> rusqlite::Result<T>,
-) -> std::result::Result<Option<T>, String> {
     if !path.exists() {
         return Ok(None);
     }
     match open_read_only(path).and_then(|c| f(&c)) {
         Ok(v) => Ok(Some(v)),
         Err(first) => {
-            let copy = PrivateCopy::new(path).map_err(|e| format!("{first}; then {e}"))?;
-            let c = Connection::open(&copy.db).map_err(|e| format!("{first}; then {e}"))?;
-            f(&c).map(Some).map_err(|e| format!("{first}; then {e}"))
+            let copy = PrivateCopy::new(path).map_err(|e| read_error(path, &e.to_string()))?;
+            let c = Connection::open(&copy.db)
+                .map_err(|e| read_error(path, &format!("{first}; then {e}")))?;
+            f(&c)
+                .map(Some)
+                .map_err(|e| read_error(path, &format!("{first}; then {e}")))
         }
     }
 }
@@ -48,7 +42,7 @@ fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
 }
 
 /// `path` percent-encoded for a `file:` URI.
-fn uri_path(path: &Path) -> String {
+pub(crate) fn uri_path(path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     let mut out = String::new();
     for b in path.as_os_str().as_bytes() {

@@ -3,7 +3,7 @@
 //! in memory, so a running opencode never blocks and its WAL checkpoints are never starved.
 
 use super::schema::{self, Key};
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 
@@ -55,11 +55,35 @@ const MESSAGES: &str =
 const PARTS: &str =
     "SELECT message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id";
 
+/// How long a read waits on a lock before the database is skipped as busy (a WAL reader waits only
+/// while opencode recovers its WAL or a rollback-journal writer holds the file).
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+
 /// Reads the database at `path`: `Ok(None)` when it does not exist; `Err` with SQLite's reason when
 /// it cannot be read (locked, damaged, not a database). `wanted` picks the sessions whose messages
 /// are loaded, inside the same transaction as the index.
+///
+/// `mode=ro` without `readonly_shm`: the connection is a plain WAL reader (it takes a read mark in
+/// the `-shm`, creating the `-shm` and an empty `-wal` when opencode is not running, as any reader
+/// would), so it sees a consistent snapshot, never writes the database, and never blocks opencode.
 pub fn read(path: &Path, wanted: &dyn Fn(&SessionRow) -> bool) -> Result<Option<Read>, String> {
-    crate::palace::sqlite::read_only(path, |c| read_in(c, wanted))
+    if !path.exists() {
+        return Ok(None);
+    }
+    let open = || -> rusqlite::Result<Connection> {
+        let c = Connection::open_with_flags(
+            format!("file:{}?mode=ro", crate::palace::sqlite::uri_path(path)),
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        c.busy_timeout(BUSY_WAIT)?;
+        Ok(c)
+    };
+    open()
+        .and_then(|c| read_in(&c, wanted))
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 fn read_in(c: &Connection, wanted: &dyn Fn(&SessionRow) -> bool) -> rusqlite::Result<Read> {

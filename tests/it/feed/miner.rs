@@ -36,7 +36,7 @@ fn count(log: &str, label: &str) -> u64 {
 }
 
 /// The source file (name) of the top search hit, from the real `mempalace search`.
-fn top_source(env: &TestEnv, palace: &Path, query: &str) -> String {
+pub(super) fn top_source(env: &TestEnv, palace: &Path, query: &str) -> String {
     let o = mempalace(
         env,
         &[

@@ -9,5 +9,6 @@ mod helper;
 mod incremental;
 mod mine;
 mod miner;
+mod opencode;
 mod prepare;
 mod remote;

@@ -13,19 +13,8 @@ use crate::support::fleet::{Device, Fleet, TOKEN};
 use crate::support::harness::OwnersStopped;
 use crate::support::link::Mode;
 use crate::support::npm::{FakeModel, harnesses};
+use crate::support::opencode::OFFLINE;
 use crate::support::{Primary, json as parse_json, stderr, stdout};
-
-/// The switches that keep opencode on this machine (no update check, no models.dev fetch, no
-/// default plugins, LSP downloads, sharing, Claude Code files or external skills).
-const OFFLINE: [&str; 7] = [
-    "OPENCODE_DISABLE_AUTOUPDATE",
-    "OPENCODE_DISABLE_MODELS_FETCH",
-    "OPENCODE_DISABLE_DEFAULT_PLUGINS",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD",
-    "OPENCODE_DISABLE_SHARE",
-    "OPENCODE_DISABLE_CLAUDE_CODE",
-    "OPENCODE_DISABLE_EXTERNAL_SKILLS",
-];
 
 fn config_file(d: &Device) -> PathBuf {
     d.env.home().join(".config/opencode/opencode.jsonc")

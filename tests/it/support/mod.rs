@@ -8,6 +8,7 @@ pub mod gateway;
 pub mod harness;
 pub mod link;
 pub mod npm;
+pub mod opencode;
 pub mod primary;
 pub mod proxy;
 pub mod pty;
