@@ -6,6 +6,14 @@ use crate::feed::dropin::{feed_bin_name, resolve_feed_bin, same_file};
 use crate::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
 
 pub fn check(inputs: &Inputs) -> Check {
+    let c = pi_extension(inputs);
+    match opencode_feeder(inputs) {
+        Some(line) => c.evidence(line),
+        None => c,
+    }
+}
+
+fn pi_extension(inputs: &Inputs) -> Check {
     let id = "extension";
     let agent_dir = match pi::agent_dir(&inputs.env) {
         Ok(d) => d,
@@ -95,6 +103,50 @@ fn iso_date(t: std::time::SystemTime) -> String {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     crate::time::format_iso_utc(secs)
+}
+
+/// What feeds opencode's conversations here: no bridge does, so `mpt feed` run by the user (or a
+/// timer); its database, whether this mpt reads its schema, and when it was last fed. `None`
+/// when opencode has neither a database nor a config here.
+fn opencode_feeder(inputs: &Inputs) -> Option<String> {
+    use crate::feed::opencode::{db, schema};
+    let env = &inputs.env;
+    let db_path = crate::harness::opencode::database(env)?;
+    let cmd = "`mpt feed mine --harness opencode --reason manual`";
+    if !db_path.is_file() {
+        let installed = crate::harness::opencode::global_dir(env).is_some_and(|d| d.is_dir());
+        return installed.then(|| {
+            format!(
+                "feeder for opencode: nothing to feed yet (no database at {})",
+                db_path.display()
+            )
+        });
+    }
+    let readable = match db::schema_key(&db_path) {
+        Ok(Some(k)) => match schema::known(&k) {
+            Some(s) => format!("schema of opencode {}", s.version),
+            None => format!("an unknown schema ({k}): skipped until an mpt that knows it"),
+        },
+        Ok(None) => "no migration journal: skipped".to_string(),
+        Err(e) => format!("unreadable ({e}): skipped"),
+    };
+    let wing = inputs
+        .config
+        .as_ref()
+        .map(|c| c.feed.opencode_wing.clone())
+        .unwrap_or_else(|_| crate::config::feed::DEFAULT_OPENCODE_WING.to_string());
+    let last = env.home().ok().and_then(|home| {
+        let state = crate::feed::state::feed_home(env.get("XDG_STATE_HOME"), &home)
+            .join("opencode/state.json");
+        std::fs::metadata(state).ok()?.modified().ok()
+    });
+    let last = last.map_or("never fed".to_string(), |t| {
+        format!("last fed {}", iso_date(t))
+    });
+    Some(format!(
+        "feeder for opencode: {cmd} (no bridge feeds opencode: run it, or schedule it), into {wing}; {} ({readable}); {last}",
+        db_path.display()
+    ))
 }
 
 /// What the bridge's feeder (`MEMPALACE_FEED_BIN`, default `mempalace-pi-session`) resolves to:

@@ -857,3 +857,55 @@ fn outbox_check_fails_on_a_failed_op_and_warns_on_a_stranded_queue() {
         "{c}"
     );
 }
+
+#[test]
+fn the_feeder_evidence_names_what_feeds_opencode_here() {
+    let env = TestEnv::new();
+    let evidence = |c: &Value| -> String {
+        c["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|l| l.starts_with("feeder for opencode"))
+            .unwrap_or_else(|| panic!("no opencode feeder line: {c}"))
+            .to_string()
+    };
+    let state = env.path("state").display().to_string();
+    let vars = [("XDG_STATE_HOME", state.as_str())];
+    let (_, c) = doctor(&env, "extension", &vars);
+    assert!(
+        !c.to_string().contains("feeder for opencode"),
+        "no opencode here, no line: {c}"
+    );
+    let db = env.home().join(".local/share/opencode/opencode.db");
+    let conn = crate::support::opencode::schema_db(&db);
+    crate::support::opencode::add_session(&conn, 1, 4, 0);
+    drop(conn);
+    let (_, c) = doctor(&env, "extension", &vars);
+    let line = evidence(&c);
+    for s in [
+        "mpt feed mine --harness opencode",
+        "no bridge feeds opencode",
+        "wing_opencode",
+        &db.display().to_string(),
+        "schema of opencode 1.18.33",
+        "never fed",
+    ] {
+        assert!(line.contains(s), "{s:?} not in {line}");
+    }
+    let o = env.mpt(
+        &[
+            "feed",
+            "prepare",
+            "--harness",
+            "opencode",
+            "--reason",
+            "shutdown",
+        ],
+        &vars,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (_, c) = doctor(&env, "extension", &vars);
+    assert!(evidence(&c).contains("last fed 20"), "{c}");
+}

@@ -70,20 +70,28 @@ pub fn read(path: &Path, wanted: &dyn Fn(&SessionRow) -> bool) -> Result<Option<
     if !path.exists() {
         return Ok(None);
     }
-    let open = || -> rusqlite::Result<Connection> {
-        let c = Connection::open_with_flags(
-            format!("file:{}?mode=ro", crate::palace::sqlite::uri_path(path)),
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_URI
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        c.busy_timeout(BUSY_WAIT)?;
-        Ok(c)
-    };
-    open()
+    open(path)
         .and_then(|c| read_in(&c, wanted))
         .map(Some)
         .map_err(|e| e.to_string())
+}
+
+/// The database's schema key alone (for doctor): `Ok(None)` when it has no migration journal.
+pub fn schema_key(path: &Path) -> Result<Option<Key>, String> {
+    open(path)
+        .and_then(|c| schema::key(&c))
+        .map_err(|e| e.to_string())
+}
+
+fn open(path: &Path) -> rusqlite::Result<Connection> {
+    let c = Connection::open_with_flags(
+        format!("file:{}?mode=ro", crate::palace::sqlite::uri_path(path)),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    c.busy_timeout(BUSY_WAIT)?;
+    Ok(c)
 }
 
 fn read_in(c: &Connection, wanted: &dyn Fn(&SessionRow) -> bool) -> rusqlite::Result<Read> {
