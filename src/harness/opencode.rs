@@ -263,6 +263,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_database_by_opencodes_rule() {
+        let env = |pairs: &[(&str, &str)]| Env::from_pairs(pairs.iter().copied());
+        let home = [("HOME", "/h")];
+        assert_eq!(
+            channel_db(&env(&home), "latest"),
+            Some(PathBuf::from("/h/.local/share/opencode/opencode.db"))
+        );
+        assert_eq!(
+            channel_db(&env(&home), "dev/x"),
+            Some(PathBuf::from("/h/.local/share/opencode/opencode-dev-x.db"))
+        );
+        let off = [("HOME", "/h"), ("OPENCODE_DISABLE_CHANNEL_DB", "true")];
+        assert!(
+            channel_db(&env(&off), "dev")
+                .unwrap()
+                .ends_with("opencode.db")
+        );
+        let xdg = [("HOME", "/h"), ("XDG_DATA_HOME", "/d")];
+        assert_eq!(
+            channel_db(&env(&xdg), "prod"),
+            Some(PathBuf::from("/d/opencode/opencode.db"))
+        );
+        let rel = [
+            ("HOME", "/h"),
+            ("XDG_DATA_HOME", "/d"),
+            ("OPENCODE_DB", "mine.db"),
+        ];
+        assert_eq!(
+            database(&env(&rel)),
+            Some(PathBuf::from("/d/opencode/mine.db"))
+        );
+        let abs = [("HOME", "/h"), ("OPENCODE_DB", "/elsewhere/o.db")];
+        assert_eq!(database(&env(&abs)), Some(PathBuf::from("/elsewhere/o.db")));
+        assert_eq!(
+            database(&env(&[("HOME", "/h"), ("OPENCODE_DB", ":memory:")])),
+            None
+        );
+        // No plain database: the newest channel database in the data dir.
+        let d = tempfile::tempdir().unwrap();
+        let data = d.path().join("opencode");
+        std::fs::create_dir_all(&data).unwrap();
+        let x = [
+            ("HOME", "/h"),
+            ("XDG_DATA_HOME", d.path().to_str().unwrap()),
+        ];
+        assert_eq!(database(&env(&x)), Some(data.join("opencode.db")));
+        std::fs::write(data.join("opencode-dev.db"), b"").unwrap();
+        assert_eq!(database(&env(&x)), Some(data.join("opencode-dev.db")));
+    }
+
+    #[test]
     fn finds_entries_flat_and_nested() {
         let dir = std::env::temp_dir().join(format!("mpt-oc-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -261,3 +261,77 @@ fn force_never_overwrites_a_backup_and_says_what_was_there() {
         "the folder, two backups, the user's .bak: {names:?}"
     );
 }
+
+#[test]
+fn the_drop_in_feeds_pi_only_while_feed_prepare_feeds_every_harness_found() {
+    let env = TestEnv::new();
+    let s = sessions_copy(&env);
+    let bin = env.path("bin");
+    install(&env, &bin, true);
+    let db = env.home().join(".local/share/opencode/opencode.db");
+    let c = crate::support::opencode::schema_db(&db);
+    crate::support::opencode::add_session(&c, 1, 4, 0);
+    drop(c);
+
+    let o = as_the_bridge_runs_it(&env, &bin, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 1, "pi's line only: {lines:?}");
+    assert!(!lines[0].contains("opencode"), "{lines:?}");
+    assert!(
+        !env.path("state/mpt/feed/opencode").exists(),
+        "the bridge's drop-in never touches opencode"
+    );
+
+    let state = env.path("state").display().to_string();
+    let sessions = s.display().to_string();
+    let vars = [
+        ("PI_CODING_AGENT_SESSION_DIR", sessions.as_str()),
+        ("XDG_STATE_HOME", state.as_str()),
+    ];
+    let o = feed(&env, &["feed", "prepare", "--reason", "shutdown"], &vars);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let both: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert_eq!(both[0], lines[0], "pi's first, as before");
+    assert!(both[1].ends_with("/mpt/feed/opencode/staged"), "{both:?}");
+    let j = json(&feed(
+        &env,
+        &["--json", "feed", "prepare", "--reason", "shutdown"],
+        &vars,
+    ));
+    let harnesses: Vec<&str> = j["harnesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["harness"].as_str().unwrap())
+        .collect();
+    assert_eq!(harnesses, ["pi", "opencode"], "{j}");
+    assert_eq!(
+        j["harnesses"][1]["wing"], "wing_opencode",
+        "each its own wing"
+    );
+    // --out names one folder: with two harnesses named it is a usage error naming the fix.
+    let o = feed(
+        &env,
+        &[
+            "feed",
+            "prepare",
+            "--reason",
+            "shutdown",
+            "--harness",
+            "pi",
+            "--harness",
+            "opencode",
+            "--out",
+            "/tmp/x",
+        ],
+        &vars,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--out names one staging folder"),
+        "{}",
+        stderr(&o)
+    );
+}
