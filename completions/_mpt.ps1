@@ -355,7 +355,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s (and opencode''s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -363,9 +363,10 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;feed;prepare' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)')
-            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)')
+            [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)')
+            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)')
             [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)')
-            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it')
             [CompletionResult]::new('--min-user-turns', '--min-user-turns', [CompletionResultType]::ParameterName, 'Gate: the fewest real user turns a session needs')
             [CompletionResult]::new('--min-chars', '--min-chars', [CompletionResultType]::ParameterName, 'Gate: the fewest characters of dialogue (user and assistant text) a session needs')
             [CompletionResult]::new('--quiet-period-ms', '--quiet-period-ms', [CompletionResultType]::ParameterName, 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it')
@@ -377,8 +378,8 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -386,9 +387,10 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;feed;mine' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'The trigger, recorded (see `mpt feed prepare --help`)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
-            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)')
+            [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)')
+            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)')
             [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)')
-            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it')
             [CompletionResult]::new('--min-user-turns', '--min-user-turns', [CompletionResultType]::ParameterName, 'Gate: the fewest real user turns a session needs')
             [CompletionResult]::new('--min-chars', '--min-chars', [CompletionResultType]::ParameterName, 'Gate: the fewest characters of dialogue (user and assistant text) a session needs')
             [CompletionResult]::new('--quiet-period-ms', '--quiet-period-ms', [CompletionResultType]::ParameterName, 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it')
@@ -400,8 +402,8 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -422,7 +424,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;feed;help' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s (and opencode''s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1023,7 +1025,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;feed' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Stage pi''s (and opencode''s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace')
             [CompletionResult]::new('mine', 'mine', [CompletionResultType]::ParameterValue, 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)')
             [CompletionResult]::new('install-helper', 'install-helper', [CompletionResultType]::ParameterValue, 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`')
             break

@@ -875,7 +875,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__feed__subcmd__mine)
-            opts="-q -v -h -V --reason --palace --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --reason --palace --harness --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -887,6 +887,10 @@ _mpt() {
                     ;;
                 --palace)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --harness)
+                    COMPREPLY=($(compgen -W "pi opencode" -- "${cur}"))
                     return 0
                     ;;
                 --wing)
@@ -929,7 +933,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__feed__subcmd__prepare)
-            opts="-q -v -h -V --reason --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --reason --harness --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -937,6 +941,10 @@ _mpt() {
             case "${prev}" in
                 --reason)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --harness)
+                    COMPREPLY=($(compgen -W "pi opencode" -- "${cur}"))
                     return 0
                     ;;
                 --wing)

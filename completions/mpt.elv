@@ -324,16 +324,17 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
+            cand prepare 'Stage pi''s (and opencode''s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;feed;prepare'= {
             cand --reason 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)'
-            cand --wing 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)'
+            cand --harness 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)'
+            cand --wing 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)'
             cand --sessions 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)'
-            cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it'
+            cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it'
             cand --min-user-turns 'Gate: the fewest real user turns a session needs'
             cand --min-chars 'Gate: the fewest characters of dialogue (user and assistant text) a session needs'
             cand --quiet-period-ms 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it'
@@ -345,17 +346,18 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --quiet 'Print only errors'
             cand -v 'Say more on stderr (-vv: each request)'
             cand --verbose 'Say more on stderr (-vv: each request)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'mpt;feed;mine'= {
             cand --reason 'The trigger, recorded (see `mpt feed prepare --help`)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
-            cand --wing 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)'
+            cand --harness 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)'
+            cand --wing 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)'
             cand --sessions 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)'
-            cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt''s state and lock files are kept outside it'
+            cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it'
             cand --min-user-turns 'Gate: the fewest real user turns a session needs'
             cand --min-chars 'Gate: the fewest characters of dialogue (user and assistant text) a session needs'
             cand --quiet-period-ms 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it'
@@ -367,8 +369,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --quiet 'Print only errors'
             cand -v 'Say more on stderr (-vv: each request)'
             cand --verbose 'Say more on stderr (-vv: each request)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -387,7 +389,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;feed;help'= {
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
+            cand prepare 'Stage pi''s (and opencode''s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -909,7 +911,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;mailbox;notify'= {
         }
         &'mpt;help;feed'= {
-            cand prepare 'Stage pi''s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
+            cand prepare 'Stage pi''s (and opencode''s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
             cand mine 'Prepare, then mine MINE_SOURCE through the palace''s writer (for extensions that cannot feed)'
             cand install-helper 'Link `mempalace-pi-session` to mpt, so the pi bridge''s feeder runs `mpt feed prepare`'
         }

@@ -257,14 +257,16 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcom
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "prepare" -d 'Stage pi\'s (and opencode\'s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcommand_from prepare mine install-helper help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l reason -d 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)' -r
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l wing -d 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l harness -d 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)' -r -f -a "pi\t'pi\'s session files (`~/.pi/agent/sessions/**/*.jsonl`)'
+opencode\t'opencode\'s SQLite database (`~/.local/share/opencode/opencode.db`)'"
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l wing -d 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l sessions -d 'pi\'s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt\'s state and lock files are kept outside it' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt\'s state and lock files are kept outside it' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l min-user-turns -d 'Gate: the fewest real user turns a session needs' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l min-chars -d 'Gate: the fewest characters of dialogue (user and assistant text) a session needs' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l quiet-period-ms -d 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it' -r
@@ -276,13 +278,15 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l reason -d 'The trigger, recorded (see `mpt feed prepare --help`)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l wing -d 'The wing to file under (else MEMPALACE_FEED_WING, else wing_conversations)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l harness -d 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)' -r -f -a "pi\t'pi\'s session files (`~/.pi/agent/sessions/**/*.jsonl`)'
+opencode\t'opencode\'s SQLite database (`~/.local/share/opencode/opencode.db`)'"
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l wing -d 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l sessions -d 'pi\'s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged); mpt\'s state and lock files are kept outside it' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt\'s state and lock files are kept outside it' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l min-user-turns -d 'Gate: the fewest real user turns a session needs' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l min-chars -d 'Gate: the fewest characters of dialogue (user and assistant text) a session needs' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l quiet-period-ms -d 'Gate: a session written to more recently than this is still live and waits, unless the trigger ends it' -r
@@ -294,7 +298,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
@@ -306,7 +310,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from install-helper" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Stage pi\'s (and opencode\'s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -543,7 +547,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s (and opencode\'s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "mine" -d 'Prepare, then mine MINE_SOURCE through the palace\'s writer (for extensions that cannot feed)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "install-helper" -d 'Link `mempalace-pi-session` to mpt, so the pi bridge\'s feeder runs `mpt feed prepare`'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from outbox" -f -a "list" -d 'List ops in queue order (default: the open ones, head first)'
