@@ -1,7 +1,12 @@
 //! Feed bench: about 60 MB of synthetic pi JSONL in 1,000 sessions; parse+export MB/s beside `cat` of the
-//! same files, and the no-change re-run (bar <= 100 ms): `cargo run --release --example bench_feed`.
+//! same files, and the no-change re-run (bar <= 100 ms); then 1,000 opencode sessions in a database
+//! with the real schema: the first export beside a `cp` of the file (bar <= 2x) and the no-change
+//! re-run, beside pi's: `cargo run --release --example bench_feed`.
 
-use mpt::feed::{PrepareOptions, Reason, export, prepare, session};
+#[path = "../tests/it/support/opencode_db.rs"]
+mod opencode_db;
+
+use mpt::feed::{Harness, PrepareOptions, Reason, export, prepare, session};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs;
@@ -329,4 +334,82 @@ fn main() {
     } else {
         println!("  (build the release binary to time `mpt feed prepare` too: {mpt} is missing)");
     }
+    opencode(tmp.path(), engine);
+}
+
+/// Turns per synthetic opencode session: about 50 KB of rows each, as pi's sessions above.
+const OPENCODE_TURNS: usize = 40;
+
+/// 1,000 opencode sessions in a database with opencode 1.18.33's schema (WAL checkpointed into the
+/// file): the first export beside `cp` of that file, and the no-change re-run beside pi's.
+fn opencode(tmp: &Path, pi_rerun_ms: f64) {
+    let db = tmp.join("opencode/opencode.db");
+    let t = Instant::now();
+    let c = opencode_db::schema_db(&db);
+    c.execute_batch("BEGIN").unwrap();
+    for i in 0..SESSIONS {
+        opencode_db::add_session(&c, i, OPENCODE_TURNS, 1_700_000_000_000);
+    }
+    c.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+    drop(c);
+    let size = fs::metadata(&db).unwrap().len();
+    let mb = size as f64 / 1e6;
+    println!(
+        "{SESSIONS} synthetic opencode sessions ({OPENCODE_TURNS} turns each), a {mb:.1} MB database (generated in {:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+    let (t_cp, _) = best(5, || {
+        let ok = Command::new("cp")
+            .arg(&db)
+            .arg(tmp.join("opencode/copy.db"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    });
+    println!(
+        "  {:<46} {:>9.1} ms",
+        "cp of the database file (the bar's baseline)",
+        t_cp * 1e3
+    );
+    let stage = tmp.join("oc-out/staged");
+    let state = tmp.join("oc-out/state.json");
+    let mk = |state_file: Option<&Path>, fsync: bool| {
+        let mut o = PrepareOptions::new(&db, &stage, Reason::Shutdown);
+        o.harness = Harness::Opencode;
+        o.state_file = state_file.map(Path::to_path_buf);
+        o.fsync = fsync;
+        o
+    };
+    for fsync in [false, true] {
+        let _ = fs::remove_dir_all(tmp.join("oc-out"));
+        let t = Instant::now();
+        let r = prepare(&mk(Some(&state), fsync)).unwrap();
+        let secs = t.elapsed().as_secs_f64();
+        assert_eq!(r.exported, SESSIONS, "{r:?}");
+        println!(
+            "  {:<46} {:>9.1} ms  {:.2}x cp (bar <= 2x{}); {:.1} MB of transcript",
+            format!("first export (fsync {})", if fsync { "on" } else { "off" }),
+            secs * 1e3,
+            secs / t_cp,
+            if fsync { ", fsync off" } else { "" },
+            r.bytes_written as f64 / 1e6
+        );
+    }
+    let rerun = median_ms(11, || {
+        let r = prepare(&mk(Some(&state), true)).unwrap();
+        assert_eq!((r.exported, r.unchanged, r.bytes_read), (0, SESSIONS, 0));
+    });
+    println!(
+        "  {:<46} {rerun:>9.1} ms  ({:.2}x pi's {pi_rerun_ms:.1} ms; bar <= 100 ms)",
+        "no-change re-run with its state, median of 11",
+        rerun / pi_rerun_ms
+    );
+    let (t_nostate, r) = best(3, || prepare(&mk(None, true)).unwrap());
+    assert_eq!(r.exported, 0);
+    println!(
+        "  {:<46} {:>9.1} ms  (what the state file saves)",
+        "re-run without state (read + export + compare)",
+        t_nostate * 1e3
+    );
 }

@@ -9,6 +9,7 @@ pub mod harness;
 pub mod link;
 pub mod npm;
 pub mod opencode;
+pub mod opencode_db;
 pub mod primary;
 pub mod proxy;
 pub mod pty;
