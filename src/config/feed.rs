@@ -92,6 +92,33 @@ impl FeedKnobs {
     }
 }
 
+/// `s` with every character but ASCII letters, digits, `.`, `_` and `-` turned into `-` (a name
+/// safe in a path; opencode names its channel databases the same way).
+pub fn dashed(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// The inbox on the palace host for a harness's transcripts: pi's is `inbox` itself, opencode's
+/// its sibling `<inbox>+opencode` (beside it, never inside: a mine of pi's inbox would take it in;
+/// `+` is never in a device's default inbox name, so no other device's inbox is ever that name).
+pub fn harness_inbox(inbox: &str, harness: &str) -> String {
+    match harness {
+        "pi" => inbox.to_string(),
+        other => format!("{}+{other}", inbox.trim_end_matches('/')),
+    }
+}
+
+/// The harnesses whose inboxes [`harness_inbox`] names, for whoever admits a feed mine.
+pub const INBOX_HARNESSES: [&str; 2] = ["pi", "opencode"];
+
 /// A wing name MemPalace accepts (`sanitize_name`: a letter or digit at both ends, word chars,
 /// space, `.`, `'`, `-` between, at most 128 chars, no `..`).
 pub fn validate_wing(w: &str, source: &str) -> Result<String> {
@@ -163,16 +190,7 @@ fn local_path(env: &Env, key: &str) -> Result<Option<PathBuf>> {
 }
 
 fn path_safe(s: &str) -> String {
-    let out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let out = dashed(s);
     match out.trim_matches('.') {
         "" => "device".to_string(),
         t => t.to_string(),

@@ -110,23 +110,8 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
             stage_dir.display()
         )));
     }
-    let mut report = PrepareReport {
-        schema: REPORT_SCHEMA,
-        reason: opts.reason.as_str().to_string(),
-        stage_dir: stage_dir.clone(),
-        ..Default::default()
-    };
-    report.stale_temps_removed =
-        stage::clean_stale_temps(&stage_dir, opts.stale_temp_age, opts.now)?;
-    let config = state::fingerprint(&opts.gate, &opts.export);
-    let old = match &opts.state_file {
-        Some(p) => {
-            let (s, reset) = State::load(p, &config);
-            report.state_reset = reset;
-            s
-        }
-        None => State::empty(&config),
-    };
+    let (mut report, old) = begin(opts, &stage_dir)?;
+    let config = old.config.clone();
     let (files, warnings) = scan::scan(&root)?;
     report.warnings = warnings;
     report.sessions_seen = files.len();
@@ -232,6 +217,29 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
         new_state.save(p)?;
     }
     Ok(report)
+}
+
+/// A run's start, whatever the harness: the report, abandoned temps removed, the previous state
+/// (empty, and said so, when it was made with other settings).
+pub(super) fn begin(opts: &PrepareOptions, stage_dir: &Path) -> io::Result<(PrepareReport, State)> {
+    let mut report = PrepareReport {
+        schema: REPORT_SCHEMA,
+        reason: opts.reason.as_str().to_string(),
+        stage_dir: stage_dir.to_path_buf(),
+        ..Default::default()
+    };
+    report.stale_temps_removed =
+        stage::clean_stale_temps(stage_dir, opts.stale_temp_age, opts.now)?;
+    let config = state::fingerprint(&opts.gate, &opts.export);
+    let old = match &opts.state_file {
+        Some(p) => {
+            let (s, reset) = State::load(p, &config);
+            report.state_reset = reset;
+            s
+        }
+        None => State::empty(&config),
+    };
+    Ok((report, old))
 }
 
 /// Phase A: decide what can be known from the path, the state record or the header line alone.

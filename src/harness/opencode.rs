@@ -89,16 +89,7 @@ pub fn channel_db(env: &Env, channel: &str) -> Option<PathBuf> {
     if plain {
         return Some(data.join("opencode.db"));
     }
-    let safe: String = channel
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let safe = crate::config::feed::dashed(channel);
     Some(data.join(format!("opencode-{safe}.db")))
 }
 

@@ -331,10 +331,14 @@ fn feed_mine(payload: &Value, inbox: Option<&str>) -> std::result::Result<(), St
         return Err("it names no source".into());
     };
     let root = inbox.trim_end_matches('/');
-    let under = source == root
-        || source
-            .strip_prefix(root)
-            .is_some_and(|rest| rest.starts_with('/'));
+    // Each harness's inbox (pi's, and opencode's beside it).
+    let under = crate::config::feed::INBOX_HARNESSES.iter().any(|h| {
+        let root = crate::config::feed::harness_inbox(root, h);
+        source == root
+            || source
+                .strip_prefix(&root)
+                .is_some_and(|rest| rest.starts_with('/'))
+    });
     let climbs = source.split('/').any(|seg| seg == "..");
     if !under || climbs || root.is_empty() {
         return Err(format!(

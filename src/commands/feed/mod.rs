@@ -156,11 +156,7 @@ fn plan(
             let path = knobs.remote_path_or_default(config.device.as_deref());
             Some(RemoteInbox {
                 target: target.clone(),
-                // opencode's beside pi's, never inside it (a mine of pi's inbox would take it in).
-                path: match harness {
-                    Harness::Pi => path,
-                    Harness::Opencode => format!("{path}-opencode"),
-                },
+                path: crate::config::feed::harness_inbox(&path, harness.as_str()),
                 ssh_config: cfg,
             })
         }

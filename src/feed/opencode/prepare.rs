@@ -6,10 +6,10 @@ use super::db::{self, Read, SessionRow};
 use super::schema::KNOWN;
 use crate::feed::export;
 use crate::feed::gate::{self, SkipReason};
-use crate::feed::prepare::{PrepareOptions, Staged, ensure_outside, reuse};
-use crate::feed::report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};
+use crate::feed::prepare::{PrepareOptions, Staged, begin, ensure_outside, reuse};
+use crate::feed::report::{Outcome, PrepareReport, SessionOutcome};
 use crate::feed::stage::{self, StageOutcome};
-use crate::feed::state::{self, Record, State};
+use crate::feed::state::{Record, State};
 use std::collections::HashSet;
 use std::fs;
 use std::io;
@@ -26,23 +26,8 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
     if let Some(sf) = &opts.state_file {
         ensure_outside(sf, &stage_dir)?;
     }
-    let mut report = PrepareReport {
-        schema: REPORT_SCHEMA,
-        reason: opts.reason.as_str().to_string(),
-        stage_dir: stage_dir.clone(),
-        ..Default::default()
-    };
-    report.stale_temps_removed =
-        stage::clean_stale_temps(&stage_dir, opts.stale_temp_age, opts.now)?;
-    let config = state::fingerprint(&opts.gate, &opts.export);
-    let old = match &opts.state_file {
-        Some(p) => {
-            let (s, reset) = State::load(p, &config);
-            report.state_reset = reset;
-            s
-        }
-        None => State::empty(&config),
-    };
+    let (mut report, old) = begin(opts, &stage_dir)?;
+    let config = old.config.clone();
     let key_of = |id: &str| format!("{}#{id}", db_path.display());
     let wanted = |s: &SessionRow| {
         let record = old.sessions.get(&key_of(&s.id));

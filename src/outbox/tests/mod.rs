@@ -206,6 +206,26 @@ fn the_feed_mine_of_the_devices_inbox_is_admitted_and_other_devices_mines_are_no
         let p = json!({"source": source, "mode": "convos", "wing": "wing_conversations"});
         o.enqueue(&origin(), mine(&p)).unwrap();
     }
+    // opencode's inbox beside pi's is this device's too; a look-alike beside it is not.
+    for source in [
+        "/srv/inbox/lap+opencode",
+        "/srv/inbox/lap+opencode/ses_1.md",
+    ] {
+        let p = json!({"source": source, "mode": "convos", "wing": "wing_opencode"});
+        o.enqueue(&origin(), mine(&p)).unwrap();
+    }
+    for source in [
+        "/srv/inbox/lap+other",
+        "/srv/inbox/lap-opencode",
+        "/srv/inbox/laptop",
+    ] {
+        let p = json!({"source": source, "mode": "convos"});
+        assert_eq!(
+            o.enqueue(&origin(), mine(&p)).unwrap_err().exit().code(),
+            4,
+            "{source}"
+        );
+    }
     // Without an inbox (an origin that names none), no mine at all.
     let p = json!({"source": "/srv/inbox/lap", "mode": "convos"});
     let no_inbox = Origin {

@@ -56,7 +56,7 @@ fn refs<'a>(v: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     v.iter().map(|(k, s)| (*k, s.as_str())).collect()
 }
 
-fn run_json(env: &TestEnv, args: &[&str], vars: &[(&str, &str)], want: i32) -> Value {
+pub(super) fn run_json(env: &TestEnv, args: &[&str], vars: &[(&str, &str)], want: i32) -> Value {
     let o = feed(env, args, vars);
     assert_eq!(
         o.status.code(),
@@ -69,7 +69,7 @@ fn run_json(env: &TestEnv, args: &[&str], vars: &[(&str, &str)], want: i32) -> V
 }
 
 /// The search's best hit for `phrase` in a palace, read with its own `mpt call` road.
-fn hits(env: &TestEnv, vars: &[(&str, &str)], phrase: &str) -> Vec<Value> {
+pub(super) fn hits(env: &TestEnv, vars: &[(&str, &str)], phrase: &str) -> Vec<Value> {
     let q = json!({"query": phrase, "limit": 10}).to_string();
     let j = run_json(env, &["--json", "call", "search", &q], vars, 0);
     j["payload"]["results"]

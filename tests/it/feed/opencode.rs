@@ -248,3 +248,63 @@ fn an_unknown_schema_is_a_clear_skip_naming_what_it_found() {
     );
     assert_eq!(j["sessions_seen"], 0, "nothing guessed at: {j}");
 }
+
+#[test]
+fn under_the_edge_opencodes_export_ships_to_its_own_inbox_and_the_primary_files_it() {
+    use crate::support::feed::{contents, inspect};
+    use crate::support::primary::PrimaryOpts;
+    use crate::support::{Primary, sshd::Sshd};
+    let env = TestEnv::new();
+    synthetic_db(&env, 1);
+    let local = env.palace("local");
+    let primary_palace = env.palace("primary");
+    let inbox = env.path("palace-host/inbox/devbox");
+    let sshd = Sshd::start(&env.path("sshd"));
+    let primary = Primary::start(&env, &primary_palace, PrimaryOpts::default());
+    let url = primary.url();
+    let vars: Vec<(&str, String)> = vec![
+        ("MEMPALACE_EDGE", "1".into()),
+        ("MEMPALACE_REMOTE_URL", url.clone()),
+        ("MEMPALACE_PI_DEVICE", "devbox".into()),
+        ("MEMPALACE_PALACE_PATH", local.display().to_string()),
+        ("MEMPALACE_PI_SSH_TARGET", "palace".into()),
+        (
+            "MEMPALACE_PI_SSH_CONFIG",
+            sshd.ssh_config.display().to_string(),
+        ),
+        ("MEMPALACE_PI_REMOTE_PATH", inbox.display().to_string()),
+    ];
+    let v: Vec<(&str, &str)> = vars.iter().map(|(k, s)| (*k, s.as_str())).collect();
+    let j = parse_json(&oc_feed(&env, "mine", &[], &v));
+    let own_inbox = format!("{}+opencode", inbox.display());
+    let p = &j["prepare"]["fleet"]["primary"];
+    assert_eq!(p["ship"], "shipped", "{j}");
+    assert_eq!(
+        p["queued"]["source"],
+        own_inbox.as_str(),
+        "its own inbox, beside pi's: {j}"
+    );
+    assert_eq!(
+        contents(Path::new(&own_inbox)),
+        contents(&env.path("state/mpt/feed/opencode/staged"))
+    );
+    assert!(!inbox.exists(), "pi's inbox is not opencode's");
+    assert_eq!(
+        j["mine"]["summary"]["drawers_filed"], 4,
+        "the device's own palace: {j}"
+    );
+
+    let f = super::edge::run_json(&env, &["--json", "outbox", "flush"], &v, 0);
+    assert_eq!(f["mines"]["applied"], 1, "{f}");
+    let remote = [("MEMPALACE_REMOTE_URL", url.as_str())];
+    let found = super::edge::hits(&env, &remote, "Question 2 of session 0");
+    let src = found[0]["source_path"].as_str().unwrap_or_default();
+    assert!(Path::new(src).starts_with(&own_inbox), "{found:?}");
+    drop(primary);
+    assert_eq!(
+        inspect(&env, &primary_palace, &["added_by"]),
+        json!(["opencode@devbox"]),
+        "stamped as opencode's"
+    );
+    drop(sshd);
+}
