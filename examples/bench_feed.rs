@@ -6,6 +6,7 @@
 #[path = "../tests/it/support/opencode_db.rs"]
 mod opencode_db;
 
+use mpt::feed::opencode::prepare::prepare as oc_prepare;
 use mpt::feed::{Harness, PrepareOptions, Reason, export, prepare, session};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -384,7 +385,7 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
     for fsync in [false, true] {
         let _ = fs::remove_dir_all(tmp.join("oc-out"));
         let t = Instant::now();
-        let r = prepare(&mk(Some(&state), fsync)).unwrap();
+        let r = oc_prepare(&mk(Some(&state), fsync)).unwrap();
         let secs = t.elapsed().as_secs_f64();
         assert_eq!(r.exported, SESSIONS, "{r:?}");
         println!(
@@ -397,7 +398,7 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
         );
     }
     let rerun = median_ms(11, || {
-        let r = prepare(&mk(Some(&state), true)).unwrap();
+        let r = oc_prepare(&mk(Some(&state), true)).unwrap();
         assert_eq!((r.exported, r.unchanged, r.bytes_read), (0, SESSIONS, 0));
     });
     println!(
@@ -405,7 +406,7 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
         "no-change re-run with its state, median of 11",
         rerun / pi_rerun_ms
     );
-    let (t_nostate, r) = best(3, || prepare(&mk(None, true)).unwrap());
+    let (t_nostate, r) = best(3, || oc_prepare(&mk(None, true)).unwrap());
     assert_eq!(r.exported, 0);
     println!(
         "  {:<46} {:>9.1} ms  (what the state file saves)",

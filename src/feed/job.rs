@@ -134,7 +134,10 @@ fn bounded_prepare(
     std::thread::Builder::new()
         .name("feed-prepare".into())
         .spawn(move || {
-            let _ = tx.send(prepare(&o));
+            let _ = tx.send(match o.harness {
+                Harness::Pi => prepare(&o),
+                Harness::Opencode => super::opencode::prepare::prepare(&o),
+            });
         })
         .map_err(|e| MptError::io("starting the prepare", &e))?;
     let got = match deadline {

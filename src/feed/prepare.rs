@@ -30,7 +30,8 @@ impl std::fmt::Debug for Progress {
 /// Everything one run needs. Build with [`PrepareOptions::new`] and adjust fields.
 #[derive(Debug, Clone)]
 pub struct PrepareOptions {
-    /// Whose conversations: pi's session files, or opencode's database.
+    /// Whose conversations: pi's session files ([`prepare`]), or opencode's database
+    /// ([`super::opencode::prepare::prepare`]); `job` runs the one it names.
     pub harness: Harness,
     /// pi's sessions root, walked recursively for `*.jsonl`; for opencode, its database file.
     pub sessions_dir: PathBuf,
@@ -94,9 +95,6 @@ struct Item {
 /// other I/O error setting up or writing the staging folder. Per-session problems never fail the
 /// run: they become [`SkipReason`]s (unreadable, invalid header, ...).
 pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
-    if opts.harness == Harness::Opencode {
-        return super::opencode::prepare::prepare(opts);
-    }
     let root = fs::canonicalize(&opts.sessions_dir)?;
     fs::create_dir_all(&opts.stage_dir)?;
     let stage_dir = fs::canonicalize(&opts.stage_dir)?;
