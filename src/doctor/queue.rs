@@ -2,7 +2,7 @@
 //! refused, failed ops (and the ops that wait for them), ops open an hour with no flusher.
 
 use super::{Check, Inputs, Status};
-use crate::outbox::{self, FlushLock, LastFlush, OpState, Outbox, util};
+use crate::outbox::{self, FlushLock, LastFlush, util};
 
 /// An open op older than this with nothing flushing is stranded (a timer or an edge is missing).
 const STRANDED_MS: i64 = 3600 * 1000;
@@ -28,9 +28,11 @@ pub fn check(inputs: &Inputs) -> Check {
         )
         .evidence(format!("{} does not exist", path.display()));
     }
-    let opened = outbox::open_options(&inputs.env).and_then(|o| Outbox::open(&path, o));
-    let store = match opened {
-        Ok(s) => s,
+    // Read-only, as `mpt outbox` reads it: a full disk never hides what waits.
+    let now = util::now_ms();
+    let read = outbox::open_options(&inputs.env).and_then(|o| outbox::status_at(&path, o, now));
+    let status = match read {
+        Ok(s) => s.unwrap_or_default(),
         Err(e) => {
             return Check::new(
                 "outbox",
@@ -43,25 +45,10 @@ pub fn check(inputs: &Inputs) -> Check {
             );
         }
     };
-    let now = util::now_ms();
-    let (backlog, summary) = match (store.backlog(now, now), store.summary()) {
-        (Ok(b), Ok(s)) => (b, s),
-        (Err(e), _) | (_, Err(e)) => {
-            return Check::new(
-                "outbox",
-                Status::Fail,
-                format!("the outbox cannot be read: {}", e.message),
-            );
-        }
-    };
-    let open: i64 = OpState::ALL
-        .iter()
-        .filter(|s| s.is_open())
-        .map(|s| summary.count(*s))
-        .sum();
+    let open = status.open;
     let evidence = format!("{} ({open} open)", path.display());
-    let last_error = store.last_flush_error().ok().flatten();
-    if let Some(last) = last_error.as_ref().filter(|l| l.refused()) {
+    let last_error = status.last_flush_error.as_ref();
+    if let Some(last) = last_error.filter(|l| l.refused()) {
         // Nothing flushes until the credentials are fixed, whatever the queue looks like.
         let summary = format!(
             "the primary refused the last flush ({}): {open} op(s) wait and none will reach it",
@@ -72,15 +59,15 @@ pub fn check(inputs: &Inputs) -> Check {
         return last_flush_check(Status::Fail, summary, last, evidence, fallback)
             .for_device(config.device.as_deref());
     }
-    if let Some(first) = backlog.failed.first() {
+    if let Some(first) = status.first_failed() {
         let short = outbox::store::short(&first.op_id).to_string();
         return Check::new(
             "outbox",
             Status::Fail,
             format!(
                 "{} failed op(s) will never reach the primary by themselves; {} op(s) wait for them",
-                backlog.failed.len(),
-                backlog.held_back
+                status.backlog.failed.len(),
+                status.backlog.held_back
             ),
         )
         .evidence(evidence)
@@ -104,7 +91,7 @@ pub fn check(inputs: &Inputs) -> Check {
         .palace()
         .ok()
         .and_then(|p| crate::edge::owner::live(&p.home, &p.palace));
-    let pending = store.intent_count().unwrap_or(0);
+    let pending = status.pending_local;
     if pending > 0 && edge.is_none() {
         return Check::new(
             "outbox",
@@ -116,8 +103,8 @@ pub fn check(inputs: &Inputs) -> Check {
         .evidence(evidence)
         .fix("start a harness session (its `mpt edge` settles them before it serves)");
     }
-    if let Some(oldest) = summary.oldest_queued_at
-        && now - oldest > STRANDED_MS
+    if let Some(age) = status.oldest_open_age_ms(now)
+        && age > STRANDED_MS
         && flusher.is_none()
         && edge.is_none()
     {
@@ -126,7 +113,7 @@ pub fn check(inputs: &Inputs) -> Check {
             Status::Warn,
             format!(
                 "{open} op(s) open for {} with no flusher: nothing sends them until an edge runs",
-                util::human_age(now - oldest)
+                util::human_age(age)
             ),
         )
         .evidence(evidence)
@@ -138,7 +125,7 @@ pub fn check(inputs: &Inputs) -> Check {
             last.message().unwrap_or("no reason recorded")
         );
         let fallback = "mpt outbox flush   # once the primary answers";
-        return last_flush_check(Status::Warn, summary, &last, evidence, fallback);
+        return last_flush_check(Status::Warn, summary, last, evidence, fallback);
     }
     Check::new(
         "outbox",

@@ -92,32 +92,18 @@ async fn probe_primary(r: &Remote, config: &Config) -> Value {
     }
 }
 
-/// What the outbox holds: open and failed ops, those held back, the first failure, the last flush.
+/// What the outbox holds: open and failed ops, those held back, the first failure, the last flush
+/// (read-only, as `mpt outbox` reads it: a full disk never hides the backlog).
 fn outbox_backlog(env: &Env, config: &Config, palace: &Path) -> Result<Value> {
     let path = outbox::resolve_path(env, config, Some(palace))?;
-    if !path.exists() {
-        return Ok(
-            json!({"path": path, "open": 0, "failed": 0, "held_back": 0, "pending_local": 0, "first_failed": null, "last_flush": null, "last_flush_error": null}),
-        );
-    }
-    let store = outbox::Outbox::open(&path, outbox::open_options(env)?)?;
-    let sum = store.summary()?;
-    let open: i64 = [
-        outbox::OpState::Queued,
-        outbox::OpState::Leased,
-        outbox::OpState::Failed,
-    ]
-    .iter()
-    .map(|s| sum.count(*s))
-    .sum();
     let now = outbox::util::now_ms();
-    let backlog = store.backlog(now, now)?;
+    let s = outbox::status_at(&path, outbox::open_options(env)?, now)?.unwrap_or_default();
     Ok(
-        json!({"path": path, "open": open, "failed": sum.count(outbox::OpState::Failed),
-           "held_back": backlog.held_back,
-           "pending_local": store.intent_count()?,
-           "first_failed": backlog.failed.first().map(|o| o.to_json(false)),
-           "last_flush": store.last_flushed_at()?.map(outbox::util::rfc3339),
-           "last_flush_error": store.last_flush_error()?.map(|l| l.to_json())}),
+        json!({"path": path, "open": s.open, "failed": s.count(outbox::OpState::Failed),
+           "held_back": s.backlog.held_back,
+           "pending_local": s.pending_local,
+           "first_failed": s.first_failed().map(|o| o.to_json(false)),
+           "last_flush": s.last_flushed_at.map(outbox::util::rfc3339),
+           "last_flush_error": s.last_flush_error.as_ref().map(|l| l.to_json())}),
     )
 }

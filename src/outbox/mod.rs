@@ -1,5 +1,5 @@
-//! The outbox: a durable, ordered queue of MCP write calls in one SQLite file (`store`, `lease`),
-//! drained to the primary by one flusher at a time (`lock`, `flush`), replay-safe (`replay`).
+//! The outbox: a durable, ordered queue of MCP write calls in one SQLite file (`store`, `order`,
+//! `lease`), drained to the primary by one flusher at a time (`lock`, `flush`), replay-safe.
 
 pub mod admin;
 pub mod apart;
@@ -10,12 +10,14 @@ pub mod intent;
 pub mod last_error;
 pub mod lease;
 pub mod lock;
+pub mod order;
 mod reader;
 pub mod refs;
 pub mod replay;
 pub mod report;
 mod resolve;
 pub mod schema;
+pub mod status;
 pub mod store;
 pub mod util;
 
@@ -36,6 +38,7 @@ pub use lock::FlushLock;
 pub use reader::existing;
 pub use report::{FlushReport, Stop};
 pub use schema::Synchronous;
+pub use status::{OutboxStatus, status_at};
 pub use store::{Enqueued, NewOp, OpenOptions, Outbox};
 
 /// Hard failures an op may have before it is failed and blocks the queue (daemon.py's MAX_ATTEMPTS).

@@ -1,7 +1,7 @@
-//! A full disk (issue 12, item 9) and two small contracts: reading the outbox needs no write,
-//! the edge starts and answers, and a write whose intent cannot be recorded is written nowhere
-//! (safe to call again), huge JSON-RPC ids come back byte-exact, and a stored enqueue whose print
-//! fails still exits 0.
+//! A full disk (issue 12, item 9) and two small contracts: reading the outbox needs no write (for
+//! `mpt outbox`, doctor and `mpt edge status` alike), the edge starts and answers, and a write
+//! whose intent cannot be recorded is written nowhere (safe to call again), huge JSON-RPC ids come
+//! back byte-exact, and a stored enqueue whose print fails still exits 0.
 //!
 //! The full disk is simulated with a file-size limit (RLIMIT_FSIZE soft 0, SIGXFSZ ignored, set
 //! in `pre_exec`): every write that would grow a file fails with EFBIG, the error SQLite meets
@@ -91,6 +91,49 @@ fn the_outbox_is_read_on_a_full_disk() {
     ));
     assert_eq!(more.status.code(), Some(1), "{}", stderr(&more));
     queued_one(&env, &vars);
+}
+
+/// Doctor's `outbox` check and `mpt edge status` read the queue read-only, as `mpt outbox` does:
+/// on a full disk (where a read-write open cannot size its shared-memory file) they still show
+/// what waits for the primary, instead of an outbox that "does not open".
+#[test]
+fn doctor_and_edge_status_read_the_outbox_on_a_full_disk() {
+    let env = TestEnv::new();
+    let outbox = env.path("ob/outbox.sqlite3");
+    // A primary that is not there (nothing listens on loopback's discard port): the queue waits.
+    let vars = [
+        ("MPT_OUTBOX", outbox.to_str().unwrap()),
+        ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp"),
+    ];
+    let op = queued_one(&env, &vars);
+    let doctor = run(on_a_full_disk(
+        &env,
+        &["--json", "doctor", "--offline", "--check", "outbox"],
+        &vars,
+    ));
+    let v = json(&doctor);
+    let check = &v["checks"][0];
+    assert_eq!(check["id"], "outbox", "{}", stdout(&doctor));
+    assert_eq!(check["status"], "ok", "{check}");
+    assert_eq!(
+        check["summary"], "1 op(s) on their way to the primary",
+        "{check}"
+    );
+    let status = run(on_a_full_disk(&env, &["--json", "edge", "status"], &vars));
+    assert!(
+        status.status.success(),
+        "{}{}",
+        stdout(&status),
+        stderr(&status)
+    );
+    let v = json(&status);
+    assert_eq!(v["outbox"]["open"], 1, "{v}");
+    assert_eq!(v["outbox"]["failed"], 0, "{v}");
+    assert_eq!(v["primary"]["reachable"], false, "{v}");
+    // Nothing was written: the op is as it was queued.
+    let list = env.mpt(&["--json", "outbox", "list"], &vars);
+    assert_eq!(json(&list)["ops"][0]["op_id"], op.as_str());
+    assert_eq!(json(&list)["ops"][0]["state"], "queued");
 }
 
 /// A standalone edge on pipes, killed by its process group on drop.

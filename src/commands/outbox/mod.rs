@@ -82,66 +82,40 @@ fn missing(path: &Path) -> MptError {
 }
 
 fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
-    let store = open_to_read(path)?;
-    let s = store.as_ref().map(Outbox::summary).transpose()?;
-    let flusher = if store.is_some() {
+    let now = util::now_ms();
+    let status = outbox::status_at(path, OpenOptions::default(), now)?;
+    let exists = status.is_some();
+    let flusher = if exists {
         FlushLock::holder(path)?
     } else {
         None
     };
-    let now = util::now_ms();
+    let s = status.unwrap_or_default();
     let counts: serde_json::Map<String, Value> = OpState::ALL
         .iter()
-        .map(|st| {
-            (
-                st.as_str().to_string(),
-                json!(s.as_ref().map_or(0, |s| s.count(*st))),
-            )
-        })
+        .map(|st| (st.as_str().to_string(), json!(s.count(*st))))
         .collect();
-    let open: i64 = OpState::ALL
-        .iter()
-        .filter(|st| st.is_open())
-        .map(|st| s.as_ref().map_or(0, |s| s.count(*st)))
-        .sum();
-    let backlog = store
-        .as_ref()
-        .map(|st| st.backlog(now, now))
-        .transpose()?
-        .unwrap_or_default();
-    // The first failed op when there is one (it is what needs a person), else the head.
-    let head = backlog
-        .failed
-        .first()
-        .cloned()
-        .or_else(|| s.as_ref().and_then(|s| s.head.clone()));
-    let blocked = !backlog.failed.is_empty();
-    let oldest = s.as_ref().and_then(|s| s.oldest_queued_at);
-    let last_error = store
-        .as_ref()
-        .map(Outbox::last_flush_error)
-        .transpose()?
-        .flatten();
-    let pending = store
-        .as_ref()
-        .map(Outbox::intent_count)
-        .transpose()?
-        .unwrap_or(0);
+    let open = s.open;
+    let head = s.shown_head();
+    let blocked = s.blocked();
+    let oldest = s.oldest_open_at;
+    let last_error = s.last_flush_error.as_ref();
+    let pending = s.pending_local;
     let doc = json!({
         "schema": crate::schema::OUTBOX_SUMMARY,
         "outbox": path,
-        "exists": store.is_some(),
+        "exists": exists,
         "primary": config.remote.as_ref().map(|r| crate::secrets::redact_url(&r.url)),
         "device": Origin::from_config(config).device,
         "counts": counts,
         "open": open,
-        "oldest_open_age_s": oldest.map(|t| (now - t).max(0) / 1000),
+        "oldest_open_age_s": s.oldest_open_age_ms(now).map(|a| a / 1000),
         "blocked": blocked,
-        "held_back": backlog.held_back,
-        "head": head.as_ref().map(|h| h.to_json(false)),
-        "last_local_seq": s.as_ref().and_then(|s| s.last_seq),
+        "held_back": s.backlog.held_back,
+        "head": head.map(|h| h.to_json(false)),
+        "last_local_seq": s.last_seq,
         "flusher_pid": flusher,
-        "last_flush_error": last_error.as_ref().map(|l| l.to_json()),
+        "last_flush_error": last_error.map(|l| l.to_json()),
         // Writes an edge recorded before its child applied them, not yet queued or cancelled.
         "pending_local": pending,
     });
@@ -153,7 +127,7 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
             format!(
                 "{}{}",
                 path.display(),
-                if store.is_none() { "  (none yet)" } else { "" }
+                if exists { "" } else { "  (none yet)" }
             ),
         )?;
         row(
@@ -166,7 +140,7 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
                     crate::secrets::redact_url(&r.url)
                 }),
         )?;
-        let c = |st: OpState| s.as_ref().map_or(0, |s| s.count(st));
+        let c = |st: OpState| s.count(st);
         row(
             w,
             "open",
@@ -194,7 +168,7 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
                 ),
             )?;
         }
-        if let Some(h) = &head {
+        if let Some(h) = head {
             let state = if blocked {
                 ctx.out.paint(Style::Fail, "failed")
             } else {
@@ -219,12 +193,12 @@ fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
                     format!(
                         "{1} op(s) wait for failed ops; the rest flows: `mpt outbox retry {0}` or `mpt outbox drop {0} --yes`",
                         short(h),
-                        backlog.held_back
+                        s.backlog.held_back
                     ),
                 )?;
             }
         }
-        if let Some(l) = &last_error {
+        if let Some(l) = last_error {
             let line = format!(
                 "{} at {}: {}",
                 l.stop,

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::lease::{Head, Nack};
+use super::lease::Nack;
+use super::order::Head;
 use super::*;
 
 mod backfill;
