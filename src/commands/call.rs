@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use crate::Ctx;
 use crate::cli::CallArgs;
-use crate::edge::owner;
 use crate::error::{Exit, MptError, Result};
+use crate::mcp::route::{Dial, Route, Rule};
 use crate::mcp::{Deadline, McpClient};
 use crate::output::verbosity;
 use crate::palace::PalacePaths;
@@ -41,17 +41,20 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
         Some(0) => Deadline::Unbounded,
         Some(ms) => Deadline::After(Duration::from_millis(ms)),
     };
+    // The primary when configured; else the palace's edge owner, whose child is its one writer
+    // (a second `mempalace-mcp` would be refused once it has written); else a child of our own.
+    let route = Route::choose(&config, || Ok(palace), Rule::PRIMARY_FIRST)?;
+    if let Route::EdgeOwner { .. } = route {
+        crate::log_debug!("call: through {}", route.describe());
+    }
+    let dial = Dial {
+        child: args.child.as_deref(),
+        show_stderr: verbosity() >= 1,
+        ..Dial::as_harness(&config.harness)
+    };
     let rt = super::runtime()?;
     rt.block_on(async {
-        let client = match owner_of(&config, &palace) {
-            Some(owner) => owner::client(&owner, &config.harness, config.mcp.timeout),
-            None => McpClient::from_config(
-                &config,
-                &palace.palace,
-                args.child.as_deref(),
-                verbosity() >= 1,
-            )?,
-        };
+        let client = route.client(&ctx.env, &config, &dial)?;
         let result = async {
             let hs = client.connect().await?;
             let started = Instant::now();
@@ -95,21 +98,6 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
         })?;
         Ok(Exit::Ok)
     })
-}
-
-/// The palace's running edge owner, when the call is local: its child is the palace's one writer
-/// (a second `mempalace-mcp` would be refused once it has written), so the call goes through it.
-fn owner_of(config: &crate::config::Config, palace: &PalacePaths) -> Option<owner::OwnerPaths> {
-    if config.remote.is_some() {
-        return None;
-    }
-    let found = owner::live(&palace.home, &palace.palace)?;
-    crate::log_debug!(
-        "call: through the edge owner on {} (pid {})",
-        found.socket.display(),
-        owner::owner_pid(&found).map_or("?".into(), |p| p.to_string())
-    );
-    Some(found)
 }
 
 /// A tool the server does not have (-32601) is a bad value, exit 2, naming it, with the closest

@@ -2,6 +2,7 @@
 //! refused, failed ops (and the ops that wait for them), ops open an hour with no flusher.
 
 use super::{Check, Inputs, Status};
+use crate::mcp::route::{Route, Rule};
 use crate::outbox::{self, FlushLock, LastFlush, util};
 
 /// An open op older than this with nothing flushing is stranded (a timer or an edge is missing).
@@ -87,10 +88,10 @@ pub fn check(inputs: &Inputs) -> Check {
         });
     }
     let flusher = FlushLock::holder(&path).ok().flatten();
-    let edge = inputs
-        .palace()
+    // An edge owner runs for the palace (the one route to it): it flushes.
+    let edge = Route::choose(config, || inputs.palace(), Rule::LOCAL)
         .ok()
-        .and_then(|p| crate::edge::owner::live(&p.home, &p.palace));
+        .filter(|r| matches!(r, Route::EdgeOwner { .. }));
     let pending = status.pending_local;
     if pending > 0 && edge.is_none() {
         return Check::new(

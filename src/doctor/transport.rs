@@ -7,11 +7,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Check, Inputs, Status};
-use crate::config::{Config, McpKnobs, Remote};
+use crate::config::{Config, Remote};
 use crate::error::MptError;
 use crate::mcp::client::local_child_spec;
-use crate::mcp::http::{HttpClient, HttpOptions};
-use crate::mcp::stdio::{StdioClient, StdioOptions};
+use crate::mcp::route::{Dial, Route, Rule};
 use crate::mcp::{CallError, Deadline, McpClient};
 use crate::palace::paths::realpath;
 
@@ -25,14 +24,39 @@ pub async fn check(inputs: &Inputs) -> Check {
     if inputs.offline {
         return Check::new(ID, Status::Skip, "skipped (--offline)");
     }
-    match &config.remote {
-        Some(remote) => remote_probe(inputs, config, remote).await,
-        None => local_probe(inputs, config).await,
+    // The route a call would take: the primary when configured, else the palace's edge owner (its
+    // child is the one writer: probed through it), else a read-only child of our own.
+    let route = match Route::choose(config, || inputs.palace(), Rule::PRIMARY_FIRST) {
+        Ok(r) => r,
+        Err(e) => return Check::new(ID, Status::Fail, e.message),
+    };
+    let dial = Dial {
+        read_only_child: true,
+        show_stderr: inputs.show_child_stderr,
+        primary_timeout: Some(Duration::from_secs(20)),
+        ..Dial::as_harness("doctor")
+    };
+    let client = match route.client(&inputs.env, config, &dial) {
+        Ok(c) => c,
+        Err(e) => {
+            let what = config.remote.as_ref().map_or("local".into(), |r| {
+                format!("remote {}", crate::secrets::redact_url(&r.url))
+            });
+            return failed_with(what, e);
+        }
+    };
+    match (&route, &config.remote) {
+        (Route::Primary { .. }, Some(remote)) => remote_probe(inputs, config, remote, client).await,
+        (Route::EdgeOwner { socket, pid }, _) => owner_probe(inputs, client, socket, *pid).await,
+        _ => local_probe(inputs, config, client).await,
     }
 }
 
 fn failed(summary: String, e: CallError) -> Check {
-    let m = MptError::from(e);
+    failed_with(summary, MptError::from(e))
+}
+
+fn failed_with(summary: String, m: MptError) -> Check {
     let mut c = Check::new(ID, Status::Fail, format!("{summary}: {}", m.message));
     if let Some(h) = m.hint {
         c = c.fix(h);
@@ -50,28 +74,17 @@ fn failed(summary: String, e: CallError) -> Check {
     c
 }
 
-async fn local_probe(inputs: &Inputs, config: &Config) -> Check {
+/// Our own read-only child (`Dial::read_only_child`): it must never become a second writer on
+/// a palace a session holds.
+async fn local_probe(inputs: &Inputs, config: &Config, client: McpClient) -> Check {
     let paths = match inputs.palace() {
         Ok(p) => p,
         Err(e) => return Check::new(ID, Status::Fail, e.message),
     };
-    // When an edge owner runs for the palace its child is the one writer: probe through it.
-    if let Some(owner) = crate::edge::owner::live(&paths.home, &paths.palace) {
-        return owner_probe(config, &owner, &paths.palace).await;
-    }
-    let mut spec = local_child_spec(config, &paths.palace, None);
-    // Read-only: the probe must never become a second writer on a palace a session holds.
-    spec.env
-        .push(("MEMPALACE_MCP_READ_ONLY".into(), "1".into()));
-    let program = spec.program.display().to_string();
-    let knobs = McpKnobs {
-        max_respawns: 0,
-        ..config.mcp
-    };
-    let client = McpClient::Local(StdioClient::new(
-        spec,
-        StdioOptions::new(knobs, inputs.show_child_stderr || config.ext_debug),
-    ));
+    let program = local_child_spec(config, &paths.palace, None)
+        .program
+        .display()
+        .to_string();
     let result = async {
         let hs = client.connect().await?;
         let status = client
@@ -137,12 +150,14 @@ async fn local_probe(inputs: &Inputs, config: &Config) -> Check {
 }
 
 async fn owner_probe(
-    config: &Config,
-    owner: &crate::edge::owner::OwnerPaths,
-    palace: &std::path::Path,
+    inputs: &Inputs,
+    client: McpClient,
+    socket: &std::path::Path,
+    pid: Option<u32>,
 ) -> Check {
-    let client = crate::edge::owner::client(owner, "doctor", config.mcp.timeout);
-    let pid = crate::edge::owner::owner_pid(owner).map_or("?".into(), |p| p.to_string());
+    let palace = inputs.palace().map(|p| p.palace).unwrap_or_default();
+    let palace = palace.as_path();
+    let pid = pid.map_or("?".into(), |p| p.to_string());
     let result = async {
         let hs = client.connect().await?;
         let status = client
@@ -165,7 +180,7 @@ async fn owner_probe(
             )
             .evidence(format!(
                 "through {} (one writer per palace: no second child started)",
-                owner.socket.display()
+                socket.display()
             ))
             .evidence(format!(
                 "{} tools, MemPalace {}",
@@ -204,14 +219,15 @@ fn healthz_missing(shown: &str, healthz: &str) -> Check {
     .fix("forward the whole prefix to `mempalace serve` (its /healthz, /statusz and /sync/* beside /mcp), or set MEMPALACE_REMOTE_URL to the address /mcp is served at with its siblings")
 }
 
-async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Check {
+async fn remote_probe(
+    inputs: &Inputs,
+    config: &Config,
+    remote: &Remote,
+    client: McpClient,
+) -> Check {
     let shown = crate::secrets::redact_url(&remote.url);
-    let http = match HttpClient::new(HttpOptions {
-        timeout: Some(Duration::from_secs(20)),
-        ..HttpOptions::for_remote(remote, config)
-    }) {
-        Ok(h) => h,
-        Err(e) => return failed(format!("remote {shown}"), e),
+    let McpClient::Remote(http) = &client else {
+        unreachable!("the primary's route is HTTP")
     };
     let mut c = Check::new(ID, Status::Ok, "").evidence(format!("remote: {shown}"));
     let healthz = http.route_shown("/healthz");
@@ -229,7 +245,6 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         }
         Err(e) => return failed(format!("remote {shown}: /healthz"), e),
     }
-    let client = McpClient::Remote(http);
     let hs = match client.connect().await {
         Ok(h) => h,
         Err(e) => {
@@ -244,9 +259,6 @@ async fn remote_probe(inputs: &Inputs, config: &Config, remote: &Remote) -> Chec
         hs.server_version().unwrap_or("?")
     ));
     // Behind `mpt gateway`: the device it takes this token for, which must be this one's name.
-    let McpClient::Remote(http) = &client else {
-        unreachable!()
-    };
     let who = crate::mcp::whoami::ask(http, Deadline::After(Duration::from_secs(10)))
         .await
         .ok()

@@ -1,12 +1,11 @@
 //! The one owner of a palace's child on this machine: holds the owner lock, serves every
 //! `mpt edge` shim over a Unix socket, and exits a grace period after its last client leaves.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
 use tokio::net::UnixListener;
 use tokio::sync::Notify;
@@ -19,38 +18,11 @@ use super::stop_gate::Gate;
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
 use crate::log_debug;
-use crate::palace::paths::realpath;
-use crate::state_dir::StateDir;
+pub use crate::mcp::owner_socket::{OwnerPaths, client, lingering_pid, live, owner_pid};
 
-/// Where the owner of one palace lives: `<state dir>/<sha256(realpath(palace))[:16]>.*` (the
-/// state dir is `~/.mempalace/edge`, or `<palace>/.mpt-edge` on a read-only HOME: `state_dir`),
-/// its socket in a short private folder (`private_fs::socket_path`) whatever the HOME's length.
-#[derive(Debug, Clone)]
-pub struct OwnerPaths {
-    pub socket: PathBuf,
-    pub lock: PathBuf,
-    pub log: PathBuf,
-    /// Held (with its pid) by an owner that stopped serving and lingers to flush the outbox.
-    pub linger: PathBuf,
-}
-
-impl OwnerPaths {
-    pub fn new(home: &Path, palace: &Path) -> OwnerPaths {
-        OwnerPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
-    }
-
-    /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
-    pub fn in_dir(dir: &Path, palace: &Path) -> OwnerPaths {
-        let key =
-            crate::hex::hex(&Sha256::digest(realpath(palace).to_string_lossy().as_bytes())[..8]);
-        OwnerPaths {
-            socket: super::private_fs::socket_path(&format!("{key}.sock")),
-            lock: dir.join(format!("{key}.owner.lock")),
-            log: dir.join(format!("{key}.owner.log")),
-            linger: dir.join(format!("{key}.linger.lock")),
-        }
-    }
-}
+/// What a shim says first on its connection (`crate::mcp::owner_socket::Hello`), with this edge's
+/// routing configuration.
+pub type Hello = crate::mcp::owner_socket::Hello<Identity>;
 
 /// Takes the owner lock (`None`: another owner holds it).
 pub fn take_lock(paths: &OwnerPaths) -> Result<Option<PidLock>> {
@@ -66,89 +38,6 @@ pub fn take_pid_lock(path: &Path, what: &str) -> Result<Option<PidLock>> {
     }
     crate::lock::try_acquire(path, what)
         .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
-}
-
-/// The pid of the owner holding the owner lock.
-pub fn owner_pid(paths: &OwnerPaths) -> Option<u32> {
-    holder_pid(&paths.lock)
-}
-
-/// The pid of an owner lingering to flush, while it holds the linger lock.
-pub fn lingering_pid(paths: &OwnerPaths) -> Option<u32> {
-    holder_pid(&paths.linger)
-}
-
-fn holder_pid(path: &Path) -> Option<u32> {
-    crate::lock::holder(path).ok()??.pid
-}
-
-/// The palace's owner when one answers on its socket (`None`: no edge runs for it).
-pub fn live(home: &Path, palace: &Path) -> Option<OwnerPaths> {
-    let paths = OwnerPaths::new(home, palace);
-    paths
-        .socket
-        .parent()
-        .filter(|d| super::private_fs::is_private(d))?;
-    std::os::unix::net::UnixStream::connect(&paths.socket)
-        .ok()
-        .map(|_| paths)
-}
-
-/// A client that talks to the owner as `harness` (its stamping applies to what it sends).
-pub fn client(
-    paths: &OwnerPaths,
-    harness: &str,
-    timeout: Option<Duration>,
-) -> crate::mcp::McpClient {
-    connect_as(
-        paths,
-        Hello {
-            harness: harness.to_string(),
-            identity: None,
-            local_reads: false,
-        },
-        timeout,
-    )
-}
-
-/// A client whose reads the owner answers from this palace alone, never merged with the
-/// primary's (`mpt outbox backfill` reads what this device holds, through its one writer).
-pub fn local_reader(paths: &OwnerPaths, timeout: Option<Duration>) -> crate::mcp::McpClient {
-    connect_as(
-        paths,
-        Hello {
-            harness: "backfill".to_string(),
-            identity: None,
-            local_reads: true,
-        },
-        timeout,
-    )
-}
-
-fn connect_as(
-    paths: &OwnerPaths,
-    hello: Hello,
-    timeout: Option<Duration>,
-) -> crate::mcp::McpClient {
-    let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string();
-    crate::mcp::McpClient::Owner(crate::mcp::unix::UnixClient::new(
-        paths.socket.clone(),
-        Some(hello),
-        timeout,
-    ))
-}
-
-/// What a shim says first on its connection: the harness it serves, and its routing configuration
-/// (none from a tool client such as `feed mine`, which takes the owner's).
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct Hello {
-    pub harness: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub identity: Option<Identity>,
-    /// Served by the child alone: reads see this palace only, and nothing it writes is
-    /// replicated (only mpt's own readers ask for it).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub local_reads: bool,
 }
 
 /// Why the owner stopped serving.

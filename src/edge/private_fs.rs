@@ -1,16 +1,14 @@
 //! The edge's private places: its state folder (0700; where: `crate::state_dir`), owner log (0600),
-//! and the short socket folder (`$XDG_RUNTIME_DIR/mpt`, else `/tmp/mpt-<uid>`), checked ours.
+//! and the short socket folder (where: `crate::mcp::owner_socket`) made and checked ours.
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
 
 use crate::error::{MptError, Result};
-
-/// A socket path is at most 107 bytes (`sun_path` holds 108 with its NUL); a base folder this
-/// short leaves room for `/mpt/<16 hex>.sock`.
-const MAX_SOCKET_BASE: usize = 80;
+use crate::mcp::owner_socket::euid;
+pub use crate::mcp::owner_socket::{is_private, socket_path};
 
 /// Creates `dir` (and missing parents) mode 0700; an existing one of ours open to others is
 /// tightened to 0700.
@@ -37,46 +35,6 @@ fn tighten(path: &Path, mode: u32) -> io::Result<()> {
         std::fs::set_permissions(path, Permissions::from_mode(mode))?;
     }
     Ok(())
-}
-
-fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
-}
-
-/// The folders an owner's socket may live in, preferred first: `$XDG_RUNTIME_DIR/mpt` when that
-/// is a short private folder of ours, then `/tmp/mpt-<uid>`.
-fn socket_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
-        && x.is_absolute()
-        && x.as_os_str().len() <= MAX_SOCKET_BASE
-        && is_private(&x)
-    {
-        dirs.push(x.join("mpt"));
-    }
-    dirs.push(PathBuf::from(format!("/tmp/mpt-{}", euid())));
-    dirs
-}
-
-/// Where the socket called `name` lives: where one already is (an owner started with another
-/// environment put it there), else the preferred folder.
-pub fn socket_path(name: &str) -> PathBuf {
-    let dirs = socket_dirs();
-    dirs.iter()
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
-                && p.parent().is_some_and(is_private)
-        })
-        .unwrap_or_else(|| dirs[0].join(name))
-}
-
-/// True when `dir` is a real folder (not a symlink) owned by us that no one else may enter.
-pub fn is_private(dir: &Path) -> bool {
-    std::fs::symlink_metadata(dir).is_ok_and(|m| {
-        m.file_type().is_dir() && m.uid() == euid() && m.permissions().mode() & 0o077 == 0
-    })
 }
 
 /// Creates the socket's folder 0700 if missing and refuses (exit 4) one that is not ours, is a
@@ -147,11 +105,5 @@ mod tests {
         assert!(e.message.contains("symlink"), "{}", e.message);
         prepare_socket_dir(&real.join("k.sock")).unwrap();
         assert!(is_private(&real));
-    }
-
-    #[test]
-    fn the_fallback_socket_path_is_short() {
-        let p = socket_path("0123456789abcdef.sock");
-        assert!(p.as_os_str().len() < 108, "{}", p.display());
     }
 }

@@ -75,7 +75,7 @@ pub async fn run(
         identity: Some(identity.clone()),
         local_reads: false,
     };
-    let hello = serde_json::json!({ "mpt_edge_hello": hello }).to_string() + "\n";
+    let hello = hello.line() + "\n";
     let mut restarts = 0;
     loop {
         let stream = connect_or_start(paths, &start_owner, wait).await?;

@@ -1,162 +1,41 @@
-//! `feed mine`'s writer: the shared primary, else the local palace's live hub, else a local child,
-//! never a second writer on a palace a live process holds; then one `mempalace_mine`, never retried.
+//! `feed mine`'s writer (its rule for `crate::mcp::route`): the primary, else the palace's owner or
+//! hub, else a local child, never a second writer; then one `mempalace_mine`, never retried.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::config::{Config, Env, read_token_file};
+use crate::config::{Config, Env};
 use crate::error::{ErrorKind, MptError, Result};
-use crate::mcp::http::{HttpClient, HttpOptions};
+pub use crate::mcp::route::Route;
+use crate::mcp::route::{Beside, PrimaryFirst, Rule};
 use crate::mcp::{CallError, Deadline, McpClient, PalaceBusy};
-use crate::palace::{PalacePaths, files};
+use crate::palace::PalacePaths;
 
-/// Which process files the drawers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "via", rename_all = "snake_case")]
-pub enum Route {
-    /// `MEMPALACE_REMOTE_URL`: the shared primary mines the transcripts it was sent.
-    Primary { url: String },
-    /// A live `mempalace serve` registered for the local palace: it holds the writer lease, so
-    /// the mine goes through it.
-    Hub {
-        url: String,
-        pid: u32,
-        palace: PathBuf,
-    },
-    /// An `mpt edge` owner serves the local palace: its one child is the writer, so the mine
-    /// goes through its socket.
-    Edge { socket: PathBuf, pid: Option<u32> },
-    /// Nobody holds the local palace: a `mempalace-mcp --palace` child of our own.
-    Child { palace: PathBuf },
-}
-
-impl Route {
-    /// Whether the mine keeps running on its own after we stop waiting (not so for our child,
-    /// which a deadline kills).
-    pub fn outlives_us(&self) -> bool {
-        !matches!(self, Route::Child { .. })
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            Route::Primary { url } => format!("the primary {url}"),
-            Route::Hub { url, pid, .. } => format!("the palace's hub {url} (pid {pid})"),
-            Route::Edge { socket, pid } => format!(
-                "the palace's edge owner {} (pid {})",
-                socket.display(),
-                pid.map_or("?".into(), |p| p.to_string())
-            ),
-            Route::Child { palace } => format!("a local mempalace-mcp on {}", palace.display()),
-        }
-    }
-}
-
-/// Picks the writer. Local mode refuses (exit 6) when a live process holds the writer lease and no
-/// hub is registered to go through. Under the edge the mine is local (the edge keeps `mine` off
-/// the primary): the primary's own mine of the shipped copy is queued by the prepare.
+/// Picks the writer (`crate::mcp::route`): the shared primary, else the palace's edge owner, else
+/// a live hub registered for it; local mode refuses (exit 6) when a live process holds the writer
+/// lease and no hub is registered to go through. Under the edge the mine is local (the edge keeps
+/// `mine` off the primary): the primary's own mine of the shipped copy is queued by the prepare.
 pub fn choose_route(env: &Env, config: &Config, palace: Option<&Path>) -> Result<Route> {
-    if let Some(r) = config.remote.as_ref().filter(|_| !config.edge_opt_in) {
-        return Ok(Route::Primary { url: r.url.clone() });
-    }
-    let paths = PalacePaths::chosen(env, palace, Some(config))?;
-    if let Some(owner) = crate::edge::owner::live(&paths.home, &paths.palace) {
-        let pid = crate::edge::owner::owner_pid(&owner);
-        return Ok(Route::Edge {
-            socket: owner.socket,
-            pid,
-        });
-    }
-    if let Some(hub) = files::server_info(&paths.serverinfo)?
-        && hub.alive
-        && !hub.read_only
-        && hub.port > 0
-    {
-        let host = match hub.host.as_str() {
-            "0.0.0.0" | "" => "127.0.0.1".to_string(),
-            "::" => "[::1]".to_string(),
-            h if h.contains(':') && !h.starts_with('[') => format!("[{h}]"),
-            h => h.to_string(),
-        };
-        return Ok(Route::Hub {
-            url: format!("{}://{host}:{}/mcp", hub.scheme, hub.port),
-            pid: hub.pid,
-            palace: paths.palace,
-        });
-    }
-    if let Some(who) = files::lease_held_by(&paths.writer_lease)? {
-        return Err(MptError::new(
-            ErrorKind::Busy,
-            format!(
-                "the palace {} is held by {who} and no hub is registered for it: a second writer would be refused",
-                paths.palace.display()
-            ),
-        )
-        .with_hint("the transcripts stay staged: mine them through the session that holds the palace (print MINE_SOURCE with `mpt feed prepare`), or run `mpt feed mine` again once it exits"));
-    }
-    Ok(Route::Child {
-        palace: paths.palace,
-    })
-}
-
-/// The client for a route. A hub is reached with its registry token (`<server dir>/token`, mode
-/// 0600) or `MEMPALACE_MCP_HTTP_TOKEN`, as MemPalace's own proxies do.
-pub fn client_for(
-    route: &Route,
-    env: &Env,
-    config: &Config,
-    show_stderr: bool,
-) -> Result<McpClient> {
-    match route {
-        Route::Primary { .. } => Ok(McpClient::from_config(
-            config,
-            Path::new(""),
-            None,
-            show_stderr,
-        )?),
-        Route::Child { palace } => {
-            // Always the local palace's own child (under the edge a primary is configured too).
-            let local = Config {
-                remote: None,
-                ..config.clone()
-            };
-            Ok(McpClient::from_config(&local, palace, None, show_stderr)?)
-        }
-        Route::Edge { socket, .. } => {
-            let paths = crate::edge::owner::OwnerPaths {
-                socket: socket.clone(),
-                lock: PathBuf::new(),
-                log: PathBuf::new(),
-                linger: PathBuf::new(),
-            };
-            Ok(crate::edge::owner::client(
-                &paths,
-                &config.harness,
-                config.mcp.timeout,
-            ))
-        }
-        Route::Hub { url, palace, .. } => {
-            let paths = PalacePaths::resolve(env, Some(palace))?;
-            let token_file = paths.server_dir.join("token");
-            let token = if token_file.is_file() {
-                Some(read_token_file(&token_file)?)
-            } else {
-                env.get("MEMPALACE_MCP_HTTP_TOKEN")
-                    .map(|t| crate::config::Secret::new(t.to_string()))
-            };
-            let ca_file = crate::config::values::check_ca_file(env, &config.file)?;
-            Ok(McpClient::Remote(HttpClient::new(HttpOptions {
-                url: url.clone(),
-                token,
-                ca_file,
-                timeout: config.mcp.timeout,
-                init_timeout: config.mcp.init_timeout,
-                connect_timeout: Duration::from_secs(10),
-            })?))
-        }
-    }
+    let rule = Rule {
+        primary: if config.edge_opt_in {
+            PrimaryFirst::Never
+        } else {
+            PrimaryFirst::Yes
+        },
+        hub: true,
+        beside_writer: Beside::Refuse {
+            why: " and no hub is registered for it: a second writer would be refused",
+            hint: "the transcripts stay staged: mine them through the session that holds the palace (print MINE_SOURCE with `mpt feed prepare`), or run `mpt feed mine` again once it exits",
+        },
+    };
+    Route::choose(
+        config,
+        || PalacePaths::chosen(env, palace, Some(config)),
+        rule,
+    )
 }
 
 /// One `mempalace_mine` call's arguments (only what the tool's inputSchema declares).

@@ -7,6 +7,8 @@ pub mod handshake;
 pub mod http;
 pub mod jsonrpc;
 pub mod liveness;
+pub mod owner_socket;
+pub mod route;
 pub mod routes;
 mod send_error;
 pub mod sse;

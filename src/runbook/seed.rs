@@ -48,6 +48,7 @@ pub fn check(inputs: &Inputs) -> Step {
         .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))
         .and_then(|rt| {
             rt.block_on(backfill::read_and_plan(
+                &inputs.env,
                 config,
                 &palace,
                 outbox.as_ref(),

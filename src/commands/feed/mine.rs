@@ -7,6 +7,7 @@ use crate::cli::FeedMineArgs;
 use crate::error::{Exit, Result};
 use crate::feed::job;
 use crate::feed::mine::{self, MineCall};
+use crate::mcp::route::Dial;
 use serde_json::{Value, json};
 
 pub const SCHEMA: &str = crate::schema::FEED_MINE;
@@ -79,7 +80,11 @@ fn one(
     crate::log_debug!("feed: mining {source} through {}", route.describe());
     let rt = crate::commands::runtime()?;
     let mined = rt.block_on(async {
-        let client = mine::client_for(&route, &ctx.env, config, ctx.out.verbosity() >= 1)?;
+        let dial = Dial {
+            show_stderr: ctx.out.verbosity() >= 1,
+            ..Dial::as_harness(&config.harness)
+        };
+        let client = route.client(&ctx.env, config, &dial)?;
         let res = mine::mine(&client, &route, &call).await;
         client.shutdown().await;
         res

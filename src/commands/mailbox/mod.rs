@@ -13,6 +13,7 @@ use crate::error::{Exit, MptError, Result};
 use crate::mailbox::offline::{LocalLog, View};
 use crate::mailbox::{self, Announcer, Me, NotifyMode, Route, ack};
 use crate::mcp::McpClient;
+use crate::mcp::route::{self, Dial, PrimaryFirst, Rule};
 use crate::palace::PalacePaths;
 use crate::time::{human_age, now_unix};
 use crate::{log_debug, log_warn};
@@ -52,19 +53,22 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     let rt = super::runtime()?;
     rt.block_on(async {
         let paths = PalacePaths::chosen(&ctx.env, None, Some(&config)).ok();
-        let palace = paths.as_ref().map(|p| p.palace.clone()).unwrap_or_default();
-        // `ack` goes through the palace's edge owner when one runs: the one writer, which
-        // answers offline too (applied locally, queued for the primary).
-        let owner = match (&args.action, &paths) {
+        // Reads go to the primary; `ack` through the palace's edge owner when one runs: the one
+        // writer, which answers offline too (applied locally, queued for the primary).
+        let rule = Rule {
+            primary: PrimaryFirst::AfterOwner,
+            ..Rule::PRIMARY_FIRST
+        };
+        let way = match (&args.action, &paths) {
             (Some(MailboxAction::Ack { .. }), Some(p)) => {
-                crate::edge::owner::live(&p.home, &p.palace)
+                route::Route::choose(&config, || Ok(p.clone()), rule)?
             }
-            _ => None,
+            _ => route::Route::primary(&config).expect("a primary: checked above"),
         };
         // Without one, an ack the primary cannot take now waits in the outbox.
-        let queue = match owner {
-            Some(_) => None,
-            None => Some(ack::Queue {
+        let queue = match way {
+            route::Route::EdgeOwner { .. } => None,
+            _ => Some(ack::Queue {
                 path: crate::outbox::resolve_path(
                     &ctx.env,
                     &config,
@@ -74,10 +78,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
                 origin: crate::outbox::Origin::from_config(&config),
             }),
         };
-        let client = match owner {
-            Some(o) => crate::edge::owner::client(&o, &config.harness, None),
-            None => McpClient::from_config(&config, &palace, None, false)?,
-        };
+        let client = way.client(&ctx.env, &config, &Dial::as_harness(&config.harness))?;
         let local = LocalLog::new(&ctx.env, &config, paths);
         let reading = Reading {
             client: &client,

@@ -47,6 +47,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
     let bar = ctx.out.progress("backfill: {msg} {elapsed}");
     let rt = crate::commands::runtime()?;
     let read = rt.block_on(backfill::read_and_plan(
+        &ctx.env,
         config,
         &palace,
         outbox.as_ref(),

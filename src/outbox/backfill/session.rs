@@ -2,15 +2,13 @@
 //! owner runs, else a child of our own), the primary asked when it answers, the plan made.
 
 use super::{Options, Plan, Progress, Sources};
-use crate::config::Config;
-use crate::edge::owner;
+use crate::config::{Config, Env};
 use crate::edge::policy::Policy;
-use crate::error::{ErrorKind, MptError, Result};
+use crate::error::{MptError, Result};
 use crate::mcp::McpClient;
-use crate::mcp::client::local_child_spec;
-use crate::mcp::stdio::{StdioClient, StdioOptions};
+use crate::mcp::route::{Beside, Dial, Route, Rule};
 use crate::outbox::Outbox;
-use crate::palace::{PalacePaths, files};
+use crate::palace::PalacePaths;
 
 /// A plan and what the palace was read through (`edge owner` or `own child`).
 pub struct Read {
@@ -21,6 +19,7 @@ pub struct Read {
 /// Reads `palace` and plans its backfill against the configured primary (asked only when it
 /// answers: `plan.primary_error` says why not).
 pub async fn read_and_plan(
+    env: &Env,
     config: &Config,
     palace: &PalacePaths,
     outbox: Option<&Outbox>,
@@ -28,7 +27,7 @@ pub async fn read_and_plan(
     show_stderr: bool,
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<Read> {
-    let (local, through) = local_client(config, palace, show_stderr)?;
+    let (local, through) = local_client(env, config, palace, show_stderr)?;
     let primary = crate::edge::setup::primary_client(config)?;
     let result = async {
         local.connect().await?;
@@ -57,33 +56,29 @@ pub async fn read_and_plan(
 
 /// The palace's one writer: its edge owner when one runs (reads answered by its child alone),
 /// else a child of our own, never beside a live writer that is not an edge owner (exit 6, as
-/// `feed mine` refuses it).
+/// `feed mine` refuses it), never the primary.
 fn local_client(
+    env: &Env,
     config: &Config,
     palace: &PalacePaths,
     show_stderr: bool,
 ) -> Result<(McpClient, &'static str)> {
-    if let Some(paths) = owner::live(&palace.home, &palace.palace) {
-        return Ok((
-            owner::local_reader(&paths, config.mcp.timeout),
-            "edge owner",
-        ));
-    }
-    if let Some(who) = files::lease_held_by(&palace.writer_lease)? {
-        return Err(MptError::new(
-            ErrorKind::Busy,
-            format!(
-                "the palace {} is held by {who}, which is not an `mpt edge` owner: a backfill reads through the palace's one writer, and beside this one it would be a second process on the palace",
-                palace.palace.display()
-            ),
-        )
-        .with_hint("run `mpt outbox backfill` again once it exits (a harness's own mempalace-mcp exits with its session), or run the harness through `mpt edge` and backfill while it runs"));
-    }
-    Ok((
-        McpClient::Local(StdioClient::new(
-            local_child_spec(config, &palace.palace, None),
-            StdioOptions::new(config.mcp, show_stderr || config.ext_debug),
-        )),
-        "own child",
-    ))
+    let rule = Rule {
+        beside_writer: Beside::Refuse {
+            why: ", which is not an `mpt edge` owner: a backfill reads through the palace's one writer, and beside this one it would be a second process on the palace",
+            hint: "run `mpt outbox backfill` again once it exits (a harness's own mempalace-mcp exits with its session), or run the harness through `mpt edge` and backfill while it runs",
+        },
+        ..Rule::LOCAL
+    };
+    let route = Route::choose(config, || Ok(palace.clone()), rule)?;
+    let dial = Dial {
+        local_reads: true,
+        show_stderr,
+        ..Dial::as_harness("backfill")
+    };
+    let through = match route {
+        Route::EdgeOwner { .. } => "edge owner",
+        _ => "own child",
+    };
+    Ok((route.client(env, config, &dial)?, through))
 }

@@ -43,8 +43,10 @@ fn local_palace(env: &TestEnv, palace: &Path) -> (tokio::runtime::Runtime, McpCl
         .enable_all()
         .build()
         .unwrap();
-    let local = mpt::edge::owner::local_reader(
-        &OwnerPaths::new(&env.home(), palace),
+    let local = mpt::mcp::owner_socket::greet(
+        &OwnerPaths::new(&env.home(), palace).socket,
+        "backfill",
+        true,
         Some(Duration::from_secs(60)),
     );
     (rt, local)

@@ -1,0 +1,183 @@
+//! Where a palace's edge owner listens (its socket in a short private folder, its lock, log and
+//! linger files in the edge's state folder), whether it answers, and how a client greets it.
+
+// Below the edge so that the one route to a palace (`route`) can find its one writer; the owner
+// itself (`crate::edge::owner`) serves here and re-exports these.
+
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use super::McpClient;
+use crate::palace::paths::realpath;
+use crate::state_dir::StateDir;
+
+/// A socket path is at most 107 bytes (`sun_path` holds 108 with its NUL); a base folder this
+/// short leaves room for `/mpt/<16 hex>.sock`.
+const MAX_SOCKET_BASE: usize = 80;
+
+/// Where the owner of one palace lives: `<state dir>/<sha256(realpath(palace))[:16]>.*` (the
+/// state dir is `~/.mempalace/edge`, or `<palace>/.mpt-edge` on a read-only HOME: `state_dir`),
+/// its socket in a short private folder (`socket_path`) whatever the HOME's length.
+#[derive(Debug, Clone)]
+pub struct OwnerPaths {
+    pub socket: PathBuf,
+    pub lock: PathBuf,
+    pub log: PathBuf,
+    /// Held (with its pid) by an owner that stopped serving and lingers to flush the outbox.
+    pub linger: PathBuf,
+}
+
+impl OwnerPaths {
+    pub fn new(home: &Path, palace: &Path) -> OwnerPaths {
+        OwnerPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
+    }
+
+    /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
+    pub fn in_dir(dir: &Path, palace: &Path) -> OwnerPaths {
+        let key =
+            crate::hex::hex(&Sha256::digest(realpath(palace).to_string_lossy().as_bytes())[..8]);
+        OwnerPaths {
+            socket: socket_path(&format!("{key}.sock")),
+            lock: dir.join(format!("{key}.owner.lock")),
+            log: dir.join(format!("{key}.owner.log")),
+            linger: dir.join(format!("{key}.linger.lock")),
+        }
+    }
+}
+
+/// The pid of the owner holding the owner lock.
+pub fn owner_pid(paths: &OwnerPaths) -> Option<u32> {
+    holder_pid(&paths.lock)
+}
+
+/// The pid of an owner lingering to flush, while it holds the linger lock.
+pub fn lingering_pid(paths: &OwnerPaths) -> Option<u32> {
+    holder_pid(&paths.linger)
+}
+
+fn holder_pid(path: &Path) -> Option<u32> {
+    crate::lock::holder(path).ok()??.pid
+}
+
+/// The palace's owner when one answers on its socket (`None`: no edge runs for it).
+pub fn live(home: &Path, palace: &Path) -> Option<OwnerPaths> {
+    let paths = OwnerPaths::new(home, palace);
+    paths.socket.parent().filter(|d| is_private(d))?;
+    std::os::unix::net::UnixStream::connect(&paths.socket)
+        .ok()
+        .map(|_| paths)
+}
+
+/// What a shim says first on its connection: the harness it serves, and its routing configuration
+/// `I` (the edge's `Identity`; none from a tool client such as `feed mine`, which takes the
+/// owner's).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "I: serde::Serialize",
+    deserialize = "I: serde::Deserialize<'de>"
+))]
+pub struct Hello<I = serde_json::Value> {
+    pub harness: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<I>,
+    /// Served by the child alone: reads see this palace only, and nothing it writes is
+    /// replicated (only mpt's own readers ask for it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub local_reads: bool,
+}
+
+impl<I: serde::Serialize> Hello<I> {
+    /// The line a connection opens with (without its newline).
+    pub fn line(&self) -> String {
+        serde_json::json!({ "mpt_edge_hello": self }).to_string()
+    }
+}
+
+/// A tool client of the owner listening on `socket`, greeting it as `harness` (its stamping
+/// applies to what it sends); `local_reads`: answered by this palace alone, never merged.
+pub fn greet(
+    socket: &Path,
+    harness: &str,
+    local_reads: bool,
+    timeout: Option<Duration>,
+) -> McpClient {
+    let hello: Hello = Hello {
+        harness: harness.to_string(),
+        identity: None,
+        local_reads,
+    };
+    McpClient::Owner(super::unix::UnixClient::new(
+        socket.to_path_buf(),
+        Some(hello.line()),
+        timeout,
+    ))
+}
+
+/// A client that talks to the owner as `harness` (its stamping applies to what it sends).
+pub fn client(paths: &OwnerPaths, harness: &str, timeout: Option<Duration>) -> McpClient {
+    greet(&paths.socket, harness, false, timeout)
+}
+
+pub fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// The folders an owner's socket may live in, preferred first: `$XDG_RUNTIME_DIR/mpt` when that
+/// is a short private folder of ours, then `/tmp/mpt-<uid>`.
+fn socket_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
+        && x.is_absolute()
+        && x.as_os_str().len() <= MAX_SOCKET_BASE
+        && is_private(&x)
+    {
+        dirs.push(x.join("mpt"));
+    }
+    dirs.push(PathBuf::from(format!("/tmp/mpt-{}", euid())));
+    dirs
+}
+
+/// Where the socket called `name` lives: where one already is (an owner started with another
+/// environment put it there), else the preferred folder.
+pub fn socket_path(name: &str) -> PathBuf {
+    let dirs = socket_dirs();
+    dirs.iter()
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
+                && p.parent().is_some_and(is_private)
+        })
+        .unwrap_or_else(|| dirs[0].join(name))
+}
+
+/// True when `dir` is a real folder (not a symlink) owned by us that no one else may enter.
+pub fn is_private(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| {
+        m.file_type().is_dir() && m.uid() == euid() && m.permissions().mode() & 0o077 == 0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fallback_socket_path_is_short() {
+        let p = socket_path("0123456789abcdef.sock");
+        assert!(p.as_os_str().len() < 108, "{}", p.display());
+    }
+
+    #[test]
+    fn a_tool_clients_hello_names_only_what_it_sets() {
+        let hello: Hello = Hello {
+            harness: "doctor".into(),
+            identity: None,
+            local_reads: false,
+        };
+        assert_eq!(hello.line(), r#"{"mpt_edge_hello":{"harness":"doctor"}}"#);
+    }
+}
