@@ -22,10 +22,7 @@ pub struct Summary {
 
 impl Summary {
     pub fn count(&self, st: OpState) -> i64 {
-        self.counts
-            .iter()
-            .find(|(s, _)| *s == st)
-            .map_or(0, |(_, n)| *n)
+        count_in(&self.counts, st)
     }
 
     /// Ops not settled yet: queued, leased or failed.
@@ -36,6 +33,11 @@ impl Summary {
             .map(|(_, n)| n)
             .sum()
     }
+}
+
+/// The count of `st` among counts by state (0 when it has none).
+pub(super) fn count_in(counts: &[(OpState, i64)], st: OpState) -> i64 {
+    counts.iter().find(|(s, _)| *s == st).map_or(0, |(_, n)| *n)
 }
 
 impl Outbox {

@@ -36,10 +36,7 @@ pub struct OutboxStatus {
 
 impl OutboxStatus {
     pub fn count(&self, st: OpState) -> i64 {
-        self.counts
-            .iter()
-            .find(|(s, _)| *s == st)
-            .map_or(0, |(_, n)| *n)
+        super::admin::count_in(&self.counts, st)
     }
 
     /// The first failed op, what needs a person.
