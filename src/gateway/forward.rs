@@ -1,5 +1,5 @@
 //! A request the policy allowed, sent upstream and its answer relayed back as it streams, the
-//! response's audit record written when the body ends; a client body read within limits.
+//! response's audit record written once the reply is sent (`held`); a client body read within limits.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -90,16 +90,14 @@ pub async fn relay(
     let status = resp.status().as_u16();
     let (mut parts, body) = resp.into_parts();
     let shared = Arc::clone(sh);
+    // Held, not written: the reply's last bytes do not wait for the audit write.
     let on_end = Box::new(move |bytes: u64, end: End| {
         let how = match end {
             End::Complete => "complete",
             End::Failed => "failed",
             End::Dropped => "dropped",
         };
-        let _ = shared.audit(
-            &responded(request, Some(status), started, bytes, how),
-            false,
-        );
+        shared.hold(responded(request, Some(status), started, bytes, how));
     });
     let relay = Relay::new(body, IDLE, on_end);
     let names: Vec<_> = parts

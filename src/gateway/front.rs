@@ -81,6 +81,7 @@ async fn serve<I>(io: I, peer: SocketAddr, shared: Arc<Shared>)
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
+    let held_by = Arc::clone(&shared);
     let service = service_fn(move |req| {
         let shared = Arc::clone(&shared);
         async move { Ok::<_, std::convert::Infallible>(super::handler::handle(shared, peer, req).await) }
@@ -94,6 +95,8 @@ where
         .max_buf_size(MAX_HEAD)
         .serve_connection(io, service)
         .await;
+    // The reply is flushed and the socket shut: its response record goes to the log now.
+    held_by.write_held();
     if let Err(e) = served {
         log_debug!("connection from {peer}: {e}");
     }

@@ -7,6 +7,7 @@ pub mod envfile;
 mod forward;
 mod front;
 mod handler;
+mod held;
 pub mod last_used;
 mod lookup;
 mod mine_call;

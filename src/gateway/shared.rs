@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::audit::{AuditLog, Event, Synced};
+use super::held::Held;
 use super::last_used::LastUsed;
 use super::mine_slot::MineSlot;
 use super::policy::Policy;
@@ -21,6 +22,7 @@ pub struct Shared {
     policy: Mutex<Watched<Policy>>,
     tokens: Mutex<Watched<TokenFile>>,
     audit: Mutex<AuditLog>,
+    held: Held,
     synced: Synced,
     rate: Mutex<Buckets>,
     last_used: Mutex<LastUsed>,
@@ -59,6 +61,7 @@ impl Shared {
             policy: Mutex::new(policy),
             tokens: Mutex::new(tokens),
             audit: Mutex::new(audit),
+            held: Held::default(),
             synced: Synced::default(),
             rate: Mutex::new(Buckets::default()),
             last_used: Mutex::new(last_used),
@@ -100,9 +103,13 @@ impl Shared {
             if e.allowed { "allow" } else { "deny" },
             e.rule
         );
-        // Appended under the lock; a write's record then made durable outside it, so one fsync
-        // serves every write that arrived meanwhile.
-        let appended = lock(&self.audit).append(e);
+        // Appended under the lock, after the records held so far; a write's record then made
+        // durable outside it, so one fsync serves every write that arrived meanwhile.
+        let appended = {
+            let mut log = lock(&self.audit);
+            self.append_held(&mut log);
+            log.append(e)
+        };
         let r = appended.and_then(|seq| {
             if durable {
                 self.synced
@@ -114,6 +121,26 @@ impl Shared {
             log_warn!("the audit record could not be written: {err}");
         }
         r
+    }
+
+    /// Keeps a response record until its reply is sent ([`Shared::write_held`]), or until the
+    /// next record, which it precedes.
+    pub fn hold(&self, e: Event) {
+        self.held.hold(e);
+    }
+
+    /// Writes the records held so far: a connection's reply has been sent.
+    pub fn write_held(&self) {
+        let mut log = lock(&self.audit);
+        self.append_held(&mut log);
+    }
+
+    fn append_held(&self, log: &mut AuditLog) {
+        for e in self.held.take() {
+            if let Err(err) = log.append(&e) {
+                log_warn!("the audit record could not be written: {err}");
+            }
+        }
     }
 
     /// [`Shared::audit`] of a request about to be forwarded: a durable one waits for its fsync
@@ -156,6 +183,13 @@ impl Shared {
     }
 }
 
+impl Drop for Shared {
+    /// A body relayed when the gateway stopped ends with it: its record is not lost.
+    fn drop(&mut self) {
+        self.write_held();
+    }
+}
+
 /// Read globs arrive with the result filters; until then say, at every load, whose are not
 /// enforced (write globs are).
 pub fn warn_unenforced(policy: &Policy) {
@@ -164,6 +198,72 @@ pub fn warn_unenforced(policy: &Policy) {
         log_warn!(
             "the policy's wings.read rules are not enforced yet (device {}): each reads every wing its role allows (wings.write is enforced)",
             devices.join(", ")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(dir: &StateDir) -> Shared {
+        dir.prepare().unwrap();
+        let policy = format!(
+            r#"{{"schema": "{}", "devices": {{}}}}"#,
+            crate::schema::GATEWAY_POLICY
+        );
+        std::fs::write(dir.policy(), policy).unwrap();
+        Shared::new(
+            dir.clone(),
+            Upstream::new("http://127.0.0.1:9", None, None).unwrap(),
+            Watched::open(&dir.policy(), Policy::load).unwrap(),
+            Watched::open(&dir.tokens(), TokenFile::load).unwrap(),
+            AuditLog::open(dir, 1 << 20).unwrap().0,
+        )
+    }
+
+    fn routes(dir: &StateDir) -> Vec<String> {
+        super::super::audit::read::records(dir)
+            .unwrap()
+            .into_iter()
+            .map(|(_, v)| v["route"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn event(route: &str) -> Event {
+        Event {
+            stage: Event::RESPONSE,
+            route: route.into(),
+            ..Event::default()
+        }
+    }
+
+    #[test]
+    fn a_held_record_is_written_before_the_next_one_and_never_lost() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir {
+            root: tmp.path().join("gw"),
+        };
+        let sh = shared(&dir);
+        sh.hold(event("/a"));
+        assert!(routes(&dir).is_empty(), "held while its reply is sent");
+        sh.audit(&event("/b"), false).unwrap();
+        assert_eq!(routes(&dir), ["/a", "/b"], "before the next record");
+        sh.hold(event("/c"));
+        sh.write_held();
+        assert_eq!(routes(&dir), ["/a", "/b", "/c"], "once the reply is sent");
+        sh.hold(event("/d"));
+        drop(sh);
+        assert_eq!(
+            routes(&dir),
+            ["/a", "/b", "/c", "/d"],
+            "when the gateway stops"
+        );
+        assert!(
+            super::super::audit::read::verify(&dir)
+                .unwrap()
+                .bad
+                .is_none()
         );
     }
 }

@@ -1,5 +1,5 @@
 //! What streams through the gateway unbuffered: the SSE `/logstream/stream` frame by frame while
-//! the stream stays open, and an `event_wait` long poll answered when the event arrives.
+//! the stream stays open (recorded when its client leaves), and an `event_wait` long poll answered.
 
 use std::time::Duration;
 
@@ -92,4 +92,17 @@ fn an_sse_stream_and_a_long_poll_arrive_as_they_happen() {
     let id = append(port, &mem, "s/wait", "ends the wait");
     let woke = waiter.join().unwrap();
     assert_eq!(woke["events"][0]["id"], id.as_str(), "{woke}");
+    // The stream's client hung up (its runtime is gone): the response record is still
+    // written, once the gateway's relay meets the closed connection (at serve's next ping).
+    let hung_up = || {
+        let o = mpt(env, dir, &["--json", "gateway", "audit", "--device", "obs"]);
+        json(&o)["records"].as_array().unwrap().iter().any(|r| {
+            r["route"] == "/logstream/stream" && r["stage"] == "response" && r["end"] == "dropped"
+        })
+    };
+    assert!(
+        wait_for(90.0, hung_up),
+        "a stream the client left is recorded: {}",
+        gw.stderr()
+    );
 }
