@@ -6,10 +6,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 
 use super::reply::BoxError;
+use super::upstream::UpBody;
 
 /// How a relayed body ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +25,7 @@ pub enum End {
 type OnEnd = Box<dyn FnOnce(u64, End) + Send + Sync>;
 
 pub struct Relay {
-    inner: Incoming,
+    inner: UpBody,
     idle: Duration,
     timer: Pin<Box<Sleep>>,
     bytes: u64,
@@ -34,7 +35,7 @@ pub struct Relay {
 impl Relay {
     /// Relays `inner`; `on_end(bytes, how)` runs once. Silence longer than `idle` between two
     /// frames ends it (`serve` sends an SSE ping every 15 s).
-    pub fn new(inner: Incoming, idle: Duration, on_end: OnEnd) -> Relay {
+    pub fn new(inner: UpBody, idle: Duration, on_end: OnEnd) -> Relay {
         Relay {
             inner,
             idle,

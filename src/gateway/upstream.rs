@@ -1,13 +1,17 @@
 //! The one upstream, `mempalace serve`: a new connection per request (it answers `Connection:
 //! close`), its own bearer and Host, the headers it reads and nothing else of the client's.
 
+use std::future::Future;
 use std::net::IpAddr;
 use std::path::Path;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
@@ -163,7 +167,7 @@ impl Upstream {
         &self,
         req: Request<Full<Bytes>>,
         wait: Duration,
-    ) -> std::result::Result<Response<Incoming>, Failed> {
+    ) -> std::result::Result<Response<UpBody>, Failed> {
         let unreachable = |e: &dyn std::fmt::Display| Failed::Unreachable(e.to_string());
         let tcp =
             tokio::time::timeout(CONNECT, TcpStream::connect((self.host.as_str(), self.port)))
@@ -189,24 +193,78 @@ impl Upstream {
     }
 }
 
+/// The upstream connection's own work (writing the request, reading the reply), as a future.
+type Conn = Pin<Box<dyn Future<Output = hyper::Result<()>> + Send>>;
+
 async fn exchange<I>(
     io: I,
     req: Request<Full<Bytes>>,
-) -> std::result::Result<Response<Incoming>, Failed>
+) -> std::result::Result<Response<UpBody>, Failed>
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
         .await
         .map_err(|e| Failed::Unreachable(e.to_string()))?;
-    // The connection lives until the response body is read (or dropped): then it closes.
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    sender
-        .send_request(req)
-        .await
-        .map_err(|e| Failed::Unreachable(e.to_string()))
+    // The connection is driven by the request's own task, not one spawned for it: no hop
+    // between two tasks (and two threads) for the request, the head and each frame.
+    let mut conn: Option<Conn> = Some(Box::pin(conn));
+    let mut broke = None;
+    let sending = sender.send_request(req);
+    tokio::pin!(sending);
+    let head = std::future::poll_fn(|cx| {
+        if let Some(c) = conn.as_mut()
+            && let Poll::Ready(done) = c.as_mut().poll(cx)
+        {
+            broke = done.err();
+            conn = None;
+        }
+        sending.as_mut().poll(cx)
+    })
+    .await;
+    match head {
+        Ok(resp) => Ok(resp.map(|body| UpBody {
+            body,
+            conn: Mutex::new(conn),
+        })),
+        Err(e) => Err(Failed::Unreachable(broke.unwrap_or(e).to_string())),
+    }
+}
+
+/// An upstream reply's body with the connection that carries it, polled together: the
+/// connection lives until the body is read (or dropped), then it closes.
+pub struct UpBody {
+    body: Incoming,
+    /// `Mutex` for `Sync` alone (a reply's body must be): only ever reached by `get_mut`.
+    conn: Mutex<Option<Conn>>,
+}
+
+impl hyper::body::Body for UpBody {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<std::result::Result<Frame<Bytes>, hyper::Error>>> {
+        let this = &mut *self;
+        let conn = this.conn.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = conn.as_mut()
+            && c.as_mut().poll(cx).is_ready()
+        {
+            // Its end (or failure) reaches the body: an error, or the body's end.
+            *conn = None;
+        }
+        Pin::new(&mut this.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// Headers of an upstream reply that belong to its connection, not to the reply.
