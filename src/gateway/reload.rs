@@ -1,11 +1,14 @@
 //! A file the running gateway follows (policy, tokens): read again when its identity or times
-//! change (an atomic rename is a new inode); one that does not load is refused, the last good kept.
+//! change (an atomic rename is a new inode), looked at only when inotify heard something (`notes`);
+//! one that does not load is refused, the last good kept.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{MptError, Result};
+
+mod notes;
 
 /// What identifies one version of a file on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,11 +48,15 @@ pub struct Watched<T> {
     seen: Option<Stamp>,
     value: Arc<T>,
     load: fn(&Path) -> Result<T>,
+    /// Whether it may have changed; `None`: a `stat` each time.
+    notes: Option<notes::Notes>,
 }
 
 impl<T> Watched<T> {
     /// The file as it is now; it must load.
     pub fn open(path: &Path, load: fn(&Path) -> Result<T>) -> Result<Watched<T>> {
+        // Watching starts before the first read: a change after it is heard.
+        let notes = notes::Notes::open(path);
         let seen = stamp(path);
         let value = Arc::new(load(path)?);
         Ok(Watched {
@@ -57,6 +64,7 @@ impl<T> Watched<T> {
             seen,
             value,
             load,
+            notes,
         })
     }
 
@@ -67,6 +75,15 @@ impl<T> Watched<T> {
     /// Reads the file again if it changed since it was last read (or always, with `force`). A
     /// version that does not load is refused once (not re-read until it changes again).
     pub fn refresh(&mut self, force: bool) -> Refresh {
+        if !force && let Some(n) = &mut self.notes {
+            if !n.changed() {
+                return Refresh::Same;
+            }
+            // Become a symlink: its target's folder is not watched; a `stat` each time from now.
+            if !notes::plain(&self.path) {
+                self.notes = None;
+            }
+        }
         let now = stamp(&self.path);
         if now == self.seen && !force {
             return Refresh::Same;
