@@ -101,7 +101,9 @@ pub async fn serve(
             let mut every = tokio::time::interval(LAST_USED_EVERY);
             loop {
                 every.tick().await;
-                shared.flush_last_used();
+                // Its write is fsynced: on a blocking thread, not a worker a request waits for.
+                let sh = Arc::clone(&shared);
+                let _ = tokio::task::spawn_blocking(move || sh.flush_last_used()).await;
             }
         })
     };

@@ -19,7 +19,13 @@ pub fn run(ctx: &Ctx, dir: StateDir, args: GatewayServeArgs) -> Result<Exit> {
         knobs: GatewayKnobs::from_env(&ctx.env)?,
         dir,
     };
-    let rt = super::super::runtime()?;
+    // One thread for the accept loop and every connection: a request then never waits for a
+    // second thread to be woken and scheduled (on a loaded host, most of its added latency,
+    // bench_gateway); a write's fsync still goes to the blocking pool.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))?;
     rt.block_on(serve(opts, |l| listening(ctx, l), stopped()))?;
     Ok(Exit::Ok)
 }
