@@ -6,7 +6,8 @@
 // Needs the testbed (tests/testbed/provision.sh) and nginx: Debian's, installed here when missing
 // (tests/testbed/debian.sh: apt-get as root or through sudo; never by CI or the tests).
 // MPT_TESTBED names the testbed; BENCH_N (default 2000) the latency samples per side;
-// BENCH_RUNS (default 5) the write runs; BENCH_VERBOSE=1 prints each block.
+// BENCH_RUNS (default 5) the write runs; BENCH_VERBOSE=1 prints each block; BENCH_BASELINE_MPT
+// names another build's `mpt` whose gateway joins the latency run (before/after a change).
 
 mod common;
 
@@ -358,8 +359,27 @@ fn main() {
         port: nginx_port,
         bearer: tokens[0].clone(),
     };
+    // Another build's gateway beside this one (before/after a change, in the same run).
+    let baseline = std::env::var_os("BENCH_BASELINE_MPT").map(PathBuf::from);
+    let before = baseline.as_ref().map(|b| {
+        let (g, port, tokens) = gateway(
+            b,
+            &tmp.path().join("gateway-baseline"),
+            &home,
+            serve,
+            &names[..1],
+        );
+        let side = Side {
+            name: "through the baseline's gateway",
+            port,
+            bearer: tokens[0].clone(),
+        };
+        (g, side)
+    });
     let n = env_count("BENCH_N", 2000);
-    let mut lat = latencies(&[direct.clone(), through.clone(), proxied.clone()], n);
+    let mut sides = vec![direct.clone(), through.clone(), proxied.clone()];
+    sides.extend(before.as_ref().map(|(_, s)| s.clone()));
+    let mut lat = latencies(&sides, n);
     let (d50, d99) = (pct(&mut lat[0], 0.5), pct(&mut lat[0], 0.99));
     println!("load average at start: {load_before}");
     println!(
@@ -373,10 +393,9 @@ fn main() {
         d99
     );
     let mut added = Vec::new();
-    for (i, (side, bar)) in [(&through, "<= +0.15 ms, <= nginx"), (&proxied, "the peer")]
-        .iter()
-        .enumerate()
-    {
+    let mut rows = vec![(&through, "<= +0.15 ms, <= nginx"), (&proxied, "the peer")];
+    rows.extend(before.as_ref().map(|(_, s)| (s, "BENCH_BASELINE_MPT")));
+    for (i, (side, bar)) in rows.iter().enumerate() {
         let v = &mut lat[i + 1];
         let (p50, p99) = (pct(v, 0.5), pct(v, 0.99));
         added.push(p50 - d50);
@@ -396,6 +415,14 @@ fn main() {
         added[0],
         added[1]
     );
+    if let Some(b) = added.get(2) {
+        println!(
+            "the gateway adds {:.2}x what the baseline's adds at p50 ({:+.3} vs {b:+.3} ms)",
+            added[0] / b,
+            added[0]
+        );
+    }
+    drop(before);
 
     let runs = env_count("BENCH_RUNS", 5);
     let gw_sides: Vec<Side> = tokens
