@@ -92,8 +92,9 @@ fn an_sse_stream_and_a_long_poll_arrive_as_they_happen() {
     let id = append(port, &mem, "s/wait", "ends the wait");
     let woke = waiter.join().unwrap();
     assert_eq!(woke["events"][0]["id"], id.as_str(), "{woke}");
-    // The stream's client hung up (its runtime is gone): the response record is still
-    // written, once the gateway's relay meets the closed connection (at serve's next ping).
+    // The stream's client hangs up (its runtime, with the connection's task, is dropped): the
+    // response record is still written, once the relay meets the closed connection.
+    drop(rt);
     let hung_up = || {
         let o = mpt(env, dir, &["--json", "gateway", "audit", "--device", "obs"]);
         json(&o)["records"].as_array().unwrap().iter().any(|r| {
