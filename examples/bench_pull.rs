@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{Primary, median};
-use mpt::edge::pull::{PullSpec, interpreter, pull_once};
+use mpt::coord::pull::{PullSpec, interpreter, pull_once};
 use mpt::mcp::routes::sibling_base_text;
 use serde_json::Value;
 

@@ -329,7 +329,7 @@ impl Config {
         };
         let remote = match env.get("MEMPALACE_REMOTE_URL") {
             None => {
-                crate::secrets::register_unused_token(env, file.token_file.as_deref());
+                read::register_unused_token(env, file.token_file.as_deref());
                 None
             }
             Some(url) => Some(Remote {

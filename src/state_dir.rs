@@ -15,6 +15,19 @@ use crate::palace::PalacePaths;
 /// The state folder inside a palace, for a HOME that cannot be written.
 pub const IN_PALACE: &str = ".mpt-edge";
 
+/// `<key>.<suffix>` in the state folder `dir`, the key naming `palace` (the first 8 bytes of the
+/// sha256 of its real path, in hex): the owner's lock, log and socket name, the pull's record.
+pub fn palace_file(dir: &Path, palace: &Path, suffix: &str) -> PathBuf {
+    dir.join(format!("{}.{suffix}", palace_key(palace)))
+}
+
+/// The name every per-palace file of the edge starts with.
+pub fn palace_key(palace: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let real = crate::palace::paths::realpath(palace);
+    crate::hex::hex(&Sha256::digest(real.to_string_lossy().as_bytes())[..8])
+}
+
 /// Which of the two places holds the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {

@@ -117,6 +117,26 @@ pub fn config_text(bytes: &[u8], path: &Path) -> Result<String> {
     })
 }
 
+/// Without a remote URL the token is not used, but it is still a secret this process may meet
+/// (in arguments to queue, in text to print): register it for scrubbing. A token file that
+/// cannot be read is left alone here; it matters only once a URL is set.
+pub fn register_unused_token(env: &super::Env, token_file: Option<&std::path::Path>) {
+    if let Some(t) = env.get("MEMPALACE_REMOTE_TOKEN") {
+        crate::secrets::register(t);
+    }
+    let path = env
+        .get("MPT_TOKEN_FILE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| token_file.map(std::path::Path::to_path_buf));
+    // Only a small regular file: a FIFO or a device must not hang a command that never uses it.
+    if let Some(p) = path
+        && std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 64 * 1024)
+        && let Ok(text) = std::fs::read_to_string(&p)
+    {
+        crate::secrets::register(text.trim());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

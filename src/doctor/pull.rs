@@ -2,8 +2,7 @@
 //! every round only in the owner's log otherwise), and the events it skipped as unreadable.
 
 use super::{Check, Inputs, Status};
-use crate::edge::owner::OwnerPaths;
-use crate::edge::puller;
+use crate::coord::puller::{self, PullPaths};
 
 const ID: &str = "pull";
 
@@ -22,7 +21,7 @@ pub fn check(inputs: &Inputs) -> Check {
         Ok(p) => p,
         Err(e) => return Check::new(ID, Status::Skip, e.message),
     };
-    let path = puller::record_path(&OwnerPaths::new(&paths.home, &paths.palace));
+    let path = PullPaths::new(&paths.home, &paths.palace).record;
     let Some(rec) = puller::read_record(&path) else {
         return Check::new(
             ID,

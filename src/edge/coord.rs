@@ -5,9 +5,9 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::events::{self, Order};
 use super::merge;
 use super::proxy::{Primary, Proxy};
+use crate::coord::union::{self, Order};
 use crate::mcp::{CallError, Deadline, ToolReply};
 
 /// Arguments that may name an event by an id this palace minted.
@@ -78,19 +78,19 @@ impl Proxy {
         let mine = local.as_ref().ok().and_then(events_of).map(|(_, e)| e);
         let full = mine
             .as_ref()
-            .is_some_and(|m| m.len() >= events::limit_of(&args));
+            .is_some_and(|m| m.len() >= union::limit_of(&args));
         let (pulled, own) =
-            events::split_local(mine.unwrap_or_default(), self.replica(primary).as_deref());
+            union::split_local(mine.unwrap_or_default(), self.replica(primary).as_deref());
         if lacks_newer(&theirs, &pulled, &own, full) {
             primary.pull_wake.notify_one();
         }
         let n_primary = theirs.len();
-        let m = events::merge(
+        let m = union::merge(
             theirs.into_iter().chain(pulled).collect(),
             own,
             &|id| self.landed(id),
             Order::of(&args, wait),
-            events::limit_of(&args),
+            union::limit_of(&args),
         );
         let mut out = payload;
         out["merged"] = json!({"local": m.own, "primary": n_primary});
@@ -114,13 +114,13 @@ impl Proxy {
         let Some((payload, mine)) = events_of(&local) else {
             return Ok(local);
         };
-        let (pulled, own) = events::split_local(mine, self.replica(primary).as_deref());
-        let m = events::merge(
+        let (pulled, own) = union::split_local(mine, self.replica(primary).as_deref());
+        let m = union::merge(
             pulled,
             own,
             &|id| self.landed(id),
             Order::of(args, wait),
-            events::limit_of(args),
+            union::limit_of(args),
         );
         let why = why
             .or_else(|| primary.health.last_error())

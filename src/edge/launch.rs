@@ -10,11 +10,12 @@ use super::identity::Identity;
 use super::inflight::Deadlines;
 use super::owner::{self, OwnerPaths};
 use super::stamp::Stamper;
-use super::{private_fs, replicate, serve, setup, shim};
+use super::{replicate, serve, setup, shim};
 use crate::config::{Config, Env};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
 use crate::log::verbosity;
+use crate::private_fs;
 use crate::state_dir::{Place, StateDir};
 use crate::{log_debug, log_warn};
 
@@ -81,7 +82,7 @@ impl Launch<'_> {
         if ended == owner::Ended::Idle
             && let Some(log) = log
             && let Some(_lingering) =
-                owner::take_pid_lock(&self.paths.linger, "edge owner lingering")?
+                private_fs::take_pid_lock(&self.paths.linger, "edge owner lingering")?
         {
             replicate::linger(&log, linger).await;
         }

@@ -2,7 +2,6 @@
 //! relays stdio to the palace's one owner (`owner`), which runs the child and talks to the primary.
 
 mod coord;
-pub mod events;
 pub mod health;
 pub mod identity;
 pub mod inflight;
@@ -10,11 +9,8 @@ pub mod launch;
 pub mod merge;
 pub mod mine_lane;
 pub mod owner;
-pub mod policy;
-pub mod private_fs;
 pub mod proxy;
-pub mod pull;
-pub mod puller;
+pub mod pull_loop;
 pub mod replicate;
 pub mod retry_advice;
 pub mod serve;

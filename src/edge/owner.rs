@@ -26,18 +26,7 @@ pub type Hello = crate::mcp::owner_socket::Hello<Identity>;
 
 /// Takes the owner lock (`None`: another owner holds it).
 pub fn take_lock(paths: &OwnerPaths) -> Result<Option<PidLock>> {
-    take_pid_lock(&paths.lock, "edge owner")
-}
-
-/// Takes the pid lock at `path` in the edge's private folder, recording `what` (`None`: another
-/// process holds it). Its pid is for `mpt edge status` and for stopping it by pid.
-pub fn take_pid_lock(path: &Path, what: &str) -> Result<Option<PidLock>> {
-    if let Some(d) = path.parent() {
-        super::private_fs::create_private_dir(d)
-            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
-    }
-    crate::lock::try_acquire(path, what)
-        .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
+    crate::private_fs::take_pid_lock(&paths.lock, "edge owner")
 }
 
 /// Why the owner stopped serving.

@@ -9,11 +9,11 @@ use serde_json::{Value, json};
 
 use super::health::Health;
 use super::merge::{self, ReadKind};
-use super::policy::Policy;
 use super::stamp::Stamper;
 use crate::error::MptError;
 use crate::mcp::stdio::StdioClient;
 use crate::mcp::{CallError, Deadline, Handshake, McpClient, ToolReply, jsonrpc};
+use crate::outbox::policy::Policy;
 use crate::palace::catalog::{self, Patience, ToolClass};
 
 /// The request that wakes the owner's pull of the primary's log (not an MCP method: mpt's own

@@ -9,16 +9,17 @@ use serde_json::Value;
 
 use super::health::Health;
 use super::owner::OwnerPaths;
-use super::policy::Policy;
 use super::proxy::{Primary, Proxy, WriteLog};
 use super::replicate::{self, OutboxLog};
-use super::{puller, unopened};
+use super::{pull_loop, unopened};
 use crate::config::{Config, Env};
+use crate::coord::puller;
+use crate::coord::puller::PullPaths;
 use crate::error::Result;
-use crate::mcp::client::local_child_spec;
-use crate::mcp::http::{HttpClient, HttpOptions};
+use crate::mcp::client::{local_child_spec, primary_client};
 use crate::mcp::stdio::{StdioClient, StdioOptions};
 use crate::mcp::{Deadline, McpClient};
+use crate::outbox::policy::Policy;
 
 pub struct EdgeOptions {
     pub palace: PathBuf,
@@ -43,7 +44,8 @@ pub async fn start(
     opts: EdgeOptions,
 ) -> Result<(Arc<Proxy>, Option<Arc<OutboxLog>>)> {
     let program = local_child_spec(config, &opts.palace, opts.child.as_deref()).program;
-    let puller = puller::configure(config, env, &opts.palace, &program, paths);
+    let pulls = PullPaths::beside(&paths.lock);
+    let puller = puller::configure(config, env, &opts.palace, &program, &pulls);
     // An outbox that cannot be opened (a full disk) does not stop the edge: writes fail loudly.
     let (log, write_log) = match &config.remote {
         None => (None, None),
@@ -67,7 +69,7 @@ pub async fn start(
         }
     }
     if let Some(puller) = puller {
-        puller::spawn(Arc::clone(&proxy), puller);
+        pull_loop::spawn(Arc::clone(&proxy), puller);
     }
     let gate = Arc::clone(&proxy);
     tokio::spawn(async move {
@@ -117,15 +119,6 @@ pub async fn build(
         policy: Policy::new(config.file.replication.clone()),
         log,
     })
-}
-
-/// A client for the configured primary (`None` without one).
-pub fn primary_client(config: &Config) -> Result<Option<McpClient>> {
-    let Some(remote) = &config.remote else {
-        return Ok(None);
-    };
-    let http = HttpClient::new(HttpOptions::for_remote(remote, config))?;
-    Ok(Some(McpClient::Remote(http)))
 }
 
 /// Learns the primary's embedder identity (`/sync/version_vector`); `true` once it is known.

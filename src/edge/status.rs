@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::owner::{self, OwnerPaths};
 use crate::config::{Config, Env, Remote};
+use crate::coord::puller::{self, PullPaths};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::mcp::http::{HttpClient, HttpOptions};
 use crate::outbox;
@@ -30,7 +31,7 @@ pub async fn collect(
     };
     let pull = match &config.remote {
         None => json!(null),
-        Some(_) => super::puller::read_record(&super::puller::record_path(paths))
+        Some(_) => puller::read_record(&PullPaths::beside(&paths.lock).record)
             .map_or(json!(null), |r| r.to_status()),
     };
     let owner_pid = owner::owner_pid(paths).filter(|_| owner_up);

@@ -7,18 +7,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::dormancy::{self, Dormancy, DormancyState, Fs};
-use super::event::{Event, Parsed, parse_events};
-use super::me::Me;
 use super::text::clean_text;
+use crate::coord::{Event, Me, Parsed, parse_events};
 use crate::time::parse_iso_utc;
 
-/// Statuses that close a thread. `claimed`, `open` and `ready` do not.
-pub const TERMINAL_STATUSES: [&str; 4] = ["applied", "superseded", "failed", "blocked"];
-/// The seed's candidate query is `to_agent=<me> status=open`: an ack someone else sends me
-/// (`status=applied`, `to_agent=<me>`) is a reply, not an ask.
-pub const CANDIDATE_STATUS: &str = "open";
-/// `to_agent` of a broadcast, which owes nobody a reply.
-pub const BROADCAST: &str = "*";
+pub use crate::coord::event::{BROADCAST, CANDIDATE_STATUS, TERMINAL_STATUSES};
 /// Longest summary kept from a body's first line, in characters.
 pub const SUMMARY_CHARS: usize = 200;
 
@@ -179,7 +172,7 @@ pub fn derive_parsed(parsed: &Parsed<'_>, me: &Me, now_unix: i64, fs: &dyn Fs) -
     };
     let mut open: Vec<&Event<'_>> = candidates.into_iter().filter(|c| !answers(c)).collect();
     stats.answered = stats.candidates - open.len();
-    open.sort_by(|a, b| a.display_cmp(b));
+    open.sort_by(|a, b| a.causal_cmp(b));
 
     let (mut owed, mut dormant) = (Vec::new(), Vec::new());
     for e in open {

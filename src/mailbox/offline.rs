@@ -7,9 +7,10 @@ use serde_json::{Value, json};
 
 use super::{Derivation, Me, StdFs};
 use crate::config::{Config, Env};
-use crate::edge::events::{self, Order};
-use crate::edge::owner::OwnerPaths;
-use crate::edge::puller;
+use crate::coord::local::{self, LocalEvents};
+use crate::coord::pages;
+use crate::coord::puller::{self, PullPaths};
+use crate::coord::union::{self, Order};
 use crate::error::{MptError, Result};
 use crate::mcp::McpClient;
 use crate::outbox::{self, Outbox};
@@ -33,7 +34,7 @@ impl LocalLog {
         LocalLog {
             record: paths
                 .as_ref()
-                .map(|p| puller::record_path(&OwnerPaths::new(&p.home, &p.palace))),
+                .map(|p| PullPaths::new(&p.home, &p.palace).record),
             palace: paths,
             outbox,
         }
@@ -45,9 +46,9 @@ impl LocalLog {
     }
 
     /// The asks to `me` and the events by `me` in the local log (`None`: the palace has none).
-    fn events(&self, me: &Me) -> Result<Option<super::local::LocalEvents>> {
+    fn events(&self, me: &Me) -> Result<Option<LocalEvents>> {
         match &self.palace {
-            Some(p) => super::local::read(&p.logstream, me),
+            Some(p) => local::read(&p.logstream, me),
             None => Ok(None),
         }
     }
@@ -58,7 +59,7 @@ impl LocalLog {
             .palace
             .as_ref()
             .and_then(|p| crate::palace::files::replica_id(&p.palace));
-        let (pulled, own) = events::split_local(local, replica.as_deref());
+        let (pulled, own) = union::split_local(local, replica.as_deref());
         let map = self
             .outbox
             .as_ref()
@@ -66,7 +67,7 @@ impl LocalLog {
         let landed = |id: &str| map.as_ref()?.primary_id(id).ok().flatten();
         let queued = map.as_ref().map(queued_acks).unwrap_or_default();
         let all = primary.into_iter().chain(pulled).collect();
-        let mut out = events::merge(all, own, &landed, Order::Asc, usize::MAX).events;
+        let mut out = union::merge(all, own, &landed, Order::Asc, usize::MAX).events;
         out.extend(queued);
         out
     }
@@ -126,7 +127,7 @@ impl View {
     ) -> Result<View> {
         let remote = async {
             client.connect().await?;
-            super::source::fetch(client, me).await
+            pages::fetch(client, me).await
         }
         .await;
         let rows_skipped;

@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use super::offline::LocalLog;
 use crate::config::{Config, Env};
+use crate::coord::puller::{self, PullPaths};
 use crate::edge::owner::{self, OwnerPaths};
-use crate::edge::{proxy::PULL_METHOD, puller};
+use crate::edge::proxy::PULL_METHOD;
 use crate::log_debug;
 use crate::mcp::Deadline;
 
@@ -42,9 +43,8 @@ pub async fn local_copy(local: &LocalLog, config: &Config, env: &Env) -> Refresh
         return Refreshed::Skipped("no local palace exists (a mailbox read never creates one)");
     }
     let child = crate::mcp::client::local_child_spec(config, &paths.palace, None).program;
-    let owner_paths = OwnerPaths::new(&paths.home, &paths.palace);
-    let Some(mut puller) = puller::configure(config, env, &paths.palace, &child, &owner_paths)
-    else {
+    let pulls = PullPaths::new(&paths.home, &paths.palace);
+    let Some(mut puller) = puller::configure(config, env, &paths.palace, &child, &pulls) else {
         return Refreshed::Skipped("pulls are off or the child cannot pull");
     };
     puller.spec.deadline = puller.spec.deadline.min(OWN_PULL_DEADLINE);

@@ -130,6 +130,15 @@ impl McpClient {
     }
 }
 
+/// A client for the configured primary (`None` without one).
+pub fn primary_client(config: &Config) -> crate::error::Result<Option<McpClient>> {
+    let Some(remote) = &config.remote else {
+        return Ok(None);
+    };
+    let http = HttpClient::new(HttpOptions::for_remote(remote, config))?;
+    Ok(Some(McpClient::Remote(http)))
+}
+
 /// `mempalace-mcp --palace <palace>`: the flag is never left out (without it the knowledge graph
 /// lands in `~/.mempalace/`, the KG landmine).
 pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) -> ChildSpec {

@@ -8,11 +8,9 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 
 use super::McpClient;
-use crate::palace::paths::realpath;
-use crate::state_dir::StateDir;
+use crate::state_dir::{StateDir, palace_file, palace_key};
 
 /// A socket path is at most 107 bytes (`sun_path` holds 108 with its NUL); a base folder this
 /// short leaves room for `/mpt/<16 hex>.sock`.
@@ -37,13 +35,12 @@ impl OwnerPaths {
 
     /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
     pub fn in_dir(dir: &Path, palace: &Path) -> OwnerPaths {
-        let key =
-            crate::hex::hex(&Sha256::digest(realpath(palace).to_string_lossy().as_bytes())[..8]);
+        let key = palace_key(palace);
         OwnerPaths {
             socket: socket_path(&format!("{key}.sock")),
-            lock: dir.join(format!("{key}.owner.lock")),
-            log: dir.join(format!("{key}.owner.log")),
-            linger: dir.join(format!("{key}.linger.lock")),
+            lock: palace_file(dir, palace, "owner.lock"),
+            log: palace_file(dir, palace, "owner.log"),
+            linger: palace_file(dir, palace, "linger.lock"),
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod last_error;
 pub mod lease;
 pub mod lock;
 pub mod order;
+pub mod policy;
 mod reader;
 pub mod refs;
 pub mod replay;

@@ -6,9 +6,9 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, items, probe, read, text};
+use crate::coord::op_key;
 use crate::error::{MptError, Result};
 use crate::outbox::refs;
-use crate::outbox::replay::OP_KEY;
 
 /// event_list's own maximum page.
 const PAGE: usize = 500;
@@ -40,14 +40,7 @@ pub(super) async fn plan(
     let pulled: HashMap<String, String> = events
         .iter()
         .filter(|e| e["origin_replica"].as_str() != Some(me.as_str()))
-        .filter_map(|e| {
-            Some((
-                e.pointer(&format!("/metadata/{OP_KEY}"))?
-                    .as_str()?
-                    .to_string(),
-                e["id"].as_str()?.to_string(),
-            ))
-        })
+        .filter_map(|e| Some((op_key(e)?.to_string(), e["id"].as_str()?.to_string())))
         .collect();
     // Local id → the primary's, for references to records already there.
     let mut known: HashMap<String, String> = HashMap::new();
@@ -67,11 +60,7 @@ pub(super) async fn plan(
             plan.skip(Kind::Event, &id, Reason::LocalWing, None);
             continue;
         }
-        if let Some(copy) = e
-            .pointer(&format!("/metadata/{OP_KEY}"))
-            .and_then(Value::as_str)
-            .and_then(|k| pulled.get(k))
-        {
+        if let Some(copy) = op_key(e).and_then(|k| pulled.get(k)) {
             known.insert(id.clone(), copy.clone());
             plan.skip(Kind::Event, &id, Reason::OnPrimary, Some(copy.clone()));
             continue;

@@ -20,9 +20,9 @@ pub use reason::{Reason, Skipped};
 pub use session::{Read, read_and_plan};
 
 use super::{NewOp, Outbox};
-use crate::edge::policy::Policy;
 use crate::error::Result;
 use crate::mcp::{CallError, Deadline, McpClient};
+use crate::outbox::policy::Policy;
 
 /// What a record is, in the order a backfill enqueues them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]

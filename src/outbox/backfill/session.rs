@@ -3,11 +3,11 @@
 
 use super::{Options, Plan, Progress, Sources};
 use crate::config::{Config, Env};
-use crate::edge::policy::Policy;
 use crate::error::{MptError, Result};
 use crate::mcp::McpClient;
 use crate::mcp::route::{Beside, Dial, Route, Rule};
 use crate::outbox::Outbox;
+use crate::outbox::policy::Policy;
 use crate::palace::PalacePaths;
 
 /// A plan and what the palace was read through (`edge owner` or `own child`).
@@ -28,7 +28,7 @@ pub async fn read_and_plan(
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<Read> {
     let (local, through) = local_client(env, config, palace, show_stderr)?;
-    let primary = crate::edge::setup::primary_client(config)?;
+    let primary = crate::mcp::client::primary_client(config)?;
     let result = async {
         local.connect().await?;
         let primary_error = match &primary {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::kg_key::Fact;
-use super::{Check, MAX_PAGES, OP_KEY, PAGE, Schemas, Strategy, send_args, strategy, window_start};
+use super::{Check, MAX_PAGES, PAGE, Schemas, Strategy, send_args, strategy, window_start};
 use crate::mcp::{CallError, Deadline, McpClient};
 use crate::outbox::{Op, util};
 
@@ -34,10 +34,7 @@ pub async fn check(
         ))),
         Strategy::EventKey => {
             let args = send_args(op, schemas);
-            let Some(key) = args
-                .pointer(&format!("/metadata/{OP_KEY}"))
-                .and_then(Value::as_str)
-            else {
+            let Some(key) = crate::coord::op_key(&args) else {
                 return Ok(Check::Unverifiable(format!(
                     "the primary's {} declares no metadata to carry the op key",
                     op.tool_name
@@ -52,9 +49,7 @@ pub async fn check(
                 "preview": true,
             });
             let found = scan(client, filters, &since, |e| {
-                e.pointer(&format!("/metadata/{OP_KEY}"))
-                    .and_then(Value::as_str)
-                    == Some(key)
+                crate::coord::op_key(e) == Some(key)
             })
             .await?;
             Ok(found.into_check())

@@ -15,8 +15,8 @@ use super::Op;
 use crate::palace::catalog;
 
 /// The key stamped into `metadata` of the tools that declare it (event_append, patch_submit,
-/// artifact_put) and looked for after an ambiguous send.
-pub const OP_KEY: &str = "mpt_op_id";
+/// artifact_put) and looked for after an ambiguous send: the coordination log's op key.
+pub use crate::coord::OP_KEY;
 /// How far before our first send a replay check looks on the primary (clock skew between us
 /// and it; the event log's `created_at` is the primary's UTC clock).
 pub(super) const SKEW_MS: i64 = 24 * 3600 * 1000;

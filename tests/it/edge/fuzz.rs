@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mpt::config::McpKnobs;
-use mpt::edge::policy::Policy;
 use mpt::edge::proxy::Proxy;
 use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt::outbox::policy::Policy;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

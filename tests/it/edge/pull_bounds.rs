@@ -14,9 +14,9 @@ use axum::extract::{Query, State};
 use axum::response::Response;
 use axum::routing::{get, post};
 use mpt::config::{Config, Env};
+use mpt::coord::pull::{PullError, Pulled};
+use mpt::coord::puller::{self, PullPaths, PullRecord};
 use mpt::edge::owner::OwnerPaths;
-use mpt::edge::pull::{PullError, Pulled};
-use mpt::edge::puller::{self, PullRecord};
 use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
@@ -210,7 +210,7 @@ fn pull_now(
     let e = Env::from_pairs(pairs);
     let config = Config::load(&e, None).unwrap();
     std::fs::create_dir_all(palace).unwrap();
-    let paths = OwnerPaths::new(&home, palace);
+    let paths = PullPaths::new(&home, palace);
     std::fs::create_dir_all(paths.lock.parent().unwrap()).unwrap();
     let p = puller::configure(&config, &e, palace, &venv_bin("mempalace-mcp"), &paths)
         .expect("a primary, pulls on, a Python child");
@@ -223,7 +223,7 @@ fn pull_now(
 }
 
 fn record_file(env: &TestEnv, palace: &Path) -> PathBuf {
-    puller::record_path(&OwnerPaths::new(&env.home(), palace))
+    PullPaths::new(&env.home(), palace).record
 }
 
 #[test]

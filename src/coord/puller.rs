@@ -1,19 +1,16 @@
-//! The owner's schedule for pulling the primary's log: while the primary answers, at start, on an
-//! interval, after a flush and after a read saw events the local log lacks; one pull at a time.
+//! One pull at a time under the pull lock, its outcome kept in the pull record beside the owner's
+//! lock (read by `mpt mailbox` and `mpt edge status`); the edge's owner schedules the rounds.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::owner::OwnerPaths;
-use super::proxy::Proxy;
 use super::pull::{PullError, PullSpec, Pulled, pull_once};
-use crate::mcp::Deadline;
-use crate::outbox::util::now_ms;
-use crate::{log_debug, log_warn};
+use crate::log_warn;
+use crate::state_dir::StateDir;
+use crate::time::now_ms;
 
 /// `schema` of the pull record.
 pub const RECORD_SCHEMA: &str = crate::schema::EDGE_PULL;
@@ -41,7 +38,7 @@ impl PullRecord {
     /// The `pull` object of `mpt edge status --json` (and doctor's evidence): when it last
     /// worked, why it fails and since when, and the events of the last round that were skipped.
     pub fn to_status(&self) -> Value {
-        let when = |ms: Option<i64>| ms.map(crate::outbox::util::rfc3339);
+        let when = |ms: Option<i64>| ms.map(crate::time::rfc3339);
         json!({
             "primary": self.primary,
             "last_success": when(self.last_success_ms),
@@ -53,23 +50,40 @@ impl PullRecord {
     }
 }
 
-pub fn record_path(paths: &OwnerPaths) -> PathBuf {
-    beside_owner(paths, "pull.json")
+/// Where a palace's pulls keep their record and lock: `<key>.pull.json` and `<key>.pull.lock`
+/// in the edge's state folder (`crate::state_dir`), beside the owner's `<key>.owner.lock`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullPaths {
+    pub record: PathBuf,
+    pub lock: PathBuf,
 }
 
-fn lock_path(paths: &OwnerPaths) -> PathBuf {
-    beside_owner(paths, "pull.lock")
-}
+impl PullPaths {
+    /// The paths for `palace` in the state folder `dir` (resolved once by the caller).
+    pub fn in_dir(dir: &Path, palace: &Path) -> PullPaths {
+        PullPaths {
+            record: crate::state_dir::palace_file(dir, palace, "pull.json"),
+            lock: crate::state_dir::palace_file(dir, palace, "pull.lock"),
+        }
+    }
 
-/// `<key>.<suffix>` beside the owner's lock (`<state dir>/<key>.owner.lock`: `crate::state_dir`).
-fn beside_owner(paths: &OwnerPaths, suffix: &str) -> PathBuf {
-    let name = paths
-        .lock
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let key = name.strip_suffix(".owner.lock").unwrap_or(&name);
-    paths.lock.with_file_name(format!("{key}.{suffix}"))
+    /// The paths beside an owner's lock (`<state dir>/<key>.owner.lock`), an owner's own.
+    pub fn beside(owner_lock: &Path) -> PullPaths {
+        let name = owner_lock
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let key = name.strip_suffix(".owner.lock").unwrap_or(&name);
+        PullPaths {
+            record: owner_lock.with_file_name(format!("{key}.pull.json")),
+            lock: owner_lock.with_file_name(format!("{key}.pull.lock")),
+        }
+    }
+
+    /// The paths for `palace` in this HOME's state folder.
+    pub fn new(home: &Path, palace: &Path) -> PullPaths {
+        PullPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
+    }
 }
 
 /// The record, when a pull was ever attempted for this palace.
@@ -114,19 +128,14 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 pub struct Puller {
     pub spec: PullSpec,
-    pub paths: OwnerPaths,
+    pub paths: PullPaths,
     /// `MPT_EDGE_PULL_MS`.
     pub interval: Duration,
 }
 
-/// Starts the schedule on the owner's runtime (a pull is a child process: nothing blocks).
-pub fn spawn(proxy: Arc<Proxy>, puller: Puller) {
-    tokio::spawn(async move { run(proxy, puller).await });
-}
-
 /// The record of this palace's pulls from `base_url` (a fresh one for another primary).
-fn load_record(paths: &OwnerPaths, base_url: &str) -> PullRecord {
-    read_record(&record_path(paths))
+pub fn load_record(paths: &PullPaths, base_url: &str) -> PullRecord {
+    read_record(&paths.record)
         .filter(|r| r.primary == base_url)
         .unwrap_or_else(|| PullRecord {
             schema: RECORD_SCHEMA.into(),
@@ -137,12 +146,12 @@ fn load_record(paths: &OwnerPaths, base_url: &str) -> PullRecord {
 
 /// One pull under the pull lock, its outcome written to the record; `None` when another pull
 /// (the owner's, another `mpt mailbox`) holds the lock.
-async fn round(
+pub async fn round(
     spec: &PullSpec,
-    paths: &OwnerPaths,
+    paths: &PullPaths,
     rec: &mut PullRecord,
 ) -> Option<Result<Pulled, PullError>> {
-    let held = super::owner::take_pid_lock(&lock_path(paths), "edge pull")
+    let held = crate::private_fs::take_pid_lock(&paths.lock, "edge pull")
         .ok()
         .flatten()?;
     let started = now_ms();
@@ -160,7 +169,7 @@ async fn round(
             rec.failing_since_ms = rec.failing_since_ms.or(Some(started));
         }
     }
-    write_record(&record_path(paths), rec);
+    write_record(&paths.record, rec);
     Some(r)
 }
 
@@ -171,70 +180,6 @@ pub async fn pull_now(p: &Puller) -> Option<Result<Pulled, PullError>> {
     round(&p.spec, &p.paths, &mut rec).await
 }
 
-async fn run(proxy: Arc<Proxy>, p: Puller) {
-    let Some(primary) = &proxy.primary else {
-        return;
-    };
-    let mut rec = load_record(&p.paths, &p.spec.base_url);
-    let mut primed = false;
-    let mut failing = false;
-    loop {
-        if primary.health.usable() {
-            // The child opens its log first: it mints the palace's replica id, not the pull.
-            primed = primed || prime(&proxy).await;
-            let pulled = if primed {
-                round(&p.spec, &p.paths, &mut rec).await
-            } else {
-                None
-            };
-            match pulled {
-                None => {}
-                Some(Ok(pulled)) => {
-                    log_debug!(
-                        "edge pulled {} event(s), {} artifact(s) of the primary's log in {} ms",
-                        pulled.pulled_events,
-                        pulled.pulled_artifacts,
-                        pulled.elapsed_ms
-                    );
-                    failing = false;
-                }
-                Some(Err(e @ PullError::Unsupported(_))) => {
-                    return log_warn!(
-                        "the edge does not pull the primary's coordination log: {e}; offline, asks seen online cannot be answered and `mpt mailbox` has no last-known view"
-                    );
-                }
-                Some(Err(e)) => {
-                    if !failing {
-                        log_warn!(
-                            "{e}: the local copy of the coordination log is as of the last pull; it is tried again"
-                        );
-                    } else {
-                        log_debug!("pull: {e}");
-                    }
-                    failing = true;
-                }
-            }
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(p.interval) => {}
-            _ = primary.pull_wake.notified() => {}
-        }
-    }
-}
-
-/// Opens the child's log (a one-event list) so the child, not the pull, creates it.
-async fn prime(proxy: &Proxy) -> bool {
-    let r = proxy
-        .child
-        .request(
-            "tools/call",
-            Some(json!({"name": "mempalace_event_list", "arguments": {"limit": 1}})),
-            Deadline::Default,
-        )
-        .await;
-    r.is_ok()
-}
-
 /// The owner's pull schedule from the configuration (`None`: no primary, pulls turned off with
 /// `MPT_EDGE_PULL_MS=0`, or a child that is not a Python console script).
 pub fn configure(
@@ -242,7 +187,7 @@ pub fn configure(
     env: &crate::config::Env,
     palace: &Path,
     child_program: &Path,
-    paths: &OwnerPaths,
+    paths: &PullPaths,
 ) -> Option<Puller> {
     let remote = config.remote.as_ref()?;
     let interval = config.pull.interval?;
@@ -275,16 +220,30 @@ mod tests {
 
     #[test]
     fn the_record_lives_beside_the_owner_lock() {
-        let paths = OwnerPaths::new(Path::new("/h"), Path::new("/p/palace"));
-        let record = record_path(&paths);
-        assert_eq!(record.parent(), paths.lock.parent());
-        let name = record.file_name().unwrap().to_string_lossy().into_owned();
+        let dir = Path::new("/h/.mempalace/edge");
+        let palace = Path::new("/p/palace");
+        let paths = PullPaths::in_dir(dir, palace);
+        let owner_lock = crate::state_dir::palace_file(dir, palace, "owner.lock");
+        assert_eq!(paths.record.parent(), owner_lock.parent());
+        let name = paths
+            .record
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         assert!(
             name.ends_with(".pull.json") && !name.contains("owner"),
             "{name}"
         );
+        let key = owner_lock
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".owner.lock", "");
+        assert_eq!(name, format!("{key}.pull.json"));
+        assert_eq!(PullPaths::beside(&owner_lock), paths);
         assert_eq!(
-            lock_path(&paths).file_name().unwrap().to_string_lossy(),
+            paths.lock.file_name().unwrap().to_string_lossy(),
             name.replace(".pull.json", ".pull.lock")
         );
     }

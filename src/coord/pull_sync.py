@@ -1,4 +1,4 @@
-# One pull of the primary's coordination log (mpt's `edge::pull`): MemPalace's own anti-entropy
+# One pull of the primary's coordination log (mpt's `coord::pull`): MemPalace's own anti-entropy
 # engine, `logsync.sync_with_peer`, with what it cannot fold skipped and counted, never fatal.
 # argv: the local logstream, the base of the primary's /sync/* routes; stdin: the token line.
 # stdout: one JSON document, the round's stats or {"kind", "error"}.

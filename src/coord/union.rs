@@ -6,12 +6,11 @@
 // metadata, their content is the replay check's (an ack: writer, target, status, body; a task:
 // writer, body, recipient, branch, commit).
 
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::outbox::replay::OP_KEY;
+use super::{CausalKey, op_key};
 
 /// Which way a list runs (event_list's rule: ascending when resuming from a cursor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +61,7 @@ pub fn split_local(local: Vec<Value>, replica: Option<&str>) -> (Vec<Value>, Vec
 }
 
 /// `primary` (the primary's answer, then pulled copies: each id once) plus every `own` event that
-/// is not one of them, sorted by `hlc` in `order`, at most `limit`. `landed` maps an id this
+/// is not one of them, in causal order (`order`'s way), at most `limit`. `landed` maps an id this
 /// palace minted to the primary's, once its op landed.
 pub fn merge(
     primary: Vec<Value>,
@@ -105,10 +104,7 @@ pub fn merge(
         shown.insert(eid.to_string());
         events.push(e);
     }
-    events.sort_by(|a, b| {
-        let c = causal(a, b);
-        if order == Order::Desc { c.reverse() } else { c }
-    });
+    sort_causal(&mut events, order);
     events.truncate(limit);
     Merged {
         own: events
@@ -121,12 +117,6 @@ pub fn merge(
 
 fn id(e: &Value) -> Option<&str> {
     e.get("id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-}
-
-fn op_key(e: &Value) -> Option<&str> {
-    e.pointer(&format!("/metadata/{OP_KEY}"))
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
 }
@@ -162,17 +152,20 @@ fn signature(e: &Value, landed: &dyn Fn(&str) -> Option<String>) -> Option<Strin
     serde_json::to_string(&fields).ok()
 }
 
-/// Causal order: by `hlc` (it sorts as text), then `created_at`, then id.
-fn causal(a: &Value, b: &Value) -> Ordering {
-    let key = |e: &Value| {
-        (
-            text(e, "hlc").to_string(),
-            text(e, "created_at").to_string(),
-        )
-    };
-    key(a)
-        .cmp(&key(b))
-        .then_with(|| text(a, "id").cmp(text(b, "id")))
+/// Sorts `events` in the log's one causal order ([`CausalKey`]), each key read once.
+fn sort_causal(events: &mut Vec<Value>, order: Order) {
+    let mut keyed: Vec<(CausalKey<'_>, usize)> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (CausalKey::of(e), i))
+        .collect();
+    keyed.sort_unstable_by(|(a, i), (b, j)| {
+        let c = a.cmp(b).then(i.cmp(j));
+        if order == Order::Desc { c.reverse() } else { c }
+    });
+    let at: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+    let mut slots: Vec<Option<Value>> = std::mem::take(events).into_iter().map(Some).collect();
+    events.extend(at.into_iter().filter_map(|i| slots[i].take()));
 }
 
 #[cfg(test)]
@@ -180,8 +173,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::coord::OP_KEY;
 
-    fn ev(id: &str, hlc: &str, extra: Value) -> Value {
+    /// A well-formed hlc from a short `<ms>-<replica>` (`"3-a"`).
+    fn hlc(short: &str) -> String {
+        let (ms, replica) = short.split_once('-').unwrap_or((short, "x"));
+        format!("{:013}-000000-rep_{replica}", ms.parse::<u64>().unwrap())
+    }
+
+    fn ev(id: &str, short_hlc: &str, extra: Value) -> Value {
+        let hlc = hlc(short_hlc);
         let mut e = json!({"id": id, "hlc": hlc, "type": "note", "from_agent": "pi@a", "body": id});
         if let (Some(o), Some(x)) = (e.as_object_mut(), extra.as_object()) {
             o.extend(x.clone());
@@ -263,6 +264,35 @@ mod tests {
         assert_eq!(own.len(), 2);
         let (pulled, own) = split_local(local, None);
         assert!(pulled.is_empty() && own.len() == 3);
+    }
+
+    /// The one causal order, on events where the union's old order (hlc as text with absent as
+    /// empty, then `created_at`) and the derivation's disagreed: hlc-stamped events first, by
+    /// hlc; then by `seq`; a malformed hlc is none; `created_at` never decides.
+    #[test]
+    fn the_union_sorts_in_the_logs_one_causal_order() {
+        let at = |id: &str, hlc: Option<&str>, seq: i64, created: &str| json!({"id": id, "hlc": hlc, "seq": seq, "created_at": created, "type": "note"});
+        let stamped = hlc("5-a");
+        let events = vec![
+            // Unstamped, arrived later (seq 8) but with the earlier created_at.
+            at("n2", None, 8, "2026-01-01T00:00:00Z"),
+            // Unstamped, arrived first: before n2, whatever created_at says.
+            at("n1", None, 7, "2026-01-01T00:00:09Z"),
+            // A malformed hlc sorts as none (the old order trusted it as text).
+            at("m", Some("0-garbage"), 9, "2026-01-01T00:00:01Z"),
+            // Stamped: first, though its seq is the largest (the old order put it last).
+            at("s", Some(&stamped), 99, "2026-01-01T00:00:05Z"),
+        ];
+        let m = merge(events.clone(), Vec::new(), &|_| None, Order::Asc, 50);
+        assert_eq!(ids(&m), ["s", "n1", "n2", "m"]);
+        let m = merge(events.clone(), Vec::new(), &|_| None, Order::Desc, 50);
+        assert_eq!(ids(&m), ["m", "n2", "n1", "s"]);
+        // The derivation's order is the same one.
+        let parsed = crate::coord::parse_events(&events);
+        let mut sorted = parsed.events.clone();
+        sorted.sort_by(|a, b| a.causal_cmp(b));
+        let order: Vec<&str> = sorted.iter().map(|e| e.id).collect();
+        assert_eq!(order, ["s", "n1", "n2", "m"]);
     }
 
     #[test]

@@ -6,6 +6,14 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+/// Statuses that close a thread. `claimed`, `open` and `ready` do not.
+pub const TERMINAL_STATUSES: [&str; 4] = ["applied", "superseded", "failed", "blocked"];
+/// The seed's candidate query is `to_agent=<me> status=open`: an ack someone else sends me
+/// (`status=applied`, `to_agent=<me>`) is a reply, not an ask.
+pub const CANDIDATE_STATUS: &str = "open";
+/// `to_agent` of a broadcast, which owes nobody a reply.
+pub const BROADCAST: &str = "*";
+
 /// One coordination-log event, borrowed from the JSON the palace returned.
 ///
 /// Empty strings are treated as absent for every routing field, so `""` never joins
@@ -146,15 +154,47 @@ impl<'a> Event<'a> {
         }
     }
 
-    /// A total order for presentation: hlc-stamped events first by hlc, then the rest by seq,
-    /// then by id, so output is deterministic whatever order the pages arrived in.
-    pub fn display_cmp(&self, other: &Event<'_>) -> Ordering {
-        fn key<'e>(e: &Event<'e>) -> (bool, Option<&'e str>, bool, Option<i64>) {
-            (e.hlc.is_none(), e.hlc, e.seq.is_none(), e.seq)
+    /// The one causal order (see [`CausalKey`]).
+    pub fn causal_cmp(&self, other: &Event<'_>) -> Ordering {
+        self.causal_key().cmp(&other.causal_key())
+    }
+
+    pub fn causal_key(&self) -> CausalKey<'a> {
+        CausalKey {
+            unstamped: self.hlc.is_none(),
+            hlc: self.hlc,
+            unsequenced: self.seq.is_none(),
+            seq: self.seq,
+            id: self.id,
         }
-        key(self)
-            .cmp(&key(other))
-            .then_with(|| self.id.cmp(other.id))
+    }
+}
+
+/// The log's one causal order, total so a list sorts the same whatever order its pages arrived
+/// in: hlc-stamped events first, by hlc (fixed-width: text order is causal order across
+/// replicas); then the rest by `seq`; then by id. Never `created_at` (second precision), and a
+/// malformed hlc counts as none ([`is_hlc`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CausalKey<'a> {
+    unstamped: bool,
+    hlc: Option<&'a str>,
+    unsequenced: bool,
+    seq: Option<i64>,
+    id: &'a str,
+}
+
+impl<'a> CausalKey<'a> {
+    /// The key of an event as the palace returned it (three fields read, not the whole event).
+    pub fn of(value: &'a Value) -> CausalKey<'a> {
+        let hlc = value.get("hlc").and_then(text).filter(|h| is_hlc(h));
+        let seq = value.get("seq").and_then(int);
+        CausalKey {
+            unstamped: hlc.is_none(),
+            hlc,
+            unsequenced: seq.is_none(),
+            seq,
+            id: value.get("id").and_then(Value::as_str).unwrap_or(""),
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! Reading the coordination log for a mailbox through an MCP client: every page of the queries
-//! the derivation needs (the open asks to my identities, then each addressee's own events).
+//! Reading the coordination log through an MCP client, page by page: every page of the queries a
+//! mailbox's derivation needs (the open asks to my identities, then each addressee's own events).
 
 use std::collections::BTreeSet;
 

@@ -1,5 +1,5 @@
-//! The edge's private places: its state folder (0700; where: `crate::state_dir`), owner log (0600),
-//! and the short socket folder (where: `crate::mcp::owner_socket`) made and checked ours.
+//! mpt's private places: the edge's state folder (0700; where: `crate::state_dir`) and the locks
+//! in it, the owner log (0600), the short socket folder (where: `crate::mcp::owner_socket`) made and checked ours.
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
 use std::io;
@@ -9,12 +9,23 @@ use std::path::Path;
 use crate::error::{MptError, Result};
 use crate::mcp::owner_socket::euid;
 pub use crate::mcp::owner_socket::{is_private, socket_path};
+use crate::lock::PidLock;
 
 /// Creates `dir` (and missing parents) mode 0700; an existing one of ours open to others is
 /// tightened to 0700.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     tighten(dir, 0o700)
+}
+
+/// Takes the pid lock at `path` in the edge's private folder, recording `what` (`None`: another
+/// process holds it). Its pid is for `mpt edge status` and for stopping it by pid.
+pub fn take_pid_lock(path: &Path, what: &str) -> Result<Option<PidLock>> {
+    if let Some(d) = path.parent() {
+        create_private_dir(d).map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
+    }
+    crate::lock::try_acquire(path, what)
+        .map_err(|e| MptError::io(format!("locking {}", path.display()), &e))
 }
 
 /// Opens (creating) the owner's log for appending, mode 0600; an existing one open to others is

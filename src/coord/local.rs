@@ -8,6 +8,7 @@ use rusqlite::{Connection, Row, params};
 use serde_json::{Map, Value, json};
 
 use super::Me;
+use super::event::{BROADCAST, CANDIDATE_STATUS};
 use crate::error::Result;
 use crate::palace::sqlite::with_reader;
 
@@ -47,7 +48,7 @@ fn events(c: &Connection, me: &Me) -> rusqlite::Result<LocalEvents> {
     let mut st = c.prepare(&format!(
         "SELECT {COLUMNS} FROM events WHERE {filter} ORDER BY rowid"
     ))?;
-    let mut rows = st.query(params![key, super::CANDIDATE_STATUS])?;
+    let mut rows = st.query(params![key, CANDIDATE_STATUS])?;
     let is = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).is_some_and(|a| me.is(a));
     let mut out = LocalEvents::default();
     while let Some(r) = rows.next()? {
@@ -55,8 +56,8 @@ fn events(c: &Connection, me: &Me) -> rusqlite::Result<LocalEvents> {
             out.skipped += 1;
             continue;
         };
-        let ask = e["status"] == super::CANDIDATE_STATUS
-            && (e["to_agent"] == super::BROADCAST || is(&e, "to_agent"));
+        let ask =
+            e["status"] == CANDIDATE_STATUS && (e["to_agent"] == BROADCAST || is(&e, "to_agent"));
         if ask || is(&e, "from_agent") {
             out.events.push(e);
         }
