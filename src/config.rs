@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::error::{MptError, Result};
 
+pub mod edge;
 pub mod feed;
 pub mod gateway;
 mod parse;
@@ -19,6 +20,7 @@ pub mod values;
 
 pub use parse::parse_file;
 
+pub use edge::EdgeKnobs;
 pub use feed::FeedKnobs;
 pub use pull::PullKnobs;
 
@@ -302,6 +304,7 @@ pub struct Config {
     pub ext_debug: bool,
     pub feed: FeedKnobs,
     pub pull: PullKnobs,
+    pub edge: EdgeKnobs,
     pub file: FileConfig,
     /// The file that was read, if any.
     pub file_path: Option<PathBuf>,
@@ -349,6 +352,7 @@ impl Config {
             ext_debug: env.flag("MEMPALACE_EXT_DEBUG", false)?,
             feed: FeedKnobs::from_env(env)?,
             pull: PullKnobs::from_env(env)?,
+            edge: EdgeKnobs::from_env(env)?,
             file,
             file_path,
         })
@@ -356,8 +360,13 @@ impl Config {
 
     /// Provenance is stamped only with a device name AND a shared palace (both gates).
     pub fn stamp_identity(&self) -> Option<String> {
+        self.stamp_identity_for(&self.harness)
+    }
+
+    /// The stamp of `harness`'s writes (`<harness>@<device>`), behind the same two gates.
+    pub fn stamp_identity_for(&self, harness: &str) -> Option<String> {
         match (&self.device, &self.remote) {
-            (Some(d), Some(_)) => Some(format!("{}@{}", self.harness, d)),
+            (Some(d), Some(_)) => Some(format!("{harness}@{d}")),
             _ => None,
         }
     }

@@ -85,7 +85,9 @@ impl FeedKnobs {
         match &self.remote_path {
             Some(p) => p.clone(),
             None => {
-                let host = device.map(str::to_string).unwrap_or_else(hostname);
+                let host = device.map(str::to_string).unwrap_or_else(|| {
+                    super::values::hostname().unwrap_or_else(|| "device".into())
+                });
                 format!("~/.mempalace/feed/inbox/{}", path_safe(&host))
             }
         }
@@ -195,17 +197,6 @@ fn path_safe(s: &str) -> String {
         "" => "device".to_string(),
         t => t.to_string(),
     }
-}
-
-fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into a buffer we own.
-    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if r != 0 {
-        return "device".to_string();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
 #[cfg(test)]

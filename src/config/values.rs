@@ -163,6 +163,18 @@ pub fn check_device(env: &Env) -> Result<()> {
     )))
 }
 
+/// This machine's host name (`gethostname`); `None` when the system gives none.
+pub fn hostname() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into a buffer we own.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,7 +49,7 @@ impl Launch<'_> {
             + Duration::from_secs(10);
         let start = || self.spawn_owner();
         let identity = Identity::of(self.config, self.env, &self.palace)?;
-        let deadlines = Deadlines::new(self.config.mcp.timeout, setup::read_deadline(self.env));
+        let deadlines = Deadlines::new(self.config.mcp.timeout, self.config.edge.read_deadline);
         shim::run(&self.paths, harness, &identity, start, wait, deadlines).await
     }
 
@@ -62,8 +62,7 @@ impl Launch<'_> {
                 "another edge owner serves this palace",
             ));
         };
-        let grace = millis_env(self.env, "MPT_EDGE_GRACE_MS", 30_000)?;
-        let linger = millis_env(self.env, "MPT_EDGE_LINGER_MS", 900_000)?;
+        let (grace, linger) = (self.config.edge.grace, self.config.edge.linger);
         let (proxy, log) = setup::start(self.config, self.env, &self.paths, self.options()).await?;
         log_debug!("edge owner ready on {}", self.paths.socket.display());
         let tools = proxy.handshake.tools.clone();
@@ -183,20 +182,6 @@ impl Launch<'_> {
 }
 
 fn stamper_for(config: &Config, tools: &[serde_json::Value], harness: &str) -> Option<Stamper> {
-    let identity = match (&config.device, &config.remote) {
-        (Some(d), Some(_)) => Some(format!("{harness}@{d}")),
-        _ => None,
-    };
+    let identity = config.stamp_identity_for(harness);
     Stamper::new(identity, config.device.as_deref(), tools)
-}
-
-/// A duration in milliseconds from the environment (exit 2 naming a malformed value).
-fn millis_env(env: &Env, name: &str, default: u64) -> Result<Duration> {
-    match env.get(name) {
-        None => Ok(Duration::from_millis(default)),
-        Some(v) => v.trim().parse().map(Duration::from_millis).map_err(|_| {
-            MptError::usage(format!("{name}='{v}' is not a number of milliseconds"))
-                .with_hint(format!("unset it for the default ({default})"))
-        }),
-    }
 }

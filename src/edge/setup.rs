@@ -27,15 +27,6 @@ pub struct EdgeOptions {
     pub show_stderr: bool,
 }
 
-/// How long a read waits for the primary before answering locally (`MPT_EDGE_READ_DEADLINE_MS`).
-pub fn read_deadline(env: &Env) -> Duration {
-    let ms = env
-        .get("MPT_EDGE_READ_DEADLINE_MS")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5000);
-    Duration::from_millis(ms)
-}
-
 /// The child, the primary side, the outbox and its flusher, the embedder watch: one edge.
 pub async fn start(
     config: &Config,
@@ -57,7 +48,7 @@ pub async fn start(
             (log, Some(write_log))
         }
     };
-    let proxy = Arc::new(build(config, env, &opts, write_log).await?);
+    let proxy = Arc::new(build(config, &opts, write_log).await?);
     // Before serving: the writes a dead owner left between its intent and its answer.
     if let Some(settler) = super::settle::Settler::of(&proxy) {
         settler.at_start().await;
@@ -90,7 +81,6 @@ pub async fn start(
 /// Starts the child (handshake included) and prepares the primary side.
 pub async fn build(
     config: &Config,
-    env: &Env,
     opts: &EdgeOptions,
     log: Option<Arc<dyn WriteLog>>,
 ) -> Result<Proxy> {
@@ -107,7 +97,7 @@ pub async fn build(
             health: Health::default(),
             embedder: RwLock::new(config.file.primary_embedder.clone()),
             local_sidecar: opts.palace.join("mempalace_embedder.json"),
-            read_deadline: read_deadline(env),
+            read_deadline: config.edge.read_deadline,
             palace: opts.palace.clone(),
             pull_wake: Arc::new(tokio::sync::Notify::new()),
         }),

@@ -66,19 +66,9 @@ pub fn resolve_path(env: &Env, config: &Config, palace: Option<&Path>) -> Result
 /// How this invocation opens the outbox: `MPT_OUTBOX_SYNC` = `full` (the default: a returned
 /// enqueue survives a power loss) or `normal` (it survives a process kill; for slow disks).
 pub fn open_options(env: &Env) -> Result<OpenOptions> {
-    let synchronous = match env
-        .get("MPT_OUTBOX_SYNC")
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        None | Some("full") => Synchronous::Full,
-        Some("normal") => Synchronous::Normal,
-        Some(other) => {
-            return Err(MptError::usage(format!(
-                "MPT_OUTBOX_SYNC='{other}' is neither full nor normal"
-            ))
-            .with_hint("unset it for full (the default), or set normal"));
-        }
+    let synchronous = match crate::config::edge::outbox_sync(env)? {
+        crate::config::edge::OutboxSync::Full => Synchronous::Full,
+        crate::config::edge::OutboxSync::Normal => Synchronous::Normal,
     };
     Ok(OpenOptions {
         synchronous,

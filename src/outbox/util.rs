@@ -74,16 +74,9 @@ pub fn lease_token() -> String {
     hex(&buf)
 }
 
-/// This machine's host name (`origin_host`).
+/// This machine's host name (`origin_host`), `unknown` when the system has none to give.
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates on success.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "unknown".into();
-    }
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
+    crate::config::values::hostname().unwrap_or_else(|| "unknown".into())
 }
 
 #[cfg(test)]

@@ -393,3 +393,31 @@ fn a_device_name_with_a_cr_a_space_or_a_line_break_is_refused_by_every_command()
         "{check}"
     );
 }
+
+#[test]
+fn a_malformed_edge_knob_is_exit_2_naming_it() {
+    // MPT_EDGE_READ_DEADLINE_MS was read by the edge alone, a malformed value silently its default.
+    let env = TestEnv::new();
+    let remote = [("MEMPALACE_REMOTE_URL", "https://palace.example:8765/mcp")];
+    for (key, value) in [
+        ("MPT_EDGE_READ_DEADLINE_MS", "abc"),
+        ("MPT_EDGE_GRACE_MS", "30s"),
+        ("MEMPALACE_MAILBOX_POLL_MS", "-1"),
+    ] {
+        let mut vars = remote.to_vec();
+        vars.push((key, value));
+        let o = env.mpt(&["--json", "config"], &vars);
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", stdout(&o));
+        let msg = json(&o)["message"].as_str().unwrap().to_string();
+        assert!(msg.contains(&format!("{key}='{value}'")), "{msg}");
+        // The edge a harness starts (stdout is MCP only) says why on stderr.
+        let o = env.mpt(&["edge"], &vars);
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+        assert!(
+            stderr(&o).contains(&format!("{key}='{value}'")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -18,8 +18,6 @@ use crate::palace::PalacePaths;
 use crate::time::{human_age, now_unix};
 use crate::{log_debug, log_warn};
 
-const DEFAULT_POLL_MS: u64 = 300_000;
-
 pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     // The terminal's road needs no palace, no device name and no config.
     if let Some(MailboxAction::Notify { test }) = args.action {
@@ -213,14 +211,7 @@ async fn watch(
     interval_ms: Option<u64>,
     max_polls: Option<u64>,
 ) -> Result<Exit> {
-    let floor = match ctx.env.get("MEMPALACE_MAILBOX_POLL_MS") {
-        None => DEFAULT_POLL_MS,
-        Some(v) => v.trim().parse().map_err(|_| {
-            MptError::usage(format!(
-                "MEMPALACE_MAILBOX_POLL_MS='{v}' is not a whole number of milliseconds"
-            ))
-        })?,
-    };
+    let floor = r.config.edge.mailbox_poll_ms;
     let interval = interval_ms.unwrap_or(floor);
     if interval < floor {
         return Err(MptError::usage(format!("--interval-ms {interval} is below the poll floor of {floor} ms (MEMPALACE_MAILBOX_POLL_MS)"))
