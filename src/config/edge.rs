@@ -1,5 +1,5 @@
 //! The edge's knobs, read once: how long an idle owner waits for a shim and lingers to flush, how
-//! long a read waits for the primary, how the outbox syncs, and the mailbox's poll floor.
+//! long a read waits for the primary, how the outbox syncs; and the mailbox's poll floor.
 
 use std::time::Duration;
 
@@ -26,8 +26,6 @@ pub struct EdgeKnobs {
     pub read_deadline: Duration,
     /// `MPT_OUTBOX_SYNC` (default full).
     pub outbox_sync: OutboxSync,
-    /// `MEMPALACE_MAILBOX_POLL_MS` (default 300000): `mpt mailbox watch`'s poll floor.
-    pub mailbox_poll_ms: u64,
 }
 
 pub const DEFAULT_MAILBOX_POLL_MS: u64 = 300_000;
@@ -39,7 +37,6 @@ impl Default for EdgeKnobs {
             linger: Duration::from_millis(900_000),
             read_deadline: Duration::from_millis(5_000),
             outbox_sync: OutboxSync::Full,
-            mailbox_poll_ms: DEFAULT_MAILBOX_POLL_MS,
         }
     }
 }
@@ -57,9 +54,15 @@ impl EdgeKnobs {
             linger: ms("MPT_EDGE_LINGER_MS", d.linger)?,
             read_deadline: ms("MPT_EDGE_READ_DEADLINE_MS", d.read_deadline)?,
             outbox_sync: outbox_sync(env)?,
-            mailbox_poll_ms: env.millis("MEMPALACE_MAILBOX_POLL_MS", DEFAULT_MAILBOX_POLL_MS)?,
         })
     }
+}
+
+/// `MEMPALACE_MAILBOX_POLL_MS` (default 300000): `mpt mailbox watch`'s poll floor. Read by the
+/// watch alone, not with the rest: the bridge reads it too, and doctor's config check reports a
+/// malformed one beside its other findings.
+pub fn mailbox_poll_floor(env: &Env) -> Result<u64> {
+    env.millis("MEMPALACE_MAILBOX_POLL_MS", DEFAULT_MAILBOX_POLL_MS)
 }
 
 /// `MPT_OUTBOX_SYNC`: `full` or `normal` (any case); anything else is exit 2 naming it.
@@ -97,12 +100,13 @@ mod tests {
             "MPT_EDGE_GRACE_MS",
             "MPT_EDGE_LINGER_MS",
             "MPT_EDGE_READ_DEADLINE_MS",
-            "MEMPALACE_MAILBOX_POLL_MS",
             "MPT_OUTBOX_SYNC",
         ] {
             let e = EdgeKnobs::from_env(&Env::from_pairs([(key, "abc")])).unwrap_err();
             assert_eq!(e.exit().code(), 2, "{key}");
             assert!(e.message.contains(&format!("{key}='abc'")), "{}", e.message);
         }
+        let e = mailbox_poll_floor(&Env::from_pairs([("MEMPALACE_MAILBOX_POLL_MS", "soon")]));
+        assert_eq!(e.unwrap_err().exit().code(), 2);
     }
 }

@@ -402,7 +402,7 @@ fn a_malformed_edge_knob_is_exit_2_naming_it() {
     for (key, value) in [
         ("MPT_EDGE_READ_DEADLINE_MS", "abc"),
         ("MPT_EDGE_GRACE_MS", "30s"),
-        ("MEMPALACE_MAILBOX_POLL_MS", "-1"),
+        ("MPT_OUTBOX_SYNC", "sometimes"),
     ] {
         let mut vars = remote.to_vec();
         vars.push((key, value));

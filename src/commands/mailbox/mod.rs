@@ -211,7 +211,7 @@ async fn watch(
     interval_ms: Option<u64>,
     max_polls: Option<u64>,
 ) -> Result<Exit> {
-    let floor = r.config.edge.mailbox_poll_ms;
+    let floor = crate::config::edge::mailbox_poll_floor(&ctx.env)?;
     let interval = interval_ms.unwrap_or(floor);
     if interval < floor {
         return Err(MptError::usage(format!("--interval-ms {interval} is below the poll floor of {floor} ms (MEMPALACE_MAILBOX_POLL_MS)"))
