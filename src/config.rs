@@ -17,8 +17,10 @@ mod parse;
 pub mod pull;
 pub mod read;
 pub mod values;
+pub mod xdg;
 
 pub use parse::parse_file;
+pub use xdg::Xdg;
 
 pub use edge::EdgeKnobs;
 pub use feed::FeedKnobs;
@@ -415,15 +417,11 @@ fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<
     let (setting, path) = match explicit {
         Some(p) => p,
         None => {
-            // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
-            let base = match env.get("XDG_CONFIG_HOME").filter(|x| x.starts_with('/')) {
-                Some(x) => PathBuf::from(x),
-                None => match env.get("HOME") {
-                    Some(h) => Path::new(h).join(".config"),
-                    None => return Ok((FileConfig::default(), None)),
-                },
+            // Without HOME (and no absolute XDG_CONFIG_HOME) there is no default file.
+            let Ok(dir) = env.mpt_dir(Xdg::Config) else {
+                return Ok((FileConfig::default(), None));
             };
-            let p = base.join("mpt").join("config.json");
+            let p = dir.join("config.json");
             if !p.exists() {
                 return Ok((FileConfig::default(), None));
             }

@@ -22,12 +22,8 @@ impl StateDir {
         if let Some(p) = crate::config::values::env_path(env, "MPT_GATEWAY_DIR")? {
             return Ok(StateDir { root: p });
         }
-        let state = match env.get("XDG_STATE_HOME").map(PathBuf::from) {
-            Some(x) if x.is_absolute() => x,
-            _ => env.home()?.join(".local/state"),
-        };
         Ok(StateDir {
-            root: state.join("mpt/gateway"),
+            root: env.mpt_dir(crate::config::Xdg::State)?.join("gateway"),
         })
     }
 
