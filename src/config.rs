@@ -13,6 +13,7 @@ use crate::error::{MptError, Result};
 pub mod edge;
 pub mod feed;
 pub mod gateway;
+pub mod knobs;
 mod parse;
 pub mod pull;
 pub mod read;

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use crate::Ctx;
 use crate::config::TokenSource;
+use crate::config::knobs::Source;
 use crate::error::{Exit, Result};
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
@@ -54,6 +55,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         "palace": c.file.palace,
         "child": c.file.child,
         "replication": c.file.replication,
+        "knobs": crate::config::knobs::all(&c, &ctx.env),
     });
     ctx.out.emit(&doc, |w| {
         let row = |w: &mut dyn std::io::Write, k: &str, v: String| writeln!(w, "{k:<18} {v}");
@@ -128,6 +130,15 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
                 c.mcp.max_respawns, doc["mcp"]["respawn_backoff_ms"]
             ),
         )?;
+        writeln!(w, "\nknobs (value, from env / file / default):")?;
+        for k in crate::config::knobs::all(&c, &ctx.env) {
+            let source = match k.source {
+                Source::Env => "env",
+                Source::File => "file",
+                Source::Default => "default",
+            };
+            writeln!(w, "  {:<34} {:<24} {source}", k.name, k.value)?;
+        }
         Ok(())
     })?;
     Ok(Exit::Ok)
