@@ -7,9 +7,9 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::Path;
 
 use crate::error::{MptError, Result};
+use crate::lock::PidLock;
 use crate::mcp::owner_socket::euid;
 pub use crate::mcp::owner_socket::{is_private, socket_path};
-use crate::lock::PidLock;
 
 /// Creates `dir` (and missing parents) mode 0700; an existing one of ours open to others is
 /// tightened to 0700.

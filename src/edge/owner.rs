@@ -1,7 +1,6 @@
 //! The one owner of a palace's child on this machine: holds the owner lock, serves every
 //! `mpt edge` shim over a Unix socket, and exits a grace period after its last client leaves.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

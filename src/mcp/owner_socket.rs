@@ -8,7 +8,6 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-
 use super::McpClient;
 use crate::state_dir::{StateDir, palace_file, palace_key};
 
