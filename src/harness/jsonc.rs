@@ -1,5 +1,8 @@
 //! JSON with comments and trailing commas (opencode.jsonc) read as plain JSON: comments and
 //! trailing commas are blanked out outside strings, byte offsets (and so line numbers) kept.
+//!
+//! Kept rather than `jsonc-parser` (#29): the spans `jsonspan` edits by are offsets into this
+//! blanked text, which is the file's own bytes; why the crate's CST edits do not fit is there.
 
 /// Plain JSON text for `src`: `//` and `/* */` comments and trailing commas replaced by spaces.
 pub fn strip(src: &str) -> String {

@@ -1,6 +1,18 @@
 //! Byte spans inside JSON text (after `jsonc::strip`, so offsets match the original file): where
 //! an object member's value starts and ends, where an object closes, and the text without one
 //! member. Lets a tool rewrite one entry of a config file and keep every other byte, comments too.
+//!
+//! Why not `jsonc-parser`'s `cst` (tried against 0.34, #29): its edits re-format what they
+//! touch, and the wiring promises the user's bytes back.
+//! 1. `set_value` takes a structured value and writes it pretty-printed over several lines, so
+//!    withdrawing cannot put the user's own one-line entry back as they wrote it: the file no
+//!    longer equals `CUSTOM` in the integration test
+//!    `edge::wire::a_customised_entry_is_kept_through_every_state_and_restored`.
+//! 2. Removing the member in `{"mcp": {"mempalace": {}, // one⏎}}` drops the comment `// one`
+//!    with it, and in `{"mcp": {"mempalace": {"a": 1}, "gh": {}}}` leaves `{ "gh"` (both in
+//!    `a_member_goes_with_one_comma_and_every_comment_stays` below).
+//! 3. An entry it appends is split and indented its own way, not put after the last comment as
+//!    `edge::wire::withdrawing_where_there_was_no_entry_removes_mpts_and_invents_none` pins.
 
 /// Where `path` (object keys from the root) is: the member's key start, its value's span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
