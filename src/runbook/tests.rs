@@ -2,8 +2,11 @@
 //! be neither unreachable nor answered by another step's check.
 
 use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::OnceLock;
 
 use super::*;
+use crate::config::{Config, Env};
 
 fn hermetic_inputs(home: &Path) -> Inputs {
     let env = Env::from_pairs([("HOME", home.to_str().unwrap())]);
