@@ -1,0 +1,159 @@
+//! The outbox's values: who enqueues (`Origin`), an op's place in its life (`OpState`) and one
+//! row of the queue (`Op`), as `--json` and `show` print it.
+
+use serde_json::{Value, json};
+
+use super::util;
+use crate::config::Config;
+
+/// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host; and the
+/// device's feed inbox on the primary's host, the one place a queued `mempalace_mine` may read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub device: String,
+    pub host: String,
+    /// `MEMPALACE_PI_REMOTE_PATH`, else `~/.mempalace/feed/inbox/<device>` (`None`: no mine is
+    /// admitted).
+    pub inbox: Option<String>,
+}
+
+impl Origin {
+    pub fn from_config(config: &Config) -> Origin {
+        let host = util::hostname();
+        Origin {
+            device: config.device.clone().unwrap_or_else(|| host.clone()),
+            host,
+            inbox: Some(config.feed.remote_path_or_default(config.device.as_deref())),
+        }
+    }
+}
+
+/// An op's place in its life: queued → leased → done, or failed (blocks) → queued by retry, or
+/// dropped by an operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpState {
+    Queued,
+    Leased,
+    Done,
+    Failed,
+    Dropped,
+}
+
+impl OpState {
+    pub const ALL: [OpState; 5] = [
+        OpState::Queued,
+        OpState::Leased,
+        OpState::Done,
+        OpState::Failed,
+        OpState::Dropped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpState::Queued => "queued",
+            OpState::Leased => "leased",
+            OpState::Done => "done",
+            OpState::Failed => "failed",
+            OpState::Dropped => "dropped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OpState> {
+        OpState::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    /// Not yet settled: still ahead of (or at) the head of the queue.
+    pub fn is_open(self) -> bool {
+        matches!(self, OpState::Queued | OpState::Leased | OpState::Failed)
+    }
+}
+
+/// One row of the outbox.
+#[derive(Debug, Clone)]
+pub struct Op {
+    /// Queue order (insertion order across every process sharing the file).
+    pub id: i64,
+    pub op_id: String,
+    pub local_seq: i64,
+    pub origin_device: String,
+    pub origin_host: String,
+    pub tool_name: String,
+    pub payload: Value,
+    pub dedupe_key: Option<String>,
+    pub state: OpState,
+    /// Hard failures so far; at `MAX_ATTEMPTS` the op is failed.
+    pub attempts: i64,
+    /// Times the op was claimed for sending.
+    pub sends: i64,
+    /// A send may have reached the primary without our knowing its outcome: check before resending.
+    pub unconfirmed: bool,
+    pub next_attempt_at: i64,
+    pub lease_token: Option<String>,
+    pub lease_expires_at: Option<i64>,
+    pub first_sent_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub flushed_at: Option<i64>,
+    /// applied | already_there | verified_present | dropped
+    pub outcome: Option<String>,
+    /// The id the primary gave the effect (event id, drawer id, diary timestamp...).
+    pub primary_ref: Option<String>,
+    pub error: Option<Value>,
+}
+
+impl Op {
+    /// The op for `--json` and `show`; the payload only when asked (lists stay small).
+    pub fn to_json(&self, with_payload: bool) -> Value {
+        let ts = |v: Option<i64>| v.filter(|t| *t > 0).map(util::rfc3339);
+        let mut v = json!({
+            "op_id": self.op_id,
+            "local_seq": self.local_seq,
+            "origin_device": self.origin_device,
+            "origin_host": self.origin_host,
+            "tool": self.tool_name,
+            "state": self.state,
+            "attempts": self.attempts,
+            "sends": self.sends,
+            "unconfirmed": self.unconfirmed,
+            "dedupe_key": self.dedupe_key,
+            "created_at": util::rfc3339(self.created_at),
+            "next_attempt_at": ts(Some(self.next_attempt_at)),
+            "lease_expires_at": ts(self.lease_expires_at),
+            "first_sent_at": ts(self.first_sent_at),
+            "flushed_at": ts(self.flushed_at),
+            "outcome": self.outcome,
+            "primary_ref": self.primary_ref,
+            "error": self.error,
+        });
+        if with_payload {
+            v["payload"] = self.payload.clone();
+        }
+        v
+    }
+
+    /// `mempalace_kg_add` → `kg_add`, for people.
+    pub fn short_tool(&self) -> &str {
+        crate::palace::catalog::bare(&self.tool_name)
+    }
+
+    /// The rule of the primary's gateway that refused this op (-32020), when it was refused so.
+    pub fn denied_by(&self) -> Option<&str> {
+        self.error.as_ref()?.get("rule")?.as_str()
+    }
+
+    /// How a failed op came to fail, for people: refused by the gateway's rule, or its attempts.
+    pub fn failed_how(&self) -> String {
+        match self.denied_by() {
+            Some(rule) => format!("was refused by the primary's gateway (rule {rule})"),
+            None => format!("failed after {} attempts", self.attempts),
+        }
+    }
+
+    /// The first line of the last error's message.
+    pub fn error_line(&self) -> Option<String> {
+        let e = self.error.as_ref()?;
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        Some(msg.lines().next().unwrap_or("").to_string())
+    }
+}
