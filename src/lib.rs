@@ -42,22 +42,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::Cli;
+use crate::commands::Ctx;
 use crate::config::Env;
 use crate::error::{Exit, MptError};
 use crate::output::{ColorChoice, Output};
-
-/// Everything a command needs from the invocation.
-pub struct Ctx {
-    pub out: Output,
-    pub env: Env,
-    pub config_flag: Option<std::path::PathBuf>,
-}
-
-impl Ctx {
-    pub fn config(&self) -> error::Result<config::Config> {
-        config::Config::load(&self.env, self.config_flag.as_deref())
-    }
-}
 
 pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
     let env = Env::from_process();

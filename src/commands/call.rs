@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
 use crate::cli::CallArgs;
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::route::{Dial, Route, Rule};
 use crate::mcp::{Deadline, McpClient};

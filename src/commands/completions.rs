@@ -3,8 +3,8 @@
 
 use clap::CommandFactory;
 
-use crate::Ctx;
 use crate::cli::{Cli, CompletionsArgs};
+use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 
 pub fn run(ctx: &Ctx, args: CompletionsArgs) -> Result<Exit> {

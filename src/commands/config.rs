@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::Ctx;
+use crate::commands::Ctx;
 use crate::config::TokenSource;
 use crate::config::knobs::Source;
 use crate::error::{Exit, Result};

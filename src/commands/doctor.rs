@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use crate::Ctx;
 use crate::cli::DoctorArgs;
+use crate::commands::Ctx;
 use crate::doctor::{self, Inputs, Status};
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};

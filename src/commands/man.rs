@@ -4,8 +4,8 @@ use std::path::Path;
 
 use clap::CommandFactory;
 
-use crate::Ctx;
 use crate::cli::{Cli, ManArgs};
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 
 pub fn run(ctx: &Ctx, args: ManArgs) -> Result<Exit> {

@@ -7,6 +7,7 @@
 mod call;
 mod completions;
 mod config;
+mod ctx;
 mod doctor;
 mod edge;
 pub(crate) mod feed;
@@ -17,7 +18,8 @@ mod outbox;
 mod paths;
 mod runbook;
 
-use crate::Ctx;
+pub use ctx::Ctx;
+
 use crate::cli::Command;
 use crate::error::{Exit, MptError, Result};
 

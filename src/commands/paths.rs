@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use crate::Ctx;
 use crate::cli::PathsArgs;
+use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::palace::{PalacePaths, files, kg};
 

@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde_json::json;
 
-use crate::Ctx;
 use crate::cli::{PhaseArg, RunbookAction, RunbookArgs};
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};
 use crate::runbook::{self, Applied, Inputs, Phase, State, Step};

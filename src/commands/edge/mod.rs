@@ -5,8 +5,8 @@ mod status;
 mod stop;
 mod wire;
 
-use crate::Ctx;
 use crate::cli::{EdgeAction, EdgeArgs};
+use crate::commands::Ctx;
 use crate::edge::launch::Launch;
 use crate::edge::owner::OwnerPaths;
 use crate::error::{Exit, Result};

@@ -1,7 +1,7 @@
 //! `mpt edge status`: the edge's status document (`crate::edge::status`) printed, as JSON or as
 //! lines for people naming the one command that clears a failed op.
 
-use crate::Ctx;
+use crate::commands::Ctx;
 use crate::edge::launch::Launch;
 use crate::error::{Exit, Result};
 

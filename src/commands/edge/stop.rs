@@ -1,7 +1,7 @@
 //! `mpt edge stop`: the palace's owner stopped (`crate::edge::stop_owner`), what it finished and
 //! what stays queued printed; exit 6 naming the harness sessions that still use it.
 
-use crate::Ctx;
+use crate::commands::Ctx;
 use crate::edge::launch::Launch;
 use crate::edge::stop_owner;
 use crate::error::{Exit, Result};

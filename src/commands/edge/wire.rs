@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::Ctx;
 use crate::cli::WireHarness;
+use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::harness::wire::{self, Action, PI_EDIT, Remember, exe};

@@ -6,8 +6,8 @@ use std::ffi::OsString;
 use clap::Parser;
 use serde_json::json;
 
-use crate::Ctx;
 use crate::cli::FeedInstallHelperArgs;
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::feed::dropin::{self, Action, HELPER_NAME};
 

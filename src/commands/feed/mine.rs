@@ -2,8 +2,8 @@
 //! holding the feed lock throughout; prints what the miner filed (`mpt.feed.mine/v1` under --json).
 
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
-use crate::Ctx;
 use crate::cli::FeedMineArgs;
+use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::feed::job;
 use crate::feed::mine::{self, MineCall};

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
 use crate::cli::{FeedAction, FeedArgs, FeedCommon};
+use crate::commands::Ctx;
 use crate::config::Config;
 use crate::config::feed::validate_wing;
 use crate::error::{Exit, MptError, Result};

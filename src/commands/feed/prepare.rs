@@ -2,8 +2,8 @@
 //! (or one `mpt.feed.prepare/v1` document under `--json`); counts and warnings go to stderr.
 
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
-use crate::Ctx;
 use crate::cli::FeedPrepareArgs;
+use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::feed::job::{self, FeedRun};
 use serde_json::{Value, json};

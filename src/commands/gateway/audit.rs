@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
 use crate::cli::{GatewayAuditAction, GatewayAuditArgs};
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
 use crate::gateway::audit::read::{Query, select, verify};

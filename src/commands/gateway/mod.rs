@@ -6,8 +6,8 @@ mod policy;
 mod serve;
 mod token;
 
-use crate::Ctx;
 use crate::cli::{GatewayArgs, GatewayCommand};
+use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::gateway::StateDir;
 

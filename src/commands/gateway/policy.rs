@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
+use crate::commands::Ctx;
 use crate::cli::GatewayPolicyAction;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use crate::Ctx;
 use crate::cli::GatewayServeArgs;
+use crate::commands::Ctx;
 use crate::config::gateway::GatewayKnobs;
 use crate::error::{Exit, Result};
 use crate::gateway::StateDir;

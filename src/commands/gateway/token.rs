@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
 use crate::cli::GatewayTokenAction;
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
 use crate::gateway::envfile::write_token_line;

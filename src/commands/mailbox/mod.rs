@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
 use crate::cli::{AckStatus, MailboxAction, MailboxArgs};
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::mailbox::offline::{LocalLog, View};
 use crate::mailbox::{self, Announcer, Me, NotifyMode, Route, ack};

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::Ctx;
+use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::mailbox::tmux::Passthrough;
 use crate::mailbox::{self, NOTIFY_VAR, Notification, NotifyMode, Route};

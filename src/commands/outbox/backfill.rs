@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
 use crate::cli::OutboxBackfillArgs;
+use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::outbox::backfill::{self, Options, Plan, Reason};

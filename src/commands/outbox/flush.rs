@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::Ctx;
 use crate::cli::OutboxFlushArgs;
+use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::McpClient;

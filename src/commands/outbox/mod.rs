@@ -9,8 +9,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::Ctx;
 use crate::cli::{OutboxArgs, OutboxCommand};
+use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::log_warn;

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{missing, short};
-use crate::Ctx;
+use crate::commands::Ctx;
 use crate::cli::OutboxStateFilter;
 use crate::config::Config;
 use crate::error::{Exit, Result};

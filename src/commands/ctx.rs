@@ -1,0 +1,19 @@
+//! What every command is handed from the invocation: the output (text or `--json`), the
+//! environment snapshot and `--mpt-config`, and the configuration they load.
+
+use crate::config::{Config, Env};
+use crate::error::Result;
+use crate::output::Output;
+
+/// Everything a command needs from the invocation.
+pub struct Ctx {
+    pub out: Output,
+    pub env: Env,
+    pub config_flag: Option<std::path::PathBuf>,
+}
+
+impl Ctx {
+    pub fn config(&self) -> Result<Config> {
+        Config::load(&self.env, self.config_flag.as_deref())
+    }
+}
