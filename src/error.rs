@@ -226,6 +226,30 @@ pub fn is_broken_pipe(err: &std::io::Error) -> bool {
 mod tests {
     use super::*;
 
+    /// Golden: `mpt.error/v1`'s field names (every failing `--json` command prints it); `detail`
+    /// last, and only when there is one.
+    #[test]
+    fn the_error_document_keeps_its_field_names() {
+        let plain = MptError::usage("bad").with_hint("fix it");
+        assert_eq!(
+            crate::schema::field_names(&plain.to_json()),
+            ["schema", "kind", "exit_code", "message", "hint"]
+        );
+        let detailed = plain.with_detail(serde_json::json!({"suggested": ["a"]}));
+        assert_eq!(
+            crate::schema::field_names(&detailed.to_json()),
+            [
+                "schema",
+                "kind",
+                "exit_code",
+                "message",
+                "hint",
+                "detail",
+                "detail.suggested"
+            ]
+        );
+    }
+
     #[test]
     fn every_kind_maps_to_a_documented_exit_code() {
         let documented = [0u8, 1, 2, 3, 4, 6, 7];

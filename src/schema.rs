@@ -52,3 +52,29 @@ pub const PATHS: &str = "mpt.paths/v1";
 pub const RUNBOOK: &str = "mpt.runbook/v1";
 pub const RUNBOOK_APPLY: &str = "mpt.runbook.apply/v1";
 pub const TOOLS: &str = "mpt.tools/v1";
+
+/// The field names of a JSON document in the order they print, nested ones as `a.b` and an
+/// array's elements as `a[].b` (the first element's): what a golden test pins, since scripts
+/// read these names.
+pub fn field_names(doc: &serde_json::Value) -> Vec<String> {
+    fn walk(v: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    let name = format!("{prefix}{k}");
+                    out.push(name.clone());
+                    walk(v, &format!("{name}."), out);
+                }
+            }
+            serde_json::Value::Array(a) => {
+                if let Some(first) = a.first() {
+                    walk(first, &format!("{}[].", prefix.trim_end_matches('.')), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(doc, "", &mut out);
+    out
+}

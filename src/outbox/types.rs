@@ -157,3 +157,91 @@ impl Op {
         Some(msg.lines().next().unwrap_or("").to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample_op() -> Op {
+        Op {
+            id: 7,
+            op_id: "0123456789abcdef".into(),
+            local_seq: 3,
+            origin_device: "laptop".into(),
+            origin_host: "laptop.lan".into(),
+            tool_name: "mempalace_add_drawer".into(),
+            payload: json!({"wing": "w", "room": "r", "content": "c"}),
+            dedupe_key: None,
+            state: OpState::Failed,
+            attempts: 3,
+            sends: 3,
+            unconfirmed: false,
+            next_attempt_at: 1_700_000_000_000,
+            lease_token: None,
+            lease_expires_at: None,
+            first_sent_at: Some(1_700_000_000_000),
+            created_at: 1_700_000_000_000,
+            updated_at: 1_700_000_000_000,
+            flushed_at: None,
+            outcome: None,
+            primary_ref: None,
+            error: Some(
+                json!({"kind": "refused", "message": "no", "hint": null, "at": "t", "rule": "r1"}),
+            ),
+        }
+    }
+
+    /// Golden: the op's field names in `mpt outbox --json`, `show`, `drop` and a flush's
+    /// `blocked_by` (scripts read them); the payload last, and only in `show` and `drop`.
+    #[test]
+    fn the_op_document_keeps_its_field_names() {
+        const NAMES: &[&str] = &[
+            "op_id",
+            "local_seq",
+            "origin_device",
+            "origin_host",
+            "tool",
+            "state",
+            "attempts",
+            "sends",
+            "unconfirmed",
+            "dedupe_key",
+            "created_at",
+            "next_attempt_at",
+            "lease_expires_at",
+            "first_sent_at",
+            "flushed_at",
+            "outcome",
+            "primary_ref",
+            "error",
+            "error.kind",
+            "error.message",
+            "error.hint",
+            "error.at",
+            "error.rule",
+        ];
+        let op = sample_op();
+        assert_eq!(crate::schema::field_names(&op.to_json(false)), NAMES);
+        let mut with_payload: Vec<&str> = NAMES.to_vec();
+        with_payload.extend(["payload", "payload.wing", "payload.room", "payload.content"]);
+        assert_eq!(crate::schema::field_names(&op.to_json(true)), with_payload);
+    }
+
+    /// Golden: an op's stored error (`error` in every op document): a gateway's refusal adds `rule`.
+    #[test]
+    fn the_stored_error_keeps_its_field_names() {
+        use crate::error::{ErrorKind, MptError};
+        let plain = MptError::new(ErrorKind::Unavailable, "down").with_hint("wait");
+        assert_eq!(
+            crate::schema::field_names(&crate::outbox::error_json(&plain)),
+            ["kind", "message", "hint", "at"]
+        );
+        let refused = MptError::new(ErrorKind::Refused, "denied")
+            .with_detail(json!({"rule": "r1", "other": 1}));
+        assert_eq!(
+            crate::schema::field_names(&crate::outbox::error_json(&refused)),
+            ["kind", "message", "hint", "at", "rule"]
+        );
+    }
+}

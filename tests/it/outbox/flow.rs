@@ -125,6 +125,60 @@ fn refusals_and_usage_errors() {
     assert_eq!(summary["device"], DEVICE);
 }
 
+/// Golden: `mpt.outbox.flush/v1`'s field names, in order (scripts read them): the report, then
+/// where it flushed and the feed's mine lane.
+#[test]
+fn the_flush_document_keeps_its_field_names() {
+    let env = TestEnv::new();
+    let url = "http://127.0.0.1:9/mcp"; // nothing listens on the discard port
+    enqueue(
+        &env,
+        url,
+        "kg_add",
+        &json!({"subject": "a", "predicate": "b", "object": "c"}),
+    );
+    let (code, r) = flush(&env, url, &[]);
+    assert_eq!(code, 7, "{r}");
+    assert_eq!(
+        mpt::schema::field_names(&r),
+        [
+            "schema",
+            "result",
+            "exit_code",
+            "sent",
+            "settled",
+            "applied",
+            "already_there",
+            "verified_present",
+            "hard_failures",
+            "transient_failures",
+            "denied",
+            "rate_limited",
+            "failed",
+            "blocked_by",
+            "held_back",
+            "recovered_leases",
+            "remaining",
+            "elapsed_ms",
+            "ops_per_s",
+            "error",
+            "error.kind",
+            "error.message",
+            "error.hint",
+            "outbox",
+            "primary",
+            "mines",
+            "mines.sent",
+            "mines.applied",
+            "mines.failed",
+            "mines.remaining",
+            "mines.busy",
+            "mines.error",
+        ],
+        "{r}"
+    );
+}
+
 #[test]
 fn a_failed_op_holds_back_nothing_unrelated_and_stays_until_dropped() {
     let env = TestEnv::new();

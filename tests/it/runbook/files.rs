@@ -202,6 +202,28 @@ fn phase0_finds_each_trap_with_file_and_line_and_never_prints_a_token() {
         .map(|c| c["action"].as_str().unwrap())
         .collect();
     assert_eq!(actions, ["chmod", "append"], "{dry}");
+    // Golden: `mpt.runbook.apply/v1`'s field names, in order (scripts read them).
+    assert_eq!(
+        mpt::schema::field_names(&dry),
+        [
+            "step",
+            "dry_run",
+            "state_before",
+            "state_after",
+            "summary",
+            "changes",
+            "changes[].action",
+            "changes[].path",
+            "changes[].to",
+            "changes[].bytes",
+            "changes[].note",
+            "backup",
+            "verification",
+            "undo",
+            "schema",
+        ],
+        "{dry}"
+    );
     assert_eq!(mode(&dotenv), 0o644);
     assert!(!dir.join(".gitignore").exists());
     let o = env.mpt(&["--json", "runbook", "apply", "credentials", "--yes"], &[]);
