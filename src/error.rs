@@ -178,18 +178,28 @@ impl MptError {
     }
 
     pub fn to_json(&self) -> serde_json::Value {
-        let mut v = serde_json::json!({
-            "schema": crate::schema::ERROR,
-            "kind": self.kind.as_str(),
-            "exit_code": self.exit().code(),
-            "message": self.message,
-            "hint": self.hint,
-        });
-        if let Some(d) = &self.detail {
-            v["detail"] = (**d).clone();
-        }
-        v
+        serde_json::to_value(ErrorDoc {
+            schema: crate::schema::ERROR,
+            kind: self.kind.as_str(),
+            exit_code: self.exit().code(),
+            message: &self.message,
+            hint: self.hint.as_deref(),
+            detail: self.detail.as_deref(),
+        })
+        .unwrap_or_default()
     }
+}
+
+/// `mpt.error/v1`: what every failing `--json` command prints; `detail` only when there is one.
+#[derive(serde::Serialize)]
+struct ErrorDoc<'a> {
+    schema: &'static str,
+    kind: &'static str,
+    exit_code: u8,
+    message: &'a str,
+    hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a serde_json::Value>,
 }
 
 impl fmt::Display for MptError {

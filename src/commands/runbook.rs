@@ -131,8 +131,11 @@ fn print_step(ctx: &Ctx, w: &mut dyn Write, s: &Step) -> std::io::Result<()> {
 }
 
 fn print_applied(ctx: &Ctx, a: &Applied) -> Result<()> {
-    let mut doc = serde_json::to_value(a).unwrap_or_default();
-    doc["schema"] = json!(crate::schema::RUNBOOK_APPLY);
+    let doc = serde_json::to_value(AppliedDoc {
+        applied: a,
+        schema: crate::schema::RUNBOOK_APPLY,
+    })
+    .unwrap_or_default();
     ctx.out.emit(&doc, |w| {
         if a.changes.is_empty() {
             return writeln!(w, "{}: {}", a.step, a.summary);
@@ -170,4 +173,12 @@ fn print_applied(ctx: &Ctx, a: &Applied) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// `mpt.runbook.apply/v1`: what the step did (or would do), its `schema` last as it always was.
+#[derive(serde::Serialize)]
+struct AppliedDoc<'a> {
+    #[serde(flatten)]
+    applied: &'a Applied,
+    schema: &'static str,
 }

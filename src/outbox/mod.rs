@@ -28,7 +28,7 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::config::{Config, Env};
 use crate::error::{MptError, Result};
@@ -42,7 +42,7 @@ pub use report::{FlushReport, Stop};
 pub use schema::Synchronous;
 pub use status::{OutboxStatus, status_at};
 pub use store::{Enqueued, NewOp, OpenOptions, Outbox};
-pub use types::{Op, OpState, Origin};
+pub use types::{Op, OpDoc, OpState, Origin, StoredError};
 
 /// Hard failures an op may have before it is failed and blocks the queue (daemon.py's MAX_ATTEMPTS).
 pub const MAX_ATTEMPTS: i64 = 3;
@@ -81,15 +81,19 @@ pub fn open_options(env: &Env) -> Result<OpenOptions> {
 /// An `MptError` as stored in `error_json`, scrubbed of every known secret (a server's error
 /// text may echo the token; the outbox never holds it). A gateway's refusal keeps its `rule`.
 pub fn error_json(e: &MptError) -> Value {
-    let mut v = json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint, "at": util::rfc3339(util::now_ms())});
-    if let Some(rule) = e
+    let rule = e
         .detail
         .as_ref()
         .filter(|_| e.kind == crate::error::ErrorKind::Refused)
-        .and_then(|d| d.get("rule"))
-    {
-        v["rule"] = rule.clone();
-    }
+        .and_then(|d| d.get("rule"));
+    let mut v = serde_json::to_value(StoredError {
+        kind: e.kind.as_str(),
+        message: &e.message,
+        hint: e.hint.as_deref(),
+        at: util::rfc3339(util::now_ms()),
+        rule,
+    })
+    .unwrap_or_default();
     crate::secrets::scrub_json(&mut v);
     v
 }

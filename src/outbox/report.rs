@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde::Serialize;
 
-use super::Op;
+use super::{Op, OpDoc};
 use crate::error::{ErrorKind, MptError};
 
 /// Why the drain ended.
@@ -73,31 +73,76 @@ impl FlushReport {
     }
 }
 
-/// The flush report as `mpt.outbox.flush/v1` (also used by the future edge's status).
-pub fn report_json(r: &FlushReport, exit_code: u8) -> serde_json::Value {
-    let secs = r.elapsed.as_secs_f64();
-    json!({
-        "schema": crate::schema::OUTBOX_FLUSH,
-        "result": r.stop,
-        "exit_code": exit_code,
-        "sent": r.counts.sent,
-        "settled": r.settled(),
-        "applied": r.counts.applied,
-        "already_there": r.counts.already_there,
-        "verified_present": r.counts.verified_present,
-        "hard_failures": r.counts.hard_failures,
-        "transient_failures": r.counts.transient_failures,
-        "denied": r.counts.denied,
-        "rate_limited": r.counts.rate_limited,
-        "failed": r.failed,
-        "blocked_by": r.blocked_by.as_ref().map(|o| o.to_json(false)),
-        "held_back": r.held_back,
-        "recovered_leases": r.recovered_leases,
-        "remaining": r.remaining,
-        "elapsed_ms": secs * 1e3,
-        "ops_per_s": if secs > 0.0 { r.settled() as f64 / secs } else { 0.0 },
-        "error": r.error.as_ref().map(|e| json!({"kind": e.kind.as_str(), "message": e.message, "hint": e.hint})),
-    })
+/// The flush report as `mpt.outbox.flush/v1` (`mpt outbox flush` adds where it flushed and
+/// the mine lane after it). Field names pinned by a golden test (`tests/it/outbox/flow.rs`).
+#[derive(Debug, Serialize)]
+pub struct FlushDoc<'a> {
+    pub schema: &'static str,
+    pub result: Stop,
+    pub exit_code: u8,
+    pub sent: u64,
+    pub settled: u64,
+    pub applied: u64,
+    pub already_there: u64,
+    pub verified_present: u64,
+    pub hard_failures: u64,
+    pub transient_failures: u64,
+    pub denied: u64,
+    pub rate_limited: u64,
+    pub failed: &'a [String],
+    pub blocked_by: Option<OpDoc<'a>>,
+    pub held_back: i64,
+    pub recovered_leases: usize,
+    pub remaining: i64,
+    pub elapsed_ms: f64,
+    pub ops_per_s: f64,
+    pub error: Option<ErrorBrief<'a>>,
+}
+
+/// Why the flush stopped, as the report says it (the op's own stored error is `StoredError`).
+#[derive(Debug, Serialize)]
+pub struct ErrorBrief<'a> {
+    pub kind: &'static str,
+    pub message: &'a str,
+    pub hint: Option<&'a str>,
+}
+
+impl FlushReport {
+    /// This report as its document, for a flush that exits with `exit_code`.
+    pub fn doc(&self, exit_code: u8) -> FlushDoc<'_> {
+        let secs = self.elapsed.as_secs_f64();
+        let c = &self.counts;
+        FlushDoc {
+            schema: crate::schema::OUTBOX_FLUSH,
+            result: self.stop,
+            exit_code,
+            sent: c.sent,
+            settled: self.settled(),
+            applied: c.applied,
+            already_there: c.already_there,
+            verified_present: c.verified_present,
+            hard_failures: c.hard_failures,
+            transient_failures: c.transient_failures,
+            denied: c.denied,
+            rate_limited: c.rate_limited,
+            failed: &self.failed,
+            blocked_by: self.blocked_by.as_ref().map(|o| o.doc(false)),
+            held_back: self.held_back,
+            recovered_leases: self.recovered_leases,
+            remaining: self.remaining,
+            elapsed_ms: secs * 1e3,
+            ops_per_s: if secs > 0.0 {
+                self.settled() as f64 / secs
+            } else {
+                0.0
+            },
+            error: self.error.as_ref().map(|e| ErrorBrief {
+                kind: e.kind.as_str(),
+                message: &e.message,
+                hint: e.hint.as_deref(),
+            }),
+        }
+    }
 }
 
 impl Stop {

@@ -1,7 +1,8 @@
 //! The outbox's values: who enqueues (`Origin`), an op's place in its life (`OpState`) and one
 //! row of the queue (`Op`), as `--json` and `show` print it.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::util;
 use crate::config::Config;
@@ -105,31 +106,33 @@ pub struct Op {
 impl Op {
     /// The op for `--json` and `show`; the payload only when asked (lists stay small).
     pub fn to_json(&self, with_payload: bool) -> Value {
+        serde_json::to_value(self.doc(with_payload)).unwrap_or_default()
+    }
+
+    /// The op as its document (`OpDoc`).
+    pub fn doc(&self, with_payload: bool) -> OpDoc<'_> {
         let ts = |v: Option<i64>| v.filter(|t| *t > 0).map(util::rfc3339);
-        let mut v = json!({
-            "op_id": self.op_id,
-            "local_seq": self.local_seq,
-            "origin_device": self.origin_device,
-            "origin_host": self.origin_host,
-            "tool": self.tool_name,
-            "state": self.state,
-            "attempts": self.attempts,
-            "sends": self.sends,
-            "unconfirmed": self.unconfirmed,
-            "dedupe_key": self.dedupe_key,
-            "created_at": util::rfc3339(self.created_at),
-            "next_attempt_at": ts(Some(self.next_attempt_at)),
-            "lease_expires_at": ts(self.lease_expires_at),
-            "first_sent_at": ts(self.first_sent_at),
-            "flushed_at": ts(self.flushed_at),
-            "outcome": self.outcome,
-            "primary_ref": self.primary_ref,
-            "error": self.error,
-        });
-        if with_payload {
-            v["payload"] = self.payload.clone();
+        OpDoc {
+            op_id: &self.op_id,
+            local_seq: self.local_seq,
+            origin_device: &self.origin_device,
+            origin_host: &self.origin_host,
+            tool: &self.tool_name,
+            state: self.state,
+            attempts: self.attempts,
+            sends: self.sends,
+            unconfirmed: self.unconfirmed,
+            dedupe_key: self.dedupe_key.as_deref(),
+            created_at: util::rfc3339(self.created_at),
+            next_attempt_at: ts(Some(self.next_attempt_at)),
+            lease_expires_at: ts(self.lease_expires_at),
+            first_sent_at: ts(self.first_sent_at),
+            flushed_at: ts(self.flushed_at),
+            outcome: self.outcome.as_deref(),
+            primary_ref: self.primary_ref.as_deref(),
+            error: self.error.as_ref(),
+            payload: with_payload.then_some(&self.payload),
         }
-        v
     }
 
     /// `mempalace_kg_add` → `kg_add`, for people.
@@ -244,4 +247,42 @@ mod tests {
             ["kind", "message", "hint", "at", "rule"]
         );
     }
+}
+
+/// One op as `mpt outbox --json` lists it, `show` and `drop` print it (with its payload, last)
+/// and a flush names the op it is `blocked_by`. Field names pinned by a golden test below.
+#[derive(Debug, Serialize)]
+pub struct OpDoc<'a> {
+    pub op_id: &'a str,
+    pub local_seq: i64,
+    pub origin_device: &'a str,
+    pub origin_host: &'a str,
+    pub tool: &'a str,
+    pub state: OpState,
+    pub attempts: i64,
+    pub sends: i64,
+    pub unconfirmed: bool,
+    pub dedupe_key: Option<&'a str>,
+    pub created_at: String,
+    pub next_attempt_at: Option<String>,
+    pub lease_expires_at: Option<String>,
+    pub first_sent_at: Option<String>,
+    pub flushed_at: Option<String>,
+    pub outcome: Option<&'a str>,
+    pub primary_ref: Option<&'a str>,
+    /// The last error as stored (`error_json`).
+    pub error: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload: Option<&'a Value>,
+}
+
+/// An op's last error as the outbox stores it (`error_json`): a gateway's refusal adds `rule`.
+#[derive(Debug, Serialize)]
+pub struct StoredError<'a> {
+    pub kind: &'static str,
+    pub message: &'a str,
+    pub hint: Option<&'a str>,
+    pub at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<&'a Value>,
 }

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::McpClient;
 use crate::outbox::flush::Progress;
-use crate::outbox::report::report_json;
+use crate::outbox::report::FlushDoc;
 use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
 
 pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Result<Exit> {
@@ -83,14 +83,20 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
             exit = e.exit();
         }
     }
-    let mut doc = report_json(&report, exit.code());
-    doc["outbox"] = serde_json::json!(path);
-    doc["primary"] = serde_json::json!(crate::secrets::redact_url(&remote.url));
-    doc["mines"] = serde_json::json!({
-        "sent": mines.sent, "applied": mines.applied, "failed": mines.failed,
-        "remaining": mines.remaining, "busy": mines.busy,
-        "error": mines.error.as_ref().map(outbox::error_json),
-    });
+    let doc = serde_json::to_value(FlushRunDoc {
+        report: report.doc(exit.code()),
+        outbox: path,
+        primary: crate::secrets::redact_url(&remote.url),
+        mines: MinesDoc {
+            sent: mines.sent,
+            applied: mines.applied,
+            failed: &mines.failed,
+            remaining: mines.remaining,
+            busy: mines.busy,
+            error: mines.error.as_ref().map(outbox::error_json),
+        },
+    })
+    .unwrap_or_default();
     ctx.out.emit(&doc, |w| {
         let c = &report.counts;
         writeln!(
@@ -133,4 +139,25 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         }
     }
     Ok(exit)
+}
+
+/// `mpt outbox flush --json`: the report, where it flushed, then what the mine lane did.
+#[derive(serde::Serialize)]
+struct FlushRunDoc<'a> {
+    #[serde(flatten)]
+    report: FlushDoc<'a>,
+    outbox: &'a Path,
+    primary: String,
+    mines: MinesDoc<'a>,
+}
+
+/// The feed's mine lane, run after the writes (`outbox::apart`).
+#[derive(serde::Serialize)]
+struct MinesDoc<'a> {
+    sent: u64,
+    applied: u64,
+    failed: &'a [String],
+    remaining: i64,
+    busy: bool,
+    error: Option<serde_json::Value>,
 }
