@@ -1,11 +1,13 @@
 //! `mpt call TOOL [ARGS]`: one MemPalace tool through the transport the pi bridge would pick,
 //! its payload parsed; `--list` for the tools. Maintenance and destructive tools never go remote.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use clap::Args;
 use serde_json::{Value, json};
 
-use crate::cli::CallArgs;
+use crate::cli::PalaceArg;
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::route::{Dial, Route, Rule};
@@ -13,6 +15,27 @@ use crate::mcp::{Deadline, McpClient};
 use crate::output::verbosity;
 use crate::palace::PalacePaths;
 use crate::palace::catalog::{self, ToolClass};
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool, e.g. mempalace_status (the prefix may be left out)
+    #[arg(required_unless_present = "list")]
+    pub tool: Option<String>,
+    /// The tool's arguments as a JSON object
+    #[arg(default_value = "{}")]
+    pub args: String,
+    /// List the server's tools instead
+    #[arg(long, conflicts_with = "tool")]
+    pub list: bool,
+    /// Deadline for this call in milliseconds (overrides MEMPALACE_MCP_TIMEOUT_MS; 0 = none)
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
+    /// The mempalace-mcp binary to start for a local palace
+    #[arg(long, value_name = "PATH")]
+    pub child: Option<PathBuf>,
+}
 
 pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
     let config = ctx.config()?;

@@ -1,13 +1,33 @@
 //! `mpt doctor`: a line per check (ok, warning, failure, skipped), evidence and fix under what
 //! failed (`-v`: under every check), a last line with counts; `--json` as `mpt.doctor/v1`.
 
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use serde_json::json;
 
-use crate::cli::DoctorArgs;
 use crate::commands::Ctx;
 use crate::doctor::{self, Inputs, Status};
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Skip every network and child probe (files and processes only)
+    #[arg(long)]
+    pub offline: bool,
+    /// Run one check
+    #[arg(long, value_name = "ID", value_parser = check_ids())]
+    pub check: Option<String>,
+}
+
+/// `--check` takes the ids of the doctor's check table, each with its title as help.
+fn check_ids() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        crate::doctor::CHECKS
+            .iter()
+            .map(|d| PossibleValue::new(d.id).help(d.title)),
+    )
+}
 
 pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
     let inputs = Inputs {

@@ -1,12 +1,19 @@
 //! `mpt man [DIR]`: man pages from the clap definition, one per subcommand, or mpt(1) on stdout.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use clap::Args;
 use clap::CommandFactory;
 
-use crate::cli::{Cli, ManArgs};
+use crate::cli::Cli;
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write mpt.1 and one page per subcommand here (else print mpt(1) to stdout)
+    pub dir: Option<PathBuf>,
+}
 
 pub fn run(ctx: &Ctx, args: ManArgs) -> Result<Exit> {
     match args.dir {

@@ -18,7 +18,18 @@ mod outbox;
 mod paths;
 mod runbook;
 
+pub use call::CallArgs;
+pub use completions::CompletionsArgs;
 pub use ctx::Ctx;
+pub use doctor::DoctorArgs;
+pub use edge::EdgeArgs;
+pub use feed::FeedArgs;
+pub use gateway::GatewayArgs;
+pub use mailbox::MailboxArgs;
+pub use man::ManArgs;
+pub use outbox::OutboxArgs;
+pub use paths::PathsArgs;
+pub use runbook::RunbookArgs;
 
 use crate::cli::Command;
 use crate::error::{Exit, MptError, Result};

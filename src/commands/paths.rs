@@ -1,12 +1,19 @@
 //! `mpt paths`: where MemPalace keeps this palace's files (3.11 rules) and what they hold: both
 //! knowledge-graph locations with their counts, the embedder, a registered hub, the writer lease.
 
+use clap::Args;
 use serde_json::json;
 
-use crate::cli::PathsArgs;
+use crate::cli::PalaceArg;
 use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::palace::{PalacePaths, files, kg};
+
+#[derive(Debug, Args)]
+pub struct PathsArgs {
+    #[command(flatten)]
+    pub palace: PalaceArg,
+}
 
 pub fn run(ctx: &Ctx, args: PathsArgs) -> Result<Exit> {
     let config = ctx.config()?;

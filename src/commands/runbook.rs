@@ -2,14 +2,63 @@
 //! each open one; `apply STEP [--yes]`: the dry run or the change. `--json`: `mpt.runbook/v1`.
 
 use std::io::Write;
+use std::path::PathBuf;
 
+use clap::{Args, Subcommand};
 use serde_json::json;
 
-use crate::cli::{PhaseArg, RunbookAction, RunbookArgs};
+use crate::cli::PalaceArg;
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};
 use crate::runbook::{self, Applied, Inputs, Phase, State, Step};
+
+#[derive(Debug, Args)]
+pub struct RunbookArgs {
+    #[command(subcommand)]
+    pub action: Option<RunbookAction>,
+    /// The phase to check (default: Phases 0-2, and Phase 4 where mpt gateway is in use)
+    #[arg(value_enum)]
+    pub phase: Option<PhaseArg>,
+    /// Also search this file or folder (compose files, crontabs, units, scripts, .env, changelogs)
+    #[arg(long, value_name = "PATH", global = true)]
+    pub scan: Vec<PathBuf>,
+    /// The primary's serve command line for Phase 1, judged instead of what is found
+    #[arg(long, value_name = "CMD", global = true, allow_hyphen_values = true)]
+    pub serve_cmd: Option<String>,
+    /// A device of the fleet (repeatable), for the starter policy `apply gateway-policy` writes
+    #[arg(long, value_name = "NAME", global = true)]
+    pub device: Vec<String>,
+    /// Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)
+    #[arg(long, value_enum, value_name = "BIND", global = true)]
+    pub bind_ok: Option<crate::config::ServeBind>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum PhaseArg {
+    /// Hygiene before any cutover: KG location, provenance, sync, credentials, stale docs
+    Phase0,
+    /// The primary up: bind, token, TLS, port
+    Phase1,
+    /// The edge: wiring per harness, the persisted palace, the primary seeded, R1
+    Phase2,
+    /// Per-device tokens: serve on loopback behind mpt gateway, the policy, a token per device, the audit
+    Phase4,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunbookAction {
+    /// Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line
+    Apply {
+        /// The step id (kg-location, credentials, gateway-policy, gateway-modes)
+        step: String,
+        /// Make the change (without it: the dry run, nothing changed)
+        #[arg(long)]
+        yes: bool,
+    },
+}
 
 pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
     let inputs = Inputs {

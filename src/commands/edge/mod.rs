@@ -5,13 +5,63 @@ mod status;
 mod stop;
 mod wire;
 
-use crate::cli::{EdgeAction, EdgeArgs};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use crate::cli::PalaceArg;
 use crate::commands::Ctx;
 use crate::edge::launch::Launch;
 use crate::edge::owner::OwnerPaths;
 use crate::error::{Exit, Result};
 use crate::palace::PalacePaths;
 use crate::state_dir::StateDir;
+
+#[derive(Debug, Args)]
+pub struct EdgeArgs {
+    #[command(subcommand)]
+    pub action: Option<EdgeAction>,
+    /// The mempalace-mcp binary for the local child (else the config's `child`, else PATH)
+    #[arg(long, value_name = "PATH", global = true)]
+    pub child: Option<PathBuf>,
+    #[command(flatten)]
+    pub palace: PalaceArg,
+    /// The harness this edge serves, for provenance (`<harness>@<device>`; else the config's, else mcp)
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<String>,
+    /// Serve in this process instead of through the palace's shared owner
+    #[arg(long)]
+    pub standalone: bool,
+    /// Run as the palace's owner process (started by `mpt edge` itself)
+    #[arg(long, hide = true, conflicts_with = "standalone")]
+    pub owner: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EdgeAction {
+    /// Whether the owner runs, and whether the primary is reachable
+    Status,
+    /// Stop this palace's edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it
+    Stop,
+    /// Set a harness's MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)
+    Wire {
+        /// The harness
+        #[arg(value_enum)]
+        harness: WireHarness,
+        /// The harness's config file (opencode: else ~/.config/opencode/opencode.json[c])
+        #[arg(long = "config", id = "harness_config", value_name = "PATH")]
+        config: Option<PathBuf>,
+        /// Show what would change, change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WireHarness {
+    Opencode,
+    Pi,
+}
 
 pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
     let config = ctx.config()?;

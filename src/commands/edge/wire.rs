@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::cli::WireHarness;
+use super::WireHarness;
 use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};

@@ -2,14 +2,27 @@
 //! and turned into `mpt feed prepare`; and `mpt feed install-helper`, which makes that name.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 
+use clap::Args;
 use clap::Parser;
 use serde_json::json;
 
-use crate::cli::FeedInstallHelperArgs;
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::feed::dropin::{self, Action, HELPER_NAME};
+
+#[derive(Debug, Args)]
+pub struct FeedInstallHelperArgs {
+    /// The folder for the link (else ~/.local/bin); the bridge finds it on PATH or through
+    /// MEMPALACE_FEED_BIN
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Replace another `mempalace-pi-session` there: a file is kept as a numbered backup
+    /// (`.mpt-backup-<time>`, never over another), a link replaced; a directory is never moved
+    #[arg(long)]
+    pub force: bool,
+}
 
 /// The flags the pi bridge passes its feeder, and no others.
 #[derive(Debug, Parser)]

@@ -1,14 +1,28 @@
 //! `mpt feed mine`: prepare, then one `mempalace_mine` on MINE_SOURCE through the palace's writer,
 //! holding the feed lock throughout; prints what the miner filed (`mpt.feed.mine/v1` under --json).
 
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::FeedCommon;
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
-use crate::cli::FeedMineArgs;
+use crate::cli::PalaceArg;
 use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::feed::job;
 use crate::feed::mine::{self, MineCall};
 use crate::mcp::route::Dial;
-use serde_json::{Value, json};
+
+#[derive(Debug, Args)]
+pub struct FeedMineArgs {
+    /// The trigger, recorded (see `mpt feed prepare --help`)
+    #[arg(long, value_name = "TRIGGER", default_value = "manual")]
+    pub reason: String,
+    #[command(flatten)]
+    pub palace: PalaceArg,
+    #[command(flatten)]
+    pub common: FeedCommon,
+}
 
 pub const SCHEMA: &str = crate::schema::FEED_MINE;
 

@@ -1,12 +1,24 @@
 //! `mpt feed prepare`: stdout is exactly `MINE_SOURCE=<path>` per harness with anything staged
 //! (or one `mpt.feed.prepare/v1` document under `--json`); counts and warnings go to stderr.
 
+use clap::Args;
+
+use super::FeedCommon;
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
-use crate::cli::FeedPrepareArgs;
 use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::feed::job::{self, FeedRun};
 use serde_json::{Value, json};
+
+#[derive(Debug, Args)]
+pub struct FeedPrepareArgs {
+    /// The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ...
+    /// (shutdown, new, resume and fork end the session being left, so they skip the quiet period)
+    #[arg(long, value_name = "TRIGGER")]
+    pub reason: String,
+    #[command(flatten)]
+    pub common: FeedCommon,
+}
 
 pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
     let config = ctx.config()?;

@@ -1,14 +1,38 @@
 //! `mpt gateway audit [--device D] [--denied] [--since T]` and `mpt gateway audit verify`: the
 //! records a query selects, and the chain's verdict (exit 3 naming the first record that fails).
 
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use crate::cli::{GatewayAuditAction, GatewayAuditArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
 use crate::gateway::audit::read::{Query, select, verify};
 use crate::output::Style;
+
+#[derive(Debug, Args)]
+pub struct GatewayAuditArgs {
+    #[command(subcommand)]
+    pub action: Option<GatewayAuditAction>,
+    /// Only this device's records
+    #[arg(long, value_name = "DEVICE")]
+    pub device: Option<String>,
+    /// Only refusals
+    #[arg(long)]
+    pub denied: bool,
+    /// Only records since T: an RFC 3339 time or a duration back from now (e.g. 1h)
+    #[arg(long, value_name = "T")]
+    pub since: Option<String>,
+    /// At most the N most recent records
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayAuditAction {
+    /// Recompute the hash chain and check its head: exit 3 naming the first record that fails
+    Verify,
+}
 
 pub fn run(ctx: &Ctx, dir: &StateDir, args: GatewayAuditArgs) -> Result<Exit> {
     match args.action {

@@ -6,10 +6,41 @@ mod policy;
 mod serve;
 mod token;
 
-use crate::cli::{GatewayArgs, GatewayCommand};
+use clap::{Args, Subcommand};
+
 use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::gateway::StateDir;
+use audit::GatewayAuditArgs;
+use policy::GatewayPolicyArgs;
+use serve::GatewayServeArgs;
+use token::GatewayTokenArgs;
+
+const GATEWAY_AFTER: &str = "\
+State lives in MPT_GATEWAY_DIR (else $XDG_STATE_HOME/mpt/gateway): policy.json (written by you),
+tokens.json (hashes only, written by `mpt gateway token`), audit.jsonl and audit.head.json.
+A refused token is HTTP 401 {\"error\": \"malformed\"|\"unknown_token\"|\"expired\"|\"revoked\"}; a
+tools/call the role does not allow is a JSON-RPC error -32020 (HTTP 200); a route it does not
+allow is 403; past the device's rate, 429 with Retry-After.";
+
+#[derive(Debug, Args)]
+#[command(after_help = GATEWAY_AFTER)]
+pub struct GatewayArgs {
+    #[command(subcommand)]
+    pub command: GatewayCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayCommand {
+    /// Listen for devices and forward to mempalace serve what each device's role allows
+    Serve(GatewayServeArgs),
+    /// Issue, list, rotate and revoke device tokens (the only writers of tokens.json)
+    Token(GatewayTokenArgs),
+    /// Show the audit log (by device, denials, time); `verify` checks its hash chain
+    Audit(GatewayAuditArgs),
+    /// Check the policy file and its tests, or explain the rule that decides one call
+    Policy(GatewayPolicyArgs),
+}
 
 pub fn run(ctx: &Ctx, args: GatewayArgs) -> Result<Exit> {
     let dir = StateDir::resolve(&ctx.env)?;

@@ -3,15 +3,46 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use crate::commands::Ctx;
-use crate::cli::GatewayPolicyAction;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
 use crate::gateway::policy::{Current, Policy};
 use crate::output::Style;
 use crate::palace::catalog;
+
+#[derive(Debug, Args)]
+pub struct GatewayPolicyArgs {
+    #[command(subcommand)]
+    pub action: GatewayPolicyAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayPolicyAction {
+    /// Parse a policy and run its tests (never calling the primary): exit 3 naming a failing test
+    Check {
+        /// The policy file (default: policy.json in the gateway's state folder)
+        file: Option<PathBuf>,
+    },
+    /// The decision on one tools/call by a device, the rule that decides it, and what it rewrites
+    Explain {
+        /// The device (a key of "devices" in policy.json)
+        device: String,
+        /// The tool, e.g. add_drawer or mempalace_add_drawer
+        tool: String,
+        /// The call's arguments, a JSON object
+        #[arg(value_name = "ARGS_JSON", default_value = "{}")]
+        args: String,
+        /// The wing update_drawer's drawer is in now (what the gateway would look up)
+        #[arg(long, value_name = "WING")]
+        current_wing: Option<String>,
+        /// The policy file (default: policy.json in the gateway's state folder)
+        #[arg(long, value_name = "FILE")]
+        policy: Option<PathBuf>,
+    },
+}
 
 pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayPolicyAction) -> Result<Exit> {
     let file = |f: Option<PathBuf>| f.unwrap_or_else(|| dir.policy());

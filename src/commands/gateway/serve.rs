@@ -1,14 +1,40 @@
 //! `mpt gateway serve`: the options from flags and environment, the listening line on stdout
 //! (one JSON Line under `--json`), notes on stderr; runs until SIGTERM or SIGINT.
 
+use std::path::PathBuf;
+
+use clap::Args;
 use serde_json::json;
 
-use crate::cli::GatewayServeArgs;
 use crate::commands::Ctx;
 use crate::config::gateway::GatewayKnobs;
 use crate::error::{Exit, Result};
 use crate::gateway::StateDir;
 use crate::gateway::serve::{Listening, ServeOptions, serve};
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The upstream token comes from MEMPALACE_MCP_HTTP_TOKEN or the 0600 file named by
+MPT_GATEWAY_UPSTREAM_TOKEN_FILE, never argv; an https:// upstream may add MPT_CA_FILE's CA.
+Runs until SIGTERM or SIGINT. The first stdout line says where it listens (one JSON Line under --json).")]
+pub struct GatewayServeArgs {
+    /// Where devices connect: IP:PORT (port 0 picks a free one)
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: std::net::SocketAddr,
+    /// The mempalace serve in front of which it stands, e.g. http://127.0.0.1:8765
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Serve TLS with this PEM certificate (chain)
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's PEM private key
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Allow a non-loopback listen without TLS, or a plain http:// upstream on another host
+    /// (when a tunnel already encrypts the link)
+    #[arg(long)]
+    pub allow_insecure: bool,
+}
 
 pub fn run(ctx: &Ctx, dir: StateDir, args: GatewayServeArgs) -> Result<Exit> {
     let opts = ServeOptions {

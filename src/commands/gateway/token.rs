@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use crate::cli::GatewayTokenAction;
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
@@ -15,6 +15,48 @@ use crate::gateway::policy::Policy;
 use crate::gateway::tokens::edit::{Editor, Issued};
 use crate::gateway::tokens::{Entry, TokenFile};
 use crate::time::{now_unix, parse_duration};
+
+#[derive(Debug, Args)]
+pub struct GatewayTokenArgs {
+    #[command(subcommand)]
+    pub action: GatewayTokenAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GatewayTokenAction {
+    /// A new token for a device the policy names: shown once, alone on stdout or into --out
+    Issue {
+        /// The device (a key of "devices" in policy.json)
+        device: String,
+        /// Refused after this long (e.g. 90d); without it the token never expires (doctor warns)
+        #[arg(long, value_name = "DURATION")]
+        expires: Option<String>,
+        /// Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Every token: id, device, state, created, last used, expiry (never a secret)
+    List,
+    /// A new token for a device; its old one keeps working for the overlap, then is expired
+    Rotate {
+        device: String,
+        /// How long the old token keeps working
+        #[arg(long, value_name = "DURATION", default_value = "24h")]
+        overlap: String,
+        /// The new token's lifetime (else the old one's, else none)
+        #[arg(long, value_name = "DURATION")]
+        expires: Option<String>,
+        /// Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Refuse a token (by id) or every token of a device, at once
+    Revoke {
+        /// A token id, or a device
+        #[arg(value_name = "ID|DEVICE")]
+        target: String,
+    },
+}
 
 pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayTokenAction) -> Result<Exit> {
     match action {

@@ -5,9 +5,9 @@ mod notify;
 
 use std::time::Duration;
 
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use crate::cli::{AckStatus, MailboxAction, MailboxArgs};
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::mailbox::offline::{LocalLog, View};
@@ -17,6 +17,81 @@ use crate::mcp::route::{self, Dial, PrimaryFirst, Rule};
 use crate::palace::PalacePaths;
 use crate::time::{human_age, now_unix};
 use crate::{log_debug, log_warn};
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+What any *@$MEMPALACE_PI_DEVICE identity owes (one per harness: pi@lap, opencode@lap), or --as's.
+Read from the primary (with this device's own events not on it yet), then the local copy of its
+log brought up to date. With the primary unreachable, answered from that copy: exit 0,
+\"stale\": true and the age of the last pull (a STALE: first line for people). Exit 7 only
+when this device has no local log at all. `ack` answers as the ask's addressee, through the edge
+owner when one runs; with none and the primary unreachable it is queued in the outbox.")]
+pub struct MailboxArgs {
+    #[command(subcommand)]
+    pub action: Option<MailboxAction>,
+    /// Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)
+    #[arg(long = "as", value_name = "AGENT", global = true)]
+    pub as_identity: Option<String>,
+    /// Print only the number of owed asks (for prompts and status bars)
+    #[arg(long)]
+    pub count: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MailboxAction {
+    /// Poll, and announce only what became owed since the last poll
+    Watch {
+        /// Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)
+        #[arg(long, value_name = "MS")]
+        interval_ms: Option<u64>,
+        /// Stop after this many polls
+        #[arg(long, value_name = "N")]
+        max_polls: Option<u64>,
+    },
+    /// Answer an ask with a terminal status, as the identity it was addressed to (or --as)
+    Ack {
+        /// The event id of the ask (evt_...)
+        event: String,
+        /// The terminal status that closes it
+        #[arg(long, value_enum)]
+        status: AckStatus,
+        /// A reply body
+        #[arg(long)]
+        body: Option<String>,
+    },
+    /// Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or
+    /// nowhere and why); exit 3 when nowhere
+    #[command(after_help = "\
+Reads MEMPALACE_MAILBOX_NOTIFY, the terminal ($TERM, $KITTY_WINDOW_ID) and tmux ($TMUX: then its
+allow-passthrough, the pane's, the window's, then the global). With --test it also sends a test
+notification on stderr: exit 0 when the sequence was written, 3 when it could not reach a terminal
+(and the one command that fixes it). Needs no palace.")]
+    Notify {
+        /// Send a test notification on stderr now
+        #[arg(long)]
+        test: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum AckStatus {
+    Applied,
+    Failed,
+    Blocked,
+    Superseded,
+}
+
+impl AckStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AckStatus::Applied => "applied",
+            AckStatus::Failed => "failed",
+            AckStatus::Blocked => "blocked",
+            AckStatus::Superseded => "superseded",
+        }
+    }
+}
+
 
 pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     // The terminal's road needs no palace, no device name and no config.

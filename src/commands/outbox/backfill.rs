@@ -5,15 +5,39 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use clap::Args;
 use serde_json::{Value, json};
 
-use crate::cli::OutboxBackfillArgs;
+use crate::cli::PalaceArg;
 use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::outbox::backfill::{self, Options, Plan, Reason};
 use crate::outbox::{OpenOptions, Origin, Outbox};
 use crate::palace::PalacePaths;
+
+#[derive(Debug, Args)]
+pub struct OutboxBackfillArgs {
+    #[command(flatten)]
+    pub palace: PalaceArg,
+    /// Only drawers and diary entries in wings matching this glob (repeatable); facts and
+    /// coordination events have no wing and are left for a run without --wing
+    #[arg(long = "wing", value_name = "GLOB")]
+    pub wings: Vec<String>,
+    /// Only records filed on or after this date (YYYY-MM-DD) or time (YYYY-MM-DDTHH:MM:SS)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Print what would be queued, queue nothing (the default without --yes)
+    #[arg(long, conflicts_with = "yes")]
+    pub dry_run: bool,
+    /// Queue it
+    #[arg(long)]
+    pub yes: bool,
+    /// Also queue again the records whose backfill op an operator dropped (`mpt outbox drop`);
+    /// without it they are listed as `dropped` and the backfill is not done
+    #[arg(long)]
+    pub include_dropped: bool,
+}
 
 /// Records per enqueue transaction: a kill loses at most the batch being written, never half of it.
 const BATCH: usize = 200;

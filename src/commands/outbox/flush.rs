@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::cli::OutboxFlushArgs;
+use clap::Args;
+
 use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
@@ -12,6 +13,20 @@ use crate::mcp::McpClient;
 use crate::outbox::flush::Progress;
 use crate::outbox::report::FlushDoc;
 use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
+
+#[derive(Debug, Args)]
+pub struct OutboxFlushArgs {
+    /// Settle at most N ops, then stop
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Keep retrying an unreachable primary, with backoff, for this long (e.g. 90s, 5m);
+    /// without it the flush stops at the first transient failure
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// Wait for another flusher to finish instead of exiting 6 at once
+    #[arg(long)]
+    pub wait: bool,
+}
 
 pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Result<Exit> {
     let remote = config.remote.as_ref().ok_or_else(|| {

@@ -7,9 +7,9 @@ mod view;
 
 use std::path::Path;
 
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use crate::cli::{OutboxArgs, OutboxCommand};
 use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
@@ -17,6 +17,108 @@ use crate::log_warn;
 use crate::outbox::{self, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Outbox, util};
 use crate::palace::PalacePaths;
 use crate::secrets;
+use backfill::OutboxBackfillArgs;
+use flush::OutboxFlushArgs;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Without a subcommand: counts by state, the oldest open op's age, the primary it targets.
+The outbox is MPT_OUTBOX, else `outbox` in the mpt config, else ~/.mempalace/edge/outbox.sqlite3
+(on a read-only HOME: <palace>/.mpt-edge/outbox.sqlite3, the palace's own volume).
+flush exits 0 drained, 3 failed ops remain (everything that does not depend on them was sent),
+6 another flusher runs, 7 the primary could not be reached (the ops stay queued).")]
+pub struct OutboxArgs {
+    #[command(subcommand)]
+    pub command: Option<OutboxCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OutboxCommand {
+    /// List ops in queue order (default: the open ones, head first)
+    List(OutboxListArgs),
+    /// Show one op: payload, attempts, last error, what operators did to it
+    Show(OutboxOpArg),
+    /// Queue one write for the primary (for scripts and tests; the edge queues its own)
+    Enqueue(OutboxEnqueueArgs),
+    /// Send the queued ops to the primary, in order, each effect exactly once
+    Flush(OutboxFlushArgs),
+    /// Put a failed op (or every failed op) back in the queue with a fresh attempt budget
+    Retry(OutboxRetryArgs),
+    /// Give up on one op; it is recorded, never silent
+    Drop(OutboxDropArgs),
+    /// Delete done and dropped ops older than the retention (open ops are never touched)
+    Purge(OutboxPurgeArgs),
+    /// Queue this device's existing memory for the primary, once (a dry run without --yes)
+    Backfill(OutboxBackfillArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutboxStateFilter {
+    /// queued, leased and failed
+    Open,
+    Queued,
+    Leased,
+    Done,
+    Failed,
+    Dropped,
+    All,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxListArgs {
+    /// Which ops
+    #[arg(long, value_enum, default_value_t = OutboxStateFilter::Open)]
+    pub state: OutboxStateFilter,
+    /// At most this many (done, dropped and all: the most recent)
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxOpArg {
+    /// The op_id, or its first hex digits (at least 4)
+    pub op: String,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxEnqueueArgs {
+    /// The write tool, e.g. kg_add (the mempalace_ prefix may be left out)
+    pub tool: String,
+    /// Its arguments as a JSON object
+    pub args: String,
+    /// At most one open op per key: a second enqueue with the same key returns the first
+    #[arg(long, value_name = "KEY")]
+    pub dedupe_key: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxRetryArgs {
+    /// The failed op
+    #[arg(required_unless_present = "failed", conflicts_with = "failed")]
+    pub op: Option<String>,
+    /// Every failed op
+    #[arg(long)]
+    pub failed: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxDropArgs {
+    /// The op to give up
+    pub op: String,
+    /// Confirm: the op will never reach the primary
+    #[arg(long)]
+    pub yes: bool,
+    /// Why, for the record
+    #[arg(long)]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutboxPurgeArgs {
+    /// Settled longer ago than this (e.g. 7d, 12h, 0s)
+    #[arg(long, value_name = "DURATION", default_value = "7d")]
+    pub older_than: String,
+}
 
 /// How long `retry` and `drop` wait for a running flusher to let go of the lock.
 const OPERATOR_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{missing, short};
 use crate::commands::Ctx;
-use crate::cli::OutboxStateFilter;
+use super::OutboxStateFilter;
 use crate::config::Config;
 use crate::error::{Exit, Result};
 use crate::outbox::refs::Wait;
