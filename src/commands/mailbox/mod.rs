@@ -92,7 +92,6 @@ impl AckStatus {
     }
 }
 
-
 pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
     // The terminal's road needs no palace, no device name and no config.
     if let Some(MailboxAction::Notify { test }) = args.action {

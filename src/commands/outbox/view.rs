@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::OutboxStateFilter;
 use super::{missing, short};
 use crate::commands::Ctx;
-use super::OutboxStateFilter;
 use crate::config::Config;
 use crate::error::{Exit, Result};
 use crate::outbox::refs::Wait;
