@@ -3,12 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser};
 
-use crate::commands::{
-    CallArgs, CompletionsArgs, DoctorArgs, EdgeArgs, FeedArgs, GatewayArgs, MailboxArgs, ManArgs,
-    OutboxArgs, PathsArgs, RunbookArgs,
-};
+use crate::commands::Command;
 use crate::output::ColorChoice;
 
 const AFTER_HELP: &str = "\
@@ -52,43 +49,6 @@ pub struct GlobalArgs {
     /// The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)
     #[arg(long = "mpt-config", global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Tell the truth about this machine: each silent failure, why it matters, and its fix
-    Doctor(DoctorArgs),
-    /// The local-first MCP proxy a harness runs instead of mempalace-mcp
-    Edge(EdgeArgs),
-    /// RFC 001's phases as a checklist: where this machine stands, each safe step applied with a backup
-    Runbook(RunbookArgs),
-    /// Call one MemPalace tool through the transport the pi bridge would use
-    Call(CallArgs),
-    /// Show the effective configuration and where each value came from (never a secret)
-    Config,
-    /// Where MemPalace keeps this palace's files, and what they hold
-    Paths(PathsArgs),
-    /// What this device owes: asks addressed to it that no later terminal reply of its own answers
-    Mailbox(MailboxArgs),
-    /// pi's session transcripts into the palace: stage them (never touching it), or stage and mine
-    Feed(FeedArgs),
-    /// The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops
-    Outbox(OutboxArgs),
-    /// The primary host's front door: one token per device, roles, rate limits, a hash-chained audit
-    Gateway(GatewayArgs),
-    /// Print a shell completion script
-    Completions(CompletionsArgs),
-    /// Write man pages (one per subcommand) into DIR, or print mpt(1)
-    Man(ManArgs),
-}
-
-/// `--palace PATH`, declared once and flattened into every command that acts on a local palace
-/// (resolved by `PalacePaths::chosen`).
-#[derive(Debug, Clone, Default, Args)]
-pub struct PalaceArg {
-    /// The local palace (else the mpt config's `palace`, else MemPalace's own rules)
-    #[arg(long = "palace", id = "palace", value_name = "PATH", global = true)]
-    pub path: Option<PathBuf>,
 }
 
 #[cfg(test)]

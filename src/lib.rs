@@ -79,7 +79,7 @@ pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
         env,
         config_flag: cli.global.config.clone(),
     };
-    match commands::run(&ctx, cli.command) {
+    match commands::run(&ctx, cli.command, <Cli as clap::CommandFactory>::command) {
         Ok(exit) => exit.into(),
         Err(e) if e.kind == error::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

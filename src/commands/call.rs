@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::{Value, json};
 
-use crate::cli::PalaceArg;
 use crate::commands::Ctx;
+use crate::commands::PalaceArg;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::route::{Dial, Route, Rule};
 use crate::mcp::{Deadline, McpClient};

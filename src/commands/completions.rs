@@ -1,12 +1,9 @@
 //! `mpt completions <shell>`: the completion script, generated from the clap definition into a
 //! buffer first (so `| head` is a clean exit, not a panic).
 
-use clap::Args;
-use clap::CommandFactory;
-
-use crate::cli::Cli;
-use crate::commands::Ctx;
+use crate::commands::{Ctx, Root};
 use crate::error::{Exit, Result};
+use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -15,13 +12,13 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-pub fn run(ctx: &Ctx, args: CompletionsArgs) -> Result<Exit> {
-    ctx.out.write_raw(&script(args.shell))?;
+pub fn run(ctx: &Ctx, args: CompletionsArgs, root: Root) -> Result<Exit> {
+    ctx.out.write_raw(&script(args.shell, root))?;
     Ok(Exit::Ok)
 }
 
-pub fn script(shell: clap_complete::Shell) -> Vec<u8> {
+pub fn script(shell: clap_complete::Shell, root: Root) -> Vec<u8> {
     let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "mpt", &mut buf);
+    clap_complete::generate(shell, &mut root(), "mpt", &mut buf);
     buf
 }

@@ -2,12 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
-use clap::CommandFactory;
-
-use crate::cli::Cli;
-use crate::commands::Ctx;
+use crate::commands::{Ctx, Root};
 use crate::error::{Exit, MptError, Result};
+use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct ManArgs {
@@ -15,10 +12,10 @@ pub struct ManArgs {
     pub dir: Option<PathBuf>,
 }
 
-pub fn run(ctx: &Ctx, args: ManArgs) -> Result<Exit> {
+pub fn run(ctx: &Ctx, args: ManArgs, root: Root) -> Result<Exit> {
     match args.dir {
         Some(dir) => {
-            let written = write_all(&dir)?;
+            let written = write_all(&dir, root)?;
             let doc =
                 serde_json::json!({"schema": crate::schema::MAN, "dir": dir, "pages": written});
             ctx.out.emit(&doc, |w| {
@@ -30,7 +27,7 @@ pub fn run(ctx: &Ctx, args: ManArgs) -> Result<Exit> {
         }
         None => {
             let mut buf = Vec::new();
-            clap_mangen::Man::new(Cli::command())
+            clap_mangen::Man::new(root())
                 .render(&mut buf)
                 .map_err(|e| MptError::io("rendering the man page", &e))?;
             ctx.out.write_raw(&buf)?;
@@ -40,10 +37,10 @@ pub fn run(ctx: &Ctx, args: ManArgs) -> Result<Exit> {
 }
 
 /// Writes mpt.1 and mpt-<sub>.1 for every subcommand; returns the file names, sorted.
-pub fn write_all(dir: &Path) -> Result<Vec<String>> {
+pub fn write_all(dir: &Path, root: Root) -> Result<Vec<String>> {
     std::fs::create_dir_all(dir)
         .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
-    clap_mangen::generate_to(Cli::command(), dir)
+    clap_mangen::generate_to(root(), dir)
         .map_err(|e| MptError::io(format!("writing man pages into {}", dir.display()), &e))?;
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map_err(|e| MptError::io(format!("listing {}", dir.display()), &e))?

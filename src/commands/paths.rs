@@ -4,8 +4,8 @@
 use clap::Args;
 use serde_json::json;
 
-use crate::cli::PalaceArg;
 use crate::commands::Ctx;
+use crate::commands::PalaceArg;
 use crate::error::{Exit, Result};
 use crate::palace::{PalacePaths, files, kg};
 

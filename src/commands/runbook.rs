@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use crate::cli::PalaceArg;
 use crate::commands::Ctx;
+use crate::commands::PalaceArg;
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};
 use crate::runbook::{self, Applied, Inputs, Phase, State, Step};

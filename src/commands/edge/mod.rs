@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::PalaceArg;
 use crate::commands::Ctx;
+use crate::commands::PalaceArg;
 use crate::edge::launch::Launch;
 use crate::edge::owner::OwnerPaths;
 use crate::error::{Exit, Result};

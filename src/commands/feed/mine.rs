@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::FeedCommon;
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
-use crate::cli::PalaceArg;
 use crate::commands::Ctx;
+use crate::commands::PalaceArg;
 use crate::error::{Exit, Result};
 use crate::feed::job;
 use crate::feed::mine::{self, MineCall};

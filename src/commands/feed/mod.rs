@@ -517,9 +517,13 @@ mod tests {
 
     #[test]
     fn gate_flag_defaults_are_the_engines() {
-        let cli =
-            crate::cli::Cli::try_parse_from(["mpt", "feed", "prepare", "--reason", "x"]).unwrap();
-        let crate::cli::Command::Feed(FeedArgs {
+        #[derive(Parser)]
+        struct Top {
+            #[command(subcommand)]
+            command: crate::commands::Command,
+        }
+        let cli = Top::try_parse_from(["mpt", "feed", "prepare", "--reason", "x"]).unwrap();
+        let crate::commands::Command::Feed(FeedArgs {
             action: FeedAction::Prepare(a),
         }) = cli.command
         else {

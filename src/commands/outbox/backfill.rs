@@ -8,8 +8,8 @@ use std::path::Path;
 use clap::Args;
 use serde_json::{Value, json};
 
-use crate::cli::PalaceArg;
 use crate::commands::Ctx;
+use crate::commands::PalaceArg;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::outbox::backfill::{self, Options, Plan, Reason};
