@@ -135,9 +135,8 @@ fn opencode_feeder(inputs: &Inputs) -> Option<String> {
         .as_ref()
         .map(|c| c.feed.opencode_wing.clone())
         .unwrap_or_else(|_| crate::config::feed::DEFAULT_OPENCODE_WING.to_string());
-    let last = env.home().ok().and_then(|home| {
-        let state = crate::feed::state::feed_home(env.get("XDG_STATE_HOME"), &home)
-            .join("opencode/state.json");
+    let last = crate::feed::state::feed_home(env).ok().and_then(|feed| {
+        let state = feed.join("opencode/state.json");
         std::fs::metadata(state).ok()?.modified().ok()
     });
     let last = last.map_or("never fed".to_string(), |t| {

@@ -248,8 +248,7 @@ pub fn destination(config: &crate::config::Config, env: &crate::config::Env) -> 
             let mut s = format!(
                 "both (this device's palace through the edge, and the primary: shipped to {i}, its mine queued in the outbox)"
             );
-            if let Ok(home) = env.home() {
-                let feed_home = super::state::feed_home(env.get("XDG_STATE_HOME"), &home);
+            if let Ok(feed_home) = super::state::feed_home(env) {
                 let staged = feed_home.join("staged");
                 let (state_file, _) = super::state::state_and_lock(&feed_home, &staged, true);
                 if let Some(why) = pending(&state_file) {

@@ -121,12 +121,10 @@ pub fn mtime_ns(t: SystemTime) -> u64 {
 }
 
 /// Where `mpt` keeps the feed's files when `--out` is not given: `$XDG_STATE_HOME/mpt/feed`
-/// (`~/.local/state/mpt/feed`); the staging folder is `staged/` inside it.
-pub fn feed_home(xdg_state_home: Option<&str>, home: &Path) -> PathBuf {
-    match xdg_state_home.map(Path::new).filter(|p| p.is_absolute()) {
-        Some(x) => x.join("mpt/feed"),
-        None => home.join(".local/state/mpt/feed"),
-    }
+/// (`~/.local/state/mpt/feed`: config's one helper for mpt's folders); the staging folder is
+/// `staged/` inside it.
+pub fn feed_home(env: &crate::config::Env) -> crate::error::Result<PathBuf> {
+    Ok(env.mpt_dir(crate::config::Xdg::State)?.join("feed"))
 }
 
 /// The state and lock files for a staging folder: beside the default one, or keyed by a hash of

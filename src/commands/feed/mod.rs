@@ -200,7 +200,7 @@ fn plan(
         (None, Harness::Opencode) => knobs.opencode_wing.clone(),
     };
     let home = ctx.env.home()?;
-    let feed_home = job::feed_home(ctx.env.get("XDG_STATE_HOME"), &home);
+    let feed_home = job::feed_home(&ctx.env)?;
     // Each harness keeps its own staging folder, state and lock: pi's where they always were.
     let harness_home = match harness {
         Harness::Pi => feed_home.clone(),
