@@ -1,4 +1,4 @@
-//! Reading opencode's database: read-only (`mode=ro`, the `-shm` mapped read-only), one deferred
+//! Reading opencode's database: read-only (`mode=ro`, a plain WAL reader), one deferred
 //! read transaction per run that holds no lock a writer waits on and ends as soon as the rows are
 //! in memory, so a running opencode never blocks and its WAL checkpoints are never starved.
 
