@@ -209,6 +209,10 @@ fn main() {
         .nth(1)
         .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mpt").to_string());
     let tmp = tempfile::tempdir().unwrap();
+    if std::env::var("BENCH_FEED").as_deref() == Ok("opencode") {
+        // The opencode half alone (for profiling it), without pi's figures beside it.
+        return opencode(tmp.path(), f64::NAN);
+    }
     let sessions = tmp.path().join("sessions");
     let t = Instant::now();
     let (paths, total) = generate(&sessions);

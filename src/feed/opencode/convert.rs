@@ -16,10 +16,11 @@ struct MessageData {
     summary: LBool,
 }
 
-/// The fields of a `part.data` the export reads.
+/// The fields of a `part.data` the export reads (the rest, a tool's output among it, is skipped
+/// unread).
 #[derive(Default, Deserialize)]
 #[serde(default)]
-struct PartData {
+pub struct PartData {
     #[serde(rename = "type")]
     kind: LStr,
     text: LStr,
@@ -35,6 +36,13 @@ struct PartData {
 #[serde(default)]
 struct ToolState {
     input: Option<ToolArgs>,
+}
+
+impl PartData {
+    /// A part's `data` as stored; `None` when it is not a JSON object.
+    pub fn parse(data: &str) -> Option<PartData> {
+        serde_json::from_str(data).ok()
+    }
 }
 
 /// What a session held that the export could not use, for the report.
@@ -62,15 +70,8 @@ pub fn session(row: &SessionRow, messages: &[MessageRow]) -> (Session, Unread) {
             unread.bad_rows += 1;
             continue;
         };
-        let parts: Vec<PartData> = m
-            .parts
-            .iter()
-            .filter_map(|p| {
-                let got = serde_json::from_str::<PartData>(p).ok();
-                unread.bad_rows += usize::from(got.is_none());
-                got
-            })
-            .collect();
+        unread.bad_rows += m.parts.iter().filter(|p| p.is_none()).count();
+        let parts: Vec<&PartData> = m.parts.iter().flatten().collect();
         let body = match (data.role.0.as_deref(), data.summary.0) {
             (_, true) => Body::Summary,
             (Some("user"), _) => user(&parts),
@@ -107,7 +108,7 @@ pub fn session(row: &SessionRow, messages: &[MessageRow]) -> (Session, Unread) {
 }
 
 /// A user message: its typed text parts joined by newlines; a compaction request is a summary.
-fn user(parts: &[PartData]) -> Body {
+fn user(parts: &[&PartData]) -> Body {
     if parts
         .iter()
         .any(|p| p.kind.0.as_deref() == Some("compaction"))
@@ -134,7 +135,7 @@ fn user(parts: &[PartData]) -> Body {
 
 /// An assistant message: text (not synthetic) and tool calls in order; reasoning, steps,
 /// snapshots and patches dropped.
-fn assistant(parts: &[PartData]) -> Body {
+fn assistant(parts: &[&PartData]) -> Body {
     let mut out = Vec::new();
     for p in parts {
         match p.kind.0.as_deref() {
@@ -187,7 +188,8 @@ mod tests {
         MessageRow {
             id: id.into(),
             data: data.into(),
-            parts: parts.iter().map(|p| p.to_string()).collect(),
+            parts: parts.iter().map(|p| PartData::parse(p)).collect(),
+            bytes: 0,
         }
     }
 

@@ -1,7 +1,8 @@
 //! Reading opencode's database: read-only (`mode=ro`, a plain WAL reader), one deferred
 //! read transaction per run that holds no lock a writer waits on and ends as soon as the rows are
-//! in memory, so a running opencode never blocks and its WAL checkpoints are never starved.
+//! read, so a running opencode never blocks and its WAL checkpoints are never starved.
 
+use super::convert::PartData;
 use super::schema::{self, Key};
 use rusqlite::{Connection, OpenFlags};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -25,19 +26,27 @@ pub struct SessionRow {
     pub fingerprint: u64,
 }
 
-/// One `message` row with its `part` rows (each `data` is opencode's JSON, as stored).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One `message` row (its `data` is opencode's JSON, as stored) with its `part` rows, each parsed
+/// for the fields the export reads while the row is borrowed from SQLite: a part's JSON (a tool's
+/// whole output among it) is never copied.
+#[derive(Default)]
 pub struct MessageRow {
     pub id: String,
     pub data: String,
-    pub parts: Vec<String>,
+    /// The parts in order; `None` for one whose `data` is not a JSON object.
+    pub parts: Vec<Option<PartData>>,
+    /// The bytes of `data` and of every part's `data` (what the read took from the database).
+    pub bytes: u64,
 }
+
+/// One session as the read delivers it: its row, and its messages when the caller asked for them.
+pub type Delivered = (SessionRow, Option<Vec<MessageRow>>);
 
 /// What one read of the database found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Read {
-    /// A known schema: every session, and the messages of those the caller asked for.
-    Sessions(Vec<(SessionRow, Option<Vec<MessageRow>>)>),
+    /// A known schema: this many sessions were delivered, in id order.
+    Sessions(usize),
     /// A schema this build does not know (or none): nothing was read.
     UnknownSchema(Option<Key>),
 }
@@ -61,17 +70,23 @@ const BUSY_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// Reads the database at `path`: `Ok(None)` when it does not exist; `Err` with SQLite's reason when
 /// it cannot be read (locked, damaged, not a database). `wanted` picks the sessions whose messages
-/// are loaded, inside the same transaction as the index.
+/// are loaded, inside the same transaction as the index; `each` gets every session as soon as it
+/// is read, with the number of sessions (so a caller can convert one while the next is read). An
+/// `Err` can come after some sessions were delivered: the caller must discard them.
 ///
 /// `mode=ro` without `readonly_shm`: the connection is a plain WAL reader (it takes a read mark in
 /// the `-shm`, creating the `-shm` and an empty `-wal` when opencode is not running, as any reader
 /// would), so it sees a consistent snapshot, never writes the database, and never blocks opencode.
-pub fn read(path: &Path, wanted: &dyn Fn(&SessionRow) -> bool) -> Result<Option<Read>, String> {
+pub fn read(
+    path: &Path,
+    wanted: &dyn Fn(&SessionRow) -> bool,
+    each: &mut dyn FnMut(usize, Delivered),
+) -> Result<Option<Read>, String> {
     if !path.exists() {
         return Ok(None);
     }
     open(path)
-        .and_then(|c| read_in(&c, wanted))
+        .and_then(|c| read_in(&c, wanted, each))
         .map(Some)
         .map_err(|e| e.to_string())
 }
@@ -94,7 +109,11 @@ fn open(path: &Path) -> rusqlite::Result<Connection> {
     Ok(c)
 }
 
-fn read_in(c: &Connection, wanted: &dyn Fn(&SessionRow) -> bool) -> rusqlite::Result<Read> {
+fn read_in(
+    c: &Connection,
+    wanted: &dyn Fn(&SessionRow) -> bool,
+    each: &mut dyn FnMut(usize, Delivered),
+) -> rusqlite::Result<Read> {
     let tx = c.unchecked_transaction()?;
     let key = schema::key(&tx)?;
     if key.as_ref().and_then(schema::known).is_none() {
@@ -121,38 +140,52 @@ fn read_in(c: &Connection, wanted: &dyn Fn(&SessionRow) -> bool) -> rusqlite::Re
     })?;
     let sessions: Vec<SessionRow> = rows.collect::<rusqlite::Result<_>>()?;
     drop(index);
+    let total = sessions.len();
     let mut messages = tx.prepare(MESSAGES)?;
     let mut parts = tx.prepare(PARTS)?;
-    let mut out = Vec::with_capacity(sessions.len());
     for s in sessions {
         if !wanted(&s) {
-            out.push((s, None));
+            each(total, (s, None));
             continue;
         }
-        let mut msgs: Vec<MessageRow> = messages
-            .query_map([&s.id], |r| {
-                Ok(MessageRow {
-                    id: r.get(0)?,
-                    data: r.get(1)?,
-                    parts: Vec::new(),
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        let at: std::collections::HashMap<String, usize> = msgs
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.id.clone(), i))
-            .collect();
-        let mut rows = parts.query([&s.id])?;
-        while let Some(r) = rows.next()? {
-            let mid: String = r.get(0)?;
-            if let Some(&i) = at.get(&mid) {
-                msgs[i].parts.push(r.get(1)?);
-            }
-        }
-        out.push((s, Some(msgs)));
+        let msgs = messages_of(&s.id, &mut messages, &mut parts)?;
+        each(total, (s, Some(msgs)));
     }
     drop((messages, parts));
     tx.commit()?;
-    Ok(Read::Sessions(out))
+    Ok(Read::Sessions(total))
+}
+
+/// One session's messages in order, each with its parts parsed from the borrowed row.
+fn messages_of(
+    session: &str,
+    messages: &mut rusqlite::Statement<'_>,
+    parts: &mut rusqlite::Statement<'_>,
+) -> rusqlite::Result<Vec<MessageRow>> {
+    let mut msgs: Vec<MessageRow> = messages
+        .query_map([session], |r| {
+            let data: String = r.get(1)?;
+            Ok(MessageRow {
+                id: r.get(0)?,
+                bytes: data.len() as u64,
+                data,
+                parts: Vec::new(),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let at: std::collections::HashMap<String, usize> = msgs
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.id.clone(), i))
+        .collect();
+    let mut rows = parts.query([session])?;
+    while let Some(r) = rows.next()? {
+        let Some(&i) = at.get(r.get_ref(0)?.as_str()?) else {
+            continue;
+        };
+        let data = r.get_ref(1)?.as_str()?;
+        msgs[i].parts.push(PartData::parse(data));
+        msgs[i].bytes += data.len() as u64;
+    }
+    Ok(msgs)
 }

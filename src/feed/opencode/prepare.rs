@@ -1,5 +1,6 @@
-//! The opencode run: the database read once (index, then the sessions that changed), each session
-//! through pi's gate, export and staging, unchanged ones decided from the state record.
+//! The opencode run: the database read once (index, then the sessions that changed) on one thread
+//! while each session is converted, gated and rendered on this one as it arrives; then staging,
+//! once the read has succeeded; unchanged sessions decided from the state record.
 
 use super::convert;
 use super::db::{self, Read, SessionRow};
@@ -37,8 +38,9 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
                 .is_some();
         !unchanged && !is_subagent(s, opts) && quiet(s, opts).is_ok()
     };
-    let sessions = match db::read(db_path, &wanted) {
-        Ok(Some(Read::Sessions(s))) => s,
+    let (read, sessions) = read_and_render(opts, &wanted);
+    let sessions = match read {
+        Ok(Some(Read::Sessions(_))) => sessions,
         Ok(None) => Vec::new(),
         Ok(Some(Read::UnknownSchema(key))) => {
             let found = key.map_or("no migration journal".to_string(), |k| k.to_string());
@@ -68,11 +70,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
     report.sessions_seen = sessions.len();
     let mut new_state = State::empty(&config);
     let mut used: HashSet<String> = HashSet::new();
-    let total = sessions.len();
-    for (done, (row, messages)) in sessions.into_iter().enumerate() {
-        if let Some(p) = &opts.progress {
-            (p.0)(done, total);
-        }
+    for (row, rendered) in sessions {
         let key = key_of(&row.id);
         let mut record = Record {
             size: row.fingerprint,
@@ -86,11 +84,11 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
         };
         let previous = old.sessions.get(&key).filter(|r| matches(r, &row));
         let reused = previous.and_then(|r| reuse(r, "", &stage_dir, &used));
-        let (outcome, staged, from_state) = match (reused, messages) {
+        let (outcome, staged, from_state) = match (reused, rendered) {
             (Some((o, staged)), _) => (o, staged, true),
-            (None, Some(msgs)) => {
+            (None, Some(rendered)) => {
                 let (o, staged) =
-                    export_one(opts, &stage_dir, &row, &msgs, &mut used, &mut report)?;
+                    stage_one(opts, &stage_dir, &row, rendered, &mut used, &mut report)?;
                 (o, staged, false)
             }
             (None, None) => {
@@ -128,9 +126,6 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
             from_state,
         });
     }
-    if let Some(p) = &opts.progress {
-        (p.0)(total, total);
-    }
     if let Some(p) = &opts.state_file
         && (new_state != old || report.state_reset || !p.exists())
     {
@@ -160,32 +155,86 @@ fn quiet(s: &SessionRow, opts: &PrepareOptions) -> Result<(), SkipReason> {
     )
 }
 
-/// Convert, gate, render and stage one session.
-fn export_one(
+/// One session converted, gated and rendered: what staging needs, nothing of the rows kept.
+struct Rendered {
+    /// The transcript, or why the gate refused its content.
+    text: Result<String, SkipReason>,
+    bytes_read: u64,
+    bad_rows: usize,
+}
+
+/// A session's row, and its rendering when its messages were read.
+type RenderedSession = (SessionRow, Option<Rendered>);
+
+/// Reads the database on a second thread while this one renders each session as it arrives (the
+/// two halves take about as long: SQLite and JSON on one core, the export on the other). Progress
+/// counts sessions rendered. The read's result says whether the sessions may be used.
+fn read_and_render(
+    opts: &PrepareOptions,
+    wanted: &(dyn Fn(&SessionRow) -> bool + Sync),
+) -> (Result<Option<Read>, String>, Vec<RenderedSession>) {
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, db::Delivered)>();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            db::read(&opts.sessions_dir, wanted, &mut |total, s| {
+                let _ = tx.send((total, s));
+            })
+        });
+        let mut out = Vec::new();
+        let mut total = 0;
+        for (n, (row, msgs)) in rx {
+            total = n;
+            if let Some(p) = &opts.progress {
+                (p.0)(out.len(), total);
+            }
+            let rendered = msgs.map(|m| render(opts, &row, &m));
+            out.push((row, rendered));
+        }
+        if let Some(p) = &opts.progress {
+            (p.0)(total, total);
+        }
+        let read = reader
+            .join()
+            .unwrap_or_else(|_| Err("the database reader panicked".to_string()));
+        (read, out)
+    })
+}
+
+/// Convert, gate and render one session.
+fn render(opts: &PrepareOptions, row: &SessionRow, msgs: &[db::MessageRow]) -> Rendered {
+    let bytes_read = msgs.iter().map(|m| m.bytes).sum();
+    let (sess, unread) = convert::session(row, msgs);
+    let t = export::build(&sess, &opts.export);
+    let text = gate::check_content(&t.stats, &opts.gate)
+        .map(|()| export::render(&t, &HashSet::new(), &opts.export).0);
+    Rendered {
+        text,
+        bytes_read,
+        bad_rows: unread.bad_rows,
+    }
+}
+
+/// Stage one rendered session.
+fn stage_one(
     opts: &PrepareOptions,
     stage_dir: &Path,
     row: &SessionRow,
-    msgs: &[db::MessageRow],
+    rendered: Rendered,
     used: &mut HashSet<String>,
     report: &mut PrepareReport,
 ) -> io::Result<(Outcome, Staged)> {
-    report.bytes_read += msgs
-        .iter()
-        .map(|m| (m.data.len() + m.parts.iter().map(String::len).sum::<usize>()) as u64)
-        .sum::<u64>();
-    let (sess, unread) = convert::session(row, msgs);
-    if unread.bad_rows > 0 {
-        report.lines_skipped += unread.bad_rows;
+    report.bytes_read += rendered.bytes_read;
+    if rendered.bad_rows > 0 {
+        report.lines_skipped += rendered.bad_rows;
         report.warnings.push(format!(
             "opencode session {}: skipped {} row(s) whose data is not JSON",
-            row.id, unread.bad_rows
+            row.id, rendered.bad_rows
         ));
     }
-    let t = export::build(&sess, &opts.export);
-    if let Err(r) = gate::check_content(&t.stats, &opts.gate) {
-        return Ok((Outcome::Skipped(r), None));
-    }
-    let (text, _) = export::render(&t, &HashSet::new(), &opts.export);
+    let text = match rendered.text {
+        Ok(text) => text,
+        Err(r) => return Ok((Outcome::Skipped(r), None)),
+    };
     let mut name = stage::staged_name(&row.id);
     if used.contains(&name) {
         name = stage::disambiguated_name(&name, &opts.sessions_dir.join(&row.id));
