@@ -377,6 +377,26 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
         "cp of the database file (the bar's baseline)",
         t_cp * 1e3
     );
+    // The read's floor: SQLite itself visiting every message and part row once (no copy, no JSON).
+    let (t_floor, _) = best(5, || {
+        let c =
+            rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        let n: i64 = c
+            .query_row(
+                "SELECT (SELECT sum(length(data)) FROM message) + (SELECT sum(length(data)) FROM part)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(n > 0);
+    });
+    println!(
+        "  {:<46} {:>9.1} ms  {:.2}x cp",
+        "SQLite's own scan of every row (the read's floor)",
+        t_floor * 1e3,
+        t_floor / t_cp
+    );
     let stage = tmp.join("oc-out/staged");
     let state = tmp.join("oc-out/state.json");
     let mk = |state_file: Option<&Path>, fsync: bool| {
