@@ -2,7 +2,8 @@
 //! (synthetic and ignored parts left out), an assistant message's text and tool calls, in order.
 
 use super::db::{MessageRow, SessionRow};
-use crate::feed::raw::{LBool, LStr, ToolArgs};
+use super::part::PartData;
+use crate::feed::raw::{LBool, LStr};
 use crate::feed::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote};
 use serde::Deserialize;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -14,35 +15,6 @@ struct MessageData {
     role: LStr,
     /// A compaction's summary (the messages it summarises are still in the table).
     summary: LBool,
-}
-
-/// The fields of a `part.data` the export reads (the rest, a tool's output among it, is skipped
-/// unread).
-#[derive(Default, Deserialize)]
-#[serde(default)]
-pub struct PartData {
-    #[serde(rename = "type")]
-    kind: LStr,
-    text: LStr,
-    /// Text opencode added itself (a file's contents for an @-mention, a reminder).
-    synthetic: LBool,
-    ignored: LBool,
-    tool: LStr,
-    state: Option<ToolState>,
-    mime: LStr,
-}
-
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct ToolState {
-    input: Option<ToolArgs>,
-}
-
-impl PartData {
-    /// A part's `data` as stored; `None` when it is not a JSON object.
-    pub fn parse(data: &str) -> Option<PartData> {
-        serde_json::from_str(data).ok()
-    }
 }
 
 /// What a session held that the export could not use, for the report.

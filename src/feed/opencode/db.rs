@@ -2,7 +2,7 @@
 //! read transaction per run that holds no lock a writer waits on and ends as soon as the rows are
 //! read, so a running opencode never blocks and its WAL checkpoints are never starved.
 
-use super::convert::PartData;
+use super::part::PartData;
 use super::schema::{self, Key};
 use rusqlite::{Connection, OpenFlags};
 use std::hash::{DefaultHasher, Hash, Hasher};
