@@ -1,5 +1,6 @@
 //! The layering checked on the sources: commands print only through `Output`, engines log through
-//! `crate::log` and never import `output`, and every `schema` name lives in `crate::schema`.
+//! `crate::log` and never import `output`, every `schema` name lives in `crate::schema`, and the
+//! process environment is read once, into config's snapshot (`crate::config::Env`).
 
 use std::path::{Path, PathBuf};
 
@@ -129,6 +130,45 @@ fn schema_names_live_in_the_schema_module() {
     assert!(
         found.is_empty(),
         "use a crate::schema constant:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Where the process environment may still be read directly, and why; everything else reads
+/// config's snapshot (`Env`), so what a command sees is what it was given.
+const PROCESS_ENV_READERS: [(&str, &str); 5] = [
+    ("src/config/env.rs", "the snapshot itself"),
+    ("src/lock.rs", "its tests' child-process hooks"),
+    (
+        "src/mcp/stdio/session.rs",
+        "the PATH a spawned child inherits from this process",
+    ),
+    ("src/outbox/admin.rs", "USER in an operator's audit line"),
+    (
+        "src/gateway/policy/mine.rs",
+        "the scoped mine's `~` (left: it should take the gateway's Env)",
+    ),
+];
+
+#[test]
+fn the_process_environment_is_read_into_configs_snapshot() {
+    let mut found = Vec::new();
+    for (file, text) in sources() {
+        if file == "src/house_rules.rs" || PROCESS_ENV_READERS.iter().any(|(f, _)| *f == file) {
+            continue;
+        }
+        for (n, line) in code_lines(&text) {
+            if ["env::var(", "env::var_os(", "env::vars(", "env::vars_os("]
+                .iter()
+                .any(|r| line.contains(r))
+            {
+                found.push(format!("{file}:{n}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "read the variable from config's Env (ctx.env) and pass it down:\n{}",
         found.join("\n")
     );
 }

@@ -119,7 +119,11 @@ impl Device {
     /// Ends the session, then stops the palace's owner by its pid (it would linger otherwise)
     /// and waits for it to exit; the link, for the next round.
     pub fn stop(mut self) -> Link {
-        let paths = mpt::edge::owner::OwnerPaths::new(&self.home, &self.palace);
+        let paths = mpt::edge::owner::OwnerPaths::new(
+            &mpt::config::Env::from_pairs([("HOME", self.home.to_str().unwrap())]),
+            &self.home,
+            &self.palace,
+        );
         let owner = mpt::edge::owner::owner_pid(&paths).or(mpt::edge::owner::lingering_pid(&paths));
         drop(self.stdin);
         let _ = self.edge.wait();

@@ -66,7 +66,7 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
     };
     // The primary when configured; else the palace's edge owner, whose child is its one writer
     // (a second `mempalace-mcp` would be refused once it has written); else a child of our own.
-    let route = Route::choose(&config, || Ok(palace), Rule::PRIMARY_FIRST)?;
+    let route = Route::choose(&ctx.env, &config, || Ok(palace), Rule::PRIMARY_FIRST)?;
     if let Route::EdgeOwner { .. } = route {
         crate::log_debug!("call: through {}", route.describe());
     }

@@ -55,7 +55,7 @@ pub fn kg_path(inputs: &Inputs) -> Check {
             ),
             ..c
         }
-        .fix(link_fix(&paths)),
+        .fix(link_fix(&inputs.env, &paths)),
         KgVerdict::Split => Check {
             status: Status::Fail,
             summary: format!(
@@ -82,9 +82,9 @@ pub fn kg_path(inputs: &Inputs) -> Check {
 
 /// The runbook's step that leaves the link; it refuses while MemPalace holds the palace, so when
 /// mpt's own edge owner is the holder, stopping it comes first.
-fn link_fix(paths: &crate::palace::PalacePaths) -> String {
+fn link_fix(env: &crate::config::Env, paths: &crate::palace::PalacePaths) -> String {
     let apply = "`mpt runbook apply kg-location --yes` leaves the link (a backup is kept; a dry run without --yes)";
-    match crate::edge::stop::OwnerHold::of(&paths.home, &paths.palace) {
+    match crate::edge::stop::OwnerHold::of(env, &paths.home, &paths.palace) {
         Some(o) => format!(
             "the palace is held by {}: {}",
             o.described(),

@@ -89,7 +89,7 @@ pub fn check(inputs: &Inputs) -> Check {
     }
     let flusher = FlushLock::holder(&path).ok().flatten();
     // An edge owner runs for the palace (the one route to it): it flushes.
-    let edge = Route::choose(config, || inputs.palace(), Rule::LOCAL)
+    let edge = Route::choose(&inputs.env, config, || inputs.palace(), Rule::LOCAL)
         .ok()
         .filter(|r| matches!(r, Route::EdgeOwner { .. }));
     let pending = status.pending_local;

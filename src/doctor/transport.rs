@@ -26,7 +26,7 @@ pub async fn check(inputs: &Inputs) -> Check {
     }
     // The route a call would take: the primary when configured, else the palace's edge owner (its
     // child is the one writer: probed through it), else a read-only child of our own.
-    let route = match Route::choose(config, || inputs.palace(), Rule::PRIMARY_FIRST) {
+    let route = match Route::choose(&inputs.env, config, || inputs.palace(), Rule::PRIMARY_FIRST) {
         Ok(r) => r,
         Err(e) => return Check::new(ID, Status::Fail, e.message),
     };

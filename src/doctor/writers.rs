@@ -73,7 +73,7 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
     c.summary = format!(
         "{lease_text}; {children} local child(ren){}{}",
         if hub_live { ", behind a live hub" } else { "" },
-        owner_note(&paths, &on_palace)
+        owner_note(&inputs.env, &paths, &on_palace)
     );
     c
 }
@@ -81,8 +81,12 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
 /// `, the child of mpt's own edge owner …` when the palace's children are its, with the command
 /// that frees the palace (a lingering owner keeps its child MPT_EDGE_GRACE_MS after its last
 /// session).
-fn owner_note(paths: &crate::palace::PalacePaths, on_palace: &[&Proc]) -> String {
-    let Some(o) = crate::edge::stop::OwnerHold::of(&paths.home, &paths.palace) else {
+fn owner_note(
+    env: &crate::config::Env,
+    paths: &crate::palace::PalacePaths,
+    on_palace: &[&Proc],
+) -> String {
+    let Some(o) = crate::edge::stop::OwnerHold::of(env, &paths.home, &paths.palace) else {
         return String::new();
     };
     if !on_palace.iter().any(|p| o.holds_as(p.pid)) {

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::owner::OwnerPaths;
 use super::stop_gate::parent_of;
 pub use super::stop_gate::{Attached, STOP_METHOD};
+use crate::config::Env;
 use crate::mcp::jsonrpc;
 
 /// What the owner answered `mpt/stop`.
@@ -62,8 +63,8 @@ pub struct OwnerHold {
 
 impl OwnerHold {
     /// The palace's owner, when one answers on its socket.
-    pub fn of(home: &Path, palace: &Path) -> Option<OwnerHold> {
-        let paths = OwnerPaths::new(home, palace);
+    pub fn of(env: &Env, home: &Path, palace: &Path) -> Option<OwnerHold> {
+        let paths = OwnerPaths::new(env, home, palace);
         let a = ask(&paths, true, Duration::from_secs(2))?;
         Some(OwnerHold {
             owner_pid: a.owner_pid,

@@ -32,6 +32,7 @@ pub fn choose_route(env: &Env, config: &Config, palace: Option<&Path>) -> Result
         },
     };
     Route::choose(
+        env,
         config,
         || PalacePaths::chosen(env, palace, Some(config)),
         rule,

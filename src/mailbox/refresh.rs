@@ -36,7 +36,7 @@ pub async fn local_copy(local: &LocalLog, config: &Config, env: &Env) -> Refresh
     let Some(paths) = local.palace() else {
         return Refreshed::Skipped("no local palace resolves");
     };
-    if let Some(o) = owner::live(&paths.home, &paths.palace) {
+    if let Some(o) = owner::live(env, &paths.home, &paths.palace) {
         return wake(&o, config).await;
     }
     if !paths.palace.is_dir() {

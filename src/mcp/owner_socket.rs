@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::McpClient;
+use crate::config::Env;
 use crate::state_dir::{StateDir, palace_file, palace_key};
 
 /// A socket path is at most 107 bytes (`sun_path` holds 108 with its NUL); a base folder this
@@ -28,15 +29,16 @@ pub struct OwnerPaths {
 }
 
 impl OwnerPaths {
-    pub fn new(home: &Path, palace: &Path) -> OwnerPaths {
-        OwnerPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
+    /// `env`: the environment snapshot (`Env`) whose `XDG_RUNTIME_DIR` places the socket.
+    pub fn new(env: &Env, home: &Path, palace: &Path) -> OwnerPaths {
+        OwnerPaths::in_dir(env, &StateDir::for_palace(home, palace).path, palace)
     }
 
     /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
-    pub fn in_dir(dir: &Path, palace: &Path) -> OwnerPaths {
+    pub fn in_dir(env: &Env, dir: &Path, palace: &Path) -> OwnerPaths {
         let key = palace_key(palace);
         OwnerPaths {
-            socket: socket_path(&format!("{key}.sock")),
+            socket: socket_path(env, &format!("{key}.sock")),
             lock: palace_file(dir, palace, "owner.lock"),
             log: palace_file(dir, palace, "owner.log"),
             linger: palace_file(dir, palace, "linger.lock"),
@@ -59,8 +61,8 @@ fn holder_pid(path: &Path) -> Option<u32> {
 }
 
 /// The palace's owner when one answers on its socket (`None`: no edge runs for it).
-pub fn live(home: &Path, palace: &Path) -> Option<OwnerPaths> {
-    let paths = OwnerPaths::new(home, palace);
+pub fn live(env: &Env, home: &Path, palace: &Path) -> Option<OwnerPaths> {
+    let paths = OwnerPaths::new(env, home, palace);
     paths.socket.parent().filter(|d| is_private(d))?;
     std::os::unix::net::UnixStream::connect(&paths.socket)
         .ok()
@@ -123,10 +125,11 @@ pub fn euid() -> u32 {
 }
 
 /// The folders an owner's socket may live in, preferred first: `$XDG_RUNTIME_DIR/mpt` when that
-/// is a short private folder of ours, then `/tmp/mpt-<uid>`.
-fn socket_dirs() -> Vec<PathBuf> {
+/// is a short private folder of ours, then `/tmp/mpt-<uid>` (`XDG_RUNTIME_DIR` read from the
+/// snapshot `env`, as every setting is).
+fn socket_dirs(env: &Env) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
+    if let Some(x) = env.get("XDG_RUNTIME_DIR").map(PathBuf::from)
         && x.is_absolute()
         && x.as_os_str().len() <= MAX_SOCKET_BASE
         && is_private(&x)
@@ -139,8 +142,8 @@ fn socket_dirs() -> Vec<PathBuf> {
 
 /// Where the socket called `name` lives: where one already is (an owner started with another
 /// environment put it there), else the preferred folder.
-pub fn socket_path(name: &str) -> PathBuf {
-    let dirs = socket_dirs();
+pub fn socket_path(env: &Env, name: &str) -> PathBuf {
+    let dirs = socket_dirs(env);
     dirs.iter()
         .map(|d| d.join(name))
         .find(|p| {
@@ -163,8 +166,27 @@ mod tests {
 
     #[test]
     fn the_fallback_socket_path_is_short() {
-        let p = socket_path("0123456789abcdef.sock");
+        let p = socket_path(&Env::default(), "0123456789abcdef.sock");
         assert!(p.as_os_str().len() < 108, "{}", p.display());
+    }
+
+    #[test]
+    fn the_socket_folder_is_the_snapshots_runtime_dir() {
+        let runtime = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(runtime.path(), PermissionsExt::from_mode(0o700)).unwrap();
+        let env = Env::from_pairs([("XDG_RUNTIME_DIR", runtime.path().to_str().unwrap())]);
+        let home = tempfile::tempdir().unwrap();
+        let paths = OwnerPaths::new(&env, home.path(), &home.path().join("palace"));
+        assert_eq!(
+            paths.socket.parent(),
+            Some(runtime.path().join("mpt").as_path())
+        );
+        let without = OwnerPaths::new(&Env::default(), home.path(), &home.path().join("palace"));
+        assert_eq!(
+            without.socket.parent(),
+            Some(Path::new(&format!("/tmp/mpt-{}", euid()))),
+            "no runtime dir in the snapshot: the fallback, whatever the process's"
+        );
     }
 
     #[test]

@@ -153,6 +153,7 @@ impl Route {
     /// Picks the one writer of the palace `palace` resolves (only once a local route is
     /// considered: a call for the primary needs no local palace) for a caller following `rule`.
     pub fn choose(
+        env: &Env,
         config: &Config,
         palace: impl FnOnce() -> Result<PalacePaths>,
         rule: Rule,
@@ -163,7 +164,7 @@ impl Route {
             return Ok(p);
         }
         let palace = &palace()?;
-        if let Some(owner) = owner_socket::live(&palace.home, &palace.palace) {
+        if let Some(owner) = owner_socket::live(env, &palace.home, &palace.palace) {
             return Ok(Route::EdgeOwner {
                 pid: owner_socket::owner_pid(&owner),
                 socket: owner.socket,
@@ -337,7 +338,7 @@ mod tests {
         let env = Env::from_pairs([("HOME", home.path().to_str().unwrap())]);
         let palace = PalacePaths::resolve(&env, Some(&home.path().join("palace"))).unwrap();
         let config = Config::load(&env, None).unwrap();
-        let route = Route::choose(&config, || Ok(palace.clone()), Rule::LOCAL).unwrap();
+        let route = Route::choose(&env, &config, || Ok(palace.clone()), Rule::LOCAL).unwrap();
         assert_eq!(
             route,
             Route::OwnChild {

@@ -106,7 +106,7 @@ pub(super) fn refuse_if_held(paths: &PalacePaths, inputs: &Inputs) -> Result<()>
         return Ok(());
     }
     // mpt's own edge owner is named as what it is, with the command that stops it.
-    let owner = OwnerHold::of(&paths.home, &paths.palace)
+    let owner = OwnerHold::of(&inputs.env, &paths.home, &paths.palace)
         .filter(|o| held.iter().any(|h| h.pid.is_some_and(|p| o.holds_as(p))));
     if let Some(o) = &owner {
         for h in held

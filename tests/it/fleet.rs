@@ -496,6 +496,7 @@ fn the_queue_drains_after_the_last_session_closes() {
         // Read off the linger lock, not `mpt edge status`: its probe of the owner's socket is a
         // connection, which restarts the owner's grace.
         lingering = mpt::edge::owner::lingering_pid(&mpt::edge::owner::OwnerPaths::new(
+            &d.env.snapshot(),
             &d.env.home(),
             &d.palace,
         ))

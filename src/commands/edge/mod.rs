@@ -67,7 +67,7 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
     let config = ctx.config()?;
     let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(&config))?;
     let state = StateDir::for_palace(&palace.home, &palace.palace);
-    let paths = OwnerPaths::in_dir(&state.path, &palace.palace);
+    let paths = OwnerPaths::in_dir(&ctx.env, &state.path, &palace.palace);
     let harness = args
         .harness
         .clone()

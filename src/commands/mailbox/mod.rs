@@ -133,7 +133,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
         };
         let way = match (&args.action, &paths) {
             (Some(MailboxAction::Ack { .. }), Some(p)) => {
-                route::Route::choose(&config, || Ok(p.clone()), rule)?
+                route::Route::choose(&ctx.env, &config, || Ok(p.clone()), rule)?
             }
             _ => route::Route::primary(&config).expect("a primary: checked above"),
         };

@@ -70,7 +70,7 @@ fn local_client(
         },
         ..Rule::LOCAL
     };
-    let route = Route::choose(config, || Ok(palace.clone()), rule)?;
+    let route = Route::choose(env, config, || Ok(palace.clone()), rule)?;
     let dial = Dial {
         local_reads: true,
         show_stderr,

@@ -16,7 +16,7 @@ use crate::support::{Primary, TestEnv, pid_alive, wait_for};
 const SHIMS: usize = 20;
 
 fn owner_of(env: &TestEnv, palace: &Path) -> Option<u32> {
-    mpt::edge::owner::owner_pid(&OwnerPaths::new(&env.home(), palace))
+    mpt::edge::owner::owner_pid(&OwnerPaths::new(&env.snapshot(), &env.home(), palace))
 }
 
 /// A HOME with a local palace, and a real primary (kept alive by the caller): its URL.
@@ -44,7 +44,7 @@ fn local_palace(env: &TestEnv, palace: &Path) -> (tokio::runtime::Runtime, McpCl
         .build()
         .unwrap();
     let local = mpt::mcp::owner_socket::greet(
-        &OwnerPaths::new(&env.home(), palace).socket,
+        &OwnerPaths::new(&env.snapshot(), &env.home(), palace).socket,
         "backfill",
         true,
         Some(Duration::from_secs(60)),

@@ -400,7 +400,7 @@ fn kill_9_of_the_owner_takes_its_pull_with_it() {
         &vars,
     );
     h.initialize();
-    let paths = OwnerPaths::new(&env.home(), &palace);
+    let paths = OwnerPaths::new(&env.snapshot(), &env.home(), &palace);
     let mut owner = None;
     let mut pull = None;
     assert!(

@@ -122,7 +122,7 @@ fn a_lingering_flusher_with_no_session_is_stopped() {
     assert!(h.close().success());
     // Read off the linger lock, not `mpt edge status`: its probe of the owner's socket is a
     // connection, which restarts the owner's grace.
-    let paths = mpt::edge::owner::OwnerPaths::new(&env.home(), &palace);
+    let paths = mpt::edge::owner::OwnerPaths::new(&env.snapshot(), &env.home(), &palace);
     let mut lingering = None;
     assert!(
         wait_for(60.0, || {
@@ -171,7 +171,7 @@ fn the_stop_waits_for_a_call_in_flight_and_answers_it() {
     assert!(h.close().success());
     let owner = status(&env, p, &vars)["owner"]["pid"].as_u64().unwrap() as u32;
     // A tool client of the owner (as `mpt call` and doctor are) whose call the child never answers.
-    let paths = mpt::edge::owner::OwnerPaths::new(&env.home(), &palace);
+    let paths = mpt::edge::owner::OwnerPaths::new(&env.snapshot(), &env.home(), &palace);
     let call = std::thread::spawn(move || {
         let rt = tokio::runtime::Runtime::new().unwrap();
         rt.block_on(async {

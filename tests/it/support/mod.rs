@@ -115,6 +115,12 @@ impl TestEnv {
         ]
     }
 
+    /// The environment snapshot the processes a test starts read theirs from (`mempalace_env`):
+    /// what the test computes from it (an owner's socket) is what they compute.
+    pub fn snapshot(&self) -> mpt::config::Env {
+        mpt::config::Env::from_pairs(self.mempalace_env())
+    }
+
     /// `program` with a cleared environment plus the MemPalace one, run in the test's folder: the
     /// builder every process a test starts goes through (add args, env and stdio, then run it).
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
