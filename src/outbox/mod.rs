@@ -42,6 +42,8 @@ pub use report::{FlushReport, Stop};
 pub use schema::Synchronous;
 pub use status::{OutboxStatus, status_at};
 pub use store::{Enqueued, NewOp, OpenOptions, Outbox};
+#[cfg(test)]
+pub(crate) use types::sample_op;
 pub use types::{Op, OpDoc, OpState, Origin, StoredError};
 
 /// Hard failures an op may have before it is failed and blocks the queue (daemon.py's MAX_ATTEMPTS).

@@ -161,39 +161,41 @@ impl Op {
     }
 }
 
+/// An op for tests of the documents it appears in: failed, refused by a gateway's rule.
+#[cfg(test)]
+pub(crate) fn sample_op() -> Op {
+    Op {
+        id: 7,
+        op_id: "0123456789abcdef".into(),
+        local_seq: 3,
+        origin_device: "laptop".into(),
+        origin_host: "laptop.lan".into(),
+        tool_name: "mempalace_add_drawer".into(),
+        payload: serde_json::json!({"wing": "w", "room": "r", "content": "c"}),
+        dedupe_key: None,
+        state: OpState::Failed,
+        attempts: 3,
+        sends: 3,
+        unconfirmed: false,
+        next_attempt_at: 1_700_000_000_000,
+        lease_token: None,
+        lease_expires_at: None,
+        first_sent_at: Some(1_700_000_000_000),
+        created_at: 1_700_000_000_000,
+        updated_at: 1_700_000_000_000,
+        flushed_at: None,
+        outcome: None,
+        primary_ref: None,
+        error: Some(
+            serde_json::json!({"kind": "refused", "message": "no", "hint": null, "at": "t", "rule": "r1"}),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    fn sample_op() -> Op {
-        Op {
-            id: 7,
-            op_id: "0123456789abcdef".into(),
-            local_seq: 3,
-            origin_device: "laptop".into(),
-            origin_host: "laptop.lan".into(),
-            tool_name: "mempalace_add_drawer".into(),
-            payload: json!({"wing": "w", "room": "r", "content": "c"}),
-            dedupe_key: None,
-            state: OpState::Failed,
-            attempts: 3,
-            sends: 3,
-            unconfirmed: false,
-            next_attempt_at: 1_700_000_000_000,
-            lease_token: None,
-            lease_expires_at: None,
-            first_sent_at: Some(1_700_000_000_000),
-            created_at: 1_700_000_000_000,
-            updated_at: 1_700_000_000_000,
-            flushed_at: None,
-            outcome: None,
-            primary_ref: None,
-            error: Some(
-                json!({"kind": "refused", "message": "no", "hint": null, "at": "t", "rule": "r1"}),
-            ),
-        }
-    }
 
     /// Golden: the op's field names in `mpt outbox --json`, `show`, `drop` and a flush's
     /// `blocked_by` (scripts read them); the payload last, and only in `show` and `drop`.

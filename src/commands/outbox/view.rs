@@ -200,7 +200,7 @@ pub(super) fn list(
         "outbox": path,
         "state": state_name,
         "count": ops.len(),
-        "ops": ops.iter().zip(&waits).map(|(o, w)| with_waits(o.to_json(false), w)).collect::<Vec<_>>(),
+        "ops": ops.iter().zip(&waits).map(|(o, w)| op_json(o, w, false)).collect::<Vec<_>>(),
     });
     let now = util::now_ms();
     ctx.out.emit(&doc, |w| {
@@ -237,7 +237,7 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     let o = store.find(op)?;
     let audit = store.audit_trail(Some(&o.op_id))?;
     let waits = store.waits(&o)?;
-    let doc = json!({"schema": crate::schema::OUTBOX_OP, "outbox": path, "op": with_waits(o.to_json(true), &waits), "audit": audit});
+    let doc = json!({"schema": crate::schema::OUTBOX_OP, "outbox": path, "op": op_json(&o, &waits, true), "audit": audit});
     ctx.out.emit(&doc, |w| {
         for (k, v) in doc["op"].as_object().into_iter().flatten() {
             if k == "waits_on" {
@@ -271,9 +271,53 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
+/// An op's JSON (its payload when `with_payload`) with what it waits for.
+fn op_json(o: &outbox::Op, waits: &[Wait], with_payload: bool) -> Value {
+    with_waits(o.to_json(with_payload), waits)
+}
+
 /// An op's JSON with what it waits for (`waits_on`: the ops that minted ids it references and
 /// have not landed; it is sent when they are).
 fn with_waits(mut v: Value, waits: &[Wait]) -> Value {
     v["waits_on"] = Value::Array(waits.iter().map(Wait::to_json).collect());
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Golden: an op in `mpt outbox --json` (`ops[]`) and `show` (`op`), in order (scripts read
+    /// them): the op's own fields, its payload in `show` only, then what it waits for.
+    #[test]
+    fn an_op_with_its_waits_keeps_its_field_names() {
+        let op = outbox::sample_op();
+        let waits = [Wait {
+            local_id: "drawer_1".into(),
+            op_id: "fedcba9876543210".into(),
+            state: OpState::Queued,
+        }];
+        let op_fields: Vec<String> = crate::schema::field_names(&op.to_json(false));
+        let waits_on = [
+            "waits_on",
+            "waits_on[].local_id",
+            "waits_on[].op_id",
+            "waits_on[].state",
+        ];
+        let mut listed: Vec<String> = op_fields.clone();
+        listed.extend(waits_on.map(String::from));
+        assert_eq!(
+            crate::schema::field_names(&op_json(&op, &waits, false)),
+            listed
+        );
+        let mut shown = op_fields;
+        shown.extend(
+            ["payload", "payload.wing", "payload.room", "payload.content"].map(String::from),
+        );
+        shown.extend(waits_on.map(String::from));
+        assert_eq!(
+            crate::schema::field_names(&op_json(&op, &waits, true)),
+            shown
+        );
+    }
 }
