@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::liveness::Liveness;
 use super::{
-    CallError, Deadline, Handshake, HttpFailure, TokenRefusal, body, handshake, jsonrpc, sse,
+    CallError, Deadline, Handshake, HttpFailure, body, handshake, jsonrpc, sse, status_error,
 };
 use crate::config::Secret;
 use crate::{log_debug, log_trace};
@@ -28,8 +28,6 @@ fn sibling(url: &str, route: &str) -> Result<reqwest::Url, CallError> {
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
-/// Error bodies are read only this far (an HTML 401 page is not worth more).
-const ERROR_BODY_LIMIT: usize = 2048;
 
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -236,7 +234,7 @@ impl HttpClient {
             let status = resp.status().as_u16();
             if errors.contains(&status) {
                 let shown = crate::secrets::redact_url(&self.opts.url);
-                return Err(status_error(status, resp, &shown).await);
+                return Err(status_error::read(status, resp, &shown).await);
             }
             let text = body::read_capped(resp).await?;
             Ok((status, String::from_utf8_lossy(&text).into_owned()))
@@ -284,7 +282,7 @@ impl HttpClient {
                 return Ok(None);
             }
             if !(200..300).contains(&status) {
-                return Err(status_error(
+                return Err(status_error::read(
                     status,
                     resp,
                     &crate::secrets::redact_url(&self.opts.url),
@@ -399,103 +397,6 @@ async fn read_sse(mut resp: reqwest::Response, expect: Option<&Value>) -> Result
             );
         }
     }
-}
-
-async fn status_error(status: u16, resp: reqwest::Response, url: &str) -> CallError {
-    let retry_after_s = resp
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    // Read past the limit and scrubbed before it is cut: a cut through an echoed token would
-    // leave a piece of it.
-    let mut body =
-        crate::secrets::scrubbed(body::read_prefix(resp, ERROR_BODY_LIMIT + 64 * 1024).await);
-    if body.len() > ERROR_BODY_LIMIT {
-        let mut cut = ERROR_BODY_LIMIT;
-        while !body.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        body.truncate(cut);
-    }
-    let parsed = serde_json::from_str::<Value>(&body).ok();
-    // A JSON-RPC error in a 4xx body (400 parse error, 413 too large) says more than the status;
-    // a gateway's own refusals (`{"error": "rate_limited"}`) are a word, not a JSON-RPC error.
-    if let Some(err) = parsed.as_ref().and_then(|v| v.get("error"))
-        && err.is_object()
-        && ![401, 403, 413, 429].contains(&status)
-    {
-        return CallError::Rpc {
-            code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            data: err.get("data").cloned(),
-        };
-    }
-    let word = parsed
-        .as_ref()
-        .and_then(|v| v.get("error"))
-        .and_then(Value::as_str);
-    let (failure, detail) = match status {
-        401 => match word.and_then(TokenRefusal::parse) {
-            Some(why) => (
-                HttpFailure::Unauthorized(Some(why)),
-                format!(
-                    "the gateway at {url} refused this device's token ({}): {}",
-                    why.as_str(),
-                    why.says()
-                ),
-            ),
-            None => (
-                HttpFailure::Unauthorized(None),
-                format!("the primary at {url} answered 401 Unauthorized: the token was refused"),
-            ),
-        },
-        403 => (
-            HttpFailure::Forbidden,
-            format!("the primary at {url} answered 403 Forbidden"),
-        ),
-        404 => (
-            HttpFailure::NotFound,
-            format!("the primary answered 404 Not Found for {url}"),
-        ),
-        413 => (
-            HttpFailure::TooLarge,
-            "the primary answered 413: request too large".to_string(),
-        ),
-        429 => (
-            HttpFailure::RateLimited { retry_after_s },
-            format!(
-                "the primary at {url} answered 429 Too Many Requests: this device is past its rate; retry after {}",
-                retry_after_s.map_or("a moment (no Retry-After given)".into(), |s| format!(
-                    "{s} s (Retry-After)"
-                ))
-            ),
-        ),
-        500..=599 => (
-            HttpFailure::Server,
-            format!("the primary answered {status}: {}", first_line(&body)),
-        ),
-        _ => (
-            HttpFailure::Status,
-            format!("the primary answered HTTP {status}: {}", first_line(&body)),
-        ),
-    };
-    CallError::Http {
-        failure,
-        status: Some(status),
-        detail,
-    }
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
 }
 
 /// The HTTP client as the handshake's peer, each request within the handshake's deadline. A

@@ -13,6 +13,7 @@ pub mod route;
 pub mod routes;
 mod send_error;
 pub mod sse;
+mod status_error;
 pub mod stdio;
 pub mod tool_result;
 pub mod unix;
