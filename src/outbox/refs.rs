@@ -84,8 +84,9 @@ pub fn landed_from_found(tool: &str, event: &Value) -> Value {
     }
 }
 
-/// An op another op waits for: it minted an id the waiting op references.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An op another op waits for: it minted an id the waiting op references (`waits_on[]` in an
+/// op's document).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Wait {
     pub local_id: String,
     pub op_id: String,
@@ -93,10 +94,6 @@ pub struct Wait {
 }
 
 impl Wait {
-    pub fn to_json(&self) -> Value {
-        json!({"local_id": self.local_id, "op_id": self.op_id, "state": self.state})
-    }
-
     pub fn describe(&self) -> String {
         format!(
             "{} (minted by op {}, {})",

@@ -2,6 +2,7 @@
 //! printed (the MINE_SOURCE line, or one JSON document). The engine is `crate::feed`.
 
 mod args;
+mod doc;
 pub mod helper;
 mod mine;
 mod prepare;
@@ -10,8 +11,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use crate::commands::Ctx;
 use crate::config::Config;
 use crate::config::feed::validate_wing;
@@ -19,10 +18,11 @@ use crate::error::{Exit, MptError, Result};
 use crate::feed::fleet::{self, FleetFeed, Ship};
 use crate::feed::job::{self, FeedJob, FeedRun};
 use crate::feed::remote::RemoteInbox;
-use crate::feed::{GateConfig, Harness, PrepareOptions, Progress, REPORT_SCHEMA, Reason};
+use crate::feed::{GateConfig, Harness, PrepareOptions, Progress, Reason};
 use crate::harness::opencode;
 use crate::palace::paths::{absolute, realpath};
 pub use args::{FeedAction, FeedArgs, FeedCommon};
+use doc::prepare_doc;
 
 pub fn run(ctx: &Ctx, args: FeedArgs) -> Result<Exit> {
     match args.action {
@@ -292,50 +292,6 @@ fn progress_bar(ctx: &Ctx) -> Option<Progress> {
     })))
 }
 
-/// The `mpt.feed.prepare/v1` document: the engine's counts plus where things are.
-fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>) -> Result<Value> {
-    let mut doc = match run {
-        Some(r) => serde_json::to_value(&r.report)
-            .map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))?,
-        None => json!({
-            "schema": REPORT_SCHEMA, "reason": meta.reason, "stage_dir": meta.stage_dir,
-            "sessions_seen": 0, "exported": 0, "unchanged": 0, "skipped": {}, "skipped_total": 0,
-            "bytes_read": 0, "bytes_written": 0,
-        }),
-    };
-    let note = note
-        .map(str::to_string)
-        .or_else(|| run.and_then(|r| r.note.clone()));
-    doc["harness"] = json!(meta.harness);
-    doc["active"] = json!(run.is_some());
-    doc["mine_source"] = json!(run.and_then(|r| r.mine_source.clone()));
-    doc["wing"] = json!(meta.wing);
-    doc["sessions_dir"] = json!(meta.sessions_dir);
-    doc["state_file"] = json!(meta.state_file);
-    doc["lock_file"] = json!(meta.lock_file);
-    doc["remote"] = match &meta.inbox {
-        None => Value::Null,
-        Some(i) => json!({
-            "target": i.target, "path": i.path, "destination": i.destination(),
-            "ssh_config": i.ssh_config,
-            "elapsed_ms": run.and_then(|r| r.pushed.as_ref()).map(|p| p.elapsed.as_secs_f64() * 1e3),
-        }),
-    };
-    doc["fleet"] = match run.and_then(|r| r.fed.as_ref().map(|f| (r, f))) {
-        None => Value::Null,
-        Some((r, fed)) => json!({
-            "local": {
-                "mine_source": r.mine_source, "staged": fed.files, "exported": r.report.exported,
-                "mined_by": "the bridge's mine (or `mpt feed mine`) through the edge, into this device's palace",
-            },
-            "primary": fed,
-        }),
-    };
-    doc["elapsed_ms"] = json!(run.map(|r| r.elapsed.as_secs_f64() * 1e3));
-    doc["note"] = json!(note);
-    Ok(doc)
-}
-
 /// Says why nothing runs: a warning for a configuration gap, a plain line otherwise.
 fn say_inactive(ctx: &Ctx, why: &str, warn: bool) {
     ctx.out.note(if warn { "warning" } else { "feed" }, why);
@@ -433,6 +389,7 @@ fn check_line(source: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::feed::REPORT_SCHEMA;
     use clap::Parser;
 
     #[test]

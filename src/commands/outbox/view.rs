@@ -273,14 +273,21 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
 
 /// An op's JSON (its payload when `with_payload`) with what it waits for.
 fn op_json(o: &outbox::Op, waits: &[Wait], with_payload: bool) -> Value {
-    with_waits(o.to_json(with_payload), waits)
+    serde_json::to_value(OpWaitsDoc {
+        op: o.doc(with_payload),
+        waits_on: waits,
+    })
+    .unwrap_or_default()
 }
 
-/// An op's JSON with what it waits for (`waits_on`: the ops that minted ids it references and
-/// have not landed; it is sent when they are).
-fn with_waits(mut v: Value, waits: &[Wait]) -> Value {
-    v["waits_on"] = Value::Array(waits.iter().map(Wait::to_json).collect());
-    v
+/// An op in `mpt outbox --json` (`ops[]`) and `show` (`op`): its document, then what it waits
+/// for (`waits_on`: the ops that minted ids it references and have not landed; it is sent when
+/// they are).
+#[derive(serde::Serialize)]
+struct OpWaitsDoc<'a> {
+    #[serde(flatten)]
+    op: outbox::OpDoc<'a>,
+    waits_on: &'a [Wait],
 }
 
 #[cfg(test)]

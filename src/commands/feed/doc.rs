@@ -1,0 +1,132 @@
+//! `mpt.feed.prepare/v1`, the document `mpt feed prepare|mine --json` prints: the engine's
+//! counts, then where things are, the remote inbox and what an edge device's run did for the fleet.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Meta;
+use crate::error::{MptError, Result};
+use crate::feed::fleet::Fed;
+use crate::feed::job::FeedRun;
+use crate::feed::{Harness, PrepareReport, REPORT_SCHEMA};
+
+/// The `mpt.feed.prepare/v1` document: the engine's counts plus where things are.
+pub(super) fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>) -> Result<Value> {
+    let counts = match run {
+        Some(r) => Counts::Ran(&r.report),
+        None => Counts::Inactive(NoRun {
+            schema: REPORT_SCHEMA,
+            reason: &meta.reason,
+            stage_dir: &meta.stage_dir,
+            sessions_seen: 0,
+            exported: 0,
+            unchanged: 0,
+            skipped: BTreeMap::new(),
+            skipped_total: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+        }),
+    };
+    let doc = PrepareDoc {
+        counts,
+        harness: meta.harness,
+        active: run.is_some(),
+        mine_source: run.and_then(|r| r.mine_source.as_deref()),
+        wing: &meta.wing,
+        sessions_dir: &meta.sessions_dir,
+        state_file: &meta.state_file,
+        lock_file: &meta.lock_file,
+        remote: meta.inbox.as_ref().map(|i| RemoteDoc {
+            target: &i.target,
+            path: &i.path,
+            destination: i.destination(),
+            ssh_config: i.ssh_config.as_deref(),
+            elapsed_ms: run
+                .and_then(|r| r.pushed.as_ref())
+                .map(|p| p.elapsed.as_secs_f64() * 1e3),
+        }),
+        fleet: run.and_then(|r| {
+            r.fed.as_ref().map(|fed| FleetDoc {
+                local: LocalDoc {
+                    mine_source: r.mine_source.as_deref(),
+                    staged: fed.files,
+                    exported: r.report.exported,
+                    mined_by: "the bridge's mine (or `mpt feed mine`) through the edge, into this device's palace",
+                },
+                primary: fed,
+            })
+        }),
+        elapsed_ms: run.map(|r| r.elapsed.as_secs_f64() * 1e3),
+        note: note.or_else(|| run.and_then(|r| r.note.as_deref())),
+    };
+    serde_json::to_value(doc).map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))
+}
+
+/// `mpt.feed.prepare/v1`: the engine's counts, then where things are, the remote inbox and what
+/// an edge device's run did for the fleet.
+#[derive(Serialize)]
+struct PrepareDoc<'a> {
+    #[serde(flatten)]
+    counts: Counts<'a>,
+    harness: Harness,
+    active: bool,
+    mine_source: Option<&'a str>,
+    wing: &'a str,
+    sessions_dir: &'a Path,
+    state_file: &'a Path,
+    lock_file: &'a Path,
+    remote: Option<RemoteDoc<'a>>,
+    fleet: Option<FleetDoc<'a>>,
+    elapsed_ms: Option<f64>,
+    note: Option<&'a str>,
+}
+
+/// The engine's report, or (nothing ran) its counts at zero without the engine's own extras.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Counts<'a> {
+    Ran(&'a PrepareReport),
+    Inactive(NoRun<'a>),
+}
+
+#[derive(Serialize)]
+struct NoRun<'a> {
+    schema: &'static str,
+    reason: &'a str,
+    stage_dir: &'a Path,
+    sessions_seen: usize,
+    exported: usize,
+    unchanged: usize,
+    skipped: BTreeMap<String, usize>,
+    skipped_total: usize,
+    bytes_read: u64,
+    bytes_written: u64,
+}
+
+/// The primary's inbox over ssh, and how long the push took.
+#[derive(Serialize)]
+struct RemoteDoc<'a> {
+    target: &'a str,
+    path: &'a str,
+    destination: String,
+    ssh_config: Option<&'a Path>,
+    elapsed_ms: Option<f64>,
+}
+
+/// Under the edge: the local palace's share, then the primary's (the ship and its queued mine).
+#[derive(Serialize)]
+struct FleetDoc<'a> {
+    local: LocalDoc<'a>,
+    primary: &'a Fed,
+}
+
+#[derive(Serialize)]
+struct LocalDoc<'a> {
+    mine_source: Option<&'a str>,
+    staged: usize,
+    exported: usize,
+    mined_by: &'static str,
+}
