@@ -136,7 +136,7 @@ fn schema_names_live_in_the_schema_module() {
 
 /// Where the process environment may still be read directly, and why; everything else reads
 /// config's snapshot (`Env`), so what a command sees is what it was given.
-const PROCESS_ENV_READERS: [(&str, &str); 5] = [
+const PROCESS_ENV_READERS: [(&str, &str); 4] = [
     ("src/config/env.rs", "the snapshot itself"),
     ("src/lock.rs", "its tests' child-process hooks"),
     (
@@ -144,10 +144,6 @@ const PROCESS_ENV_READERS: [(&str, &str); 5] = [
         "the PATH a spawned child inherits from this process",
     ),
     ("src/outbox/admin.rs", "USER in an operator's audit line"),
-    (
-        "src/gateway/policy/mine.rs",
-        "the scoped mine's `~` (left: it should take the gateway's Env)",
-    ),
 ];
 
 #[test]

@@ -18,6 +18,9 @@ pub struct GatewayKnobs {
     /// An extra CA to trust for an `https://` upstream.
     pub ca_file: Option<PathBuf>,
     pub audit_max_bytes: u64,
+    /// The HOME a member's scoped mine's `~` expands to: the gateway's, as the server beside it
+    /// reads its own.
+    pub mine_home: Option<PathBuf>,
 }
 
 impl GatewayKnobs {
@@ -57,6 +60,7 @@ impl GatewayKnobs {
             token_source,
             ca_file: super::values::check_ca_file(env, &FileConfig::default())?,
             audit_max_bytes,
+            mine_home: env.get("HOME").map(PathBuf::from),
         })
     }
 }

@@ -43,7 +43,7 @@ pub async fn current(
     let (_, bytes) = forward::fetch(sh, up, LOOKUP_WAIT, MAX_BODY).await?;
     Ok(Current {
         wing: drawer_wing(&bytes),
-        source: None,
+        ..Current::default()
     })
 }
 

@@ -107,7 +107,10 @@ pub async fn handle(
         base.class = row.class.as_str().to_string();
         base.wings = catalog::wings(name, args);
         let current = match super::lookup::current(sh, policy, &who.device, name, args).await {
-            Ok(c) => c,
+            Ok(c) => super::policy::Current {
+                home: sh.mine_home.clone(),
+                ..c
+            },
             Err(f) => return forward::failed(sh, base, started, f),
         };
         base.wings.extend(current.wing.clone());

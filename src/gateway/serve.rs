@@ -94,7 +94,15 @@ pub async fn serve(
         dir: dir.root.clone(),
         notes,
     })?;
-    let shared = Arc::new(Shared::new(dir.clone(), upstream, policy, tokens, audit));
+    let home = opts.knobs.mine_home.clone();
+    let shared = Arc::new(Shared::new(
+        dir.clone(),
+        upstream,
+        policy,
+        tokens,
+        audit,
+        home,
+    ));
     let flusher = {
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {

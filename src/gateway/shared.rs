@@ -28,6 +28,8 @@ pub struct Shared {
     last_used: Mutex<LastUsed>,
     /// One mine at a time across the gateway.
     pub mine: MineSlot,
+    /// Where a scoped mine's `~` points (`GatewayKnobs::mine_home`).
+    pub mine_home: Option<std::path::PathBuf>,
 }
 
 /// A lock whose holder panicked still guards sound data here (each change is one assignment).
@@ -53,6 +55,7 @@ impl Shared {
         policy: Watched<Policy>,
         tokens: Watched<TokenFile>,
         audit: AuditLog,
+        mine_home: Option<std::path::PathBuf>,
     ) -> Shared {
         let last_used = LastUsed::load(&dir.last_used());
         Shared {
@@ -66,6 +69,7 @@ impl Shared {
             rate: Mutex::new(Buckets::default()),
             last_used: Mutex::new(last_used),
             mine: MineSlot::default(),
+            mine_home,
         }
     }
 
@@ -219,6 +223,7 @@ mod tests {
             Watched::open(&dir.policy(), Policy::load).unwrap(),
             Watched::open(&dir.tokens(), TokenFile::load).unwrap(),
             AuditLog::open(dir, 1 << 20).unwrap().0,
+            None,
         )
     }
 

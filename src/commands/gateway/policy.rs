@@ -130,6 +130,7 @@ fn explain(
     let current = Current {
         wing: current_wing,
         source: None,
+        home: ctx.env.get("HOME").map(std::path::PathBuf::from),
     };
     let v = policy.call(device, "explain", &tool, &args, &current);
     let rewrites: Vec<String> = v.rewrites.iter().map(|r| r.label()).collect();

@@ -19,6 +19,10 @@ pub struct Current {
     pub wing: Option<String>,
     #[serde(default)]
     pub source: Option<PathBuf>,
+    /// The HOME a scoped mine's `~` expands to (the gateway's, from config's `Env`); none (a
+    /// policy test): `~` stays as sent, so such a test names its `source`.
+    #[serde(skip)]
+    pub home: Option<PathBuf>,
 }
 
 /// The decision on a call and, when allowed, what to change before it goes.
@@ -69,7 +73,12 @@ impl Policy {
         let mut rewrites = Vec::new();
         let decision = match &d.mine {
             Some(scope) if catalog::bare(tool) == "mine" && d.role == super::Role::Member => {
-                match mine::scoped(scope, args, current.source.as_deref()) {
+                match mine::scoped(
+                    scope,
+                    args,
+                    current.source.as_deref(),
+                    current.home.as_deref(),
+                ) {
                     Ok(source) => {
                         let source = Value::String(source.to_string_lossy().into_owned());
                         if args.get("source") != Some(&source) {
@@ -122,7 +131,7 @@ mod tests {
     fn rule(p: &Policy, device: &str, tool: &str, args: Value, wing: Option<&str>) -> String {
         let current = Current {
             wing: wing.map(str::to_string),
-            source: None,
+            ..Current::default()
         };
         p.call(device, "t", tool, &args, &current).decision.rule
     }

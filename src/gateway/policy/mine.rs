@@ -9,11 +9,12 @@ use super::MineScope;
 
 /// The canonical source a scoped mine may go on with (forwarded in place of what was sent, so
 /// the path checked is the path mined), or the rule refusing it. `resolved` stands in for the
-/// filesystem (a policy test's `current.source`).
+/// filesystem (a policy test's `current.source`); `home`: where `~` points.
 pub fn scoped(
     scope: &MineScope,
     args: &Value,
     resolved: Option<&Path>,
+    home: Option<&Path>,
 ) -> Result<PathBuf, &'static str> {
     let text = |k: &str| args.get(k).and_then(Value::as_str).map(str::trim);
     if text("mode") != Some("convos") {
@@ -25,7 +26,7 @@ pub fn scoped(
     let source = match (resolved, text("source")) {
         (Some(p), _) => p.to_path_buf(),
         (None, Some(s)) if !s.is_empty() => {
-            std::fs::canonicalize(expand_home(s)).map_err(|_| "mine:source_not_found")?
+            std::fs::canonicalize(expand_home(s, home)).map_err(|_| "mine:source_not_found")?
         }
         _ => return Err("mine:source_not_found"),
     };
@@ -38,10 +39,11 @@ pub fn scoped(
     }
 }
 
-/// `~` and `~/…` as the server's `os.path.expanduser` reads them (the gateway runs beside it).
-fn expand_home(s: &str) -> PathBuf {
-    match std::env::var_os("HOME") {
-        Some(home) => crate::palace::paths::expand_tilde(Path::new(s), Path::new(&home)),
+/// `~` and `~/…` as the server's `os.path.expanduser` reads them (the gateway runs beside it,
+/// so its HOME is the server's).
+fn expand_home(s: &str, home: Option<&Path>) -> PathBuf {
+    match home {
+        Some(home) => crate::palace::paths::expand_tilde(Path::new(s), home),
         None => PathBuf::from(s),
     }
 }
@@ -67,6 +69,7 @@ mod tests {
                 &scope,
                 &json!({"source": source, "mode": mode, "wing": "wing_lap"}),
                 None,
+                None,
             )
         };
         assert!(mine(&staged.join("batch"), "convos").is_ok());
@@ -88,8 +91,33 @@ mod tests {
             Err("mine:source_not_found")
         );
         assert_eq!(
-            scoped(&scope, &json!({"source": staged, "mode": "convos"}), None),
+            scoped(
+                &scope,
+                &json!({"source": staged, "mode": "convos"}),
+                None,
+                None
+            ),
             Err("mine:wing_required")
+        );
+    }
+
+    #[test]
+    fn a_tilde_source_expands_with_the_home_it_is_given_not_the_processs() {
+        let home = tempfile::tempdir().unwrap();
+        let staged = home.path().join("staging/lap");
+        std::fs::create_dir_all(staged.join("batch")).unwrap();
+        let scope = MineScope {
+            source_prefix: staged.to_string_lossy().into(),
+        };
+        let args = json!({"source": "~/staging/lap/batch", "mode": "convos", "wing": "wing_lap"});
+        assert_eq!(
+            scoped(&scope, &args, None, Some(home.path())),
+            Ok(std::fs::canonicalize(staged.join("batch")).unwrap())
+        );
+        assert_eq!(
+            scoped(&scope, &args, None, None),
+            Err("mine:source_not_found"),
+            "no HOME given: `~` stays as sent"
         );
     }
 }
