@@ -130,3 +130,149 @@ struct LocalDoc<'a> {
     exported: usize,
     mined_by: &'static str,
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::feed::fleet::{self, Ship};
+    use crate::feed::remote::RemoteInbox;
+
+    fn meta(inbox: Option<RemoteInbox>) -> Meta {
+        Meta {
+            harness: Harness::Pi,
+            reason: "stop".into(),
+            wing: "wing_pi".into(),
+            sessions_dir: "/h/.pi/agent/sessions".into(),
+            stage_dir: "/h/.mpt/stage".into(),
+            state_file: "/h/.mpt/state.json".into(),
+            lock_file: "/h/.mpt/feed.lock".into(),
+            inbox,
+        }
+    }
+
+    /// Golden: `mpt.feed.prepare/v1`'s field names, in order (scripts read them): the engine's
+    /// counts, then where things are, the remote inbox and the fleet's ship; a run that did
+    /// nothing has the counts without the engine's own extras.
+    #[test]
+    fn the_feed_document_keeps_its_field_names() {
+        const WHERE: &[&str] = &[
+            "harness",
+            "active",
+            "mine_source",
+            "wing",
+            "sessions_dir",
+            "state_file",
+            "lock_file",
+            "remote",
+        ];
+        let inactive = prepare_doc(&meta(None), None, Some("no sessions")).unwrap();
+        let mut names: Vec<&str> = vec![
+            "schema",
+            "reason",
+            "stage_dir",
+            "sessions_seen",
+            "exported",
+            "unchanged",
+            "skipped",
+            "skipped_total",
+            "bytes_read",
+            "bytes_written",
+        ];
+        names.extend(WHERE);
+        names.extend(["fleet", "elapsed_ms", "note"]);
+        assert_eq!(crate::schema::field_names(&inactive), names);
+
+        let dir = tempfile::tempdir().unwrap();
+        let lock = crate::lock::try_acquire(&dir.path().join("l"), "t")
+            .unwrap()
+            .unwrap();
+        let mut report = crate::feed::PrepareReport {
+            schema: REPORT_SCHEMA,
+            source_skipped: Some("locked".into()),
+            ..Default::default()
+        };
+        report
+            .skipped
+            .insert(crate::feed::SkipReason::TooFewUserTurns, 1);
+        let run = FeedRun {
+            report,
+            mine_source: Some("/stage".into()),
+            pushed: Some(crate::feed::remote::Pushed {
+                destination: "hub:/in/".into(),
+                elapsed: Duration::from_millis(5),
+            }),
+            fed: Some(fleet::Fed {
+                ship: Ship::Shipped {
+                    destination: "hub:/in/".into(),
+                    elapsed_ms: 5.0,
+                },
+                files: 2,
+                queued: Some(fleet::Queued {
+                    op_id: "0123".into(),
+                    source: "/in".into(),
+                    deduped: false,
+                }),
+                up_to_date: false,
+                queue_error: None,
+            }),
+            note: None,
+            elapsed: Duration::from_millis(9),
+            lock,
+        };
+        let inbox = RemoteInbox {
+            target: "hub".into(),
+            path: "/in".into(),
+            ssh_config: None,
+        };
+        let ran = prepare_doc(&meta(Some(inbox)), Some(&run), None).unwrap();
+        let mut names: Vec<&str> = vec![
+            "schema",
+            "reason",
+            "stage_dir",
+            "sessions_seen",
+            "exported",
+            "unchanged",
+            "skipped",
+            "skipped.too_few_user_turns",
+            "skipped_total",
+            "bytes_read",
+            "bytes_written",
+            "decided_from_state",
+            "stale_temps_removed",
+            "state_reset",
+            "lines_skipped",
+            "source_skipped",
+            "warnings",
+        ];
+        names.extend(WHERE);
+        names.extend([
+            "remote.target",
+            "remote.path",
+            "remote.destination",
+            "remote.ssh_config",
+            "remote.elapsed_ms",
+            "fleet",
+            "fleet.local",
+            "fleet.local.mine_source",
+            "fleet.local.staged",
+            "fleet.local.exported",
+            "fleet.local.mined_by",
+            "fleet.primary",
+            "fleet.primary.ship",
+            "fleet.primary.destination",
+            "fleet.primary.elapsed_ms",
+            "fleet.primary.files",
+            "fleet.primary.queued",
+            "fleet.primary.queued.op_id",
+            "fleet.primary.queued.source",
+            "fleet.primary.queued.deduped",
+            "fleet.primary.up_to_date",
+            "fleet.primary.queue_error",
+            "elapsed_ms",
+            "note",
+        ]);
+        assert_eq!(crate::schema::field_names(&ran), names);
+    }
+}
