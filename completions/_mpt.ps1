@@ -268,7 +268,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Announce only what became owed: woken by the primary''s live stream, else by polling')
             [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)')
             [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -276,10 +276,11 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;mailbox;watch' {
             [CompletionResult]::new('--interval-ms', '--interval-ms', [CompletionResultType]::ParameterName, 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)')
-            [CompletionResult]::new('--max-polls', '--max-polls', [CompletionResultType]::ParameterName, 'Stop after this many polls')
+            [CompletionResult]::new('--max-polls', '--max-polls', [CompletionResultType]::ParameterName, 'Stop after this many derivations (polls and stream wake-ups)')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Poll only: never subscribe to the live stream')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -325,7 +326,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;mailbox;help' {
-            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Announce only what became owed: woken by the primary''s live stream, else by polling')
             [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)')
             [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1010,7 +1011,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;mailbox' {
-            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Poll, and announce only what became owed since the last poll')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Announce only what became owed: woken by the primary''s live stream, else by polling')
             [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)')
             [CompletionResult]::new('notify', 'notify', [CompletionResultType]::ParameterValue, 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere')
             break

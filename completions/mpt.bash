@@ -2429,7 +2429,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__mailbox__subcmd__watch)
-            opts="-q -v -h -V --interval-ms --max-polls --as --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --interval-ms --max-polls --poll --as --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

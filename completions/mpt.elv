@@ -246,17 +246,18 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand watch 'Poll, and announce only what became owed since the last poll'
+            cand watch 'Announce only what became owed: woken by the primary''s live stream, else by polling'
             cand ack 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
             cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;mailbox;watch'= {
             cand --interval-ms 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)'
-            cand --max-polls 'Stop after this many polls'
+            cand --max-polls 'Stop after this many derivations (polls and stream wake-ups)'
             cand --as 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --poll 'Poll only: never subscribe to the live stream'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -299,7 +300,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;mailbox;help'= {
-            cand watch 'Poll, and announce only what became owed since the last poll'
+            cand watch 'Announce only what became owed: woken by the primary''s live stream, else by polling'
             cand ack 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
             cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -900,7 +901,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;paths'= {
         }
         &'mpt;help;mailbox'= {
-            cand watch 'Poll, and announce only what became owed since the last poll'
+            cand watch 'Announce only what became owed: woken by the primary''s live stream, else by polling'
             cand ack 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
             cand notify 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
         }

@@ -202,17 +202,18 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_sub
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "watch" -d 'Announce only what became owed: woken by the primary\'s live stream, else by polling'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and not __fish_seen_subcommand_from watch ack notify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l interval-ms -d 'Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)' -r
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l max-polls -d 'Stop after this many polls' -r
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l max-polls -d 'Stop after this many derivations (polls and stream wake-ups)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l as -d 'Act as this one identity (default: every *@$MEMPALACE_PI_DEVICE identity)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l poll -d 'Poll only: never subscribe to the live stream'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from watch" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
@@ -244,7 +245,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from notify" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
+complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Announce only what became owed: woken by the primary\'s live stream, else by polling'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
 complete -c mpt -n "__fish_mpt_using_subcommand mailbox; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -544,7 +545,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from runbook" -f -a "apply" -d 'Apply one step: a dry run without --yes; with it a kept backup, the change, a read-back and an undo line'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Poll, and announce only what became owed since the last poll'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "watch" -d 'Announce only what became owed: woken by the primary\'s live stream, else by polling'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "ack" -d 'Answer an ask with a terminal status, as the identity it was addressed to (or --as)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from mailbox" -f -a "notify" -d 'Say which road a notification takes to the human (OSC 99, OSC 777, through tmux, or nowhere and why); exit 3 when nowhere'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from feed" -f -a "prepare" -d 'Stage pi\'s (and opencode\'s) transcripts for the convo miner and print MINE_SOURCE=<path>; touches no palace'

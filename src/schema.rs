@@ -38,6 +38,8 @@ pub const MAILBOX_ACK: &str = "mpt.mailbox.ack/v1";
 pub const MAILBOX_ANNOUNCE: &str = "mpt.mailbox.announce/v1";
 /// `mpt mailbox notify [--test] --json`: the road a notification takes.
 pub const MAILBOX_NOTIFY: &str = "mpt.mailbox.notify/v1";
+/// One JSON Line of `mpt mailbox watch --json` each time it goes live or falls back to polling.
+pub const MAILBOX_WATCH: &str = "mpt.mailbox.watch/v1";
 pub const MAN: &str = "mpt.man/v1";
 pub const OUTBOX_BACKFILL: &str = "mpt.outbox.backfill/v1";
 pub const OUTBOX_DROP: &str = "mpt.outbox.drop/v1";

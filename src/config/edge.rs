@@ -65,6 +65,15 @@ pub fn mailbox_poll_floor(env: &Env) -> Result<u64> {
     env.millis("MEMPALACE_MAILBOX_POLL_MS", DEFAULT_MAILBOX_POLL_MS)
 }
 
+/// `MPT_MAILBOX_STREAM_SILENCE_MS` (default 25000: `serve`'s 15 s ping plus 10 s of margin): how
+/// long the live stream may say nothing (no frame, no ping) before `mailbox watch` takes it as dead.
+pub fn mailbox_stream_silence(env: &Env) -> Result<Duration> {
+    env.millis("MPT_MAILBOX_STREAM_SILENCE_MS", DEFAULT_STREAM_SILENCE_MS)
+        .map(Duration::from_millis)
+}
+
+pub const DEFAULT_STREAM_SILENCE_MS: u64 = 25_000;
+
 /// `MPT_OUTBOX_SYNC`: `full` or `normal` (any case); anything else is exit 2 naming it.
 pub fn outbox_sync(env: &Env) -> Result<OutboxSync> {
     match env
@@ -108,5 +117,9 @@ mod tests {
         }
         let e = mailbox_poll_floor(&Env::from_pairs([("MEMPALACE_MAILBOX_POLL_MS", "soon")]));
         assert_eq!(e.unwrap_err().exit().code(), 2);
+        let e = mailbox_stream_silence(&Env::from_pairs([("MPT_MAILBOX_STREAM_SILENCE_MS", "x")]));
+        assert_eq!(e.unwrap_err().exit().code(), 2);
+        let d = mailbox_stream_silence(&Env::from_pairs([("HOME", "/h")])).unwrap();
+        assert_eq!(d, Duration::from_secs(25));
     }
 }

@@ -74,6 +74,7 @@ pub fn all(config: &Config, env: &Env) -> Vec<Knob> {
     let (c, f) = (config, &config.file);
     let poll = super::edge::mailbox_poll_floor(env)
         .map_or_else(|e| e.message, |v| ms(Duration::from_millis(v)));
+    let silence = super::edge::mailbox_stream_silence(env).map_or_else(|e| e.message, ms);
     vec![
         from_env("MEMPALACE_MCP_TIMEOUT_MS", ms_or_off(c.mcp.timeout)),
         from_env(
@@ -111,6 +112,7 @@ pub fn all(config: &Config, env: &Env) -> Vec<Knob> {
             path(&p.or_else(|| f.outbox.clone()))
         }),
         from_env("MEMPALACE_MAILBOX_POLL_MS", poll),
+        from_env("MPT_MAILBOX_STREAM_SILENCE_MS", silence),
         from_env("MEMPALACE_FEED", c.feed.enabled.to_string()),
         from_env("MEMPALACE_FEED_WING", c.feed.wing.clone()),
         from_env(

@@ -10,6 +10,7 @@ pub mod me;
 pub mod pages;
 pub mod pull;
 pub mod puller;
+pub mod stream;
 pub mod union;
 
 use serde_json::Value;

@@ -18,6 +18,7 @@ const MILLIS_KNOBS: &[&str] = &[
     "MEMPALACE_FEED_MINE_TIMEOUT_MS",
     "MEMPALACE_FEED_DEBOUNCE_MS",
     "MEMPALACE_MAILBOX_POLL_MS",
+    "MPT_MAILBOX_STREAM_SILENCE_MS",
 ];
 
 pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {

@@ -13,6 +13,7 @@ pub mod ack;
 pub mod announce;
 pub mod derive;
 pub mod dormancy;
+pub mod live;
 pub mod notify;
 pub mod offline;
 pub mod refresh;

@@ -215,6 +215,31 @@ impl HttpClient {
         self.get_as(path, deadline, &[401, 429]).await
     }
 
+    /// A GET beside the MCP endpoint whose reply is read as it comes (`/logstream/stream`): the
+    /// response once its head arrived within `head_deadline`, whatever its status; `headers` are
+    /// sent beside the bearer (`Last-Event-ID`).
+    pub async fn open_stream(
+        &self,
+        path: &str,
+        headers: &[(&str, String)],
+        head_deadline: Duration,
+    ) -> Result<reqwest::Response, CallError> {
+        let url = sibling(&self.opts.url, path)?;
+        let mut req = self.http().get(url).header(ACCEPT, "text/event-stream");
+        if let Some(t) = &self.opts.token {
+            req = req.bearer_auth(t.expose());
+        }
+        for (k, v) in headers {
+            req = req.header(*k, v.as_str());
+        }
+        let fut = async {
+            req.send()
+                .await
+                .map_err(|e| super::send_error::classify(&e))
+        };
+        with_deadline(fut, Some(head_deadline), &format!("GET {path}")).await
+    }
+
     async fn get_as(
         &self,
         path: &str,

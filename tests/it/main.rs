@@ -14,6 +14,7 @@ mod harnesses;
 mod human;
 mod mailbox;
 mod mailbox_device;
+mod mailbox_live;
 mod mailbox_notify;
 mod mcp;
 mod outbox;

@@ -2,21 +2,20 @@
 //! became owed), `ack` (answer an ask so the derivation closes it), `notify` (the road a ping takes).
 
 mod notify;
-
-use std::time::Duration;
+mod watch;
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
+use crate::log_debug;
 use crate::mailbox::offline::{LocalLog, View};
-use crate::mailbox::{self, Announcer, Me, NotifyMode, Route, ack};
+use crate::mailbox::{self, Me, ack};
 use crate::mcp::McpClient;
 use crate::mcp::route::{self, Dial, PrimaryFirst, Rule};
 use crate::palace::PalacePaths;
 use crate::time::{human_age, now_unix};
-use crate::{log_debug, log_warn};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -39,14 +38,25 @@ pub struct MailboxArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum MailboxAction {
-    /// Poll, and announce only what became owed since the last poll
+    /// Announce only what became owed: woken by the primary's live stream, else by polling
+    #[command(after_help = "\
+Subscribes to the primary's GET /logstream/stream: each append wakes the derivation, so an ask is
+announced within about a second. Where the stream is unavailable it polls at the interval and says
+which and why (stderr; a mpt.mailbox.watch/v1 line under --json): the route absent (the server's
+own 404: a MemPalace without it) or blocked (a proxy's 403/404, the mpt gateway's denial); the
+stream is retried with backoff meanwhile. A dropped stream resumes from its last event id
+(Last-Event-ID); one silent past MPT_MAILBOX_STREAM_SILENCE_MS (default 25000) is taken as dead.
+While live, the interval is still a safety net.")]
     Watch {
         /// Poll interval (not below MEMPALACE_MAILBOX_POLL_MS, default 300000)
         #[arg(long, value_name = "MS")]
         interval_ms: Option<u64>,
-        /// Stop after this many polls
+        /// Stop after this many derivations (polls and stream wake-ups)
         #[arg(long, value_name = "N")]
         max_polls: Option<u64>,
+        /// Poll only: never subscribe to the live stream
+        #[arg(long)]
+        poll: bool,
     },
     /// Answer an ask with a terminal status, as the identity it was addressed to (or --as)
     Ack {
@@ -163,7 +173,15 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
             Some(MailboxAction::Watch {
                 interval_ms,
                 max_polls,
-            }) => watch(ctx, &reading, interval_ms, max_polls).await,
+                poll,
+            }) => {
+                let w = watch::Watch {
+                    interval_ms,
+                    max_polls,
+                    poll_only: poll,
+                };
+                watch::run(ctx, &reading, w).await
+            }
             Some(MailboxAction::Ack {
                 event,
                 status,
@@ -192,7 +210,7 @@ fn inert(ctx: &Ctx, why: &str) -> Result<Exit> {
 }
 
 /// What a mailbox read needs: the client that reaches the log, this device's copy, whom for.
-struct Reading<'a> {
+pub(super) struct Reading<'a> {
     client: &'a McpClient,
     local: &'a LocalLog,
     me: &'a Me,
@@ -200,13 +218,13 @@ struct Reading<'a> {
 }
 
 impl Reading<'_> {
-    async fn view(&self) -> Result<View> {
+    pub(super) async fn view(&self) -> Result<View> {
         View::read(self.client, self.local, self.me, now_unix()).await
     }
 
     /// After a read the primary answered: the local copy brought up to date (the owner's pull
     /// woken, else one pull here), so what was seen can be answered offline.
-    async fn refresh(&self, ctx: &Ctx, view: &View) {
+    pub(super) async fn refresh(&self, ctx: &Ctx, view: &View) {
         if view.stale.is_none() {
             let r = mailbox::refresh::local_copy(self.local, self.config, &ctx.env).await;
             log_debug!("mailbox: local copy of the log: {r:?}");
@@ -277,77 +295,6 @@ async fn list(ctx: &Ctx, r: &Reading<'_>, count_only: bool) -> Result<Exit> {
     })?;
     r.refresh(ctx, &view).await;
     Ok(Exit::Ok)
-}
-
-async fn watch(
-    ctx: &Ctx,
-    r: &Reading<'_>,
-    interval_ms: Option<u64>,
-    max_polls: Option<u64>,
-) -> Result<Exit> {
-    let floor = crate::config::edge::mailbox_poll_floor(&ctx.env)?;
-    let interval = interval_ms.unwrap_or(floor);
-    if interval < floor {
-        return Err(MptError::usage(format!("--interval-ms {interval} is below the poll floor of {floor} ms (MEMPALACE_MAILBOX_POLL_MS)"))
-            .with_hint("polling faster only loads the primary: raise --interval-ms, or lower MEMPALACE_MAILBOX_POLL_MS deliberately"));
-    }
-    let mode = notify::mode(ctx)?;
-    // Chosen once (tmux asked once): a tmux that drops the ping is said now, with the fix, and
-    // the ping is still sent wrapped, so turning passthrough on needs no restart.
-    let route = Route::choose(mode, &ctx.env);
-    if let Some((why, fix)) = route.as_ref().and_then(Route::dropped) {
-        log_warn!("mailbox notifications will not reach the terminal: {why}; run: {fix}");
-    }
-    let mut announcer = Announcer::new();
-    let mut polls = 0u64;
-    loop {
-        polls += 1;
-        match r.view().await {
-            Ok(view) => {
-                if view.stale.is_some() {
-                    log_debug!(
-                        "mailbox poll answered from the local log (the primary is unreachable)"
-                    );
-                }
-                let d = &view.derivation;
-                let due = announcer.next(d);
-                if !due.is_empty() {
-                    deliver(ctx, &due, d.dormant.len(), mode, route.as_ref())?;
-                }
-                r.refresh(ctx, &view).await;
-            }
-            // A poll that fails is skipped, not fatal: the primary may come back.
-            Err(e) => log_warn!("mailbox poll failed: {}", e.message),
-        }
-        if max_polls.is_some_and(|m| polls >= m) {
-            return Ok(Exit::Ok);
-        }
-        tokio::time::sleep(Duration::from_millis(interval)).await;
-    }
-}
-
-fn deliver(
-    ctx: &Ctx,
-    due: &[mailbox::Announcement],
-    dormant: usize,
-    mode: NotifyMode,
-    route: Option<&Route>,
-) -> Result<()> {
-    // One line per delivery (JSON Lines under `--json`), flushed as it comes.
-    let line = json!({"schema": crate::schema::MAILBOX_ANNOUNCE, "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
-    let text = mailbox::plain_delivery(due, dormant).unwrap_or_default();
-    ctx.out.stream(&line, |w| writeln!(w, "{text}"))?;
-    // The notification goes to stderr (the terminal), apart from the delivery on stdout.
-    if let Some(n) = mailbox::notification_for(due) {
-        match (mode, route) {
-            (NotifyMode::Off, _) => {}
-            (_, Some(route)) => ctx.out.to_terminal(&route.bytes(&n)),
-            (_, None) => ctx
-                .out
-                .to_terminal(format!("mpt: {}\n", mailbox::plain(&n)).as_bytes()),
-        }
-    }
-    Ok(())
 }
 
 /// One `mailbox ack`: the ask, the terminal status, its body, and `--as`.

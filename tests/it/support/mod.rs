@@ -15,6 +15,7 @@ pub mod proxy;
 pub mod pty;
 pub mod read_only;
 pub mod rng;
+pub mod sse_proxy;
 pub mod sshd;
 pub mod testbed;
 pub mod tmux;

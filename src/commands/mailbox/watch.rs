@@ -1,0 +1,181 @@
+//! `mpt mailbox watch`: derive, announce only what became owed; woken by the primary's live stream
+//! (`mailbox::live`) or, where it is unavailable, by the poll interval, saying which and why.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::Reading;
+use crate::commands::Ctx;
+use crate::error::{Exit, MptError, Result};
+use crate::mailbox::live::{self, Mode, Wake};
+use crate::mailbox::{self, Announcer, NotifyMode, Route};
+use crate::mcp::http::{HttpClient, HttpOptions};
+use crate::{log_debug, log_warn};
+
+/// How a watch is woken.
+pub(super) struct Watch {
+    pub interval_ms: Option<u64>,
+    pub max_polls: Option<u64>,
+    /// `--poll`: never subscribe.
+    pub poll_only: bool,
+}
+
+pub(super) async fn run(ctx: &Ctx, r: &Reading<'_>, w: Watch) -> Result<Exit> {
+    let floor = crate::config::edge::mailbox_poll_floor(&ctx.env)?;
+    let interval = w.interval_ms.unwrap_or(floor);
+    if interval < floor {
+        return Err(MptError::usage(format!("--interval-ms {interval} is below the poll floor of {floor} ms (MEMPALACE_MAILBOX_POLL_MS)"))
+            .with_hint("polling faster only loads the primary: raise --interval-ms, or lower MEMPALACE_MAILBOX_POLL_MS deliberately"));
+    }
+    let silence = crate::config::edge::mailbox_stream_silence(&ctx.env)?;
+    let mode = super::notify::mode(ctx)?;
+    // Chosen once (tmux asked once): a tmux that drops the ping is said now, with the fix, and
+    // the ping is still sent wrapped, so turning passthrough on needs no restart.
+    let route = Route::choose(mode, &ctx.env);
+    if let Some((why, fix)) = route.as_ref().and_then(Route::dropped) {
+        log_warn!("mailbox notifications will not reach the terminal: {why}; run: {fix}");
+    }
+    let mut wakes = if w.poll_only {
+        say(
+            ctx,
+            &Mode::Polling {
+                reason: "asked",
+                why: "--poll: the live stream is not used".into(),
+                retry_in_ms: 0,
+            },
+            interval,
+        )?;
+        None
+    } else {
+        follower(r.config, silence)?
+    };
+    let mut announcer = Announcer::new();
+    let mut polls = 0u64;
+    let tick = Duration::from_millis(interval);
+    loop {
+        polls += 1;
+        derive(ctx, r, &mut announcer, mode, route.as_ref()).await?;
+        if w.max_polls.is_some_and(|m| polls >= m) {
+            return Ok(Exit::Ok);
+        }
+        // Woken by a frame (or a restart), else by the interval: the fallback while polling and,
+        // while live, a safety net at the same floor.
+        let deadline = tokio::time::Instant::now() + tick;
+        loop {
+            let woke = match wakes.as_mut() {
+                Some(rx) => tokio::select! {
+                    got = rx.recv() => got,
+                    () = tokio::time::sleep_until(deadline) => break,
+                },
+                None => {
+                    tokio::time::sleep_until(deadline).await;
+                    break;
+                }
+            };
+            match woke {
+                Some(Wake::Frame(id)) => {
+                    log_debug!("mailbox: event {id} appended");
+                    drain(wakes.as_mut(), ctx, interval)?;
+                    break;
+                }
+                Some(Wake::Rederive) => break,
+                Some(Wake::Mode(m)) => say(ctx, &m, interval)?,
+                None => wakes = None,
+            }
+        }
+    }
+}
+
+/// The primary's stream followed, or `None` without a primary over HTTP.
+fn follower(
+    config: &crate::config::Config,
+    silence: Duration,
+) -> Result<Option<UnboundedReceiver<Wake>>> {
+    let Some(remote) = &config.remote else {
+        return Ok(None);
+    };
+    let opts = HttpOptions::for_remote(remote, config);
+    let head_deadline = opts.connect_timeout + opts.init_timeout.unwrap_or(Duration::from_secs(10));
+    let client = HttpClient::new(opts).map_err(MptError::from)?;
+    Ok(Some(live::spawn(live::Follow {
+        client: Arc::new(client),
+        head_deadline,
+        silence,
+    })))
+}
+
+/// Frames that came together wake one derivation; a mode change among them is still said.
+fn drain(rx: Option<&mut UnboundedReceiver<Wake>>, ctx: &Ctx, interval: u64) -> Result<()> {
+    let Some(rx) = rx else { return Ok(()) };
+    while let Ok(w) = rx.try_recv() {
+        if let Wake::Mode(m) = w {
+            say(ctx, &m, interval)?;
+        }
+    }
+    Ok(())
+}
+
+/// Which way asks arrive now, and why: a note on stderr, a JSON Line under `--json`.
+fn say(ctx: &Ctx, m: &Mode, interval: u64) -> Result<()> {
+    let line = m.line(interval);
+    if ctx.out.json {
+        let mut doc = serde_json::to_value(m).unwrap_or_default();
+        doc["schema"] = json!(crate::schema::MAILBOX_WATCH);
+        doc["interval_ms"] = json!(interval);
+        return ctx.out.stream(&doc, |_| Ok(()));
+    }
+    ctx.out.note("mailbox", &line);
+    Ok(())
+}
+
+async fn derive(
+    ctx: &Ctx,
+    r: &Reading<'_>,
+    announcer: &mut Announcer,
+    mode: NotifyMode,
+    route: Option<&Route>,
+) -> Result<()> {
+    match r.view().await {
+        Ok(view) => {
+            if view.stale.is_some() {
+                log_debug!("mailbox poll answered from the local log (the primary is unreachable)");
+            }
+            let d = &view.derivation;
+            let due = announcer.next(d);
+            if !due.is_empty() {
+                deliver(ctx, &due, d.dormant.len(), mode, route)?;
+            }
+            r.refresh(ctx, &view).await;
+        }
+        // A poll that fails is skipped, not fatal: the primary may come back.
+        Err(e) => log_warn!("mailbox poll failed: {}", e.message),
+    }
+    Ok(())
+}
+
+fn deliver(
+    ctx: &Ctx,
+    due: &[mailbox::Announcement],
+    dormant: usize,
+    mode: NotifyMode,
+    route: Option<&Route>,
+) -> Result<()> {
+    // One line per delivery (JSON Lines under `--json`), flushed as it comes.
+    let line = json!({"schema": crate::schema::MAILBOX_ANNOUNCE, "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
+    let text = mailbox::plain_delivery(due, dormant).unwrap_or_default();
+    ctx.out.stream(&line, |w| writeln!(w, "{text}"))?;
+    // The notification goes to stderr (the terminal), apart from the delivery on stdout.
+    if let Some(n) = mailbox::notification_for(due) {
+        match (mode, route) {
+            (NotifyMode::Off, _) => {}
+            (_, Some(route)) => ctx.out.to_terminal(&route.bytes(&n)),
+            (_, None) => ctx
+                .out
+                .to_terminal(format!("mpt: {}\n", mailbox::plain(&n)).as_bytes()),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,193 @@
+//! `mpt mailbox watch` on the primary's live stream, against a real `mempalace serve`: an ask
+//! announced as it is appended (the latency printed), a cut stream resumed from its last id with
+//! nothing missed and nothing twice, and a route absent told from a route blocked.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Instant;
+
+use mpt::mcp::{Deadline, McpClient};
+use serde_json::{Value, json};
+
+use crate::support::primary::{PrimaryOpts, remote_client};
+use crate::support::sse_proxy::{PATIENCE, SseProxy, StreamRule};
+use crate::support::{Primary, TestEnv, wait_for};
+
+const ME: &str = "pi@lap";
+
+async fn ask(c: &McpClient, body: &str) -> String {
+    let args = json!({"type": "task.request", "stream": "project/mpt", "room": "delegation", "from_agent": "codex@desk", "to_agent": ME, "status": "open", "body": body});
+    let r = c
+        .call_tool("mempalace_event_append", args, Deadline::Default)
+        .await
+        .unwrap();
+    assert_eq!(r.payload["success"], true, "{}", r.payload);
+    r.payload["event"]["id"].as_str().unwrap().to_string()
+}
+
+/// A `watch --json` whose stdout lines arrive on a channel; stopped by its pid on drop.
+pub struct Watcher {
+    child: Child,
+    lines: Receiver<Value>,
+}
+
+impl Watcher {
+    pub fn start(env: &TestEnv, url: &str, extra: &[(&str, &str)]) -> Watcher {
+        let mut cmd = env.mpt_command(&["--json", "mailbox", "--as", ME, "watch"]);
+        cmd.stdout(Stdio::piped()).stderr(Stdio::null());
+        cmd.env("MEMPALACE_REMOTE_URL", url)
+            .env("MEMPALACE_PI_DEVICE", "lap")
+            // Polling cannot be what announces: the floor is ten minutes.
+            .env("MEMPALACE_MAILBOX_POLL_MS", "600000");
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for l in out.lines().map_while(Result::ok) {
+                let v: Value = serde_json::from_str(&l).unwrap_or(json!({"unparsed": l}));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        Watcher { child, lines }
+    }
+
+    /// The next line `pred` accepts (others skipped), within [`PATIENCE`].
+    pub fn until(&self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + PATIENCE;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) if pred(&v) => return v,
+                Ok(_) => {}
+                Err(_) => panic!("watch printed no {what} within {PATIENCE:?}"),
+            }
+        }
+    }
+
+    pub fn live(&self) -> Value {
+        self.until("live line", |v| {
+            v["schema"] == "mpt.mailbox.watch/v1" && v["mode"] == "live"
+        })
+    }
+
+    /// The ids of the next announcement.
+    pub fn announced(&self) -> Vec<String> {
+        let v = self.until("announcement", |v| v["schema"] == "mpt.mailbox.announce/v1");
+        v["announcements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["ask"]["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Every line printed so far, without waiting.
+    pub fn drain(&self) -> Vec<Value> {
+        self.lines.try_iter().collect()
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn an_ask_appended_while_watching_is_announced_from_the_stream() {
+    let env = TestEnv::new();
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let c = remote_client(&p.url(), None);
+    rt.block_on(c.connect()).unwrap();
+    let w = Watcher::start(&env, &p.url(), &[]);
+    w.live();
+    let started = Instant::now();
+    let id = rt.block_on(ask(&c, "review the patch"));
+    assert_eq!(w.announced(), vec![id]);
+    // Printed, never asserted: the bench measures it.
+    eprintln!(
+        "ask-to-announcement over the live stream: {:.0} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+}
+
+#[test]
+fn a_cut_stream_resumes_from_its_last_id_with_nothing_missed_nor_twice() {
+    let env = TestEnv::new();
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let proxy = SseProxy::start(&p.base_url(), StreamRule::Pass);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let c = remote_client(&p.url(), None);
+    rt.block_on(c.connect()).unwrap();
+    let w = Watcher::start(&env, &proxy.url(), &[]);
+    w.live();
+    let first = rt.block_on(ask(&c, "first"));
+    assert_eq!(w.announced(), vec![first.clone()]);
+    // The stream is cut; the watch reconnects and is held while two asks are appended.
+    proxy.cut_and_hold();
+    assert!(
+        wait_for(60.0, || proxy.waiting() == 1),
+        "the watch reconnects"
+    );
+    let second = rt.block_on(ask(&c, "second"));
+    let third = rt.block_on(ask(&c, "third"));
+    proxy.release();
+    let mut got = w.announced();
+    if got.len() < 2 {
+        got.extend(w.announced());
+    }
+    assert_eq!(got, vec![second.clone(), third.clone()], "nothing missed");
+    let conns = proxy.connections();
+    assert_eq!(conns.len(), 2, "{conns:?}");
+    assert_eq!(conns[0].0, None, "the first subscription has no cursor");
+    assert_eq!(conns[0].1, vec![first.clone()]);
+    assert_eq!(
+        conns[1].0.as_deref(),
+        Some(first.as_str()),
+        "resumed with Last-Event-ID"
+    );
+    assert_eq!(
+        conns[1].1,
+        vec![second, third],
+        "replayed once, from after the cut"
+    );
+    let rest: Vec<Value> = w
+        .drain()
+        .into_iter()
+        .filter(|v| v["schema"] == "mpt.mailbox.announce/v1")
+        .collect();
+    assert!(rest.is_empty(), "nothing announced twice: {rest:?}");
+}
+
+#[test]
+fn a_route_absent_is_told_from_a_route_blocked() {
+    let env = TestEnv::new();
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    for (rule, kind, says) in [
+        (StreamRule::Absent, "route_absent", "its own 404"),
+        (StreamRule::Blocked, "route_blocked", "nginx"),
+        (StreamRule::Gateway, "route_blocked", "mpt gateway"),
+    ] {
+        let proxy = SseProxy::start(&p.base_url(), rule);
+        let w = Watcher::start(&env, &proxy.url(), &[]);
+        let v = w.until("polling line", |v| v["schema"] == "mpt.mailbox.watch/v1");
+        assert_eq!(v["mode"], "polling", "{rule:?}: {v}");
+        assert_eq!(v["reason"], kind, "{rule:?}: {v}");
+        assert!(v["why"].as_str().unwrap().contains(says), "{rule:?}: {v}");
+        assert_eq!(v["interval_ms"], 600000);
+        // Retried with backoff: a second attempt is said too.
+        let again = w.until("retry", |v| v["schema"] == "mpt.mailbox.watch/v1");
+        assert!(
+            again["retry_in_ms"].as_u64() > v["retry_in_ms"].as_u64(),
+            "{again}"
+        );
+    }
+}
