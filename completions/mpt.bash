@@ -544,7 +544,7 @@ _mpt() {
             fi
             case "${prev}" in
                 --check)
-                    COMPREPLY=($(compgen -W "extension config transport half-flip false-positive kg-path embedder writers outbox pull gateway" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "extension config transport half-flip false-positive kg-path embedder writers outbox pull mailbox gateway" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -56,6 +56,7 @@ embedder\t'embedder identity, local and primary'
 writers\t'one writer per palace'
 outbox\t'writes that will not reach the primary'
 pull\t'the pull of the primary\'s coordination log'
+mailbox\t'asks pushed live or polled'
 gateway\t'device tokens of this host\'s mpt gateway'"
 complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''

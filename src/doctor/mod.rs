@@ -6,6 +6,7 @@ mod extension;
 mod fleet;
 mod gateway;
 mod graph;
+mod mailbox;
 mod pull;
 mod queue;
 mod remote_entry;
@@ -80,6 +81,12 @@ pub static CHECKS: &[CheckDef] = &[
         title: "the pull of the primary's coordination log",
         needs_config: true,
         run: |p| Box::pin(async { pull::check(p.inputs) }),
+    },
+    CheckDef {
+        id: "mailbox",
+        title: "asks pushed live or polled",
+        needs_config: true,
+        run: |p| Box::pin(mailbox::check(p.inputs)),
     },
     CheckDef {
         id: "gateway",

@@ -191,3 +191,48 @@ fn a_route_absent_is_told_from_a_route_blocked() {
         );
     }
 }
+
+#[test]
+fn doctor_says_live_or_polling_and_why() {
+    let env = TestEnv::new();
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let doctor = |url: &str| {
+        let o = env.mpt(
+            &["--json", "doctor", "--check", "mailbox"],
+            &[
+                ("MEMPALACE_REMOTE_URL", url),
+                ("MEMPALACE_PI_DEVICE", "lap"),
+            ],
+        );
+        let v = crate::support::json(&o);
+        v["checks"][0].clone()
+    };
+    let live = doctor(&p.url());
+    assert_eq!(
+        (live["id"].as_str(), live["status"].as_str()),
+        (Some("mailbox"), Some("ok")),
+        "{live}"
+    );
+    assert!(
+        live["summary"].as_str().unwrap().starts_with("live"),
+        "{live}"
+    );
+    let absent = SseProxy::start(&p.base_url(), StreamRule::Absent);
+    let c = doctor(&absent.url());
+    assert_eq!(c["status"], "warn", "{c}");
+    assert!(
+        c["summary"].as_str().unwrap().contains("route_absent"),
+        "{c}"
+    );
+    assert!(
+        c["fix"].as_str().unwrap().contains("upgrade MemPalace"),
+        "{c}"
+    );
+    let gw = SseProxy::start(&p.base_url(), StreamRule::Gateway);
+    let c = doctor(&gw.url());
+    assert!(
+        c["summary"].as_str().unwrap().contains("route_blocked"),
+        "{c}"
+    );
+    assert!(c["fix"].as_str().unwrap().contains("gateway"), "{c}");
+}
