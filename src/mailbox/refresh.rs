@@ -8,10 +8,10 @@ use serde_json::Value;
 use super::offline::LocalLog;
 use crate::config::{Config, Env};
 use crate::coord::puller::{self, PullPaths};
-use crate::edge::owner::{self, OwnerPaths};
 use crate::edge::proxy::PULL_METHOD;
 use crate::log_debug;
 use crate::mcp::Deadline;
+use crate::mcp::route::{Dial, Route, Rule};
 
 /// A pull run by the mailbox itself waits at most this long: the primary just answered, and a
 /// prompt's `mpt mailbox --count` must not hang on a slow one for the owner's 120 s.
@@ -36,8 +36,11 @@ pub async fn local_copy(local: &LocalLog, config: &Config, env: &Env) -> Refresh
     let Some(paths) = local.palace() else {
         return Refreshed::Skipped("no local palace resolves");
     };
-    if let Some(o) = owner::live(env, &paths.home, &paths.palace) {
-        return wake(&o, config).await;
+    // The one route to the palace: its edge owner, when one runs, pulls (woken over its socket).
+    if let Ok(route @ Route::EdgeOwner { .. }) =
+        Route::choose(env, config, || Ok(paths.clone()), Rule::LOCAL)
+    {
+        return wake(&route, env, config).await;
     }
     if !paths.palace.is_dir() {
         return Refreshed::Skipped("no local palace exists (a mailbox read never creates one)");
@@ -55,8 +58,14 @@ pub async fn local_copy(local: &LocalLog, config: &Config, env: &Env) -> Refresh
     }
 }
 
-async fn wake(o: &OwnerPaths, config: &Config) -> Refreshed {
-    let client = owner::client(o, "mailbox", config.mcp.timeout);
+async fn wake(owner: &Route, env: &Env, config: &Config) -> Refreshed {
+    let client = match owner.client(env, config, &Dial::as_harness("mailbox")) {
+        Ok(c) => c,
+        Err(e) => {
+            log_debug!("mailbox: no client for the owner: {}", e.message);
+            return Refreshed::Skipped("the owner did not answer");
+        }
+    };
     let woke = async {
         client.connect().await?;
         client
