@@ -221,6 +221,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_source_fields_keep_their_names() {
+        let mut view = View {
+            derivation: super::super::derive(&[], &Me::one("me"), 0, &StdFs),
+            stale: None,
+            rows_skipped: 0,
+            now_unix: 1_000,
+        };
+        let mut doc = json!({});
+        view.describe(&mut doc);
+        assert_eq!(
+            crate::schema::field_names(&doc),
+            ["stale", "rows_skipped", "source"]
+        );
+        view.stale = Some(Stale {
+            why: "refused".into(),
+            last_pull_ms: Some(1_000),
+        });
+        let mut doc = json!({});
+        view.describe(&mut doc);
+        assert_eq!(
+            crate::schema::field_names(&doc),
+            [
+                "stale",
+                "rows_skipped",
+                "source",
+                "unreachable",
+                "last_pull",
+                "last_pull_age_secs"
+            ]
+        );
+    }
+
+    #[test]
     fn the_stale_line_prints_ages_like_every_other_command() {
         let view = View {
             derivation: super::super::derive(&[], &Me::one("me"), 0, &StdFs),

@@ -16,6 +16,7 @@ mod mailbox;
 mod mailbox_device;
 mod mailbox_live;
 mod mailbox_notify;
+mod mailbox_schema;
 mod mcp;
 mod outbox;
 mod palace;
