@@ -12,6 +12,7 @@
 pub mod ack;
 pub mod announce;
 pub mod derive;
+pub mod docs;
 pub mod dormancy;
 pub mod live;
 pub mod notify;

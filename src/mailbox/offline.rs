@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Derivation, Me, StdFs};
@@ -107,6 +108,25 @@ pub struct Stale {
     pub last_pull_ms: Option<i64>,
 }
 
+/// Where a mailbox answer came from, in its `--json` document.
+#[derive(Debug, Clone, Serialize)]
+pub struct Source {
+    pub stale: bool,
+    pub rows_skipped: usize,
+    /// `primary` or `local`.
+    pub source: &'static str,
+    #[serde(flatten)]
+    pub offline: Option<Offline>,
+}
+
+/// Answered from the local log: why, and the last pull that succeeded.
+#[derive(Debug, Clone, Serialize)]
+pub struct Offline {
+    pub unreachable: String,
+    pub last_pull: Option<String>,
+    pub last_pull_age_secs: Option<i64>,
+}
+
 pub struct View {
     pub derivation: Derivation,
     /// `Some`: answered from the local log alone.
@@ -185,17 +205,20 @@ impl View {
     }
 
     /// `stale`, `source`, and offline the last pull and why.
-    pub fn describe(&self, doc: &mut Value) {
-        doc["stale"] = json!(self.stale.is_some());
-        doc["rows_skipped"] = json!(self.rows_skipped);
-        match &self.stale {
-            None => doc["source"] = json!("primary"),
-            Some(s) => {
-                doc["source"] = json!("local");
-                doc["unreachable"] = json!(s.why);
-                doc["last_pull"] = json!(s.last_pull_ms.map(outbox::util::rfc3339));
-                doc["last_pull_age_secs"] = json!(self.last_pull_age());
-            }
+    pub fn source(&self) -> Source {
+        Source {
+            stale: self.stale.is_some(),
+            rows_skipped: self.rows_skipped,
+            source: if self.stale.is_some() {
+                "local"
+            } else {
+                "primary"
+            },
+            offline: self.stale.as_ref().map(|s| Offline {
+                unreachable: s.why.clone(),
+                last_pull: s.last_pull_ms.map(outbox::util::rfc3339),
+                last_pull_age_secs: self.last_pull_age(),
+            }),
         }
     }
 
@@ -228,8 +251,7 @@ mod tests {
             rows_skipped: 0,
             now_unix: 1_000,
         };
-        let mut doc = json!({});
-        view.describe(&mut doc);
+        let doc = serde_json::to_value(view.source()).unwrap();
         assert_eq!(
             crate::schema::field_names(&doc),
             ["stale", "rows_skipped", "source"]
@@ -238,8 +260,7 @@ mod tests {
             why: "refused".into(),
             last_pull_ms: Some(1_000),
         });
-        let mut doc = json!({});
-        view.describe(&mut doc);
+        let doc = serde_json::to_value(view.source()).unwrap();
         assert_eq!(
             crate::schema::field_names(&doc),
             [

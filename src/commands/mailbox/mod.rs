@@ -8,10 +8,10 @@ use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
+use crate::error::{Exit, Result};
 use crate::log_debug;
 use crate::mailbox::offline::{LocalLog, View};
-use crate::mailbox::{self, Me, ack};
+use crate::mailbox::{self, Me, ack, docs};
 use crate::mcp::McpClient;
 use crate::mcp::route::{self, Dial, PrimaryFirst, Rule};
 use crate::palace::PalacePaths;
@@ -203,7 +203,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
 }
 
 fn inert(ctx: &Ctx, why: &str) -> Result<Exit> {
-    let doc = json!({"schema": mailbox::SCHEMA, "active": false, "reason": why, "owed": [], "dormant": []});
+    let doc = docs::value(&docs::Inert::new(why))?;
     ctx.out
         .emit(&doc, |w| writeln!(w, "mailbox inactive: {why}"))?;
     Ok(Exit::Ok)
@@ -237,16 +237,15 @@ async fn list(ctx: &Ctx, r: &Reading<'_>, count_only: bool) -> Result<Exit> {
     let label = r.me.label();
     let me = label.as_str();
     let d = &view.derivation;
-    let mut doc = serde_json::to_value(d)
-        .map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))?;
-    doc["schema"] = json!(mailbox::SCHEMA);
-    doc["active"] = json!(true);
-    doc["owed_count"] = json!(d.owed.len());
-    doc["dormant_count"] = json!(d.dormant.len());
-    view.describe(&mut doc);
-    if !d.owed.is_empty() {
-        doc["note"] = json!(mailbox::DELIVERY_NOTE);
-    }
+    let doc = docs::value(&docs::List {
+        derivation: d,
+        schema: mailbox::SCHEMA,
+        active: true,
+        owed_count: d.owed.len(),
+        dormant_count: d.dormant.len(),
+        source: view.source(),
+        note: (!d.owed.is_empty()).then_some(mailbox::DELIVERY_NOTE),
+    })?;
     ctx.out.emit(&doc, |w| {
         if count_only {
             return writeln!(w, "{}", d.owed.len());
@@ -329,7 +328,15 @@ async fn ack(
             (Value::Null, Some(op_id.clone()), *unconfirmed)
         }
     };
-    let doc = json!({"schema": crate::schema::MAILBOX_ACK, "me": from, "acked": a.event, "status": a.status.as_str(), "event": event, "queued": queued, "unconfirmed": unconfirmed});
+    let doc = docs::value(&docs::Ack {
+        schema: crate::schema::MAILBOX_ACK,
+        me: &from,
+        acked: a.event,
+        status: a.status.as_str(),
+        event: event.clone(),
+        queued: queued.clone(),
+        unconfirmed,
+    })?;
     ctx.out.emit(&doc, |w| match &queued {
         None => writeln!(
             w,

@@ -1,12 +1,10 @@
 //! `mpt mailbox notify [--test]`: which road a mailbox notification takes to the human (OSC 99,
 //! OSC 777, through tmux, or nowhere and why), and with `--test` a test notification sent on it.
 
-use serde_json::json;
-
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::mailbox::tmux::Passthrough;
-use crate::mailbox::{self, NOTIFY_VAR, Notification, NotifyMode, Route};
+use crate::mailbox::{self, NOTIFY_VAR, Notification, NotifyMode, Route, docs};
 
 /// `MEMPALACE_MAILBOX_NOTIFY`, or exit 2 naming the value.
 pub fn mode(ctx: &Ctx) -> Result<NotifyMode> {
@@ -28,17 +26,17 @@ pub fn run(ctx: &Ctx, test: bool) -> Result<Exit> {
         ctx.out.to_terminal(&bytes);
         written = bytes.len();
     }
-    let doc = json!({
-        "schema": crate::schema::MAILBOX_NOTIFY,
-        "mode": mode.as_str(),
-        "test": test,
-        "path": verdict.path,
-        "route": route,
-        "written_bytes": written,
-        "reason": verdict.reason,
-        "fix": verdict.fix,
-        "note": verdict.note,
-    });
+    let doc = docs::value(&docs::Notify {
+        schema: crate::schema::MAILBOX_NOTIFY,
+        mode: mode.as_str(),
+        test,
+        path: verdict.path,
+        route: route.as_ref(),
+        written_bytes: written,
+        reason: verdict.reason.as_deref(),
+        fix: verdict.fix.as_deref(),
+        note: verdict.note.as_deref(),
+    })?;
     ctx.out.emit(&doc, |w| {
         match (&route, reaches) {
             (Some(r), true) => {

@@ -4,14 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::Reading;
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::mailbox::live::{self, Mode, Wake};
-use crate::mailbox::{self, Announcer, NotifyMode, Route};
+use crate::mailbox::{self, Announcer, NotifyMode, Route, docs};
 use crate::mcp::http::{HttpClient, HttpOptions};
 use crate::{log_debug, log_warn};
 
@@ -122,9 +121,11 @@ fn drain(rx: Option<&mut UnboundedReceiver<Wake>>, ctx: &Ctx, interval: u64) -> 
 fn say(ctx: &Ctx, m: &Mode, interval: u64) -> Result<()> {
     let line = m.line(interval);
     if ctx.out.json {
-        let mut doc = serde_json::to_value(m).unwrap_or_default();
-        doc["schema"] = json!(crate::schema::MAILBOX_WATCH);
-        doc["interval_ms"] = json!(interval);
+        let doc = docs::value(&docs::WatchMode {
+            mode: m,
+            schema: crate::schema::MAILBOX_WATCH,
+            interval_ms: interval,
+        })?;
         return ctx.out.stream(&doc, |_| Ok(()));
     }
     ctx.out.note("mailbox", &line);
@@ -164,7 +165,12 @@ fn deliver(
     route: Option<&Route>,
 ) -> Result<()> {
     // One line per delivery (JSON Lines under `--json`), flushed as it comes.
-    let line = json!({"schema": crate::schema::MAILBOX_ANNOUNCE, "announcements": due, "dormant_count": dormant, "note": mailbox::DELIVERY_NOTE});
+    let line = docs::value(&docs::Delivery {
+        schema: crate::schema::MAILBOX_ANNOUNCE,
+        announcements: due,
+        dormant_count: dormant,
+        note: mailbox::DELIVERY_NOTE,
+    })?;
     let text = mailbox::plain_delivery(due, dormant).unwrap_or_default();
     ctx.out.stream(&line, |w| writeln!(w, "{text}"))?;
     // The notification goes to stderr (the terminal), apart from the delivery on stdout.
