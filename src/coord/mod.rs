@@ -5,6 +5,7 @@
 // offline answers) import this; it imports neither.
 
 pub mod event;
+pub mod follow;
 pub mod local;
 pub mod me;
 pub mod pages;

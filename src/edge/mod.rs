@@ -6,6 +6,7 @@ pub mod health;
 pub mod identity;
 pub mod inflight;
 pub mod launch;
+pub mod log_fanout;
 pub mod merge;
 pub mod mine_lane;
 pub mod owner;

@@ -98,13 +98,21 @@ pub async fn run(
                 let harness = hello.as_ref().map_or("?".into(), |h| h.harness.clone());
                 log_debug!("edge owner: a {harness} client connected");
                 let session = hello.as_ref().is_some_and(|h| h.identity.is_some());
+                // A `mailbox watch` listens (the device's one log stream): it never keeps the
+                // owner, so its writer lease, past the grace of the last harness session.
+                let listener = harness == super::log_fanout::LISTENER_HARNESS;
+                if listener {
+                    clients.fetch_sub(1, Ordering::SeqCst);
+                }
                 let gate = Arc::clone(&gate);
                 let attached = gate.attach(peer, &harness, session);
                 tasks.spawn(async move {
                     serve(proxy, stamper, read, write, Some(Arc::clone(&gate))).await;
                     gate.detach(attached);
-                    clients.fetch_sub(1, Ordering::SeqCst);
-                    changed.notify_one();
+                    if !listener {
+                        clients.fetch_sub(1, Ordering::SeqCst);
+                        changed.notify_one();
+                    }
                 });
             }
             _ = changed.notified() => {}

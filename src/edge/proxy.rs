@@ -81,6 +81,8 @@ pub struct Primary {
     pub palace: std::path::PathBuf,
     /// Wakes the owner's pull of the primary's log (a flush landed, a read saw events it lacks).
     pub pull_wake: Arc<tokio::sync::Notify>,
+    /// The device's one live log stream, shared by its `mailbox watch`es (`log_fanout`).
+    pub log_stream: Option<Arc<super::log_fanout::Fanout>>,
 }
 
 impl Primary {
@@ -169,6 +171,13 @@ impl Proxy {
                 }
                 None => json!({"woken": false}),
             }),
+            // mpt's own: a `mailbox watch` asks what the device's one live stream saw.
+            super::log_fanout::LOG_SINCE_METHOD => Ok(
+                match self.primary.as_ref().and_then(|p| p.log_stream.as_ref()) {
+                    Some(f) => f.answer(params.as_ref()),
+                    None => json!({"mode": null, "seq": 0, "wakes": [], "gap": false}),
+                },
+            ),
             "tools/call" => {
                 let p = params.unwrap_or(Value::Null);
                 let Some(name) = p.get("name").and_then(Value::as_str) else {

@@ -100,6 +100,7 @@ pub async fn build(
             read_deadline: config.edge.read_deadline,
             palace: opts.palace.clone(),
             pull_wake: Arc::new(tokio::sync::Notify::new()),
+            log_stream: super::log_fanout::Fanout::for_config(config),
         }),
     };
     Ok(Proxy {

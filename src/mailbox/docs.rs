@@ -4,9 +4,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::live::Mode;
 use super::offline::Source;
 use super::{Announcement, Ask, Derivation, Route};
+use crate::coord::follow::Mode;
 
 /// `mpt mailbox --json` (`mpt.mailbox/v1`): the derivation, then the counts and where it came from.
 #[derive(Debug, Serialize)]

@@ -14,7 +14,6 @@ pub mod announce;
 pub mod derive;
 pub mod docs;
 pub mod dormancy;
-pub mod live;
 pub mod notify;
 pub mod offline;
 pub mod refresh;

@@ -119,26 +119,56 @@ fn an_ask_appended_while_watching_is_announced_from_the_stream() {
     );
 }
 
+/// A primary, the SSE proxy before it, a watch through it, live, and a first ask announced by
+/// the stream.
+struct Live {
+    watcher: Watcher,
+    proxy: SseProxy,
+    client: McpClient,
+    rt: tokio::runtime::Runtime,
+    first: String,
+    _primary: Primary,
+}
+
+impl Live {
+    fn start(env: &TestEnv, extra: &[(&str, &str)]) -> Live {
+        let p = Primary::start(env, &env.palace("primary"), PrimaryOpts::default());
+        let proxy = SseProxy::start(&p.base_url(), StreamRule::Pass);
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let client = remote_client(&p.url(), None);
+        rt.block_on(client.connect()).unwrap();
+        // One ask before the watch: its first derivation announces it, so the ask below is
+        // appended after that derivation and can come by the stream alone.
+        let zero = rt.block_on(ask(&client, "zero"));
+        let watcher = Watcher::start(env, &proxy.url(), extra);
+        watcher.live();
+        assert_eq!(watcher.announced(), vec![zero]);
+        let first = rt.block_on(ask(&client, "first"));
+        assert_eq!(watcher.announced(), vec![first.clone()]);
+        Live {
+            watcher,
+            proxy,
+            client,
+            rt,
+            first,
+            _primary: p,
+        }
+    }
+}
+
 #[test]
 fn a_cut_stream_resumes_from_its_last_id_with_nothing_missed_nor_twice() {
     let env = TestEnv::new();
-    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
-    let proxy = SseProxy::start(&p.base_url(), StreamRule::Pass);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let c = remote_client(&p.url(), None);
-    rt.block_on(c.connect()).unwrap();
-    let w = Watcher::start(&env, &proxy.url(), &[]);
-    w.live();
-    let first = rt.block_on(ask(&c, "first"));
-    assert_eq!(w.announced(), vec![first.clone()]);
+    let s = Live::start(&env, &[]);
+    let (proxy, rt, c, w, first) = (&s.proxy, &s.rt, &s.client, &s.watcher, s.first.clone());
     // The stream is cut; the watch reconnects and is held while two asks are appended.
     proxy.cut_and_hold();
     assert!(
         wait_for(60.0, || proxy.waiting() == 1),
         "the watch reconnects"
     );
-    let second = rt.block_on(ask(&c, "second"));
-    let third = rt.block_on(ask(&c, "third"));
+    let second = rt.block_on(ask(c, "second"));
+    let third = rt.block_on(ask(c, "third"));
     proxy.release();
     let mut got = w.announced();
     if got.len() < 2 {
@@ -235,4 +265,108 @@ fn doctor_says_live_or_polling_and_why() {
         "{c}"
     );
     assert!(c["fix"].as_str().unwrap().contains("gateway"), "{c}");
+}
+
+#[test]
+fn a_silent_stream_is_taken_as_dead_and_resumed() {
+    let env = TestEnv::new();
+    // The default deadline (25 s): past the server's 15 s ping, so only the stall below is silence.
+    let s = Live::start(&env, &[]);
+    let (proxy, rt, c, w, first) = (&s.proxy, &s.rt, &s.client, &s.watcher, s.first.clone());
+    // Open but silent (no frame, no ping): past the deadline the watch reconnects, resuming.
+    proxy.stall();
+    let second = rt.block_on(ask(c, "second"));
+    assert_eq!(w.announced(), vec![second.clone()]);
+    let conns = proxy.connections();
+    let resumed = conns.iter().skip(1).find(|(_, ids)| ids.contains(&second));
+    assert_eq!(
+        resumed.and_then(|(cursor, _)| cursor.as_deref()),
+        Some(first.as_str()),
+        "{conns:?}"
+    );
+}
+
+#[test]
+fn an_unknown_cursor_restarts_without_one_and_derives_again() {
+    let env = TestEnv::new();
+    let s = Live::start(&env, &[]);
+    let (proxy, rt, c, w) = (&s.proxy, &s.rt, &s.client, &s.watcher);
+    // The reconnect carries an id the primary never issued (its 400), and is held meanwhile,
+    // so the ask below is appended before any stream could carry it.
+    proxy.cut_and_hold_with_unknown_cursor();
+    assert!(
+        wait_for(60.0, || proxy.waiting() == 1),
+        "the watch reconnects"
+    );
+    let second = rt.block_on(ask(c, "second"));
+    proxy.release();
+    // Announced by the derivation the restart runs, not by a replay.
+    assert_eq!(w.announced(), vec![second]);
+    let forged = |c: &(Option<String>, Vec<String>)| {
+        c.0.as_deref()
+            .is_some_and(|id| id.starts_with("evt_20000101"))
+    };
+    assert!(
+        wait_for(60.0, || {
+            let conns = proxy.connections();
+            let at = conns.iter().position(forged);
+            at.is_some_and(|i| conns[i + 1..].iter().any(|c| c.0.is_none()))
+        }),
+        "the unknown cursor was sent, then the stream restarted without one: {:?}",
+        proxy.connections()
+    );
+}
+
+#[test]
+fn watchers_on_one_device_share_the_edge_owners_one_stream_and_never_block_its_stop() {
+    let env = TestEnv::new();
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let proxy = SseProxy::start(&p.base_url(), StreamRule::Pass);
+    let palace = env.palace("local");
+    let local = palace.to_str().unwrap();
+    let url = proxy.url();
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+        ("MEMPALACE_PALACE_PATH", local),
+        ("MPT_EDGE_GRACE_MS", "600000"),
+    ];
+    let mut h = crate::support::harness::Harness::start(
+        &env,
+        &["--palace", local, "--harness", "opencode"],
+        &vars,
+    );
+    h.initialize();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let c = remote_client(&p.url(), None);
+    rt.block_on(c.connect()).unwrap();
+    let extra = [("MEMPALACE_PALACE_PATH", local)];
+    let (w1, w2) = (
+        Watcher::start(&env, &url, &extra),
+        Watcher::start(&env, &url, &extra),
+    );
+    w1.live();
+    w2.live();
+    let first = rt.block_on(ask(&c, "for both"));
+    assert_eq!(w1.announced(), vec![first.clone()]);
+    assert_eq!(w2.announced(), vec![first.clone()]);
+    assert_eq!(
+        proxy.connections().len(),
+        1,
+        "one stream serves the device: {:?}",
+        proxy.connections()
+    );
+    // The watchers are listeners: with the harness session gone, the owner stops at once.
+    h.close();
+    let stop = env.mpt(&["edge", "stop", "--palace", local], &vars);
+    assert_eq!(
+        stop.status.code(),
+        Some(0),
+        "{}",
+        crate::support::stderr(&stop)
+    );
+    // Each watch then follows the stream itself, missing nothing.
+    let second = rt.block_on(ask(&c, "after the stop"));
+    assert_eq!(w1.announced(), vec![second.clone()]);
+    assert_eq!(w2.announced(), vec![second]);
 }

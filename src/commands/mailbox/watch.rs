@@ -1,18 +1,25 @@
 //! `mpt mailbox watch`: derive, announce only what became owed; woken by the primary's live stream
-//! (`mailbox::live`) or, where it is unavailable, by the poll interval, saying which and why.
+//! (`coord::follow`; through the edge owner's one stream when it runs) or, where it is unavailable, by the poll interval, saying which and why.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc::UnboundedReceiver;
+use serde_json::json;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::Reading;
 use crate::commands::Ctx;
+use crate::coord::follow::{self as live, Mode, Wake};
+use crate::edge::log_fanout::{ASK_EVERY, LISTENER_HARNESS, LOG_SINCE_METHOD};
 use crate::error::{Exit, MptError, Result};
-use crate::mailbox::live::{self, Mode, Wake};
 use crate::mailbox::{self, Announcer, NotifyMode, Route, docs};
 use crate::mcp::http::{HttpClient, HttpOptions};
+use crate::mcp::route::{Dial, Route as McpRoute, Rule};
+use crate::mcp::{Deadline, McpClient};
 use crate::{log_debug, log_warn};
+
+/// How long the first derivation waits for the stream to open (or be refused).
+const FIRST_MODE_WAIT: Duration = Duration::from_secs(10);
 
 /// How a watch is woken.
 pub(super) struct Watch {
@@ -41,7 +48,7 @@ pub(super) async fn run(ctx: &Ctx, r: &Reading<'_>, w: Watch) -> Result<Exit> {
         say(
             ctx,
             &Mode::Polling {
-                reason: "asked",
+                reason: "asked".into(),
                 why: "--poll: the live stream is not used".into(),
                 retry_in_ms: 0,
             },
@@ -49,8 +56,18 @@ pub(super) async fn run(ctx: &Ctx, r: &Reading<'_>, w: Watch) -> Result<Exit> {
         )?;
         None
     } else {
-        follower(r.config, silence)?
+        follower(ctx, r, silence)?
     };
+    // Subscribed (or told why not) before the first derivation, so nothing appended between
+    // the two is missed; a stream that does not answer within its deadline polls meanwhile.
+    if let Some(rx) = wakes.as_mut()
+        && let Ok(Some(first)) = tokio::time::timeout(FIRST_MODE_WAIT, rx.recv()).await
+    {
+        match first {
+            Wake::Mode(m) => say(ctx, &m, interval)?,
+            other => log_debug!("mailbox: {other:?} before the first derivation"),
+        }
+    }
     let mut announcer = Announcer::new();
     let mut polls = 0u64;
     let tick = Duration::from_millis(interval);
@@ -88,22 +105,99 @@ pub(super) async fn run(ctx: &Ctx, r: &Reading<'_>, w: Watch) -> Result<Exit> {
     }
 }
 
-/// The primary's stream followed, or `None` without a primary over HTTP.
+/// The device's stream: through the palace's edge owner when one runs (its one subscription
+/// serves every watcher), else followed here; `None` without a primary.
 fn follower(
-    config: &crate::config::Config,
+    ctx: &Ctx,
+    r: &Reading<'_>,
     silence: Duration,
 ) -> Result<Option<UnboundedReceiver<Wake>>> {
-    let Some(remote) = &config.remote else {
+    let Some(remote) = &r.config.remote else {
         return Ok(None);
     };
-    let opts = HttpOptions::for_remote(remote, config);
+    let opts = HttpOptions::for_remote(remote, r.config);
     let head_deadline = opts.connect_timeout + opts.init_timeout.unwrap_or(Duration::from_secs(10));
-    let client = HttpClient::new(opts).map_err(MptError::from)?;
-    Ok(Some(live::spawn(live::Follow {
-        client: Arc::new(client),
+    let direct = live::Follow {
+        client: Arc::new(HttpClient::new(opts).map_err(MptError::from)?),
         head_deadline,
         silence,
-    })))
+    };
+    let owner = r.local.palace().and_then(|p| {
+        match McpRoute::choose(r.config, || Ok(p.clone()), Rule::LOCAL) {
+            Ok(route @ McpRoute::EdgeOwner { .. }) => Some(route),
+            _ => None,
+        }
+    });
+    let Some(owner) = owner else {
+        return Ok(Some(live::spawn(direct)));
+    };
+    let client = owner.client(&ctx.env, r.config, &Dial::as_harness(LISTENER_HARNESS))?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        listen(&client, &tx).await;
+        client.shutdown().await;
+        // The owner went away: this watch follows the stream itself.
+        let mut own = live::spawn(direct);
+        while let Some(w) = own.recv().await {
+            if tx.send(w).is_err() {
+                return;
+            }
+        }
+    });
+    Ok(Some(rx))
+}
+
+/// Relays what the owner's one stream saw until the owner stops answering.
+async fn listen(client: &McpClient, tx: &UnboundedSender<Wake>) {
+    let mut after: Option<u64> = None;
+    let mut mode: Option<Mode> = None;
+    loop {
+        let params = after.map(|a| json!({"after": a}));
+        let got = async {
+            client.connect().await?;
+            client
+                .request(
+                    LOG_SINCE_METHOD,
+                    params,
+                    Deadline::After(Duration::from_secs(5)),
+                )
+                .await
+        }
+        .await;
+        let v = match got {
+            Ok(v) => v,
+            Err(e) => {
+                log_debug!(
+                    "mailbox: the edge owner's log stream is gone ({e}): following the stream here"
+                );
+                return;
+            }
+        };
+        let now: Option<Mode> = serde_json::from_value(v["mode"].clone()).ok();
+        if let Some(m) = now.filter(|m| mode.as_ref() != Some(m)) {
+            // The owner's stream may have opened after this watch derived: derive once more.
+            let newly_live =
+                matches!(m, Mode::Live { .. }) && !matches!(mode, Some(Mode::Live { .. }));
+            mode = Some(m.clone());
+            if tx.send(Wake::Mode(m)).is_err() || (newly_live && tx.send(Wake::Rederive).is_err()) {
+                return;
+            }
+        }
+        if v["gap"] == true && tx.send(Wake::Rederive).is_err() {
+            return;
+        }
+        for w in v["wakes"].as_array().into_iter().flatten() {
+            let wake = match w["id"].as_str() {
+                Some(id) => Wake::Frame(id.to_string()),
+                None => Wake::Rederive,
+            };
+            if tx.send(wake).is_err() {
+                return;
+            }
+        }
+        after = v["seq"].as_u64().or(after);
+        tokio::time::sleep(ASK_EVERY).await;
+    }
 }
 
 /// Frames that came together wake one derivation; a mode change among them is still said.

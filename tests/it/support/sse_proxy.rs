@@ -34,6 +34,10 @@ struct Shared {
     /// A connection opened while held waits for `release`.
     hold: bool,
     waiting: usize,
+    /// Frames (and pings) are read from the primary but no longer relayed: a dead link.
+    stalled: bool,
+    /// The next connection's `Last-Event-ID` is replaced by an id the primary never issued.
+    forge_cursor: bool,
 }
 
 #[derive(Clone)]
@@ -100,6 +104,18 @@ impl SseProxy {
         self.ctx.shared.lock().unwrap().waiting
     }
 
+    /// Stops relaying anything on the open stream, keeping it open (silence, not a close).
+    pub fn stall(&self) {
+        self.ctx.shared.lock().unwrap().stalled = true;
+    }
+
+    /// [`SseProxy::cut_and_hold`], and the held reconnect's `Last-Event-ID` is replaced by an
+    /// id the primary never issued, once.
+    pub fn cut_and_hold_with_unknown_cursor(&self) {
+        self.ctx.shared.lock().unwrap().forge_cursor = true;
+        self.cut_and_hold();
+    }
+
     pub fn release(&self) {
         self.ctx.shared.lock().unwrap().hold = false;
         self.ctx.release.notify_waiters();
@@ -152,7 +168,7 @@ async fn stream(State(ctx): State<Ctx>, headers: HeaderMap) -> Response {
         }
         StreamRule::Absent | StreamRule::Pass => {}
     }
-    let last_id = headers
+    let mut last_id = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
@@ -174,11 +190,21 @@ async fn stream(State(ctx): State<Ctx>, headers: HeaderMap) -> Response {
         released.await;
         ctx.shared.lock().unwrap().waiting -= 1;
     }
+    {
+        let mut s = ctx.shared.lock().unwrap();
+        s.stalled = false;
+        if std::mem::take(&mut s.forge_cursor) && last_id.is_some() {
+            last_id = Some("evt_20000101T000000_000000000000".into());
+        }
+    }
     let mut req = ctx.http.get(format!("{}{path}", ctx.upstream));
-    for h in ["authorization", "last-event-id", "accept"] {
+    for h in ["authorization", "accept"] {
         if let Some(v) = headers.get(h) {
             req = req.header(h, v.clone());
         }
+    }
+    if let Some(id) = &last_id {
+        req = req.header("last-event-id", id.as_str());
     }
     let mut resp = match req.send().await {
         Ok(r) => r,
@@ -213,6 +239,7 @@ async fn stream(State(ctx): State<Ctx>, headers: HeaderMap) -> Response {
                     return;
                 }
                 chunk = resp.chunk() => match chunk {
+                    Ok(Some(_)) if shared.lock().unwrap().stalled => {}
                     Ok(Some(bytes)) => {
                         for ev in parser.push(&bytes) {
                             if let Some(id) = ev.id {

@@ -1,13 +1,13 @@
-//! The mailbox's wake-ups from the primary's live stream (`coord::stream`): a frame wakes the
+//! Following the primary's live stream (`stream`) for the mailbox's wake-ups: a frame wakes the
 //! derivation; a refusal or a dead stream falls back to polling, said with why, and is retried.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::coord::stream::{self, Refusal};
+use super::stream::{self, Refusal};
 use crate::mcp::http::HttpClient;
 use crate::{log_debug, log_warn};
 
@@ -16,14 +16,14 @@ pub const BACKOFF_START: Duration = Duration::from_secs(1);
 pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
 
 /// How `watch` learns of new asks now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum Mode {
     /// Subscribed: a frame wakes the derivation within a second of its append.
     Live { resumed_from: Option<String> },
     /// Polling at the interval; `reason` is a [`Refusal::kind`] or `unreachable`/`dropped`.
     Polling {
-        reason: &'static str,
+        reason: String,
         why: String,
         retry_in_ms: u64,
     },
@@ -88,7 +88,12 @@ async fn follow(f: Follow, tx: mpsc::UnboundedSender<Wake>) {
             Ok(Ok(mut sub)) => {
                 backoff = BACKOFF_START;
                 let resumed_from = if was_live { cursor.clone() } else { None };
-                if tx.send(Wake::Mode(Mode::Live { resumed_from })).is_err() {
+                // Resubscribed without a cursor (no event seen yet): what was appended during
+                // the drop is not replayed, so the watch derives again.
+                let gap = was_live && cursor.is_none();
+                if tx.send(Wake::Mode(Mode::Live { resumed_from })).is_err()
+                    || (gap && tx.send(Wake::Rederive).is_err())
+                {
                     return;
                 }
                 was_live = true;
@@ -133,10 +138,10 @@ async fn follow(f: Follow, tx: mpsc::UnboundedSender<Wake>) {
                     } => Duration::from_secs(*s).max(backoff),
                     _ => backoff,
                 };
-                (r.kind(), r.why(), wait)
+                (r.kind().to_string(), r.why(), wait)
             }
             Err(e) => (
-                "unreachable",
+                "unreachable".to_string(),
                 format!("the primary's stream cannot be reached: {e}"),
                 backoff,
             ),
@@ -166,7 +171,7 @@ mod tests {
         let live = Mode::Live { resumed_from: None };
         assert!(live.line(300_000).starts_with("live:"));
         let p = Mode::Polling {
-            reason: "route_absent",
+            reason: "route_absent".into(),
             why: "route absent: x".into(),
             retry_in_ms: 1500,
         };
