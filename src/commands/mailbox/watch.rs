@@ -123,7 +123,7 @@ fn follower(
         silence,
     };
     let owner = r.local.palace().and_then(|p| {
-        match McpRoute::choose(r.config, || Ok(p.clone()), Rule::LOCAL) {
+        match McpRoute::choose(&ctx.env, r.config, || Ok(p.clone()), Rule::LOCAL) {
             Ok(route @ McpRoute::EdgeOwner { .. }) => Some(route),
             _ => None,
         }
