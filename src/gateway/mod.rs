@@ -14,6 +14,7 @@ mod mine_call;
 mod mine_slot;
 pub mod policy;
 pub mod rate;
+mod reads;
 mod relay;
 mod reload;
 pub mod reply;

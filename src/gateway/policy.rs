@@ -1,5 +1,5 @@
-//! `policy.json` (`mpt.gateway.policy/v1`): each device's role, wing globs, agents, mine scope and
-//! rate, plus `allow_sync`, `protected_wings`, `provenance` and `tests`; unknown fields refused.
+//! `policy.json` (`mpt.gateway.policy/v1`): each device's role, wing globs, KG grant, agents,
+//! mine scope and rate, plus `allow_sync`, `protected_wings`, `provenance` and `tests`; unknown fields refused.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,12 +14,14 @@ mod check;
 mod decide;
 mod mine;
 mod provenance;
+mod reads;
 mod rewrite;
 mod wings;
 
 pub use call::{Current, Verdict};
 pub use check::{Failure, Test};
 pub use decide::{Decision, Route};
+pub use reads::{KgGrant, Reads};
 pub use rewrite::{Rewrite, apply};
 
 pub const SCHEMA: &str = crate::schema::GATEWAY_POLICY;
@@ -48,9 +50,13 @@ pub struct Policy {
 #[serde(deny_unknown_fields)]
 pub struct Device {
     pub role: Role,
-    /// Wing globs on canonical names: `write` enforced on every write, `read` not yet; none: all wings.
+    /// Wing globs on canonical names: `write` checked on every write, `read` on every read's
+    /// arguments and filtered out of its reply; none: all wings.
     #[serde(default)]
     pub wings: Option<Wings>,
+    /// The knowledge graph, which has no wing: `write`, `read` or `none`; unset: what the role allows.
+    #[serde(default)]
+    pub kg: Option<KgGrant>,
     /// None: unlimited.
     #[serde(default)]
     pub rate: Option<Rate>,
@@ -188,20 +194,6 @@ impl Policy {
             ))
         })
     }
-
-    /// Devices whose read globs the gateway cannot enforce yet (they read every wing their role
-    /// allows; writes are checked): named in a warning at every load.
-    pub fn unenforced_wings(&self) -> Vec<&str> {
-        self.devices
-            .iter()
-            .filter(|(_, d)| d.wings.as_ref().is_some_and(|w| !all_wings(&w.read)))
-            .map(|(n, _)| n.as_str())
-            .collect()
-    }
-}
-
-fn all_wings(globs: &[String]) -> bool {
-    globs.is_empty() || globs.iter().any(|g| g == "*")
 }
 
 /// A device name goes into audit records, `/whoami` and file names: printable, no spaces.
@@ -280,11 +272,6 @@ mod tests {
         .unwrap();
         assert_eq!(p.device("lap").unwrap().role, Role::Member);
         assert_eq!(p.device("lap").unwrap().rate.unwrap().burst, 10);
-        assert_eq!(
-            p.unenforced_wings(),
-            Vec::<&str>::new(),
-            "writes are enforced"
-        );
     }
 
     #[test]
@@ -316,6 +303,10 @@ mod tests {
                 4,
             ),
             (r#"{"schema": "@S", "devices": {"a": {"role": "root"}}}"#, 2),
+            (
+                r#"{"schema": "@S", "devices": {"a": {"role": "member", "kg": "all"}}}"#,
+                2,
+            ),
             (r#"{"schema": "@S2", "devices": {}}"#, 2),
             (
                 r#"{"schema": "@S", "devices": {"a b": {"role": "admin"}}}"#,

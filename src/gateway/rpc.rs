@@ -152,6 +152,29 @@ pub async fn handle(
     {
         super::policy::apply(args, &rewrites);
     }
+    if let Some(tool) = base.tool.clone()
+        && super::reads::applies(policy, &who.device, &tool)
+    {
+        // Held to the device's read grants: planned, sent and filtered there.
+        let args = parsed
+            .pointer("/params/arguments")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let extra = forward::identity_headers(peer, &who.device);
+        return super::reads::handle(
+            sh,
+            policy,
+            who,
+            &tool,
+            &args,
+            id,
+            &parts.headers,
+            &extra,
+            base,
+            started,
+        )
+        .await;
+    }
     // A write's record is on disk before the write goes; one that cannot be written stops it.
     let durable = base.tool.is_some()
         && catalog::classify(base.tool.as_deref().unwrap_or("")) != ToolClass::Read;

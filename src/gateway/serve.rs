@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::audit::AuditLog;
 use super::policy::Policy;
 use super::reload::Watched;
-use super::shared::{Shared, warn_unenforced};
+use super::shared::Shared;
 use super::state::{StateDir, tighten};
 use super::tokens::TokenFile;
 use super::upstream::Upstream;
@@ -64,7 +64,6 @@ pub async fn serve(
         );
     }
     let policy = Watched::open(&dir.policy(), Policy::load_tested)?;
-    warn_unenforced(&policy.get());
     let tokens = Watched::open(&dir.tokens(), TokenFile::load)?;
     if dir.tokens().exists()
         && let Some(old) = tighten(&dir.tokens(), 0o600)

@@ -77,9 +77,6 @@ impl Shared {
     pub fn policy(&self) -> Arc<Policy> {
         let mut w = lock(&self.policy);
         let r = w.refresh(false);
-        if let Refresh::Reloaded = r {
-            warn_unenforced(&w.get());
-        }
         report("the gateway policy", r);
         w.get()
     }
@@ -191,18 +188,6 @@ impl Drop for Shared {
     /// A body relayed when the gateway stopped ends with it: its record is not lost.
     fn drop(&mut self) {
         self.write_held();
-    }
-}
-
-/// Read globs arrive with the result filters; until then say, at every load, whose are not
-/// enforced (write globs are).
-pub fn warn_unenforced(policy: &Policy) {
-    let devices = policy.unenforced_wings();
-    if !devices.is_empty() {
-        log_warn!(
-            "the policy's wings.read rules are not enforced yet (device {}): each reads every wing its role allows (wings.write is enforced)",
-            devices.join(", ")
-        );
     }
 }
 

@@ -188,7 +188,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
         .iter()
         .map(|(n, d)| format!("{n} ({})", d.role.as_str()))
         .collect();
-    let mut s = if missing.is_empty() {
+    if missing.is_empty() {
         Step::new(
             id,
             State::Done,
@@ -213,13 +213,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
             "add each under \"devices\" in {} with its role, or revoke its tokens (`mpt gateway token revoke DEVICE`)",
             path.display()
         ))
-    };
-    for d in policy.unenforced_wings() {
-        s = s.evidence(format!(
-            "{d}: its wings.read rules are parsed but not enforced yet (README \"Gateway\")"
-        ));
     }
-    s
 }
 
 /// This device's token when it is a gateway token (its non-secret id).

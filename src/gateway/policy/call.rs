@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::rewrite::Rewrite;
-use super::{Decision, Policy, mine, provenance, wings};
+use super::{Decision, Policy, mine, provenance, reads, wings};
 use crate::palace::catalog;
 
 /// What a decision needs from the primary: the drawer's wing for `update_drawer` (looked up by
@@ -98,6 +98,9 @@ impl Policy {
             };
         }
         if let Some(rule) = wings::refusal(self, d, tool, args, current.wing.as_deref()) {
+            return Verdict::deny(rule);
+        }
+        if let Some(rule) = reads::refusal(self, device, d, tool, args) {
             return Verdict::deny(rule);
         }
         let mode = d.provenance.unwrap_or(self.provenance);

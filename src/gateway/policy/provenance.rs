@@ -143,6 +143,7 @@ mod tests {
         Device {
             role: super::super::Role::Member,
             wings: None,
+            kg: None,
             rate: None,
             agents: agents.map(|a| a.iter().map(|s| s.to_string()).collect()),
             provenance: None,

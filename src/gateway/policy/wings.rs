@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{Device, Policy, Role};
 use crate::palace::catalog::{self, ToolClass};
 
-/// Whether `tool`'s wing arguments are writes (its reads' globs are not enforced yet).
+/// Whether `tool`'s wing arguments are writes (a read's are judged by `reads`).
 pub fn writes_wings(tool: &str) -> bool {
     matches!(
         catalog::tool(tool).class,

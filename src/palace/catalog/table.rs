@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::WingArg::{At, Diary};
-use super::{Patience, ReadKind, Replay, Reply, Tier, Tool, ToolClass, WingArg};
+use super::{Patience, ReadKind, Replay, Reply, Reveals, Tier, Tool, ToolClass, WingArg};
 
 /// A read any observer may call, merged primary-first, with no wing or writer argument.
 pub(super) const fn read(name: &'static str) -> Tool {
@@ -23,6 +23,7 @@ pub(super) const fn read(name: &'static str) -> Tool {
         tier: Tier::Observer,
         wings: &[],
         identity: &[],
+        reveals: Reveals::Nothing,
     }
 }
 
@@ -73,8 +74,14 @@ const fn kg_write(name: &'static str, replay: Replay) -> Tool {
     Tool {
         replay,
         kg_fact: true,
+        reveals: Reveals::Kg,
         ..write(name)
     }
+}
+
+/// A knowledge-graph read: no wing, the `kg` grant's.
+const fn kg_read(name: &'static str) -> Tool {
+    read(name).reveals(Reveals::Kg)
 }
 
 impl Tool {
@@ -98,6 +105,10 @@ impl Tool {
         Tool { replay, ..self }
     }
 
+    const fn reveals(self, reveals: Reveals) -> Tool {
+        Tool { reveals, ..self }
+    }
+
     const fn writer(self, writer: &'static str) -> Tool {
         Tool {
             writer: Some(writer),
@@ -110,33 +121,48 @@ const WING: &[WingArg] = &[At("/wing")];
 const MINE_DEADLINE: Duration = Duration::from_secs(300);
 
 pub(super) const TOOLS: &[Tool] = &[
-    read("status"),
-    read("list_wings").merged(ReadKind::Counts),
-    read("list_rooms").merged(ReadKind::Counts).wings(WING),
-    read("get_taxonomy").merged(ReadKind::Counts),
+    read("status").reveals(Reveals::Status),
+    read("list_wings")
+        .merged(ReadKind::Counts)
+        .reveals(Reveals::WingCounts),
+    read("list_rooms")
+        .merged(ReadKind::Counts)
+        .wings(WING)
+        .reveals(Reveals::RoomCounts),
+    read("get_taxonomy")
+        .merged(ReadKind::Counts)
+        .reveals(Reveals::Taxonomy),
     read("get_aaak_spec"),
-    read("kg_query"),
+    kg_read("kg_query"),
     kg_write("kg_add", Replay::KgHistorical),
     kg_write("kg_invalidate", Replay::Idempotent),
     kg_write("kg_supersede", Replay::Idempotent),
-    read("kg_timeline"),
-    read("kg_stats"),
-    read("traverse"),
-    read("find_tunnels").wings(&[At("/wing_a"), At("/wing_b")]),
-    read("graph_stats"),
+    kg_read("kg_timeline"),
+    kg_read("kg_stats"),
+    read("traverse").reveals(Reveals::RoomGraph),
+    read("find_tunnels")
+        .wings(&[At("/wing_a"), At("/wing_b")])
+        .reveals(Reveals::RoomGraph),
+    read("graph_stats").reveals(Reveals::GraphStats),
     // The `/sync/peers` estate: admin's alone at a gateway.
     read("mesh_peers").tier(Tier::Admin),
     write("create_tunnel")
         .replay(Replay::Idempotent)
         .wings(&[At("/source_wing"), At("/target_wing")]),
-    read("list_tunnels").wings(WING),
+    read("list_tunnels").wings(WING).reveals(Reveals::Tunnels),
     destructive("delete_tunnel"),
-    read("list_hallways").wings(WING),
+    read("list_hallways").wings(WING).reveals(Reveals::Hallways),
     destructive("delete_hallway"),
     // A read that writes traversal counts: not an observer's.
-    read("follow_tunnels").tier(Tier::Member).wings(WING),
-    read("search").merged(ReadKind::Search).wings(WING),
-    read("check_duplicate"),
+    read("follow_tunnels")
+        .tier(Tier::Member)
+        .wings(WING)
+        .reveals(Reveals::Connections),
+    read("search")
+        .merged(ReadKind::Search)
+        .wings(WING)
+        .reveals(Reveals::Search),
+    read("check_duplicate").reveals(Reveals::Duplicates),
     write("add_drawer")
         .replay(Replay::Idempotent)
         .writer("added_by")
@@ -149,7 +175,8 @@ pub(super) const TOOLS: &[Tool] = &[
     .replay(Replay::Checkpoint)
     .writer("added_by")
     .wings(&[At("/items/*/wing"), Diary { at: "/diary" }])
-    .identity(&["/added_by", "/diary/agent_name"]),
+    .identity(&["/added_by", "/diary/agent_name"])
+    .reveals(Reveals::CheckpointDuplicates),
     destructive("delete_drawer"),
     destructive("delete_drawers"),
     // Idempotent: the convo miner dedupes by source file (an unchanged file is skipped, a grown
@@ -168,9 +195,12 @@ pub(super) const TOOLS: &[Tool] = &[
         ..maintenance("sync")
     }
     .wings(WING),
-    read("get_drawer"),
-    read("get_drawers"),
-    read("list_drawers").merged(ReadKind::Drawers).wings(WING),
+    read("get_drawer").reveals(Reveals::Drawer),
+    read("get_drawers").reveals(Reveals::Drawers),
+    read("list_drawers")
+        .merged(ReadKind::Drawers)
+        .wings(WING)
+        .reveals(Reveals::DrawerList),
     write("update_drawer")
         .replay(Replay::Idempotent)
         .wings(WING),
@@ -184,7 +214,8 @@ pub(super) const TOOLS: &[Tool] = &[
     read("diary_read")
         .merged(ReadKind::Diary)
         .wings(&[Diary { at: "" }])
-        .identity(&["/agent_name"]),
+        .identity(&["/agent_name"])
+        .reveals(Reveals::Diary),
     // Server settings and hook state: admin's alone at a gateway.
     write("hook_settings")
         .replay(Replay::Idempotent)

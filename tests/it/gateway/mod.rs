@@ -7,6 +7,7 @@ mod mine;
 mod modes;
 mod policy_check;
 mod provenance;
+mod reads;
 mod refusals;
 mod reload;
 mod roles;
