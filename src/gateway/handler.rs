@@ -19,8 +19,6 @@ use super::shared::Shared;
 
 /// How long a GET (other than the stream) may wait for upstream's answer.
 const GET_WAIT: Duration = Duration::from_secs(120);
-/// How long the SSE stream may take to start (its body then streams without an end).
-const STREAM_WAIT: Duration = Duration::from_secs(30);
 
 pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -> Response<Body> {
     let started = Instant::now();
@@ -108,6 +106,19 @@ async fn forward_route(
         let _ = sh.audit(&base, false);
         return reply::route_denied(&who.device, &base.route, &decision.rule);
     }
+    if route == Route::LogStream {
+        let query = req.uri().query().unwrap_or("").to_string();
+        return super::sse::subscribe(
+            sh,
+            policy,
+            &who.device,
+            &query,
+            req.headers(),
+            base,
+            started,
+        )
+        .await;
+    }
     let (parts, body) = req.into_parts();
     let body = if parts.method == Method::POST {
         match forward::read_body(body).await {
@@ -127,10 +138,12 @@ async fn forward_route(
     let up = sh
         .upstream
         .request(parts.method.clone(), target, &parts.headers, &extra, body);
-    let wait = if route == Route::LogStream {
-        STREAM_WAIT
-    } else {
-        GET_WAIT
-    };
-    forward::relay(sh, up, base, wait, started).await
+    if route == Route::Vector
+        && policy
+            .device(&who.device)
+            .is_some_and(|d| d.role < super::policy::Role::Admin)
+    {
+        return super::vector::trimmed(sh, up, base, started).await;
+    }
+    forward::relay(sh, up, base, GET_WAIT, started).await
 }

@@ -1,5 +1,6 @@
 //! What a decision needs from the primary before the call goes: `update_drawer`'s drawer's wing
-//! today (`get_drawer`). The drawer may move between the look-up and the update: that race is accepted.
+//! (`get_drawer`; it may move between the look-up and the update: that race is accepted), and
+//! `event_ack`'s target's stream (`event_list` around its id; events never change).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,14 +26,32 @@ pub async fn current(
     tool: &str,
     args: &Value,
 ) -> Result<Current, Failed> {
+    if policy.needs_stream(device, tool) {
+        let Some(id) = args.get("event_id").and_then(Value::as_str) else {
+            return Ok(Current::default());
+        };
+        return Ok(Current {
+            stream: event_stream(sh, id.trim()).await?,
+            ..Current::default()
+        });
+    }
     if !policy.needs_current(device, tool) {
         return Ok(Current::default());
     }
     let Some(id) = args.get("drawer_id").and_then(Value::as_str) else {
         return Ok(Current::default());
     };
+    let bytes = lookup(sh, "mempalace_get_drawer", json!({"drawer_id": id})).await?;
+    Ok(Current {
+        wing: drawer_wing(&bytes),
+        ..Current::default()
+    })
+}
+
+/// One tool call of the gateway's own, its reply's bytes.
+pub async fn lookup(sh: &Arc<Shared>, tool: &str, args: Value) -> Result<Bytes, Failed> {
     let body = json!({"jsonrpc": "2.0", "id": "mpt-gateway-lookup", "method": "tools/call",
-        "params": {"name": "mempalace_get_drawer", "arguments": {"drawer_id": id}}});
+        "params": {"name": tool, "arguments": args}});
     let up = sh.upstream.request(
         Method::POST,
         "/mcp",
@@ -40,15 +59,37 @@ pub async fn current(
         &[],
         Bytes::from(body.to_string()),
     );
-    let (_, bytes) = forward::fetch(sh, up, LOOKUP_WAIT, MAX_BODY).await?;
-    Ok(Current {
-        wing: drawer_wing(&bytes),
-        ..Current::default()
-    })
+    Ok(forward::fetch(sh, up, LOOKUP_WAIT, MAX_BODY).await?.1)
 }
 
-/// The `wing` of a `get_drawer` reply (`None` for "Drawer not found" or anything else).
-fn drawer_wing(reply: &[u8]) -> Option<String> {
+/// The stream of the event `id` (`None`: no such event; the ack then fails on the primary).
+/// No tool reads one event by id, so: the event just before it, then the first one after that.
+async fn event_stream(sh: &Arc<Shared>, id: &str) -> Result<Option<String>, Failed> {
+    let before = lookup(
+        sh,
+        "mempalace_event_list",
+        json!({"before_event_id": id, "order": "desc", "limit": 1}),
+    )
+    .await?;
+    let Some(before) = payload(&before) else {
+        return Ok(None);
+    };
+    if before.get("error").is_some() {
+        return Ok(None);
+    }
+    let mut next = json!({"order": "asc", "limit": 1});
+    if let Some(prev) = before.pointer("/events/0/id") {
+        next["since_event_id"] = prev.clone();
+    }
+    let found = payload(&lookup(sh, "mempalace_event_list", next).await?);
+    let event = found.as_ref().and_then(|f| f.pointer("/events/0"));
+    Ok(event
+        .filter(|e| e.get("id").and_then(Value::as_str) == Some(id))
+        .and_then(|e| e.get("stream")?.as_str().map(str::to_string)))
+}
+
+/// A `tools/call` reply's payload (its last text block, parsed).
+pub fn payload(reply: &[u8]) -> Option<Value> {
     let v: Value = serde_json::from_slice(reply).ok()?;
     let text = v
         .pointer("/result/content")?
@@ -56,8 +97,12 @@ fn drawer_wing(reply: &[u8]) -> Option<String> {
         .last()?
         .get("text")?
         .as_str()?;
-    let payload: Value = serde_json::from_str(text).ok()?;
-    payload.get("wing")?.as_str().map(str::to_string)
+    serde_json::from_str(text).ok()
+}
+
+/// The `wing` of a `get_drawer` reply (`None` for "Drawer not found" or anything else).
+fn drawer_wing(reply: &[u8]) -> Option<String> {
+    payload(reply)?.get("wing")?.as_str().map(str::to_string)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 pub mod audit;
 mod auth;
 pub mod envfile;
+mod fanout;
 mod forward;
 mod front;
 mod handler;
@@ -21,10 +22,12 @@ pub mod reply;
 mod rpc;
 pub mod serve;
 mod shared;
+mod sse;
 pub mod state;
 mod tls;
 pub mod token;
 pub mod tokens;
 mod upstream;
+mod vector;
 
 pub use state::StateDir;

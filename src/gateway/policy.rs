@@ -16,6 +16,7 @@ mod mine;
 mod provenance;
 mod reads;
 mod rewrite;
+mod streams;
 mod wings;
 
 pub use call::{Current, Verdict};
@@ -23,6 +24,7 @@ pub use check::{Failure, Test};
 pub use decide::{Decision, Route};
 pub use reads::{KgGrant, Reads};
 pub use rewrite::{Rewrite, apply};
+pub use streams::{StreamFilter, StreamGlobs, Streams};
 
 pub const SCHEMA: &str = crate::schema::GATEWAY_POLICY;
 
@@ -54,6 +56,10 @@ pub struct Device {
     /// arguments and filtered out of its reply; none: all wings.
     #[serde(default)]
     pub wings: Option<Wings>,
+    /// Coordination-stream globs: `write` on every event write, `read` on every event read
+    /// (filtered) and the SSE stream; none: every stream.
+    #[serde(default)]
+    pub streams: Option<Streams>,
     /// The knowledge graph, which has no wing: `write`, `read` or `none`; unset: what the role allows.
     #[serde(default)]
     pub kg: Option<KgGrant>,
@@ -215,6 +221,12 @@ fn check_device(name: &str, d: &Device) -> std::result::Result<(), String> {
         for g in w.read.iter().chain(&w.write) {
             glob::Pattern::new(g)
                 .map_err(|e| format!("device '{name}': wing glob '{g}' does not parse: {e}"))?;
+        }
+    }
+    if let Some(s) = &d.streams {
+        for g in s.read.iter().chain(&s.write) {
+            glob::Pattern::new(g)
+                .map_err(|e| format!("device '{name}': stream glob '{g}' does not parse: {e}"))?;
         }
     }
     if let Some(agents) = &d.agents {

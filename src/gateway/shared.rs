@@ -30,6 +30,8 @@ pub struct Shared {
     pub mine: MineSlot,
     /// Where a scoped mine's `~` points (`GatewayKnobs::mine_home`).
     pub mine_home: Option<std::path::PathBuf>,
+    /// The upstream SSE streams, one per filter, fanned out to every subscribed device.
+    pub hubs: super::fanout::Hubs,
 }
 
 /// A lock whose holder panicked still guards sound data here (each change is one assignment).
@@ -70,6 +72,7 @@ impl Shared {
             last_used: Mutex::new(last_used),
             mine: MineSlot::default(),
             mine_home,
+            hubs: super::fanout::Hubs::default(),
         }
     }
 

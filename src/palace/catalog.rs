@@ -5,9 +5,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod reads;
 mod table;
 mod wings;
 
+pub use reads::{Reveals, StreamArg};
 pub use wings::{Sent, canonical, sent, wings};
 
 /// The prefix every MemPalace tool name carries.
@@ -198,47 +200,8 @@ pub struct Tool {
     /// Where its reply shows a wing (or the KG, or the coordination log): what a gateway device
     /// with `wings.read` globs has filtered out of it (research §2.2).
     pub reveals: Reveals,
-}
-
-/// Where a tool's reply carries what a device's read grants hide (research §2.2's "result leak").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reveals {
-    /// Nothing of any wing (a write's receipt, a static text, the estate: admin's anyway).
-    Nothing,
-    /// The knowledge graph: no wing, all or nothing (the policy's `kg` grant).
-    Kg,
-    /// `status`: `wings{}`, `rooms{}`, `total_drawers`, and server paths in `sqlite_integrity`.
-    Status,
-    /// `list_wings`: `wings{wing: n}`.
-    WingCounts,
-    /// `list_rooms`: rooms over one wing (`wing`) or all of them.
-    RoomCounts,
-    /// `get_taxonomy`: `taxonomy{wing: {room: n}}`.
-    Taxonomy,
-    /// `search`: `results[].wing`, `results[].also_in[].wing`, `total_before_filter`.
-    Search,
-    /// `check_duplicate`: `matches[].wing`, `is_duplicate`.
-    Duplicates,
-    /// `checkpoint`: `duplicates[].matches[].wing` (check_duplicate's, from any wing).
-    CheckpointDuplicates,
-    /// `get_drawer`: one drawer's `wing`; a hidden one answers as a missing one.
-    Drawer,
-    /// `get_drawers`: `results[]`, each a drawer or a missing id's error slot.
-    Drawers,
-    /// `list_drawers`: one page of `drawers[].wing` with its `total`.
-    DrawerList,
-    /// `diary_read`: entries carry no wing, so the wing is forced.
-    Diary,
-    /// `traverse`, `find_tunnels`: rooms with `wings[]` (and `connected_via[]`).
-    RoomGraph,
-    /// `graph_stats`: `rooms_per_wing{}`, `top_tunnels[].wings`, and totals over every wing.
-    GraphStats,
-    /// `list_tunnels`: `source.wing`, `target.wing` (compared normalised).
-    Tunnels,
-    /// `follow_tunnels`: `connections[].connected_wing` from a wing/room the device names.
-    Connections,
-    /// `list_hallways`: one page of `hallways[].wing`.
-    Hallways,
+    /// Where it names a coordination stream (the policy's `streams` globs).
+    pub stream: StreamArg,
 }
 
 /// The row for a tool the table does not know: a write (fail-closed), admin-only at a gateway,
@@ -404,22 +367,14 @@ mod tests {
 
     #[test]
     fn every_read_says_what_its_reply_reveals() {
-        // The coordination reads are held by streams, not wings; the rest show a wing or the KG.
+        // An artifact has no stream (refused to a stream-restricted device); the rest show a
+        // wing, a stream or the KG.
         let silent: Vec<&str> = all()
             .iter()
             .filter(|t| t.class == ToolClass::Read && t.reveals == Reveals::Nothing)
             .map(|t| t.name)
             .collect();
-        assert_eq!(
-            silent,
-            [
-                "get_aaak_spec",
-                "mesh_peers",
-                "event_list",
-                "event_wait",
-                "artifact_get"
-            ]
-        );
+        assert_eq!(silent, ["get_aaak_spec", "mesh_peers", "artifact_get"]);
         assert_eq!(tool("mempalace_kg_add").reveals, Reveals::Kg);
         assert_eq!(
             tool("mempalace_checkpoint").reveals,

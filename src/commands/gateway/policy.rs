@@ -129,8 +129,8 @@ fn explain(
     let tool = catalog::full_name(tool);
     let current = Current {
         wing: current_wing,
-        source: None,
         home: ctx.env.get("HOME").map(std::path::PathBuf::from),
+        ..Current::default()
     };
     let v = policy.call(device, "explain", &tool, &args, &current);
     let rewrites: Vec<String> = v.rewrites.iter().map(|r| r.label()).collect();

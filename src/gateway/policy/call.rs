@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::rewrite::Rewrite;
-use super::{Decision, Policy, mine, provenance, reads, wings};
+use super::{Decision, Policy, mine, provenance, reads, streams, wings};
 use crate::palace::catalog;
 
 /// What a decision needs from the primary: the drawer's wing for `update_drawer` (looked up by
@@ -23,6 +23,9 @@ pub struct Current {
     /// policy test): `~` stays as sent, so such a test names its `source`.
     #[serde(skip)]
     pub home: Option<PathBuf>,
+    /// The stream of the event an `event_ack` acknowledges.
+    #[serde(default)]
+    pub stream: Option<String>,
 }
 
 /// The decision on a call and, when allowed, what to change before it goes.
@@ -101,6 +104,10 @@ impl Policy {
             return Verdict::deny(rule);
         }
         if let Some(rule) = reads::refusal(self, device, d, tool, args) {
+            return Verdict::deny(rule);
+        }
+        if let Some(rule) = streams::refusal(self, device, d, tool, args, current.stream.as_deref())
+        {
             return Verdict::deny(rule);
         }
         let mode = d.provenance.unwrap_or(self.provenance);

@@ -34,7 +34,10 @@ pub enum Route {
     Mcp,
     /// `GET /whoami`: answered by the gateway for any valid token.
     Whoami,
-    /// `GET /sync/version_vector`, `/sync/ops`, `/sync/artifact`: every edge's pull.
+    /// `GET /sync/version_vector`: every edge's merge gate and doctor (trimmed for non-admins).
+    Vector,
+    /// `GET /sync/ops`, `/sync/artifact`: a whole replica of the coordination log, so only for
+    /// a device that reads every stream (a partial one would look complete).
     Pull,
     /// `GET /logstream/stream`: the coordination log as it grows (what event_wait reads).
     LogStream,
@@ -49,7 +52,8 @@ impl Route {
         match (method, path) {
             ("POST", "/mcp") => Route::Mcp,
             ("GET", "/whoami") => Route::Whoami,
-            ("GET", "/sync/version_vector" | "/sync/ops" | "/sync/artifact") => Route::Pull,
+            ("GET", "/sync/version_vector") => Route::Vector,
+            ("GET", "/sync/ops" | "/sync/artifact") => Route::Pull,
             ("GET", "/logstream/stream") => Route::LogStream,
             ("GET", "/statusz" | "/sync/peers") => Route::Ops,
             _ => Route::Other,
@@ -58,7 +62,9 @@ impl Route {
 
     fn tier(self) -> Tier {
         match self {
-            Route::Mcp | Route::Whoami | Route::Pull | Route::LogStream => Tier::Observer,
+            Route::Mcp | Route::Whoami | Route::Vector | Route::Pull | Route::LogStream => {
+                Tier::Observer
+            }
             Route::Ops | Route::Other => Tier::Admin,
         }
     }
@@ -67,7 +73,7 @@ impl Route {
     pub fn class(self) -> &'static str {
         match self {
             Route::Mcp => "rpc",
-            Route::Whoami | Route::Pull | Route::LogStream => "read",
+            Route::Whoami | Route::Vector | Route::Pull | Route::LogStream => "read",
             Route::Ops => "ops",
             Route::Other => "other",
         }
@@ -97,7 +103,11 @@ impl Policy {
 
     /// Whether `device` may use an HTTP route.
     pub fn route(&self, device: &str, route: Route) -> Decision {
-        self.tier(device, route.tier(), "")
+        let d = self.tier(device, route.tier(), "");
+        if d.allowed && route == Route::Pull && self.stream_reads(device).is_some() {
+            return Decision::deny("streams.read:sync");
+        }
+        d
     }
 
     fn tier(&self, device: &str, tier: Tier, why: &str) -> Decision {
@@ -183,6 +193,7 @@ mod tests {
     fn routes_and_methods() {
         let p = policy(false);
         assert!(p.route("obs", Route::of("GET", "/sync/ops")).allowed);
+        assert_eq!(Route::of("GET", "/sync/version_vector"), Route::Vector);
         assert!(
             p.route("obs", Route::of("GET", "/logstream/stream"))
                 .allowed

@@ -144,6 +144,7 @@ mod tests {
             role: super::super::Role::Member,
             wings: None,
             kg: None,
+            streams: None,
             rate: None,
             agents: agents.map(|a| a.iter().map(|s| s.to_string()).collect()),
             provenance: None,

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::gateway::policy::Reads;
+use crate::gateway::policy::{Reads, StreamGlobs};
 use crate::palace::catalog::Reveals;
 
 /// `payload` (a tool's result) filtered for `reads`; `args` are the client's. Returns how many
@@ -105,6 +105,20 @@ pub fn filter(reveals: Reveals, reads: &Reads, args: &Value, payload: &mut Value
         Reveals::Connections => retain_top(payload, |c| sees(c.get("connected_wing"))),
         _ => 0,
     }
+}
+
+/// `event_list`, `event_wait`: the events of streams the device reads, `count` recomputed.
+pub fn events(streams: &StreamGlobs, payload: &mut Value) -> u64 {
+    let hidden = retain(payload, "events", |e| {
+        e.get("stream")
+            .and_then(Value::as_str)
+            .is_some_and(|s| streams.sees(s))
+    });
+    let count = list(payload, "events").len();
+    if let Some(c) = payload.get_mut("count") {
+        *c = json!(count);
+    }
+    hidden
 }
 
 /// `get_drawer`'s own answer for an id it does not have (`tools_write.py`).

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::audit::Event;
 use super::auth::Who;
 use super::forward::{self, MAX_BODY};
-use super::policy::{Policy, Reads, Role};
+use super::policy::{Policy, Reads, Role, StreamGlobs};
 use super::reply::{self, Body};
 use super::shared::Shared;
 use super::upstream::Failed;
@@ -33,6 +33,7 @@ pub fn applies(policy: &Policy, device: &str, tool: &str) -> bool {
     let reveals = catalog::tool(tool).reveals;
     match reveals {
         Reveals::Nothing | Reveals::Kg => false,
+        Reveals::Events => policy.stream_reads(device).is_some(),
         Reveals::Status => {
             policy.reads(device).is_some()
                 || policy.device(device).is_some_and(|d| d.role < Role::Admin)
@@ -95,7 +96,8 @@ pub async fn handle(
 ) -> Response<Body> {
     let row = catalog::tool(tool);
     let reads = policy.reads(&who.device);
-    let plan = match plan::plan(row.reveals, reads, args) {
+    let streams = policy.stream_reads(&who.device);
+    let plan = match plan::plan(row.reveals, reads, streams, args) {
         Ok(p) => p,
         Err(rule) => {
             base.allowed = false;
@@ -117,7 +119,7 @@ pub async fn handle(
     let admin = policy
         .device(&who.device)
         .is_some_and(|d| d.role >= Role::Admin);
-    let answered = answer(&caller, tool, args, &plan, reads, admin).await;
+    let answered = answer(&caller, tool, args, &plan, reads, streams, admin).await;
     let (status, mut envelope, payload) = match answered {
         Ok(a) => a,
         Err(f) => return forward::failed(sh, base, started, f),
@@ -151,6 +153,7 @@ async fn answer(
     args: &Value,
     plan: &plan::Plan,
     reads: Option<Reads<'_>>,
+    streams: Option<StreamGlobs<'_>>,
     admin: bool,
 ) -> Result<(u16, Value, Option<Value>), Failed> {
     let reveals = catalog::tool(tool).reveals;
@@ -176,6 +179,17 @@ async fn answer(
         }
         if !admin {
             hide_paths(p);
+        }
+        return Ok((status, envelope, payload));
+    }
+    if reveals == Reveals::Events {
+        if let Some(streams) = streams {
+            let hidden = filter::events(&streams, p);
+            if p.get("error").is_none()
+                && let Value::Object(m) = p
+            {
+                m.insert("mpt_filtered".into(), json!(hidden));
+            }
         }
         return Ok((status, envelope, payload));
     }

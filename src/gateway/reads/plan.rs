@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::gateway::policy::Reads;
+use crate::gateway::policy::{Reads, StreamGlobs};
 use crate::palace::catalog::{self, Reveals};
 
 /// Search's own cap on `limit` (`_MAX_RESULTS`): what an over-fetch asks.
@@ -37,21 +37,37 @@ pub struct Plan {
 }
 
 /// What to send for `reveals` with the client's `args`, or the rule refusing it. `reads` is
-/// `None` for a device that reads every wing (only `status`'s paths are then hidden).
-pub fn plan(reveals: Reveals, reads: Option<Reads>, args: &Value) -> Result<Plan, String> {
+/// `None` for a device that reads every wing (only `status`'s paths are then hidden), `streams`
+/// for one that reads every stream.
+pub fn plan(
+    reveals: Reveals,
+    reads: Option<Reads>,
+    streams: Option<StreamGlobs>,
+    args: &Value,
+) -> Result<Plan, String> {
     let mut plan = Plan {
         args: args.clone(),
         fetch: Fetch::One,
         cut_to: None,
         counted: false,
     };
-    let Some(reads) = reads else {
-        return Ok(plan);
-    };
     let named = |k: &str| {
         args.get(k)
             .and_then(Value::as_str)
             .is_some_and(|s| !s.trim().is_empty())
+    };
+    if reveals == Reveals::Events {
+        // Held to `streams.read`: a stream named was checked; none: the one, or filtered.
+        plan.counted = streams.is_some();
+        if !named("stream")
+            && let Some(only) = streams.and_then(|g| g.only())
+        {
+            set(&mut plan.args, "stream", json!(only));
+        }
+        return Ok(plan);
+    }
+    let Some(reads) = reads else {
+        return Ok(plan);
     };
     let force = |plan: &mut Plan| match reads.only() {
         Some(w) => {

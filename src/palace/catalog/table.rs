@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use super::WingArg::{At, Diary};
-use super::{Patience, ReadKind, Replay, Reply, Reveals, Tier, Tool, ToolClass, WingArg};
+use super::{
+    Patience, ReadKind, Replay, Reply, Reveals, StreamArg, Tier, Tool, ToolClass, WingArg,
+};
 
 /// A read any observer may call, merged primary-first, with no wing or writer argument.
 pub(super) const fn read(name: &'static str) -> Tool {
@@ -24,6 +26,7 @@ pub(super) const fn read(name: &'static str) -> Tool {
         wings: &[],
         identity: &[],
         reveals: Reveals::Nothing,
+        stream: StreamArg::None,
     }
 }
 
@@ -107,6 +110,10 @@ impl Tool {
 
     const fn reveals(self, reveals: Reveals) -> Tool {
         Tool { reveals, ..self }
+    }
+
+    const fn stream(self, stream: StreamArg) -> Tool {
+        Tool { stream, ..self }
     }
 
     const fn writer(self, writer: &'static str) -> Tool {
@@ -227,14 +234,18 @@ pub(super) const TOOLS: &[Tool] = &[
     Tool {
         metadata: true,
         ..coordination("event_append", Replay::EventKey)
-    },
+    }
+    .stream(StreamArg::At("/stream")),
     Tool {
         reply: Reply::Task,
         ..coordination("task_create", Replay::Task)
-    },
+    }
+    .stream(StreamArg::Project("/project")),
     read("event_list")
         .merged(ReadKind::Events)
-        .identity(&["/from_agent"]),
+        .identity(&["/from_agent"])
+        .reveals(Reveals::Events)
+        .stream(StreamArg::At("/stream")),
     Tool {
         patience: Patience::LongPoll {
             arg: "timeout_ms",
@@ -244,22 +255,27 @@ pub(super) const TOOLS: &[Tool] = &[
         ..read("event_wait")
     }
     .merged(ReadKind::Events)
-    .identity(&["/from_agent"]),
+    .identity(&["/from_agent"])
+    .reveals(Reveals::Events)
+    .stream(StreamArg::At("/stream")),
     // Its `from_agent` is required: the edge never fills it.
     Tool {
         writer: None,
         ..coordination("event_ack", Replay::Ack)
-    },
+    }
+    .stream(StreamArg::AckTarget),
     Tool {
         identity: &["/created_by"],
         metadata: true,
         ..coordination("artifact_put", Replay::Orphan)
     }
-    .writer("created_by"),
-    read("artifact_get"),
+    .writer("created_by")
+    .stream(StreamArg::Artifacts),
+    read("artifact_get").stream(StreamArg::Artifacts),
     Tool {
         reply: Reply::EventWithArtifact,
         metadata: true,
         ..coordination("patch_submit", Replay::EventKey)
-    },
+    }
+    .stream(StreamArg::At("/stream")),
 ];

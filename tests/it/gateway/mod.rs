@@ -12,6 +12,7 @@ mod refusals;
 mod reload;
 mod roles;
 mod smuggling;
+mod stream_grants;
 mod streams;
 mod tokens;
 mod wings;

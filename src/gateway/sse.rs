@@ -1,0 +1,294 @@
+//! `GET /logstream/stream` through the gateway: a stream the device may not read refused, the
+//! others joined to one upstream stream per filter (fanned out), each frame held to `streams.read`.
+
+use std::collections::HashSet;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Frame as BodyFrame;
+use hyper::header::{self, HeaderValue};
+use hyper::{HeaderMap, Response, StatusCode};
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use super::audit::Event;
+use super::forward;
+use super::policy::{Policy, StreamFilter};
+use super::relay::End;
+use super::reply::{self, Body, BoxError};
+use super::shared::Shared;
+
+use super::fanout::{Frame, Hub, Refused};
+
+/// The stream's filters (`http.py`'s), the hub's key; `since_event_id` is each subscriber's own.
+const FILTERS: &[&str] = &[
+    "stream",
+    "room",
+    "topic",
+    "type",
+    "to_agent",
+    "from_agent",
+    "correlation_id",
+    "status",
+];
+/// A replay reads the log this many events a page (`event_list`'s cap).
+const PAGE: u64 = 500;
+
+/// The filters of `query` in a canonical order (empty ones dropped), and the cursor.
+fn parse(query: &str, headers: &HeaderMap) -> (Vec<(String, String)>, Option<String>) {
+    let url = reqwest::Url::parse(&format!("http://gateway/?{query}")).ok();
+    let pairs: Vec<(String, String)> = url
+        .iter()
+        .flat_map(|u| u.query_pairs().into_owned())
+        .collect();
+    let get = |k: &str| {
+        pairs
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let filters = FILTERS
+        .iter()
+        .filter_map(|k| get(k).map(|v| (k.to_string(), v)))
+        .collect();
+    let cursor = get("since_event_id").or_else(|| {
+        headers
+            .get("last-event-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    });
+    (filters, cursor)
+}
+
+fn encode(filters: &[(String, String)]) -> String {
+    let mut u = reqwest::Url::parse("http://gateway/").expect("a constant URL");
+    if !filters.is_empty() {
+        u.query_pairs_mut().extend_pairs(filters);
+    }
+    u.query().unwrap_or("").to_string()
+}
+
+pub async fn subscribe(
+    sh: &Arc<Shared>,
+    policy: &Policy,
+    device: &str,
+    query: &str,
+    headers: &HeaderMap,
+    mut base: Event,
+    started: Instant,
+) -> Response<Body> {
+    let (filters, cursor) = parse(query, headers);
+    let streams = policy.stream_reads(device);
+    let named = filters
+        .iter()
+        .find(|(k, _)| k == "stream")
+        .map(|(_, v)| v.clone());
+    if let (Some(g), Some(s)) = (&streams, &named)
+        && !g.sees(s)
+    {
+        base.allowed = false;
+        base.rule = format!("streams.read:{s}");
+        let _ = sh.audit(&base, false);
+        return reply::route_denied(device, &base.route, &base.rule);
+    }
+    let filter = streams.map(|g| g.owned());
+    if sh.audit_forwarded(&base, false).await.is_err() {
+        crate::log_warn!("the stream's audit record was not written");
+    }
+    let (hub, live) = match sh.hubs.join(&sh.upstream, &encode(&filters)).await {
+        Ok(h) => h,
+        Err(Refused::Failed(f)) => return forward::failed(sh, base, started, f),
+        Err(Refused::Answered(status, body)) => {
+            let _ = sh.audit(
+                &forward::responded(base, Some(status), started, body.len() as u64, "complete"),
+                false,
+            );
+            let code = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+            return reply::bytes(code, "application/json; charset=utf-8", body);
+        }
+    };
+    // Subscribed before the replay is read: an event landing meanwhile is in one or both.
+    let replayed = match cursor {
+        Some(c) => match replay(sh, &filters, &c, filter.as_ref()).await {
+            Ok(r) => r,
+            Err(answer) => {
+                let out = serde_json::to_vec(&answer).unwrap_or_default();
+                let _ = sh.audit(
+                    &forward::responded(base, Some(400), started, out.len() as u64, "complete"),
+                    false,
+                );
+                return reply::bytes(
+                    StatusCode::BAD_REQUEST,
+                    "application/json; charset=utf-8",
+                    out,
+                );
+            }
+        },
+        None => Vec::new(),
+    };
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(forward_frames(hub, live, replayed, filter, tx));
+    let shared = Arc::clone(sh);
+    let on_end = Box::new(move |bytes: u64, end: End| {
+        let how = match end {
+            End::Complete => "complete",
+            End::Failed => "failed",
+            End::Dropped => "dropped",
+        };
+        shared.hold(forward::responded(base, Some(200), started, bytes, how));
+    });
+    let body = Subscriber {
+        rx,
+        bytes: 0,
+        on_end: Some(on_end),
+    };
+    let mut r = Response::new(body.boxed());
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    h.insert(header::VIA, HeaderValue::from_static("1.1 mpt-gateway"));
+    r
+}
+
+/// The events after `cursor` matching `filters` (as `serve` replays them, `event_list` page by
+/// page), as frames; the log's own error (`{"error": …}`, a 400 at `serve`) for a bad cursor.
+async fn replay(
+    sh: &Arc<Shared>,
+    filters: &[(String, String)],
+    cursor: &str,
+    filter: Option<&StreamFilter>,
+) -> Result<Vec<(String, Bytes)>, Value> {
+    let mut out = Vec::new();
+    let mut after = cursor.to_string();
+    loop {
+        let mut args: serde_json::Map<String, Value> =
+            filters.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        args.insert("since_event_id".into(), json!(after));
+        args.insert("limit".into(), json!(PAGE));
+        args.insert("order".into(), json!("asc"));
+        let reply = super::lookup::lookup(sh, "mempalace_event_list", Value::Object(args))
+            .await
+            .map_err(|_| json!({"error": "the upstream did not answer the replay"}))?;
+        let page = super::lookup::payload(&reply).unwrap_or(Value::Null);
+        if let Some(e) = page.get("error") {
+            return Err(json!({"error": e}));
+        }
+        let events = page
+            .get("events")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for e in &events {
+            let id = e
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let stream = e.get("stream").and_then(Value::as_str).unwrap_or("");
+            if filter.is_none_or(|f| f.sees(stream)) {
+                let frame = format!(
+                    "id: {id}\nevent: logstream\ndata: {}\n\n",
+                    String::from_utf8_lossy(&super::reads::pyjson::compact(e))
+                );
+                out.push((id.clone(), Bytes::from(frame)));
+            }
+            after = id;
+        }
+        if (events.len() as u64) < PAGE {
+            return Ok(out);
+        }
+    }
+}
+
+/// One subscriber's frames: the replay, then the hub's live frames it may read, each event once.
+async fn forward_frames(
+    hub: Arc<Hub>,
+    mut live: broadcast::Receiver<Frame>,
+    replayed: Vec<(String, Bytes)>,
+    filter: Option<StreamFilter>,
+    tx: mpsc::Sender<Bytes>,
+) {
+    let _held = hub;
+    let mut seen = HashSet::new();
+    for (id, frame) in replayed {
+        seen.insert(id);
+        if tx.send(frame).await.is_err() {
+            return;
+        }
+    }
+    loop {
+        let frame = tokio::select! {
+            _ = tx.closed() => return,
+            got = live.recv() => match got {
+                Ok(f) => f,
+                // Fallen behind, or the upstream ended: the client reconnects with its cursor.
+                Err(_) => return,
+            },
+        };
+        if frame.id.as_ref().is_some_and(|id| seen.remove(id)) {
+            continue;
+        }
+        if let (Some(f), Some(s)) = (&filter, &frame.stream)
+            && !f.sees(s)
+        {
+            continue;
+        }
+        if tx.send(frame.bytes).await.is_err() {
+            return;
+        }
+    }
+}
+
+type OnEnd = Box<dyn FnOnce(u64, End) + Send + Sync>;
+
+/// A subscriber's body: its frames as they come, its record written once when it ends.
+struct Subscriber {
+    rx: mpsc::Receiver<Bytes>,
+    bytes: u64,
+    on_end: Option<OnEnd>,
+}
+
+impl Subscriber {
+    fn finish(&mut self, how: End) {
+        if let Some(f) = self.on_end.take() {
+            f(self.bytes, how);
+        }
+    }
+}
+
+impl hyper::body::Body for Subscriber {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<BodyFrame<Bytes>, BoxError>>> {
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(b)) => {
+                self.bytes += b.len() as u64;
+                Poll::Ready(Some(Ok(BodyFrame::data(b))))
+            }
+            Poll::Ready(None) => {
+                self.finish(End::Failed);
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Subscriber {
+    fn drop(&mut self) {
+        self.finish(End::Dropped);
+    }
+}

@@ -1,0 +1,71 @@
+//! `GET /sync/version_vector` for a non-admin: `replica_id`, the vector and the embedder
+//! (`profile.accelerator.embedder`, what an edge's merge gate and doctor read), nothing else.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::{Request, Response, StatusCode};
+use serde_json::{Map, Value, json};
+
+use super::audit::Event;
+use super::forward::{self, MAX_BODY};
+use super::reply::{self, Body};
+use super::shared::Shared;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Sends `up` and answers with the trimmed vector (any other answer as it came).
+pub async fn trimmed(
+    sh: &Arc<Shared>,
+    up: Request<Full<Bytes>>,
+    base: Event,
+    started: Instant,
+) -> Response<Body> {
+    let (status, bytes) = match forward::fetch(sh, up, WAIT, MAX_BODY).await {
+        Ok(r) => r,
+        Err(f) => return forward::failed(sh, base, started, f),
+    };
+    let out = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) if status == 200 => super::reads::pyjson::compact(&trim(&v)),
+        _ => bytes.to_vec(),
+    };
+    let _ = sh.audit(
+        &forward::responded(base, Some(status), started, out.len() as u64, "complete"),
+        false,
+    );
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    reply::bytes(code, "application/json; charset=utf-8", out)
+}
+
+/// The fields a device needs of the primary's vector.
+pub fn trim(v: &Value) -> Value {
+    let mut out = Map::new();
+    for k in ["replica_id", "version_vector"] {
+        if let Some(x) = v.get(k) {
+            out.insert(k.into(), x.clone());
+        }
+    }
+    if let Some(e) = v.pointer("/profile/accelerator/embedder") {
+        out.insert("profile".into(), json!({"accelerator": {"embedder": e}}));
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hardware_and_the_relayed_profiles_go() {
+        let v = json!({"replica_id": "rep_1", "version_vector": {"rep_1": 3},
+            "profile": {"hardware": {"platform": "Linux-6"}, "accelerator": {"embedder": {"model": "m"}, "device": "cpu"}},
+            "profiles": {"rep_2": {}}});
+        assert_eq!(
+            trim(&v),
+            json!({"replica_id": "rep_1", "version_vector": {"rep_1": 3},
+                "profile": {"accelerator": {"embedder": {"model": "m"}}}})
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! `streams.read`/`streams.write` through the real gateway: event writes, reads, acks, tasks,
+//! artifacts, the SSE stream's frames and `/sync/*` held to a device's streams; and nine devices
+//! streaming at once through one upstream stream (`serve` allows eight).
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use serde_json::{Value, json};
+
+use super::denied;
+use crate::support::gateway::{Setup, call, get, payload, policy};
+
+fn append(port: u16, token: &str, stream: &str, body: &str) -> String {
+    let ev = payload(&call(
+        port,
+        token,
+        "mempalace_event_append",
+        json!({"type": "note", "stream": stream, "room": "r", "from_agent": "pi", "body": body}),
+    ));
+    assert_eq!(ev["success"], true, "{ev}");
+    ev["event"]["id"].as_str().unwrap().to_string()
+}
+
+/// `GET /logstream/stream?query` as `token`: the response head, its body still streaming.
+async fn open(port: u16, token: &str, query: &str) -> hyper::Response<Incoming> {
+    let mut send = crate::support::gateway::connect(port).await;
+    let req = hyper::Request::get(format!("/logstream/stream?{query}"))
+        .header("host", "127.0.0.1")
+        .header("authorization", format!("Bearer {token}"))
+        .body(http_body_util::Full::new(Bytes::new()))
+        .unwrap();
+    send.send_request(req).await.unwrap()
+}
+
+/// The stream's text up to the frame carrying `id`.
+async fn until(body: &mut Incoming, id: &str) -> String {
+    let mut seen = String::new();
+    while !seen.contains(id) {
+        let frame = tokio::time::timeout(Duration::from_secs(120), body.frame())
+            .await
+            .expect("a frame within two minutes")
+            .expect("the stream stays open")
+            .unwrap();
+        if let Some(d) = frame.data_ref() {
+            seen.push_str(&String::from_utf8_lossy(d));
+        }
+    }
+    seen
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_devices_streams_hold_its_event_calls_its_sse_frames_and_its_pull() {
+    let s = Setup::new(json!({
+        "lap": {"role": "member", "streams": {"read": ["project/lap*", "fleet"], "write": ["project/lap*"]}},
+        "hub": {"role": "admin"}}));
+    let (port, lap, hub) = (s.gw.port, s.token("lap"), s.token("hub"));
+    let desk = append(port, &hub, "project/desk", "desk's plan");
+    let fleet = append(port, &hub, "fleet", "fleet news");
+    let mine = append(port, &lap, "project/lap", "lap's own");
+    let refused = |tool: &str, args: Value, rule: &str| {
+        denied(&call(port, &lap, tool, args), "lap", tool, rule)
+    };
+
+    refused(
+        "mempalace_event_append",
+        json!({"type": "note", "stream": "fleet", "room": "r", "from_agent": "pi"}),
+        "streams.write:fleet",
+    );
+    let listed = payload(&call(
+        port,
+        &lap,
+        "mempalace_event_list",
+        json!({"limit": 50}),
+    ));
+    let ids: Vec<&str> = listed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&fleet.as_str()) && ids.contains(&mine.as_str()),
+        "{listed}"
+    );
+    assert!(!listed.to_string().contains("desk's plan"), "{listed}");
+    assert_eq!(listed["mpt_filtered"], 1);
+    assert_eq!(listed["count"], ids.len());
+    refused(
+        "mempalace_event_list",
+        json!({"stream": "project/desk"}),
+        "streams.read:project/desk",
+    );
+    refused(
+        "mempalace_event_wait",
+        json!({"stream": "project/desk", "timeout_ms": 1000}),
+        "streams.read:project/desk",
+    );
+    refused(
+        "mempalace_event_ack",
+        json!({"event_id": desk, "from_agent": "pi"}),
+        "streams.write:project/desk",
+    );
+    let acked = payload(&call(
+        port,
+        &lap,
+        "mempalace_event_ack",
+        json!({"event_id": mine, "from_agent": "pi"}),
+    ));
+    assert_eq!(acked["event"]["stream"], "project/lap", "{acked}");
+    refused(
+        "mempalace_task_create",
+        json!({"project": "Desk", "from_agent": "pi", "to_agent": "x", "goal": "g", "branch": "b", "base_commit": "0123456", "done": "d"}),
+        "streams.write:project/desk",
+    );
+    refused(
+        "mempalace_artifact_get",
+        json!({"artifact_id": "a"}),
+        "streams.read:artifacts",
+    );
+
+    let ops = get(port, &lap, "/sync/ops?origin=x");
+    assert_eq!(ops.status, 403, "{}", ops.text());
+    assert_eq!(ops.json()["rule"], "streams.read:sync");
+    let vv = get(port, &lap, "/sync/version_vector");
+    assert_eq!(vv.status, 200, "{}", vv.text());
+    let keys: Vec<String> = vv.json().as_object().unwrap().keys().cloned().collect();
+    assert!(
+        keys.iter()
+            .all(|k| ["replica_id", "version_vector", "profile"].contains(&k.as_str())),
+        "{keys:?}"
+    );
+    assert!(vv.json()["replica_id"].is_string());
+    let full = get(port, &hub, "/sync/version_vector").json();
+    assert!(
+        full.get("profiles").is_some(),
+        "an admin's is whole: {full}"
+    );
+
+    let sse = get(port, &lap, "/logstream/stream?stream=project%2Fdesk");
+    assert_eq!(sse.status, 403, "{}", sse.text());
+    runtime().block_on(async {
+        let resp = open(port, &lap, "").await;
+        assert_eq!(resp.status(), 200);
+        let mut body = resp.into_body();
+        let hidden = tokio::task::spawn_blocking({
+            let hub = hub.clone();
+            move || {
+                let hidden = append(port, &hub, "project/desk", "not for lap");
+                let shown = append(port, &hub, "project/lap2", "for lap");
+                (hidden, shown)
+            }
+        })
+        .await
+        .unwrap();
+        let seen = until(&mut body, &hidden.1).await;
+        assert!(
+            !seen.contains(&hidden.0) && !seen.contains("not for lap"),
+            "{seen}"
+        );
+    });
+}
+
+#[test]
+fn nine_devices_stream_at_once_through_one_upstream_stream() {
+    let names: Vec<String> = (1..=9).map(|i| format!("d{i}")).collect();
+    let mut devices = serde_json::Map::new();
+    for n in &names {
+        devices.insert(n.clone(), json!({"role": "observer"}));
+    }
+    devices.insert("mem".into(), json!({"role": "member"}));
+    let s = Setup::with_policy(policy(Value::Object(devices)));
+    let port = s.gw.port;
+    let mem = s.token("mem");
+    runtime().block_on(async {
+        let mut bodies = Vec::new();
+        for n in &names {
+            let resp = open(port, &s.token(n), "stream=s%2Ffan").await;
+            assert_eq!(resp.status(), 200, "{n}: serve's cap is eight streams");
+            bodies.push(resp.into_body());
+        }
+        let id = tokio::task::spawn_blocking(move || append(port, &mem, "s/fan", "to all nine"))
+            .await
+            .unwrap();
+        for (n, body) in names.iter().zip(bodies.iter_mut()) {
+            let seen = until(body, &id).await;
+            assert!(seen.contains("event: logstream"), "{n}: {seen}");
+        }
+    });
+}
