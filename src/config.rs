@@ -172,6 +172,9 @@ pub struct FileConfig {
     pub replication: BTreeMap<String, WingPolicy>,
     /// The outbox file (else `MPT_OUTBOX`, else `~/.mempalace/edge/outbox.sqlite3`).
     pub outbox: Option<PathBuf>,
+    /// Device globs whose diary entries and coordination events the edge shows (its own always);
+    /// unset: every device's.
+    pub trusted_devices: Option<Vec<String>>,
 }
 
 /// Everything a command may need, resolved once.

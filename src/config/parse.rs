@@ -29,6 +29,16 @@ pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
             .with_hint("`*` is any run of characters, `?` one, `[...]` one of a set: close the bracket or write the character as `[[]`"));
         }
     }
+    for pattern in file.trusted_devices.iter().flatten() {
+        if let Err(e) = glob::Pattern::new(pattern) {
+            return Err(MptError::usage(format!(
+                "{}: the trusted_devices pattern '{pattern}' is not a glob pattern: {}",
+                path.display(),
+                e.msg
+            ))
+            .with_hint("`*` is any run of characters, `?` one, `[...]` one of a set: close the bracket or write the character as `[[]`"));
+        }
+    }
     Ok(file)
 }
 

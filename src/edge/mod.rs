@@ -23,5 +23,6 @@ pub mod status;
 pub mod stop;
 pub mod stop_gate;
 pub mod stop_owner;
+pub mod trust;
 pub mod unopened;
 mod write;

@@ -108,6 +108,8 @@ pub struct Proxy {
     pub primary: Option<Primary>,
     pub policy: Policy,
     pub log: Option<Arc<dyn WriteLog>>,
+    /// Whose diary entries and events the reads show (`trusted_devices`).
+    pub trusted: super::trust::Trusted,
 }
 
 impl Proxy {
@@ -120,6 +122,7 @@ impl Proxy {
             primary: None,
             policy: self.policy.clone(),
             log: None,
+            trusted: self.trusted.clone(),
         }
     }
 
@@ -222,7 +225,7 @@ impl Proxy {
     ) -> Result<Value, CallError> {
         let args = stamper.map_or(args.clone(), |s| s.stamp(name, args));
         match catalog::classify(name) {
-            ToolClass::Read => self.read(name, args).await,
+            ToolClass::Read => self.trusted.withhold(name, self.read(name, args).await),
             ToolClass::Write => self.write(name, args).await,
             // mine, sync, reconnect and delete_*: this palace only, never the primary.
             ToolClass::Maintenance | ToolClass::Destructive => {

@@ -109,6 +109,10 @@ pub async fn build(
         primary,
         policy: Policy::new(config.file.replication.clone()),
         log,
+        trusted: super::trust::Trusted::new(
+            config.file.trusted_devices.as_deref(),
+            config.device.as_deref(),
+        ),
     })
 }
 

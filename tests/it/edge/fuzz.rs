@@ -101,6 +101,7 @@ async fn malformed_input_never_panics_and_every_request_is_answered_once() {
         primary: None,
         policy: Policy::default(),
         log: None,
+        trusted: Default::default(),
     });
 
     let (client, server) = tokio::io::duplex(1 << 20);

@@ -13,6 +13,7 @@ mod read_only_home;
 mod replication;
 mod shared;
 mod stop;
+mod trust;
 mod wire;
 
 use std::time::Duration;
