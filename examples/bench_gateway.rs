@@ -1,15 +1,19 @@
 //! The gateway's cost, side by side in one run, on a real `mempalace serve`: `kg_stats` p50/p99
 //! added by `mpt gateway` and by nginx as a reverse proxy holding a bearer map (a new connection
-//! per request for all three), then twenty devices writing at once through the gateway vs direct.
+//! per request for all three), twenty devices writing at once through the gateway vs direct, and
+//! `search` by a device whose reads are filtered beside an unrestricted one (`search.rs`).
 
 // Usage: cargo build --release --example bench_gateway && target/release/examples/bench_gateway
 // Needs the testbed (tests/testbed/provision.sh) and nginx: Debian's, installed here when missing
 // (tests/testbed/debian.sh: apt-get as root or through sudo; never by CI or the tests).
 // MPT_TESTBED names the testbed; BENCH_N (default 2000) the latency samples per side;
 // BENCH_RUNS (default 5) the write runs; BENCH_VERBOSE=1 prints each block; BENCH_BASELINE_MPT
-// names another build's `mpt` whose gateway joins the latency run (before/after a change).
+// names another build's `mpt` whose gateway joins the latency run (before/after a change);
+// BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples.
 
 mod common;
+#[path = "bench_gateway/search.rs"]
+mod search;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -127,19 +131,19 @@ impl Drop for Stopped {
     }
 }
 
-/// `mpt gateway serve` in front of the primary, with a policy of `devices` members and a token
-/// each (issued by the real `mpt gateway token issue`): the gateway and the tokens.
+/// `mpt gateway serve` in front of the primary, with a policy of `devices` (name, entry) and a
+/// token each (issued by the real `mpt gateway token issue`): the gateway and the tokens.
 fn gateway(
     mpt: &Path,
     dir: &Path,
     home: &Path,
     upstream: u16,
-    devices: &[String],
+    devices: &[(String, Value)],
 ) -> (Stopped, u16, Vec<String>) {
     std::fs::create_dir_all(dir).unwrap();
     let policy = json!({
         "schema": mpt::schema::GATEWAY_POLICY,
-        "devices": devices.iter().map(|d| (d.clone(), json!({"role": "member"}))).collect::<serde_json::Map<_, _>>(),
+        "devices": devices.iter().cloned().collect::<serde_json::Map<_, _>>(),
     });
     std::fs::write(dir.join("policy.json"), policy.to_string()).unwrap();
     let run = |args: &[&str]| {
@@ -159,7 +163,7 @@ fn gateway(
     };
     let tokens = devices
         .iter()
-        .map(|d| run(&["gateway", "token", "issue", d]))
+        .map(|(d, _)| run(&["gateway", "token", "issue", d]))
         .collect();
     let mut child = Command::new(mpt)
         .env_clear()
@@ -282,13 +286,12 @@ fn stop_service_the_install_started(was_running: bool) {
     eprintln!("bench_gateway: stopped the nginx service (pid {pid}) that its install started");
 }
 
-/// `n` samples of `kg_stats` per side, interleaved in blocks (each block in a rotated order), so a
-/// machine's minute-to-minute load falls on every side alike: the milliseconds of each side.
-fn latencies(sides: &[Side], n: usize) -> Vec<Vec<f64>> {
-    let body = call("mempalace_kg_stats", json!({}));
+/// `n` samples of the call `body` per side, interleaved in blocks (each block in a rotated order),
+/// so a machine's minute-to-minute load falls on every side alike: the milliseconds of each side.
+fn latencies(sides: &[Side], n: usize, body: &str) -> Vec<Vec<f64>> {
     for s in sides {
-        for _ in 0..50 {
-            post(s, &body);
+        for _ in 0..50.min(n) {
+            post(s, body);
         }
     }
     let mut out = vec![Vec::with_capacity(n); sides.len()];
@@ -296,7 +299,7 @@ fn latencies(sides: &[Side], n: usize) -> Vec<Vec<f64>> {
         for k in 0..sides.len() {
             let i = (b + k) % sides.len();
             for _ in 0..BLOCK {
-                out[i].push(post(&sides[i], &body).as_secs_f64() * 1e3);
+                out[i].push(post(&sides[i], body).as_secs_f64() * 1e3);
             }
         }
         if std::env::var_os("BENCH_VERBOSE").is_some() {
@@ -340,7 +343,20 @@ fn main() {
     let primary = Primary::start_with(tmp.path(), &[("MEMPALACE_MCP_HTTP_TOKEN", UPSTREAM.into())]);
     let serve = primary.port();
     let home = tmp.path().join("home");
-    let names: Vec<String> = (0..DEVICES).map(|i| format!("dev{i}")).collect();
+    if std::env::var("BENCH_PART").as_deref() == Ok("search") {
+        println!("load average at start: {load_before}");
+        search::run(
+            &mpt,
+            tmp.path(),
+            &home,
+            serve,
+            env_count("BENCH_SEARCH_N", 300),
+        );
+        return;
+    }
+    let names: Vec<(String, Value)> = (0..DEVICES)
+        .map(|i| (format!("dev{i}"), json!({"role": "member"})))
+        .collect();
     let (_gw, gw_port, tokens) = gateway(&mpt, &tmp.path().join("gateway"), &home, serve, &names);
     let (_nginx, nginx_port) = nginx(tmp.path(), serve, &tokens);
 
@@ -379,7 +395,7 @@ fn main() {
     let n = env_count("BENCH_N", 2000);
     let mut sides = vec![direct.clone(), through.clone(), proxied.clone()];
     sides.extend(before.as_ref().map(|(_, s)| s.clone()));
-    let mut lat = latencies(&sides, n);
+    let mut lat = latencies(&sides, n, &call("mempalace_kg_stats", json!({})));
     let (d50, d99) = (pct(&mut lat[0], 0.5), pct(&mut lat[0], 0.99));
     println!("load average at start: {load_before}");
     println!(
@@ -462,6 +478,13 @@ fn main() {
         median(straight),
         median(ratios),
         per_run.join(", ")
+    );
+    search::run(
+        &mpt,
+        tmp.path(),
+        &home,
+        serve,
+        env_count("BENCH_SEARCH_N", 300),
     );
     println!("load average at end: {}", loadavg());
 }
