@@ -343,15 +343,18 @@ fn main() {
     let primary = Primary::start_with(tmp.path(), &[("MEMPALACE_MCP_HTTP_TOKEN", UPSTREAM.into())]);
     let serve = primary.port();
     let home = tmp.path().join("home");
-    if std::env::var("BENCH_PART").as_deref() == Ok("search") {
-        println!("load average at start: {load_before}");
+    let search = || {
         search::run(
             &mpt,
             tmp.path(),
             &home,
             serve,
             env_count("BENCH_SEARCH_N", 300),
-        );
+        )
+    };
+    if std::env::var("BENCH_PART").as_deref() == Ok("search") {
+        println!("load average at start: {load_before}");
+        search();
         return;
     }
     let names: Vec<(String, Value)> = (0..DEVICES)
@@ -479,12 +482,6 @@ fn main() {
         median(ratios),
         per_run.join(", ")
     );
-    search::run(
-        &mpt,
-        tmp.path(),
-        &home,
-        serve,
-        env_count("BENCH_SEARCH_N", 300),
-    );
+    search();
     println!("load average at end: {}", loadavg());
 }

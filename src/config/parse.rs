@@ -19,27 +19,32 @@ pub fn parse_file(text: &str, path: &Path) -> Result<FileConfig> {
                 .with_hint("fix the value at that line; `mpt config` shows what mpt reads")
         }
     })?;
-    for pattern in file.replication.keys() {
-        if let Err(e) = glob::Pattern::new(pattern) {
-            return Err(MptError::usage(format!(
-                "{}: the replication pattern '{pattern}' is not a glob pattern: {}",
-                path.display(),
-                e.msg
-            ))
-            .with_hint("`*` is any run of characters, `?` one, `[...]` one of a set: close the bracket or write the character as `[[]`"));
-        }
-    }
-    for pattern in file.trusted_devices.iter().flatten() {
-        if let Err(e) = glob::Pattern::new(pattern) {
-            return Err(MptError::usage(format!(
-                "{}: the trusted_devices pattern '{pattern}' is not a glob pattern: {}",
-                path.display(),
-                e.msg
-            ))
-            .with_hint("`*` is any run of characters, `?` one, `[...]` one of a set: close the bracket or write the character as `[[]`"));
-        }
-    }
+    check_globs(path, "replication", file.replication.keys())?;
+    check_globs(
+        path,
+        "trusted_devices",
+        file.trusted_devices.iter().flatten(),
+    )?;
     Ok(file)
+}
+
+/// Each of the `field`'s patterns a glob, else exit 2 naming it and the file.
+fn check_globs<'a>(
+    path: &Path,
+    field: &str,
+    patterns: impl Iterator<Item = &'a String>,
+) -> Result<()> {
+    for pattern in patterns {
+        if let Err(e) = glob::Pattern::new(pattern) {
+            return Err(MptError::usage(format!(
+                "{}: the {field} pattern '{pattern}' is not a glob pattern: {}",
+                path.display(),
+                e.msg
+            ))
+            .with_hint("`*` is any run of characters, `?` one, `[...]` one of a set: close the bracket or write the character as `[[]`"));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -89,17 +89,7 @@ pub async fn relay(
     };
     let status = resp.status().as_u16();
     let (mut parts, body) = resp.into_parts();
-    let shared = Arc::clone(sh);
-    // Held, not written: the reply's last bytes do not wait for the audit write.
-    let on_end = Box::new(move |bytes: u64, end: End| {
-        let how = match end {
-            End::Complete => "complete",
-            End::Failed => "failed",
-            End::Dropped => "dropped",
-        };
-        shared.hold(responded(request, Some(status), started, bytes, how));
-    });
-    let relay = Relay::new(body, IDLE, on_end);
+    let relay = Relay::new(body, IDLE, hold_on_end(sh, request, status, started));
     let names: Vec<_> = parts
         .headers
         .keys()
@@ -113,6 +103,25 @@ pub async fn relay(
         .headers
         .insert(header::VIA, HeaderValue::from_static("1.1 mpt-gateway"));
     Response::from_parts(parts, relay.map_err(|e| e).boxed())
+}
+
+/// What a streamed reply does when it ends: its response record held (not written: the reply's
+/// last bytes do not wait for the audit write).
+pub fn hold_on_end(
+    sh: &Arc<Shared>,
+    request: Event,
+    status: u16,
+    started: Instant,
+) -> Box<dyn FnOnce(u64, End) + Send + Sync> {
+    let shared = Arc::clone(sh);
+    Box::new(move |bytes: u64, end: End| {
+        let how = match end {
+            End::Complete => "complete",
+            End::Failed => "failed",
+            End::Dropped => "dropped",
+        };
+        shared.hold(responded(request, Some(status), started, bytes, how));
+    })
 }
 
 /// Sends `up` and returns the whole answer (at most `limit` bytes): for replies the gateway

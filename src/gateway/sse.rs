@@ -133,15 +133,7 @@ pub async fn subscribe(
     };
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(forward_frames(hub, live, replayed, filter, tx));
-    let shared = Arc::clone(sh);
-    let on_end = Box::new(move |bytes: u64, end: End| {
-        let how = match end {
-            End::Complete => "complete",
-            End::Failed => "failed",
-            End::Dropped => "dropped",
-        };
-        shared.hold(forward::responded(base, Some(200), started, bytes, how));
-    });
+    let on_end = forward::hold_on_end(sh, base, 200, started);
     let body = Subscriber {
         rx,
         bytes: 0,
