@@ -187,3 +187,21 @@ fn healthz(port: u16) -> bool {
     let _ = s.read_to_string(&mut body);
     body.starts_with("HTTP/1.1 200") || body.starts_with("HTTP/1.0 200")
 }
+
+/// A count from the environment (`name`), else `default`.
+pub fn env_count(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The machine's load averages (1, 5, 15 min), to print beside timings.
+pub fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
