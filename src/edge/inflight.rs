@@ -72,7 +72,7 @@ impl Inflight {
         if !(id.is_string() || id.is_number()) {
             return;
         }
-        let params = e.params.unwrap_or(Value::Null);
+        let mut params = e.params.unwrap_or(Value::Null);
         let tool = (method == "tools/call")
             .then(|| {
                 params
@@ -81,7 +81,10 @@ impl Inflight {
                     .map(str::to_string)
             })
             .flatten();
-        let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+        let args = params
+            .get_mut("arguments")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
         let due = deadlines
             .for_request(&method, tool.as_deref(), &args)
             .map(|d| Instant::now() + d);

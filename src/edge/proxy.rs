@@ -128,7 +128,7 @@ impl Proxy {
 
     /// The reply to one incoming message (`None` for notifications and stray responses).
     /// `stamper` is the connection's own (its harness name), when both gates hold.
-    pub async fn handle(&self, msg: Value, stamper: Option<&Stamper>) -> Option<Value> {
+    pub async fn handle(&self, mut msg: Value, stamper: Option<&Stamper>) -> Option<Value> {
         match jsonrpc::classify(&msg) {
             jsonrpc::Kind::Notification | jsonrpc::Kind::Response => None,
             jsonrpc::Kind::Invalid(why) => {
@@ -144,9 +144,10 @@ impl Proxy {
                 ))
             }
             jsonrpc::Kind::Request => {
-                let id = msg["id"].clone();
+                // Taken apart, not copied: the message is only relayed.
+                let id = msg["id"].take();
                 let method = msg["method"].as_str().unwrap_or("").to_string();
-                let params = msg.get("params").cloned();
+                let params = msg.get_mut("params").map(Value::take);
                 Some(match self.request(&method, params, stamper).await {
                     Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                     Err(e) => error_reply(&id, e),
@@ -182,7 +183,12 @@ impl Proxy {
                 },
             ),
             "tools/call" => {
-                let p = params.unwrap_or(Value::Null);
+                let mut p = params.unwrap_or(Value::Null);
+                let args = p
+                    .get_mut("arguments")
+                    .map(Value::take)
+                    .filter(|a| !a.is_null())
+                    .unwrap_or_else(|| json!({}));
                 let Some(name) = p.get("name").and_then(Value::as_str) else {
                     return Err(CallError::Rpc {
                         code: -32602,
@@ -190,11 +196,6 @@ impl Proxy {
                         data: None,
                     });
                 };
-                let args = p
-                    .get("arguments")
-                    .cloned()
-                    .filter(|a| !a.is_null())
-                    .unwrap_or_else(|| json!({}));
                 self.call(name, args, stamper).await
             }
             other => self.child.request(other, params, Deadline::Default).await,
@@ -223,7 +224,10 @@ impl Proxy {
         args: Value,
         stamper: Option<&Stamper>,
     ) -> Result<Value, CallError> {
-        let args = stamper.map_or(args.clone(), |s| s.stamp(name, args));
+        let args = match stamper {
+            Some(s) => s.stamp(name, args),
+            None => args,
+        };
         match catalog::classify(name) {
             ToolClass::Read => self.trusted.withhold(name, self.read(name, args).await),
             ToolClass::Write => self.write(name, args).await,

@@ -3,14 +3,16 @@
 //! forever: a request the owner does not answer within its tool's deadline, or that its death
 //! cut short, gets an error naming the owner, saying whether calling again is safe (`inflight`).
 
+use std::io::{BufRead, Write};
+use std::os::unix::net::UnixStream as StdUnixStream;
 use std::process::Child;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
-use tokio::sync::mpsc;
+use tokio::sync::oneshot;
 
 use super::identity::{self, Identity, Welcome};
 use super::inflight::{Deadlines, Inflight};
@@ -21,25 +23,136 @@ use crate::{log_debug, log_warn};
 /// Owner restarts tolerated before the shim gives up.
 const MAX_RESTARTS: u32 = 5;
 
-/// Lines for stdout, written whole by one thread (no interleaving, no blocking-pool hop).
-type Stdout = std::sync::mpsc::Sender<Vec<u8>>;
+/// One line to the harness, whole, under stdout's lock (the reply pump and the shim's own
+/// replies share it: lines never interleave). `false`: the harness closed its stdout.
+fn write_out(line: &[u8]) -> bool {
+    let line = crate::secrets::scrub_bytes(line);
+    let mut out = std::io::stdout().lock();
+    out.write_all(&line).and_then(|_| out.flush()).is_ok()
+}
 
-fn stdout_thread() -> (Stdout, std::thread::JoinHandle<()>) {
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    let handle = std::thread::spawn(move || {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        for line in rx {
-            let line = crate::secrets::scrub_bytes(&line);
-            if out.write_all(&line).and_then(|_| out.flush()).is_err() {
+/// Where the harness's lines go: written by the stdin thread itself straight to the owner's
+/// socket (no hop between reading a line and writing it), or kept in order while no owner serves
+/// this shim, for the next one.
+#[derive(Default)]
+struct Upstream {
+    conn: Option<StdUnixStream>,
+    backlog: Vec<Vec<u8>>,
+    /// The harness closed stdin: the owner is told (its half of the socket shut) once it has
+    /// every line.
+    ended: bool,
+}
+
+impl Upstream {
+    fn send(&mut self, line: Vec<u8>) {
+        match self.conn.as_mut() {
+            // A line the dead owner did not take is tracked: the shim answers it (`answer_lost`).
+            Some(c) => {
+                if c.write_all(&line).is_err() {
+                    self.conn = None;
+                }
+            }
+            None => self.backlog.push(line),
+        }
+    }
+
+    fn end(&mut self) {
+        self.ended = true;
+        if let Some(c) = &self.conn {
+            let _ = c.shutdown(std::net::Shutdown::Write);
+        }
+    }
+
+    /// A new owner serves this shim: what the harness sent meanwhile first, in order.
+    fn attach(&mut self, mut conn: StdUnixStream) {
+        let backlog = std::mem::take(&mut self.backlog);
+        for (i, line) in backlog.iter().enumerate() {
+            if conn.write_all(line).is_err() {
+                // Gone again: the rest waits for the next one.
+                self.backlog = backlog[i..].to_vec();
                 return;
             }
         }
-    });
-    (tx, handle)
+        if self.ended {
+            let _ = conn.shutdown(std::net::Shutdown::Write);
+        }
+        self.conn = Some(conn);
+    }
+
+    /// No more lines to this owner (it died, or SIGTERM): they wait in the backlog.
+    fn detach(&mut self) {
+        if let Some(c) = self.conn.take() {
+            let _ = c.shutdown(std::net::Shutdown::Write);
+        }
+    }
 }
 
-/// Relays stdin/stdout to the owner until stdin ends and every reply has been written.
+type Shared = Arc<Mutex<Upstream>>;
+
+fn upstream(up: &Shared) -> std::sync::MutexGuard<'_, Upstream> {
+    up.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Harness → owner, on a thread of its own: each line tracked, then written to the owner.
+fn read_stdin(up: Shared, inflight: Arc<Inflight>, deadlines: Deadlines) {
+    let mut lines = std::io::stdin().lock();
+    loop {
+        let mut buf = Vec::new();
+        match lines.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        inflight.track(&buf, &deadlines);
+        upstream(&up).send(buf);
+    }
+    upstream(&up).end();
+}
+
+/// Why the owner → harness pump ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PumpEnd {
+    /// The owner closed the connection (it finished, or died).
+    OwnerClosed,
+    /// The harness closed its stdout: nobody reads the replies.
+    HarnessGone,
+}
+
+/// Owner → harness, on a thread of its own: every line to stdout as it arrives; a reply clears
+/// its request from the in-flight set, and one to a request the shim already answered (past its
+/// deadline) is dropped.
+fn pump(conn: StdUnixStream, inflight: &Inflight) -> PumpEnd {
+    let mut lines = std::io::BufReader::with_capacity(64 * 1024, conn);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match lines.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return PumpEnd::OwnerClosed,
+            Ok(_) => {}
+        }
+        if inflight.settle(&buf) && !write_out(&buf) {
+            return PumpEnd::HarnessGone;
+        }
+    }
+}
+
+/// Replies the shim makes itself, one per line.
+fn send_all(replies: Vec<Value>) {
+    for reply in replies {
+        write_out(format!("{reply}\n").as_bytes());
+    }
+}
+
+/// The socket as two blocking halves (the pump's and the stdin thread's).
+fn blocking_halves(stream: UnixStream) -> std::io::Result<(StdUnixStream, StdUnixStream)> {
+    let std = stream.into_std()?;
+    std.set_nonblocking(false)?;
+    let reader = std.try_clone()?;
+    Ok((reader, std))
+}
+
+/// Relays stdin/stdout to the owner until stdin ends and every reply has been written. The
+/// relay itself is two plain threads (stdin → socket, socket → stdout); this task connects,
+/// restarts a dead owner, answers overdue requests and SIGTERM.
 pub async fn run(
     paths: &OwnerPaths,
     harness: &str,
@@ -49,25 +162,11 @@ pub async fn run(
     deadlines: Deadlines,
 ) -> Result<()> {
     let inflight = Arc::new(Inflight::default());
-    let (stdout, stdout_done) = stdout_thread();
-    let (tx, mut from_stdin) = mpsc::unbounded_channel::<Vec<u8>>();
-    let tracked = Arc::clone(&inflight);
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        let mut lines = std::io::stdin().lock();
-        loop {
-            let mut buf = Vec::new();
-            match lines.read_until(b'\n', &mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    tracked.track(&buf, &deadlines);
-                    if tx.send(buf).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    });
+    let up: Shared = Arc::default();
+    {
+        let (up, inflight) = (Arc::clone(&up), Arc::clone(&inflight));
+        std::thread::spawn(move || read_stdin(up, inflight, deadlines));
+    }
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
     let hello = Hello {
@@ -102,78 +201,63 @@ pub async fn run(
             }
             continue;
         };
-        let mut pump = tokio::spawn(pump(rd, stdout.clone(), Arc::clone(&inflight)));
+        let Ok((reader, writer)) = rd
+            .reunite(wr)
+            .map_err(|_| ())
+            .and_then(|s| blocking_halves(s).map_err(|_| ()))
+        else {
+            continue;
+        };
+        let (done, mut pumped) = oneshot::channel();
+        let tracked = Arc::clone(&inflight);
+        std::thread::spawn(move || {
+            let _ = done.send(pump(reader, &tracked));
+        });
+        upstream(&up).attach(writer);
         let mut watch = tokio::time::interval(Duration::from_millis(250));
-        let owner_gone = loop {
+        loop {
             tokio::select! {
                 // A stuck owner (alive, not answering) gets no harness waiting past a deadline.
-                _ = watch.tick() => send_all(&stdout, inflight.answer_overdue(owner)),
-                line = from_stdin.recv() => match line {
-                    Some(l) => {
-                        if wr.write_all(&l).await.is_err() {
-                            break true;
-                        }
-                    }
-                    None => {
-                        // The harness is done: let the owner finish what it was asked, then leave.
-                        let _ = wr.shutdown().await;
-                        let _ = pump.await;
-                        drop(stdout);
-                        // Every reply is written before the process ends.
-                        let _ = tokio::task::spawn_blocking(move || stdout_done.join()).await;
+                _ = watch.tick() => send_all(inflight.answer_overdue(owner)),
+                end = &mut pumped => {
+                    let end = end.unwrap_or(PumpEnd::OwnerClosed);
+                    if end == PumpEnd::HarnessGone {
                         return Ok(());
                     }
-                },
-                _ = &mut pump => break true,
+                    // The harness closed stdin (its end reached the owner, which answered
+                    // what it was asked and closed): leave. A request the owner could not
+                    // answer, if it died meanwhile, is answered here; lines it never got are
+                    // taken to the next owner.
+                    let done = {
+                        let mut u = upstream(&up);
+                        u.detach();
+                        u.ended && u.backlog.is_empty()
+                    };
+                    if done {
+                        send_all(inflight.answer_lost(owner));
+                        return Ok(());
+                    }
+                    break;
+                }
                 // SIGTERM: no new work; what is in flight is answered (bounded), then leave.
                 _ = term.recv() => {
-                    let _ = wr.shutdown().await;
-                    let _ = tokio::time::timeout(Duration::from_secs(10), &mut pump).await;
-                    send_all(&stdout, inflight.answer_lost(owner));
-                    drop(stdout);
-                    let _ = tokio::task::spawn_blocking(move || stdout_done.join()).await;
+                    upstream(&up).detach();
+                    let _ = tokio::time::timeout(Duration::from_secs(10), &mut pumped).await;
+                    send_all(inflight.answer_lost(owner));
                     return Ok(());
                 }
             }
-        };
-        if owner_gone {
-            restarts += 1;
-            send_all(&stdout, inflight.answer_lost(owner));
-            if restarts > MAX_RESTARTS {
-                return Err(MptError::new(
-                    ErrorKind::Unavailable,
-                    format!("the edge owner died {restarts} times"),
-                )
-                .with_hint(format!("read its log: {}", paths.log.display())));
-            }
-            log_warn!("the edge owner went away; starting a new one");
         }
-    }
-}
-
-/// Owner → harness: every line to stdout; a reply clears its request from the in-flight set,
-/// and one to a request the shim already answered (past its deadline) is dropped.
-async fn pump(rd: tokio::net::unix::OwnedReadHalf, stdout: Stdout, inflight: Arc<Inflight>) {
-    let mut lines = BufReader::new(rd);
-    loop {
-        let mut buf = Vec::new();
-        match lines.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
+        restarts += 1;
+        send_all(inflight.answer_lost(owner));
+        if restarts > MAX_RESTARTS {
+            return Err(MptError::new(
+                ErrorKind::Unavailable,
+                format!("the edge owner died {restarts} times"),
+            )
+            .with_hint(format!("read its log: {}", paths.log.display())));
         }
-        if !inflight.settle(&buf) {
-            continue;
-        }
-        if stdout.send(buf).is_err() {
-            return;
-        }
-    }
-}
-
-/// Replies the shim makes itself, one per line.
-fn send_all(stdout: &Stdout, replies: Vec<Value>) {
-    for reply in replies {
-        let _ = stdout.send(format!("{reply}\n").into_bytes());
+        log_warn!("the edge owner went away; starting a new one");
     }
 }
 

@@ -34,17 +34,23 @@ impl Proxy {
             // An id this device minted offline: the primary's own once its op landed; until
             // then the primary does not know it, and the call queues behind that op. (The local
             // palace and the outbox keep the local ids.)
-            let mut remote_args = args.clone();
-            let landed = match &self.log {
-                Some(log) => log.resolve(&mut remote_args).map_err(|e| CallError::Rpc {
-                    code: -32000,
-                    message: format!(
-                        "nothing was written: the outbox's id map could not be read ({})",
-                        e.message
-                    ),
-                    data: None,
-                })?,
-                None => true,
+            // (Off the owner's one thread: the id map is SQLite.)
+            let (landed, remote_args) = match &self.log {
+                Some(log) => {
+                    let mut remote_args = args.clone();
+                    on_log(log, move |l| {
+                        Ok((l.resolve(&mut remote_args)?, remote_args))
+                    })
+                    .await
+                    .map_err(|why| CallError::Rpc {
+                        code: -32000,
+                        message: format!(
+                            "nothing was written: the outbox's id map could not be read ({why})"
+                        ),
+                        data: None,
+                    })?
+                }
+                None => (true, args.clone()),
             };
             if let Some(why) = primary.health.rate_paused() {
                 rate_limited = Some(format!("{why}: applied locally and queued"));

@@ -72,7 +72,6 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
         .harness
         .clone()
         .unwrap_or_else(|| config.harness.clone());
-    let rt = super::runtime()?;
     let launch = Launch {
         config: &config,
         env: &ctx.env,
@@ -83,17 +82,31 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
         child: args.child,
     };
     match args.action {
-        Some(EdgeAction::Status) => status::run(ctx, &rt, &launch),
-        Some(EdgeAction::Stop) => stop::run(ctx, &rt, &launch),
+        Some(EdgeAction::Status) => status::run(ctx, &super::runtime()?, &launch),
+        Some(EdgeAction::Stop) => stop::run(ctx, &super::runtime()?, &launch),
         Some(EdgeAction::Wire {
             harness,
             config: file,
             dry_run,
         }) => wire::run(ctx, &config, harness, file, dry_run),
-        None if args.owner => rt.block_on(launch.run_owner()).map(|()| Exit::Ok),
-        None if args.standalone => rt
+        None if args.owner => relay_runtime()?
+            .block_on(launch.run_owner())
+            .map(|()| Exit::Ok),
+        None if args.standalone => relay_runtime()?
             .block_on(launch.run_standalone(&harness))
             .map(|()| Exit::Ok),
-        None => rt.block_on(launch.run_shim(&harness)).map(|()| Exit::Ok),
+        None => relay_runtime()?
+            .block_on(launch.run_shim(&harness))
+            .map(|()| Exit::Ok),
     }
+}
+
+/// The shim, the owner and `--standalone` relay lines: one thread drives them (no wake-up of
+/// another worker between reading a line and writing it); what blocks (the outbox's SQLite)
+/// runs on the blocking pool, the flusher and the mine lane on threads of their own.
+fn relay_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))
 }

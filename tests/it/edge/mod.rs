@@ -2,14 +2,15 @@
 //! the handshake, routing, merged and degraded reads, stamping, the embedder gate, stall
 //! self-heal through the owner, and several edges sharing one owner (one writer).
 //! Submodules: `fuzz`, `owner_faults` (the owner killed or stopped under its shims), `paths`,
-//! `read_only_home`, `replication`, `shared` (one owner per palace), `stop` (`mpt edge stop`),
-//! `wire`.
+//! `read_only_home`, `relay` (pipelined, large and split lines), `replication`, `shared` (one
+//! owner per palace), `stop` (`mpt edge stop`), `wire`.
 
 mod fuzz;
 mod owner_faults;
 mod paths;
 mod pull_bounds;
 mod read_only_home;
+mod relay;
 mod replication;
 mod shared;
 mod stop;

@@ -85,6 +85,13 @@ impl Harness {
         s.flush().unwrap();
     }
 
+    /// Part of a line, written and flushed on its own (no newline added).
+    pub fn send_partial(&mut self, piece: &str) {
+        let s = self.stdin.as_mut().unwrap();
+        s.write_all(piece.as_bytes()).unwrap();
+        s.flush().unwrap();
+    }
+
     /// The reply to `id`, within `secs`.
     pub fn reply(&mut self, id: &Value, secs: u64) -> Value {
         if let Some(i) = self.pending.iter().position(|r| &r["id"] == id) {
