@@ -246,7 +246,7 @@ async fn syscalls_per_call(c: &McpClient, pids: &[u32], k: usize) -> Vec<(f64, S
             .collect();
         let total = rows.iter().find(|r| r.1 == "total").map_or(0, |r| r.0);
         let mut top: Vec<_> = rows.iter().filter(|r| r.1 != "total").collect();
-        top.sort_by(|a, b| b.0.cmp(&a.0));
+        top.sort_by_key(|r| std::cmp::Reverse(r.0));
         let top = top
             .iter()
             .take(5)

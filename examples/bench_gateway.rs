@@ -22,29 +22,13 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use common::{Primary, median};
+use common::{Primary, env_count, loadavg, median};
 use serde_json::{Value, json};
 
 const UPSTREAM: &str = "bench-upstream-token-held-by-the-fronts-only";
 const DEVICES: usize = 20;
 const OPS_PER_DEVICE: usize = 25;
 const BLOCK: usize = 100;
-
-fn env_count(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// One front: where it listens, the bearer a device sends it, and the Host it expects.
 #[derive(Clone)]

@@ -9,11 +9,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
-use tokio::sync::{Mutex, oneshot};
+use tokio::sync::Mutex;
 
 mod session;
+mod waiters;
 
 use session::Session;
+use waiters::Answer;
 
 use super::{CallError, Deadline, Handshake, handshake, jsonrpc};
 use crate::config::McpKnobs;
@@ -157,31 +159,29 @@ impl StdioClient {
     ) -> Result<Value, CallError> {
         let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
         let key = jsonrpc::id_key(&id);
-        let (tx, rx) = oneshot::channel();
-        session.pending.lock().unwrap().insert(key.clone(), tx);
+        let started = Instant::now();
+        // The session's watchdog fails it once `timeout` passes (no timer per request: setting
+        // one wakes the runtime's driver each call).
+        let rx = session
+            .waiters
+            .wait(key.clone(), timeout.map(|d| started + d));
         if let Err(e) = self
             .write(session, &jsonrpc::request(&id, method, params))
             .await
         {
-            session.pending.lock().unwrap().remove(&key);
+            session.waiters.forget(&key);
             return Err(e);
         }
-        let started = Instant::now();
-        let outcome = match timeout {
-            Some(d) => tokio::time::timeout(d, rx).await.ok(),
-            None => Some(rx.await),
-        };
-        match outcome {
-            Some(Ok(resp)) => {
+        match rx.await {
+            Ok(Answer::Reply(resp)) => {
                 log_trace!(
                     "{method} answered in {:.1} ms",
                     started.elapsed().as_secs_f64() * 1e3
                 );
                 Ok(resp)
             }
-            Some(Err(_)) => Err(self.exited(session).await),
-            None => {
-                session.pending.lock().unwrap().remove(&key);
+            Err(_) => Err(self.exited(session).await),
+            Ok(Answer::Stalled) => {
                 let ms = timeout.map(|d| d.as_millis() as u64).unwrap_or(0);
                 log_debug!(
                     "{method} stalled past {ms} ms: killing child {}",

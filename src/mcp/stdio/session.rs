@@ -1,7 +1,7 @@
 //! One running stdio child and its pipes: spawned with piped stdio, responses routed to waiting
 //! requests by id, stderr drained (its tail kept), and stopped with stdin close, SIGTERM, SIGKILL.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
@@ -10,9 +10,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::{Mutex, oneshot};
+use tokio::sync::Mutex;
 
 use super::ChildSpec;
+use super::waiters::Waiters;
 use crate::mcp::{CallError, Handshake, jsonrpc};
 use crate::{log_debug, log_trace};
 
@@ -96,13 +97,11 @@ fn not_runnable(program: &std::path::Path) -> String {
     }
 }
 
-type Pending = StdMutex<HashMap<String, oneshot::Sender<Value>>>;
-
 /// One running child and what it told us at its handshake.
 pub(super) struct Session {
     pub(super) pid: u32,
     pub(super) stdin: Mutex<Option<ChildStdin>>,
-    pub(super) pending: Arc<Pending>,
+    pub(super) waiters: Arc<Waiters>,
     pub(super) alive: Arc<AtomicBool>,
     pub(super) child: Mutex<Option<Child>>,
     pub(super) stderr_tail: Arc<StdMutex<VecDeque<String>>>,
@@ -131,12 +130,14 @@ impl Session {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
-        let pending: Arc<Pending> = Arc::new(StdMutex::new(HashMap::new()));
+        let waiters = Arc::new(Waiters::default());
         let alive = Arc::new(AtomicBool::new(true));
         let tail = Arc::new(StdMutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+        let watchdog = Arc::clone(&waiters);
+        tokio::spawn(async move { watchdog.watch().await });
         tokio::spawn(read_stdout(
             stdout,
-            Arc::clone(&pending),
+            Arc::clone(&waiters),
             Arc::clone(&alive),
             pid,
         ));
@@ -151,7 +152,7 @@ impl Session {
         Ok(Arc::new(Session {
             pid,
             stdin: Mutex::new(stdin),
-            pending,
+            waiters,
             alive,
             child: Mutex::new(Some(child)),
             stderr_tail: tail,
@@ -190,7 +191,7 @@ impl Session {
 /// Routes each response line to the request waiting for its id; on EOF fails them all.
 async fn read_stdout(
     stdout: tokio::process::ChildStdout,
-    pending: Arc<Pending>,
+    waiters: Arc<Waiters>,
     alive: Arc<AtomicBool>,
     pid: u32,
 ) {
@@ -216,22 +217,18 @@ async fn read_stdout(
         match jsonrpc::classify(&msg) {
             jsonrpc::Kind::Response => {
                 let key = jsonrpc::id_key(&msg["id"]);
-                let waiter = pending.lock().unwrap().remove(&key);
-                match waiter {
-                    Some(tx) => {
-                        let _ = tx.send(msg);
-                    }
-                    None => log_debug!(
+                if !waiters.answer(&key, msg) {
+                    log_debug!(
                         "child {pid} answered id {key}, which nobody waits for (late reply after a timeout?)"
-                    ),
+                    );
                 }
             }
             other => log_trace!("child {pid} sent a {other:?}; ignored"),
         }
     }
     alive.store(false, Ordering::SeqCst);
-    // Dropping the senders wakes every waiter with "exited".
-    pending.lock().unwrap().clear();
+    // Every waiter hears "exited".
+    waiters.close();
 }
 
 async fn drain_stderr(

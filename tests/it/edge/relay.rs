@@ -19,12 +19,18 @@ fn payload(reply: &Value) -> Value {
     mpt::mcp::ToolReply::from_result(&reply["result"]).payload
 }
 
+/// A harness session through the shim and the owner to a real child, initialized.
+fn session(env: &TestEnv) -> Harness {
+    let palace = env.palace("local");
+    let mut h = Harness::start(env, &["--palace", palace.to_str().unwrap()], &[]);
+    h.initialize();
+    h
+}
+
 #[test]
 fn pipelined_requests_reach_the_child_in_order_and_each_is_answered_once() {
     let env = TestEnv::new();
-    let palace = env.palace("local");
-    let mut h = Harness::start(&env, &["--palace", palace.to_str().unwrap()], &[]);
-    h.initialize();
+    let mut h = session(&env);
     // 40 appends to one stream with a read and a ping between each, all in one write: the
     // harness reads nothing until every line is sent.
     let mut lines = Vec::new();
@@ -79,16 +85,14 @@ fn pipelined_requests_reach_the_child_in_order_and_each_is_answered_once() {
 #[test]
 fn a_large_line_and_a_line_split_across_writes_are_relayed_whole() {
     let env = TestEnv::new();
-    let palace = env.palace("local");
-    let mut h = Harness::start(&env, &["--palace", palace.to_str().unwrap()], &[]);
-    h.initialize();
-    // Larger than every buffer between the harness and the child (pipes, the socket, readers),
-    // both ways: the request, and the reply that carries it back.
-    let content: String = (0..40_000)
-        .map(|i| format!("word{} ", i % 977))
-        .collect::<String>()
-        + "the end";
-    assert!(content.len() > 256 * 1024);
+    let mut h = session(&env);
+    // Larger than every buffer between the harness and the child (a pipe's 64 KiB, the readers'
+    // 8-64 KiB), both ways: the request, and the reply that carries it back. (MemPalace takes
+    // at most 100,000 characters.)
+    let mut content: String = (0..20_000).map(|i| format!("w{} ", i % 977)).collect();
+    content.truncate(99_000);
+    content.push_str("the end");
+    assert!(content.len() > 64 * 1024 && content.len() < 100_000);
     let added = h
         .call(
             "mempalace_add_drawer",
