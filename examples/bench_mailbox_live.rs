@@ -20,7 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use common::{Primary, env_num, loadavg, median};
+use common::{Primary, env_count, loadavg, median};
 use mpt::mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
@@ -134,8 +134,8 @@ fn main() {
     let mpt = std::env::var_os("BENCH_MPT")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root.join("target/release/mpt"));
-    let n = env_num("BENCH_N", 20) as usize;
-    let poll_ms = env_num("BENCH_POLL_MS", 2000);
+    let n = env_count("BENCH_N", 20);
+    let poll_ms = env_count("BENCH_POLL_MS", 2000) as u64;
     let tmp = tempfile::tempdir().unwrap();
     let p = Primary::start(tmp.path());
     let home = tmp.path().join("watch-home");

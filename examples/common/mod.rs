@@ -42,14 +42,6 @@ pub fn loadavg() -> String {
         .join(" ")
 }
 
-/// A bench's count knob (`BENCH_N`…): its value, else `default`.
-pub fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// The middle figure; of an even count, the mean of the two middle ones.
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -194,14 +186,4 @@ pub fn env_count(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// The machine's load averages (1, 5, 15 min), to print beside timings.
-pub fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
