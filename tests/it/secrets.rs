@@ -98,7 +98,8 @@ impl EchoPrimary {
     fn start() -> EchoPrimary {
         let app = Router::new()
             .route("/{mode}/mcp", post(echo))
-            .route("/{mode}/healthz", get(echo_health));
+            .route("/{mode}/healthz", get(echo_health))
+            .route("/{mode}/logstream/stream", get(echo_stream));
         let (port, rt) = crate::support::serve_app(app);
         EchoPrimary { port, _rt: rt }
     }
@@ -122,6 +123,19 @@ async fn echo_health(UrlPath(mode): UrlPath<String>, headers: HeaderMap) -> Resp
         .status(status)
         .body(Body::from(format!(
             "health says: you sent {}",
+            auth(&headers)
+        )))
+        .unwrap()
+}
+
+/// The live stream refused, its body quoting the caller's Authorization header: a 500 from the
+/// primary, or a proxy's 403 (`tool` mode).
+async fn echo_stream(UrlPath(mode): UrlPath<String>, headers: HeaderMap) -> Response {
+    let status = if mode == "tool" { 403 } else { 500 };
+    Response::builder()
+        .status(status)
+        .body(Body::from(format!(
+            "stream refused: you sent Authorization: {}\n",
             auth(&headers)
         )))
         .unwrap()
@@ -298,6 +312,53 @@ fn server_text_that_echoes_the_token_is_scrubbed_from_every_output_and_the_outbo
         if name.contains("outbox") {
             outputs.push((name, std::fs::read(e.path()).unwrap()));
         }
+    }
+    for (what, bytes) in &outputs {
+        assert!(
+            !leaks(bytes, token),
+            "the token appeared in {what}: {}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+}
+
+#[test]
+fn a_live_stream_refusal_that_echoes_the_token_is_scrubbed_from_watch_and_doctor() {
+    let env = TestEnv::new();
+    let token = "tok-stream-5d1e-never-print-me";
+    let echo = EchoPrimary::start();
+    let mut outputs: Vec<(String, Vec<u8>)> = Vec::new();
+    for mode in ["500", "tool"] {
+        let url = echo.url(mode);
+        let vars = [
+            ("MEMPALACE_REMOTE_URL", url.as_str()),
+            ("MEMPALACE_REMOTE_TOKEN", token),
+            ("MEMPALACE_PI_DEVICE", "devbox"),
+        ];
+        let runs: [&[&str]; 4] = [
+            &["-vv", "--json", "mailbox", "watch", "--max-polls", "1"],
+            &["-vv", "mailbox", "watch", "--max-polls", "1"],
+            &["--json", "doctor", "--check", "mailbox"],
+            &["-vv", "doctor", "--check", "mailbox"],
+        ];
+        for args in runs {
+            let o = env.mpt(args, &vars);
+            outputs.push((format!("{mode} {args:?} stdout"), o.stdout));
+            outputs.push((format!("{mode} {args:?} stderr"), o.stderr));
+        }
+        // The refusal reached mpt (the test would prove nothing otherwise): doctor says polling,
+        // quoting the primary's 500 with the token scrubbed; a proxy's 403 is named, not quoted.
+        let o = env.mpt(&["--json", "doctor", "--check", "mailbox"], &vars);
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        let quoted = if mode == "500" {
+            "Bearer <redacted>"
+        } else {
+            "route blocked"
+        };
+        assert!(
+            said.contains("polling") && said.contains(quoted),
+            "{mode}: doctor did not meet the refused stream: {said}"
+        );
     }
     for (what, bytes) in &outputs {
         assert!(
