@@ -166,9 +166,11 @@ struct Rendered {
 /// A session's row, and its rendering when its messages were read.
 type RenderedSession = (SessionRow, Option<Rendered>);
 
-/// Reads the database on a second thread while this one renders each session as it arrives (the
-/// two halves take about as long: SQLite and JSON on one core, the export on the other). Progress
-/// counts sessions rendered. The read's result says whether the sessions may be used.
+/// Reads the database on a second thread while this one renders each session as it arrives, so a
+/// session's rows are dropped once rendered (memory holds transcripts, not the database). The
+/// overlap itself bought little: `bench_feed` found the first export within noise of the serial
+/// read (1.2 CPUs busy). Progress counts sessions rendered; the read's result says whether the
+/// sessions may be used.
 fn read_and_render(
     opts: &PrepareOptions,
     wanted: &(dyn Fn(&SessionRow) -> bool + Sync),
