@@ -8,10 +8,11 @@ use serde_json::{Value, json};
 use super::merge::{self, ReadKind};
 use crate::mcp::{CallError, ToolReply};
 
-/// The devices whose entries this edge shows (globs), and its own device (always trusted).
+/// The devices whose entries this edge shows (globs, compiled once: config refused any that does
+/// not parse), and its own device (always trusted).
 #[derive(Debug, Clone, Default)]
 pub struct Trusted {
-    globs: Option<Arc<[String]>>,
+    globs: Option<Arc<[glob::Pattern]>>,
     own: Option<String>,
 }
 
@@ -19,7 +20,11 @@ impl Trusted {
     /// `None`: every entry is shown (the knob unset).
     pub fn new(globs: Option<&[String]>, own: Option<&str>) -> Trusted {
         Trusted {
-            globs: globs.map(Arc::from),
+            globs: globs.map(|g| {
+                g.iter()
+                    .filter_map(|g| glob::Pattern::new(g).ok())
+                    .collect()
+            }),
             own: own.map(str::to_string),
         }
     }
@@ -32,10 +37,7 @@ impl Trusted {
         let Some(d) = device else {
             return false;
         };
-        self.own.as_deref() == Some(d)
-            || globs
-                .iter()
-                .any(|g| glob::Pattern::new(g).map(|p| p.matches(d)).unwrap_or(false))
+        self.own.as_deref() == Some(d) || globs.iter().any(|p| p.matches(d))
     }
 
     /// `reply` (a read of `tool`) without the entries of untrusted devices, saying how many
