@@ -12,6 +12,7 @@ use crate::error::{MptError, Result};
 mod call;
 mod check;
 mod decide;
+mod globs;
 mod mine;
 mod provenance;
 mod reads;
@@ -22,6 +23,7 @@ mod wings;
 pub use call::{Current, Verdict};
 pub use check::{Failure, Test};
 pub use decide::{Decision, Route};
+pub use globs::Globs;
 pub use reads::{KgGrant, Reads};
 pub use rewrite::{Rewrite, apply};
 pub use streams::{StreamFilter, StreamGlobs, Streams};
@@ -38,7 +40,7 @@ pub struct Policy {
     /// Wing globs only admins may write (instruction-shaped memory, RFC 001 §6.1): a floor no
     /// device's `wings.write` lifts.
     #[serde(default)]
-    pub protected_wings: Vec<String>,
+    pub protected_wings: Globs,
     /// What a forged writer gets: rewritten to the token's device (`stamp`), or refused (`strict`).
     #[serde(default)]
     pub provenance: Provenance,
@@ -116,9 +118,9 @@ impl Role {
 #[serde(deny_unknown_fields)]
 pub struct Wings {
     #[serde(default)]
-    pub read: Vec<String>,
+    pub read: Globs,
     #[serde(default)]
-    pub write: Vec<String>,
+    pub write: Globs,
 }
 
 /// A token bucket: `per_s` requests a second on average, `burst` at once.
@@ -171,7 +173,7 @@ impl Policy {
         for (name, d) in &policy.devices {
             check_device(name, d).map_err(|why| MptError::usage(at(why)))?;
         }
-        for g in &policy.protected_wings {
+        for g in policy.protected_wings.iter() {
             glob::Pattern::new(g).map_err(|e| {
                 MptError::usage(at(format!("protected wing glob '{g}' does not parse: {e}")))
             })?;
@@ -218,13 +220,13 @@ fn check_device(name: &str, d: &Device) -> std::result::Result<(), String> {
         ));
     }
     if let Some(w) = &d.wings {
-        for g in w.read.iter().chain(&w.write) {
+        for g in w.read.iter().chain(w.write.iter()) {
             glob::Pattern::new(g)
                 .map_err(|e| format!("device '{name}': wing glob '{g}' does not parse: {e}"))?;
         }
     }
     if let Some(s) = &d.streams {
-        for g in s.read.iter().chain(&s.write) {
+        for g in s.read.iter().chain(s.write.iter()) {
             glob::Pattern::new(g)
                 .map_err(|e| format!("device '{name}': stream glob '{g}' does not parse: {e}"))?;
         }

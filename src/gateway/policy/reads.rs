@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Device, Policy, wings::matches_any};
+use super::{Device, Globs, Policy};
 use crate::palace::catalog::{self, Reveals, ToolClass};
 
 /// What a device may do with the knowledge graph.
@@ -19,19 +19,19 @@ pub enum KgGrant {
 /// The wings a restricted device reads (a device whose `wings.read` names no `*`).
 #[derive(Debug, Clone, Copy)]
 pub struct Reads<'a> {
-    globs: &'a [String],
+    globs: &'a Globs,
 }
 
 impl<'a> Reads<'a> {
     /// Whether `wing` (as stored or as sent: judged by its canonical name) is readable.
     pub fn sees(&self, wing: &str) -> bool {
-        matches_any(self.globs, &catalog::canonical(wing))
+        self.globs.matches(&catalog::canonical(wing))
     }
 
     /// The one wing the globs name, when they are a single literal name (a search or list
     /// naming no wing is then forced to it rather than over-fetched).
     pub fn only(&self) -> Option<&'a str> {
-        match self.globs {
+        match &**self.globs {
             [one] if !one.contains(['*', '?', '[']) => Some(one),
             _ => None,
         }

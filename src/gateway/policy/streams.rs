@@ -4,26 +4,26 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Device, Policy, wings::matches_any};
+use super::{Device, Globs, Policy};
 use crate::palace::catalog::{self, StreamArg, ToolClass};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Streams {
     #[serde(default)]
-    pub read: Vec<String>,
+    pub read: Globs,
     #[serde(default)]
-    pub write: Vec<String>,
+    pub write: Globs,
 }
 
 /// A device's stream globs in one direction; `None` from the policy: every stream.
 #[derive(Debug, Clone, Copy)]
 pub struct StreamGlobs<'a> {
-    globs: &'a [String],
+    globs: &'a Globs,
 }
 
 impl<'a> StreamGlobs<'a> {
-    fn of(globs: &'a [String]) -> Option<StreamGlobs<'a>> {
+    fn of(globs: &'a Globs) -> Option<StreamGlobs<'a>> {
         if globs.is_empty() || globs.iter().any(|g| g == "*") {
             None
         } else {
@@ -33,17 +33,17 @@ impl<'a> StreamGlobs<'a> {
 
     /// Whether `stream` (stripped, as `logstream` stores it) matches.
     pub fn sees(&self, stream: &str) -> bool {
-        matches_any(self.globs, stream.trim())
+        self.globs.matches(stream.trim())
     }
 
     /// An owned copy, for a stream that outlives the request's policy.
     pub fn owned(&self) -> StreamFilter {
-        StreamFilter(self.globs.to_vec())
+        StreamFilter(self.globs.clone())
     }
 
     /// The one stream the globs name when they are a single literal name.
     pub fn only(&self) -> Option<&'a str> {
-        match self.globs {
+        match &**self.globs {
             [one] if !one.contains(['*', '?', '[']) => Some(one),
             _ => None,
         }
@@ -52,11 +52,11 @@ impl<'a> StreamGlobs<'a> {
 
 /// [`StreamGlobs`] owned (an SSE subscriber's frame filter).
 #[derive(Debug, Clone)]
-pub struct StreamFilter(Vec<String>);
+pub struct StreamFilter(Globs);
 
 impl StreamFilter {
     pub fn sees(&self, stream: &str) -> bool {
-        matches_any(&self.0, stream.trim())
+        self.0.matches(stream.trim())
     }
 }
 

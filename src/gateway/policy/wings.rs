@@ -46,22 +46,13 @@ pub fn refusal(
 }
 
 fn wing_refusal(policy: &Policy, d: &Device, admin: bool, wing: &str) -> Option<String> {
-    if !admin && matches_any(&policy.protected_wings, wing) {
+    if !admin && policy.protected_wings.matches(wing) {
         return Some(format!("protected_wings:{wing}"));
     }
     match d.wings.as_ref().map(|w| &w.write) {
-        Some(globs) if !globs.is_empty() && !matches_any(globs, wing) => {
+        Some(globs) if !globs.is_empty() && !globs.matches(wing) => {
             Some(format!("wings.write:{wing}"))
         }
         _ => None,
     }
-}
-
-/// Whether `wing` matches one of `globs` (the policy's globs were parsed at load).
-pub fn matches_any(globs: &[String], wing: &str) -> bool {
-    globs.iter().any(|g| {
-        glob::Pattern::new(g)
-            .map(|p| p.matches(wing))
-            .unwrap_or(false)
-    })
 }
