@@ -16,6 +16,7 @@ use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
@@ -182,9 +183,9 @@ impl Upstream {
                         .await
                         .map_err(|_| Failed::Unreachable("TLS handshake timed out".into()))?
                         .map_err(|e| unreachable(&e))?;
-                    exchange(TokioIo::new(tls), req).await
+                    exchange(TokioIo::new(Closed::later(tls)), req).await
                 }
-                None => exchange(TokioIo::new(tcp), req).await,
+                None => exchange(TokioIo::new(Closed::later(tcp)), req).await,
             }
         };
         tokio::time::timeout(wait, exchange)
@@ -264,6 +265,88 @@ impl hyper::body::Body for UpBody {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+/// The upstream connection, closed after the reply is on its way to the client rather than
+/// before: hyper shuts a `Connection: close` exchange down (and drops it) in the same poll that
+/// reads the reply's last bytes, which put the upstream's FIN (its shutdown, its close) ahead of
+/// the client's reply on every request. The shutdown hyper asks for is done, then the socket
+/// closed, on a task of its own, which runs once the request's task has written and yields.
+struct Closed<S: AsyncWrite + Unpin + Send + 'static> {
+    io: Option<S>,
+    shut: bool,
+}
+
+impl<S: AsyncWrite + Unpin + Send + 'static> Closed<S> {
+    fn later(io: S) -> Closed<S> {
+        Closed {
+            io: Some(io),
+            shut: false,
+        }
+    }
+
+    fn io(&mut self) -> &mut S {
+        self.io
+            .as_mut()
+            .expect("the stream is only taken when it is dropped")
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> AsyncRead for Closed<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(self.io()).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin + Send + 'static> AsyncWrite for Closed<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(self.io()).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(self.io()).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.as_ref().is_some_and(|io| io.is_write_vectored())
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(self.io()).poll_flush(cx)
+    }
+
+    /// Done when dropped (below): nothing is written after it here.
+    fn poll_shutdown(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.shut = true;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncWrite + Unpin + Send + 'static> Drop for Closed<S> {
+    fn drop(&mut self) {
+        let (Some(mut io), Ok(rt)) = (self.io.take(), tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let shut = self.shut;
+        rt.spawn(async move {
+            if shut {
+                let _ = tokio::time::timeout(CONNECT, io.shutdown()).await;
+            }
+            drop(io);
+        });
     }
 }
 
