@@ -1,7 +1,8 @@
 //! The gateway's cost, side by side in one run, on a real `mempalace serve`: `kg_stats` p50/p99
-//! added by `mpt gateway` and by nginx as a reverse proxy holding a bearer map (a new connection
-//! per request for all three), twenty devices writing at once through the gateway vs direct, and
-//! `search` by a device whose reads are filtered beside an unrestricted one (`search.rs`).
+//! added by `mpt gateway`, by nginx as a reverse proxy holding a bearer map, and by a bare hyper
+//! proxy (the floor of the gateway's parts, `floor.rs`), a new connection per request for all;
+//! twenty devices writing at once through the gateway vs direct, and `search` by a device whose
+//! reads are filtered beside an unrestricted one (`search.rs`).
 
 // Usage: cargo build --release --example bench_gateway && target/release/examples/bench_gateway
 // Needs the testbed (tests/testbed/provision.sh) and nginx: Debian's, installed here when missing
@@ -12,6 +13,8 @@
 // BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples.
 
 mod common;
+#[path = "bench_gateway/floor.rs"]
+mod floor;
 #[path = "bench_gateway/search.rs"]
 mod search;
 
@@ -362,6 +365,11 @@ fn main() {
         port: nginx_port,
         bearer: tokens[0].clone(),
     };
+    let least = Side {
+        name: "through a bare hyper proxy (bearer map)",
+        port: floor::start(serve, UPSTREAM, &tokens),
+        bearer: tokens[0].clone(),
+    };
     // Another build's gateway beside this one (before/after a change, in the same run).
     let baseline = std::env::var_os("BENCH_BASELINE_MPT").map(PathBuf::from);
     let before = baseline.as_ref().map(|b| {
@@ -380,7 +388,12 @@ fn main() {
         (g, side)
     });
     let n = env_count("BENCH_N", 2000);
-    let mut sides = vec![direct.clone(), through.clone(), proxied.clone()];
+    let mut sides = vec![
+        direct.clone(),
+        through.clone(),
+        proxied.clone(),
+        least.clone(),
+    ];
     sides.extend(before.as_ref().map(|(_, s)| s.clone()));
     let mut lat = latencies(&sides, n, &call("mempalace_kg_stats", json!({})));
     let (d50, d99) = (pct(&mut lat[0], 0.5), pct(&mut lat[0], 0.99));
@@ -396,7 +409,11 @@ fn main() {
         d99
     );
     let mut added = Vec::new();
-    let mut rows = vec![(&through, "<= +0.15 ms, <= nginx"), (&proxied, "the peer")];
+    let mut rows = vec![
+        (&through, "<= +0.15 ms, <= nginx"),
+        (&proxied, "the peer"),
+        (&least, "the floor (floor.rs)"),
+    ];
     rows.extend(before.as_ref().map(|(_, s)| (s, "BENCH_BASELINE_MPT")));
     for (i, (side, bar)) in rows.iter().enumerate() {
         let v = &mut lat[i + 1];
@@ -418,7 +435,14 @@ fn main() {
         added[0],
         added[1]
     );
-    if let Some(b) = added.get(2) {
+    println!(
+        "the gateway adds {:.2}x what a bare hyper proxy adds at p50 ({:+.3} vs {:+.3} ms): its own work is {:+.3} ms",
+        added[0] / added[2],
+        added[0],
+        added[2],
+        added[0] - added[2]
+    );
+    if let Some(b) = added.get(3) {
         println!(
             "the gateway adds {:.2}x what the baseline's adds at p50 ({:+.3} vs {b:+.3} ms)",
             added[0] / b,
