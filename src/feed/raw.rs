@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Longest tool-argument string kept (in chars) before the exporter shortens it further.
@@ -74,8 +75,62 @@ pub(super) struct LBool(pub bool);
 
 impl<'de> Deserialize<'de> for LBool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = serde_json::Value::deserialize(d)?;
-        Ok(LBool(v.as_bool() == Some(true)))
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LBool;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<LBool, E> {
+                Ok(LBool(v))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LBool, E> {
+                Ok(LBool(false))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LBool, E> {
+                Ok(LBool(false))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LBool, E> {
+                Ok(LBool(false))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LBool, E> {
+                Ok(LBool(false))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LBool, E> {
+                Ok(LBool(false))
+            }
+            containers_to!(LBool, LBool(false));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A string field read without a copy when the JSON text holds it unescaped (any other JSON type
+/// reads as `None`): for fields only compared, never kept.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct LCow<'a>(pub Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for LCow<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LCow<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<LCow<'de>, E> {
+                Ok(LCow(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LCow<'de>, E> {
+                Ok(LCow(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<LCow<'de>, E> {
+                Ok(LCow(Some(Cow::Owned(v))))
+            }
+            scalars_to!(LCow<'de>, LCow(None));
+            containers_to!(LCow<'de>, LCow(None));
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -116,7 +171,7 @@ impl<'de> Deserialize<'de> for RawMessage {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<RawMessage, A::Error> {
                 let mut out = RawMessage::default();
                 while let Some(key) = m.next_key::<KeyName>()? {
-                    match key.0.as_str() {
+                    match key.0.as_ref() {
                         "role" => out.role = m.next_value::<LStr>()?.0,
                         "content" => out.content = m.next_value::<Content>()?.0,
                         "stopReason" => out.stop_reason = m.next_value::<LStr>()?.0,
@@ -144,19 +199,22 @@ impl<'de> Deserialize<'de> for RawMessage {
     }
 }
 
-/// A map key, owned (keys are short; escapes are rare but legal).
-struct KeyName(String);
+/// A map key, borrowed from the JSON text unless it holds an escape (rare but legal).
+struct KeyName<'a>(Cow<'a, str>);
 
-impl<'de> Deserialize<'de> for KeyName {
+impl<'de> Deserialize<'de> for KeyName<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
-            type Value = KeyName;
+        impl<'de> Visitor<'de> for V {
+            type Value = KeyName<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a key")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyName, E> {
-                Ok(KeyName(v.to_owned()))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<KeyName<'de>, E> {
+                Ok(KeyName(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyName<'de>, E> {
+                Ok(KeyName(Cow::Owned(v.to_owned())))
             }
         }
         d.deserialize_str(V)
@@ -247,7 +305,7 @@ impl<'de> Deserialize<'de> for Block {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Block, A::Error> {
                 let (mut kind, mut text, mut tool, mut args) = (None, None, None, Vec::new());
                 while let Some(key) = m.next_key::<KeyName>()? {
-                    match key.0.as_str() {
+                    match key.0.as_ref() {
                         "type" => kind = m.next_value::<LStr>()?.0,
                         "text" => text = m.next_value::<LStr>()?.0,
                         "name" => tool = m.next_value::<LStr>()?.0,
@@ -303,7 +361,7 @@ impl<'de> Deserialize<'de> for ToolArgs {
                         if let Some((cut, _)) = v.char_indices().nth(ARG_KEEP_CHARS) {
                             v.truncate(cut);
                         }
-                        out.push((key.0, v));
+                        out.push((key.0.into_owned(), v));
                     }
                 }
                 Ok(ToolArgs(out))

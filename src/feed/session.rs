@@ -275,6 +275,9 @@ impl Session {
         let Some(leaf) = self.entries.iter().rposition(|e| e.id.is_some()) else {
             return (self.entries.iter().collect(), None);
         };
+        if let Some(linear) = self.linear_branch(leaf) {
+            return linear;
+        }
         let by_id: HashMap<&str, usize> = self
             .entries
             .iter()
@@ -301,6 +304,28 @@ impl Session {
         }
         path.reverse();
         (path, cut)
+    }
+
+    /// The walk's result without its maps when the file is one chain (each entry up to the leaf the
+    /// child of the one before it, no id twice): what the walk would find, at the cost of a sort.
+    fn linear_branch(&self, leaf: usize) -> Option<(Vec<&Entry>, Option<&str>)> {
+        let chain = &self.entries[..=leaf];
+        let linked = chain
+            .windows(2)
+            .all(|w| w[0].id.is_some() && w[1].parent_id == w[0].id);
+        if !linked {
+            return None;
+        }
+        let mut ids: Vec<&str> = chain.iter().filter_map(|e| e.id.as_deref()).collect();
+        ids.sort_unstable();
+        if ids.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+        let cut = chain[0]
+            .parent_id
+            .as_deref()
+            .filter(|p| ids.binary_search(p).is_err());
+        Some((chain.iter().collect(), cut))
     }
 
     /// The latest `session_info` name, if any.

@@ -17,10 +17,38 @@ pub fn line_break(c: char) -> bool {
     )
 }
 
+/// `text.split(line_break)`, a byte scan when the text is ASCII (most is): the same pieces.
+pub fn split_breaks(text: &str) -> impl Iterator<Item = &str> {
+    let ascii = text.is_ascii();
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let t = rest?;
+        let at = if ascii {
+            t.bytes()
+                .position(|b| matches!(b, b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e))
+                .map(|i| (i, 1))
+        } else {
+            t.char_indices()
+                .find(|&(_, c)| line_break(c))
+                .map(|(i, c)| (i, c.len_utf8()))
+        };
+        match at {
+            Some((i, n)) => {
+                rest = Some(&t[i + n..]);
+                Some(&t[..i])
+            }
+            None => {
+                rest = None;
+                Some(t)
+            }
+        }
+    })
+}
+
 /// Non-blank lines of assistant text, trailing whitespace trimmed (blank lines would split an
 /// exchange into paragraphs when the miner falls back to paragraph chunking).
 pub fn text_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split(line_break)
+    split_breaks(text)
         .map(str::trim_end)
         .filter(|l| !l.trim_start_matches(py_space).is_empty())
 }
@@ -47,7 +75,7 @@ pub const USER_CONTINUATION: &str = "  ";
 pub fn user_lines(text: &str) -> Vec<String> {
     let text = strip_skill(text);
     let mut out: Vec<String> = Vec::new();
-    for part in text.split(line_break) {
+    for part in split_breaks(&text) {
         let part = part.trim_end_matches(py_space);
         if part.trim_start_matches(py_space).is_empty() {
             continue;
@@ -66,7 +94,7 @@ pub fn user_lines(text: &str) -> Vec<String> {
 pub fn user_line(text: &str) -> String {
     let text = strip_skill(text);
     let mut out = String::with_capacity(text.len());
-    for part in text.split(line_break) {
+    for part in split_breaks(&text) {
         let part = part.trim_matches(py_space);
         if part.is_empty() {
             continue;
@@ -81,10 +109,13 @@ pub fn user_line(text: &str) -> String {
 
 fn strip_skill(text: &str) -> Cow<'_, str> {
     let t = text.trim_start_matches(py_space);
+    if !t.starts_with("<skill ") {
+        return Cow::Borrowed(text);
+    }
     let (Some(open_end), Some(close)) = (t.find('>'), t.find("</skill>")) else {
         return Cow::Borrowed(text);
     };
-    if !t.starts_with("<skill ") || open_end > close {
+    if open_end > close {
         return Cow::Borrowed(text);
     }
     let name = attr(&t[..open_end], "name").unwrap_or("?");
@@ -139,15 +170,26 @@ pub fn tool_note(note: &ToolNote, max: usize) -> String {
         .or_else(|| note.args.iter().find(|(_, v)| !v.trim().is_empty()))
         .map(|(_, v)| v.as_str())
         .unwrap_or("");
-    let mut s = format!("[{tool}]");
+    let mut s = String::with_capacity(tool.len() + arg.len() + 3);
+    s.push('[');
+    push_visible(&mut s, tool);
+    s.push(']');
     for word in arg.split(py_space).filter(|w| !w.is_empty()) {
         s.push(' ');
-        s.push_str(word);
+        push_visible(&mut s, word);
     }
-    let s: String = s.chars().filter(|c| !c.is_control()).collect();
     match s.char_indices().nth(max.max(2) - 1) {
         Some((cut, _)) if s.chars().count() > max => format!("{}…", &s[..cut]),
         _ => s,
+    }
+}
+
+/// Appends `text` without its control characters.
+fn push_visible(out: &mut String, text: &str) {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        out.push_str(text);
+    } else {
+        out.extend(text.chars().filter(|c| !c.is_control()));
     }
 }
 
@@ -164,6 +206,22 @@ mod tests {
         assert_eq!(escape_line("\u{3000}---"), "\u{3000}\\---");
         assert_eq!(escape_line("a > b"), "a > b");
         assert_eq!(escape_line("-- two dashes"), "-- two dashes");
+    }
+
+    #[test]
+    fn split_breaks_is_split_on_line_breaks() {
+        for t in [
+            "",
+            "one",
+            "a\n",
+            "\n\nb\r\nc\x0b\x0cd\x1ce\x1de\x1ef\x1fg",
+            "naïve\u{85}über\u{2028}日本語\u{2029}🚀\n",
+            "\u{2028}",
+        ] {
+            let fast: Vec<&str> = split_breaks(t).collect();
+            let slow: Vec<&str> = t.split(line_break).collect();
+            assert_eq!(fast, slow, "{t:?}");
+        }
     }
 
     #[test]

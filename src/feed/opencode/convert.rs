@@ -2,20 +2,9 @@
 //! (synthetic and ignored parts left out), an assistant message's text and tool calls, in order.
 
 use super::db::{MessageRow, SessionRow};
-use super::part::PartData;
-use crate::feed::raw::{LBool, LStr};
+use super::part::{Kind, PartData, Role};
 use crate::feed::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote};
-use serde::Deserialize;
 use std::hash::{DefaultHasher, Hash, Hasher};
-
-/// The fields of a `message.data` the export reads.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct MessageData {
-    role: LStr,
-    /// A compaction's summary (the messages it summarises are still in the table).
-    summary: LBool,
-}
 
 /// What a session held that the export could not use, for the report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,8 +14,8 @@ pub struct Unread {
 }
 
 /// The session as pi's exporter sees it: a linear branch, one entry per message, from the first
-/// message to the last one before a pending revert.
-pub fn session(row: &SessionRow, messages: &[MessageRow]) -> (Session, Unread) {
+/// message to the last one before a pending revert. The rows' strings move into the entries.
+pub fn session(row: &SessionRow, messages: Vec<MessageRow>) -> (Session, Unread) {
     let mut unread = Unread::default();
     let reverted_from = row
         .revert
@@ -38,23 +27,23 @@ pub fn session(row: &SessionRow, messages: &[MessageRow]) -> (Session, Unread) {
         if reverted_from.as_deref().is_some_and(|r| m.id.as_str() >= r) {
             continue;
         }
-        let Ok(data) = serde_json::from_str::<MessageData>(&m.data) else {
+        let Some(data) = m.data else {
             unread.bad_rows += 1;
             continue;
         };
         unread.bad_rows += m.parts.iter().filter(|p| p.is_none()).count();
-        let parts: Vec<&PartData> = m.parts.iter().flatten().collect();
-        let body = match (data.role.0.as_deref(), data.summary.0) {
+        let parts = m.parts.into_iter().flatten();
+        let body = match (data.role, data.summary.0) {
             (_, true) => Body::Summary,
-            (Some("user"), _) => user(&parts),
-            (Some("assistant"), _) => assistant(&parts),
+            (Role::User, _) => user(parts),
+            (Role::Assistant, _) => assistant(parts),
             _ => Body::Other,
         };
         let parent_id = entries.last().and_then(|e| e.id.clone());
         entries.push(Entry {
-            id: Some(m.id.clone()),
-            parent_id,
             key: key(&row.id, &m.id),
+            id: Some(m.id),
+            parent_id,
             body,
         });
     }
@@ -79,53 +68,57 @@ pub fn session(row: &SessionRow, messages: &[MessageRow]) -> (Session, Unread) {
     )
 }
 
+/// Typed text: not added by opencode itself, not hidden.
+fn typed(p: &PartData) -> bool {
+    p.kind == Kind::Text && !p.synthetic.0 && !p.ignored.0
+}
+
 /// A user message: its typed text parts joined by newlines; a compaction request is a summary.
-fn user(parts: &[&PartData]) -> Body {
-    if parts
-        .iter()
-        .any(|p| p.kind.0.as_deref() == Some("compaction"))
-    {
+fn user(parts: impl Iterator<Item = PartData>) -> Body {
+    let mut text: Option<String> = None;
+    let (mut images, mut compaction) = (0, false);
+    for p in parts {
+        compaction |= p.kind == Kind::Compaction;
+        images += usize::from(p.kind == Kind::File && p.mime.0);
+        if typed(&p)
+            && let Some(t) = p.text.0
+        {
+            match &mut text {
+                None => text = Some(t),
+                Some(all) => {
+                    all.push('\n');
+                    all.push_str(&t);
+                }
+            }
+        }
+    }
+    if compaction {
         return Body::Summary;
     }
-    let typed: Vec<&str> = parts
-        .iter()
-        .filter(|p| p.kind.0.as_deref() == Some("text") && !p.synthetic.0 && !p.ignored.0)
-        .filter_map(|p| p.text.0.as_deref())
-        .collect();
-    let images = parts
-        .iter()
-        .filter(|p| {
-            p.kind.0.as_deref() == Some("file")
-                && p.mime.0.as_deref().is_some_and(|m| m.starts_with("image/"))
-        })
-        .count();
     Body::User {
-        text: typed.join("\n"),
+        text: text.unwrap_or_default(),
         images,
     }
 }
 
 /// An assistant message: text (not synthetic) and tool calls in order; reasoning, steps,
 /// snapshots and patches dropped.
-fn assistant(parts: &[&PartData]) -> Body {
+fn assistant(parts: impl Iterator<Item = PartData>) -> Body {
     let mut out = Vec::new();
     for p in parts {
-        match p.kind.0.as_deref() {
-            Some("text") if !p.synthetic.0 && !p.ignored.0 => {
-                if let Some(t) = &p.text.0 {
-                    out.push(Part::Text(t.clone()));
-                }
+        if typed(&p) {
+            if let Some(t) = p.text.0 {
+                out.push(Part::Text(t));
             }
-            Some("tool") => out.push(Part::Tool(ToolNote {
-                tool: p.tool.0.clone().unwrap_or_default(),
+        } else if p.kind == Kind::Tool {
+            out.push(Part::Tool(ToolNote {
+                tool: p.tool.0.unwrap_or_default(),
                 args: p
                     .state
-                    .as_ref()
-                    .and_then(|s| s.input.as_ref())
-                    .map(|a| a.0.clone())
+                    .and_then(|s| s.input)
+                    .map(|a| a.0)
                     .unwrap_or_default(),
-            })),
-            _ => {}
+            }));
         }
     }
     Body::Assistant {
@@ -143,6 +136,7 @@ fn key(session: &str, message: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::feed::opencode::part::MessageData;
 
     fn row() -> SessionRow {
         SessionRow {
@@ -159,38 +153,40 @@ mod tests {
     fn msg(id: &str, data: &str, parts: &[&str]) -> MessageRow {
         MessageRow {
             id: id.into(),
-            data: data.into(),
+            data: MessageData::parse(data),
             parts: parts.iter().map(|p| PartData::parse(p)).collect(),
-            bytes: 0,
+            ..MessageRow::default()
         }
     }
 
     #[test]
     fn messages_become_entries() {
-        let msgs = [
-            msg(
-                "msg_1",
-                r#"{"role":"user"}"#,
-                &[
-                    r#"{"type":"text","text":"two\nlines"}"#,
-                    r#"{"type":"text","text":"file body","synthetic":true}"#,
-                    r#"{"type":"file","mime":"image/png"}"#,
-                ],
-            ),
-            msg(
-                "msg_2",
-                r#"{"role":"assistant"}"#,
-                &[
-                    r#"{"type":"step-start"}"#,
-                    r#"{"type":"reasoning","text":"hmm"}"#,
-                    r#"{"type":"tool","tool":"read","state":{"status":"completed","input":{"filePath":"/a.rs","limit":3}}}"#,
-                    r#"{"type":"text","text":"answer"}"#,
-                ],
-            ),
-            msg("msg_3", r#"{"role":"assistant","summary":true}"#, &[]),
-            msg("msg_4", "not json", &["{}"]),
-        ];
-        let (s, unread) = session(&row(), &msgs);
+        let msgs = || {
+            vec![
+                msg(
+                    "msg_1",
+                    r#"{"role":"user"}"#,
+                    &[
+                        r#"{"type":"text","text":"two\nlines"}"#,
+                        r#"{"type":"text","text":"file body","synthetic":true}"#,
+                        r#"{"type":"file","mime":"image/png"}"#,
+                    ],
+                ),
+                msg(
+                    "msg_2",
+                    r#"{"role":"assistant"}"#,
+                    &[
+                        r#"{"type":"step-start"}"#,
+                        r#"{"type":"reasoning","text":"hmm"}"#,
+                        r#"{"type":"tool","tool":"read","state":{"status":"completed","input":{"filePath":"/a.rs","limit":3}}}"#,
+                        r#"{"type":"text","text":"answer"}"#,
+                    ],
+                ),
+                msg("msg_3", r#"{"role":"assistant","summary":true}"#, &[]),
+                msg("msg_4", "not json", &["{}"]),
+            ]
+        };
+        let (s, unread) = session(&row(), msgs());
         assert_eq!(unread.bad_rows, 1);
         let bodies: Vec<&Body> = s.branch().into_iter().map(|e| &e.body).collect();
         assert_eq!(
@@ -218,6 +214,6 @@ mod tests {
             revert: Some(r#"{"messageID":"msg_2"}"#.into()),
             ..row()
         };
-        assert_eq!(session(&reverted, &msgs).0.entries.len(), 1);
+        assert_eq!(session(&reverted, msgs()).0.entries.len(), 1);
     }
 }

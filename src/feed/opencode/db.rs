@@ -2,9 +2,10 @@
 //! read transaction per run that holds no lock a writer waits on and ends as soon as the rows are
 //! read, so a running opencode never blocks and its WAL checkpoints are never starved.
 
-use super::part::PartData;
+use super::part::{MessageData, PartData};
 use super::schema::{self, Key};
 use rusqlite::{Connection, OpenFlags};
+use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 
@@ -26,17 +27,19 @@ pub struct SessionRow {
     pub fingerprint: u64,
 }
 
-/// One `message` row (its `data` is opencode's JSON, as stored) with its `part` rows, each parsed
-/// for the fields the export reads while the row is borrowed from SQLite: a part's JSON (a tool's
-/// whole output among it) is never copied.
+/// One `message` row with its `part` rows, each row's `data` parsed for the fields the export reads
+/// while the row is borrowed from SQLite: the JSON (a tool's whole output among it) is never copied.
 #[derive(Default)]
 pub struct MessageRow {
     pub id: String,
-    pub data: String,
+    /// `None` when the message's `data` is not a JSON object.
+    pub data: Option<MessageData>,
     /// The parts in order; `None` for one whose `data` is not a JSON object.
     pub parts: Vec<Option<PartData>>,
     /// The bytes of `data` and of every part's `data` (what the read took from the database).
     pub bytes: u64,
+    /// The bytes of the parts' `data` alone.
+    pub(super) parts_bytes: u64,
 }
 
 /// One session as the read delivers it: its row, and its messages when the caller asked for them.
@@ -61,8 +64,12 @@ FROM session s ORDER BY s.id";
 
 const MESSAGES: &str =
     "SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id";
-const PARTS: &str =
-    "SELECT message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id";
+/// A session's parts in the order of `part_session_idx` (insertion order, which is id order within a
+/// message as opencode writes them): no sort, so SQLite never copies the rows into a sorter.
+const PARTS: &str = "SELECT message_id, id, data FROM part WHERE session_id = ?1";
+/// The same in the order the export needs, for a session whose parts [`PARTS`] lent out of order.
+const PARTS_ORDERED: &str =
+    "SELECT message_id, id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id";
 
 /// How long a read waits on a lock before the database is skipped as busy (a WAL reader waits only
 /// while opencode recovers its WAL or a rollback-journal writer holds the file).
@@ -142,7 +149,7 @@ fn read_in(
     drop(index);
     let total = sessions.len();
     let mut messages = tx.prepare(MESSAGES)?;
-    let mut parts = tx.prepare(PARTS)?;
+    let mut parts = [tx.prepare(PARTS)?, tx.prepare(PARTS_ORDERED)?];
     for s in sessions {
         if !wanted(&s) {
             each(total, (s, None));
@@ -156,36 +163,82 @@ fn read_in(
     Ok(Read::Sessions(total))
 }
 
-/// One session's messages in order, each with its parts parsed from the borrowed row.
+/// One session's messages in order, each with its parts parsed from the borrowed row. The parts
+/// are read unsorted first; should a message's parts come out of id order (or interleaved with
+/// another message's), the session's parts are read again sorted.
 fn messages_of(
     session: &str,
     messages: &mut rusqlite::Statement<'_>,
-    parts: &mut rusqlite::Statement<'_>,
+    parts: &mut [rusqlite::Statement<'_>; 2],
 ) -> rusqlite::Result<Vec<MessageRow>> {
-    let mut msgs: Vec<MessageRow> = messages
-        .query_map([session], |r| {
-            let data: String = r.get(1)?;
-            Ok(MessageRow {
-                id: r.get(0)?,
-                bytes: data.len() as u64,
-                data,
-                parts: Vec::new(),
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    let at: std::collections::HashMap<String, usize> = msgs
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.id.clone(), i))
-        .collect();
-    let mut rows = parts.query([session])?;
+    let mut msgs: Vec<MessageRow> = Vec::new();
+    let mut rows = messages.query([session])?;
     while let Some(r) = rows.next()? {
-        let Some(&i) = at.get(r.get_ref(0)?.as_str()?) else {
-            continue;
-        };
         let data = r.get_ref(1)?.as_str()?;
-        msgs[i].parts.push(PartData::parse(data));
-        msgs[i].bytes += data.len() as u64;
+        msgs.push(MessageRow {
+            id: r.get(0)?,
+            bytes: data.len() as u64,
+            data: MessageData::parse(data),
+            parts: Vec::new(),
+            parts_bytes: 0,
+        });
+    }
+    if !parts_of(session, &mut parts[0], &mut msgs, true)? {
+        for m in &mut msgs {
+            m.bytes -= m.parts_bytes;
+            m.parts_bytes = 0;
+            m.parts.clear();
+        }
+        parts_of(session, &mut parts[1], &mut msgs, false)?;
     }
     Ok(msgs)
+}
+
+/// Reads the session's parts into their messages; with `check_order`, `Ok(false)` (and the parts
+/// read so far left in place) as soon as a message's part comes after a later-id one of the same
+/// message or after another message's parts.
+fn parts_of(
+    session: &str,
+    parts: &mut rusqlite::Statement<'_>,
+    msgs: &mut [MessageRow],
+    check_order: bool,
+) -> rusqlite::Result<bool> {
+    let mut rows = parts.query([session])?;
+    let mut at: Option<HashMap<String, usize>> = None;
+    // The message of the part read last, and that part's id.
+    let (mut cur, mut prev_id) = (0, String::new());
+    while let Some(r) = rows.next()? {
+        let mid = r.get_ref(0)?.as_str()?;
+        let i = if msgs.get(cur).is_some_and(|m| m.id == mid) {
+            cur
+        } else if msgs.get(cur + 1).is_some_and(|m| m.id == mid) {
+            cur + 1
+        } else {
+            let at = at.get_or_insert_with(|| {
+                msgs.iter()
+                    .enumerate()
+                    .map(|(i, m)| (m.id.clone(), i))
+                    .collect()
+            });
+            match at.get(mid) {
+                Some(&i) => i,
+                None => continue,
+            }
+        };
+        let id = r.get_ref(1)?.as_str()?;
+        if check_order {
+            if !msgs[i].parts.is_empty() && (i != cur || id < prev_id.as_str()) {
+                return Ok(false);
+            }
+            prev_id.clear();
+            prev_id.push_str(id);
+        }
+        let data = r.get_ref(2)?.as_str()?;
+        let m = &mut msgs[i];
+        m.parts.push(PartData::parse(data));
+        m.parts_bytes += data.len() as u64;
+        m.bytes += data.len() as u64;
+        cur = i;
+    }
+    Ok(true)
 }

@@ -1,8 +1,44 @@
-//! One `part` row's `data` as the export reads it: the few fields it uses, parsed straight from
-//! the row SQLite lends, so the rest (a tool's whole output) is skipped and never copied.
+//! A `message` or `part` row's `data` as the export reads it: the few fields it uses, parsed
+//! straight from the row SQLite lends, so the rest (a tool's whole output) is skipped and never copied.
 
-use crate::feed::raw::{LBool, LStr, ToolArgs};
-use serde::Deserialize;
+use crate::feed::raw::{LBool, LCow, LStr, ToolArgs};
+use serde::{Deserialize, Deserializer};
+
+/// A part's `type`, as far as the export tells them apart (matched on the borrowed string: no
+/// allocation per part).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Tool,
+    File,
+    Compaction,
+    /// Steps, reasoning, snapshots, patches, an unknown or missing type: dropped.
+    #[default]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match LCow::deserialize(d)?.0.as_deref() {
+            Some("text") => Kind::Text,
+            Some("tool") => Kind::Tool,
+            Some("file") => Kind::File,
+            Some("compaction") => Kind::Compaction,
+            _ => Kind::Other,
+        })
+    }
+}
+
+/// A file part's `mime` reduced to what the export asks of it: is it an image.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct IsImage(pub bool);
+
+impl<'de> Deserialize<'de> for IsImage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mime = LCow::deserialize(d)?;
+        Ok(IsImage(mime.0.is_some_and(|m| m.starts_with("image/"))))
+    }
+}
 
 /// The fields of a `part.data` the export reads (the rest, a tool's output among it, is skipped
 /// unread).
@@ -10,14 +46,14 @@ use serde::Deserialize;
 #[serde(default)]
 pub struct PartData {
     #[serde(rename = "type")]
-    pub(super) kind: LStr,
+    pub(super) kind: Kind,
     pub(super) text: LStr,
     /// Text opencode added itself (a file's contents for an @-mention, a reminder).
     pub(super) synthetic: LBool,
     pub(super) ignored: LBool,
     pub(super) tool: LStr,
     pub(super) state: Option<ToolState>,
-    pub(super) mime: LStr,
+    pub(super) mime: IsImage,
 }
 
 #[derive(Default, Deserialize)]
@@ -29,6 +65,41 @@ pub(super) struct ToolState {
 impl PartData {
     /// A part's `data` as stored; `None` when it is not a JSON object.
     pub fn parse(data: &str) -> Option<PartData> {
+        serde_json::from_str(data).ok()
+    }
+}
+
+/// A message's role, as far as the export tells them apart.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    #[default]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match LCow::deserialize(d)?.0.as_deref() {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            _ => Role::Other,
+        })
+    }
+}
+
+/// The fields of a `message.data` the export reads.
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(default)]
+pub struct MessageData {
+    pub(super) role: Role,
+    /// A compaction's summary (the messages it summarises are still in the table).
+    pub(super) summary: LBool,
+}
+
+impl MessageData {
+    /// A message's `data` as stored; `None` when it is not a JSON object.
+    pub fn parse(data: &str) -> Option<MessageData> {
         serde_json::from_str(data).ok()
     }
 }

@@ -189,7 +189,7 @@ fn read_and_render(
             if let Some(p) = &opts.progress {
                 (p.0)(out.len(), total);
             }
-            let rendered = msgs.map(|m| render(opts, &row, &m));
+            let rendered = msgs.map(|m| render(opts, &row, m));
             out.push((row, rendered));
         }
         if let Some(p) = &opts.progress {
@@ -203,7 +203,7 @@ fn read_and_render(
 }
 
 /// Convert, gate and render one session.
-fn render(opts: &PrepareOptions, row: &SessionRow, msgs: &[db::MessageRow]) -> Rendered {
+fn render(opts: &PrepareOptions, row: &SessionRow, msgs: Vec<db::MessageRow>) -> Rendered {
     let bytes_read = msgs.iter().map(|m| m.bytes).sum();
     let (sess, unread) = convert::session(row, msgs);
     let t = export::build(&sess, &opts.export);
