@@ -1,7 +1,7 @@
 //! One opencode session's rows as the entries pi's exporter reads: a user message's typed text
 //! (synthetic and ignored parts left out), an assistant message's text and tool calls, in order.
 
-use super::db::{MessageRow, SessionRow};
+use super::db::{SessionRow, SessionRows};
 use super::part::{Kind, PartData, Role};
 use crate::feed::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -14,16 +14,17 @@ pub struct Unread {
 }
 
 /// The session as pi's exporter sees it: a linear branch, one entry per message, from the first
-/// message to the last one before a pending revert. The rows' strings move into the entries.
-pub fn session(row: &SessionRow, messages: Vec<MessageRow>) -> (Session, Unread) {
+/// message to the last one before a pending revert. Each part's `data` is parsed here (the fields
+/// the export reads, the rest skipped); the rows' strings move into the entries.
+pub fn session(row: &SessionRow, rows: SessionRows) -> (Session, Unread) {
     let mut unread = Unread::default();
     let reverted_from = row
         .revert
         .as_deref()
         .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
         .and_then(|v| v.get("messageID")?.as_str().map(str::to_string));
-    let mut entries: Vec<Entry> = Vec::with_capacity(messages.len());
-    for m in messages {
+    let mut entries: Vec<Entry> = Vec::with_capacity(rows.messages.len());
+    for m in rows.messages {
         if reverted_from.as_deref().is_some_and(|r| m.id.as_str() >= r) {
             continue;
         }
@@ -31,8 +32,13 @@ pub fn session(row: &SessionRow, messages: Vec<MessageRow>) -> (Session, Unread)
             unread.bad_rows += 1;
             continue;
         };
-        unread.bad_rows += m.parts.iter().filter(|p| p.is_none()).count();
-        let parts = m.parts.into_iter().flatten();
+        let parts: Vec<Option<PartData>> = m
+            .parts
+            .into_iter()
+            .map(|r| PartData::parse(&rows.parts[r]))
+            .collect();
+        unread.bad_rows += parts.iter().filter(|p| p.is_none()).count();
+        let parts = parts.into_iter().flatten();
         let body = match (data.role, data.summary.0) {
             (_, true) => Body::Summary,
             (Role::User, _) => user(parts),
@@ -136,6 +142,7 @@ fn key(session: &str, message: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::feed::opencode::db::MessageRow;
     use crate::feed::opencode::part::MessageData;
 
     fn row() -> SessionRow {
@@ -150,13 +157,29 @@ mod tests {
         }
     }
 
-    fn msg(id: &str, data: &str, parts: &[&str]) -> MessageRow {
-        MessageRow {
-            id: id.into(),
-            data: MessageData::parse(data),
-            parts: parts.iter().map(|p| PartData::parse(p)).collect(),
-            ..MessageRow::default()
+    type Msg<'a> = (&'a str, &'a str, &'a [&'a str]);
+
+    fn msg<'a>(id: &'a str, data: &'a str, parts: &'a [&'a str]) -> Msg<'a> {
+        (id, data, parts)
+    }
+
+    /// The rows the read would deliver for these messages.
+    fn rows(msgs: &[Msg]) -> SessionRows {
+        let mut out = SessionRows::default();
+        for (id, data, parts) in msgs {
+            let mut m = MessageRow {
+                id: id.to_string(),
+                data: MessageData::parse(data),
+                parts: Vec::new(),
+            };
+            for p in *parts {
+                let start = out.parts.len();
+                out.parts.push_str(p);
+                m.parts.push(start..out.parts.len());
+            }
+            out.messages.push(m);
         }
+        out
     }
 
     #[test]
@@ -186,7 +209,7 @@ mod tests {
                 msg("msg_4", "not json", &["{}"]),
             ]
         };
-        let (s, unread) = session(&row(), msgs());
+        let (s, unread) = session(&row(), rows(&msgs()));
         assert_eq!(unread.bad_rows, 1);
         let bodies: Vec<&Body> = s.branch().into_iter().map(|e| &e.body).collect();
         assert_eq!(
@@ -214,6 +237,6 @@ mod tests {
             revert: Some(r#"{"messageID":"msg_2"}"#.into()),
             ..row()
         };
-        assert_eq!(session(&reverted, msgs()).0.entries.len(), 1);
+        assert_eq!(session(&reverted, rows(&msgs())).0.entries.len(), 1);
     }
 }

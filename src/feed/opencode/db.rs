@@ -2,11 +2,12 @@
 //! read transaction per run that holds no lock a writer waits on and ends as soon as the rows are
 //! read, so a running opencode never blocks and its WAL checkpoints are never starved.
 
-use super::part::{MessageData, PartData};
+use super::part::MessageData;
 use super::schema::{self, Key};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::ops::Range;
 use std::path::Path;
 
 /// One row of `session`, with what the fast path and the quiet period need.
@@ -27,23 +28,29 @@ pub struct SessionRow {
     pub fingerprint: u64,
 }
 
-/// One `message` row with its `part` rows, each row's `data` parsed for the fields the export reads
-/// while the row is borrowed from SQLite: the JSON (a tool's whole output among it) is never copied.
+/// One `message` row, its `data` parsed for the fields the export reads while the row is borrowed
+/// from SQLite, with its `part` rows' `data` as stored (parsed by the caller, off the read's thread).
 #[derive(Default)]
 pub struct MessageRow {
     pub id: String,
     /// `None` when the message's `data` is not a JSON object.
     pub data: Option<MessageData>,
-    /// The parts in order; `None` for one whose `data` is not a JSON object.
-    pub parts: Vec<Option<PartData>>,
-    /// The bytes of `data` and of every part's `data` (what the read took from the database).
+    /// Its parts' `data` in order: ranges of [`SessionRows::parts`].
+    pub parts: Vec<Range<usize>>,
+}
+
+/// One session's messages in order, and the `data` of all its parts in one buffer (one allocation
+/// per session, not per part).
+#[derive(Default)]
+pub struct SessionRows {
+    pub messages: Vec<MessageRow>,
+    pub parts: String,
+    /// The bytes of every message's and part's `data` (what the read took from the database).
     pub bytes: u64,
-    /// The bytes of the parts' `data` alone.
-    pub(super) parts_bytes: u64,
 }
 
 /// One session as the read delivers it: its row, and its messages when the caller asked for them.
-pub type Delivered = (SessionRow, Option<Vec<MessageRow>>);
+pub type Delivered = (SessionRow, Option<SessionRows>);
 
 /// What one read of the database found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,12 +61,12 @@ pub enum Read {
     UnknownSchema(Option<Key>),
 }
 
+/// The session index: each session's row, and for its messages and its parts the row count and the
+/// latest `time_updated` (`"<count> <max>"`: one pass over each table's rows for both).
 const INDEX: &str = "
 SELECT s.id, s.parent_id, s.directory, s.title, s.revert, s.time_updated,
-  (SELECT count(*) FROM message m WHERE m.session_id = s.id),
-  (SELECT ifnull(max(m.time_updated), 0) FROM message m WHERE m.session_id = s.id),
-  (SELECT count(*) FROM part p WHERE p.session_id = s.id),
-  (SELECT ifnull(max(p.time_updated), 0) FROM part p WHERE p.session_id = s.id)
+  (SELECT count(*) || ' ' || ifnull(max(m.time_updated), 0) FROM message m WHERE m.session_id = s.id),
+  (SELECT count(*) || ' ' || ifnull(max(p.time_updated), 0) FROM part p WHERE p.session_id = s.id)
 FROM session s ORDER BY s.id";
 
 const MESSAGES: &str =
@@ -129,7 +136,8 @@ fn read_in(
     let mut index = tx.prepare(INDEX)?;
     let rows = index.query_map([], |r| {
         let revert: Option<String> = r.get(4)?;
-        let counts: [i64; 5] = [r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?];
+        let (messages, parts) = (count_and_latest(r, 6)?, count_and_latest(r, 7)?);
+        let counts: [i64; 5] = [r.get(5)?, messages.0, messages.1, parts.0, parts.1];
         let mut h = DefaultHasher::new();
         (counts, &revert).hash(&mut h);
         Ok(SessionRow {
@@ -163,35 +171,47 @@ fn read_in(
     Ok(Read::Sessions(total))
 }
 
-/// One session's messages in order, each with its parts parsed from the borrowed row. The parts
-/// are read unsorted first; should a message's parts come out of id order (or interleaved with
-/// another message's), the session's parts are read again sorted.
+/// An index column's `"<count> <max>"` as two integers.
+fn count_and_latest(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<(i64, i64)> {
+    let text = r.get_ref(i)?.as_str()?;
+    text.split_once(' ')
+        .and_then(|(n, t)| Some((n.parse().ok()?, t.parse().ok()?)))
+        .ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                i,
+                rusqlite::types::Type::Text,
+                format!("not a row count and a time: {text:?}").into(),
+            )
+        })
+}
+
+/// One session's messages in order, each message's `data` parsed from the borrowed row, the parts'
+/// copied as stored. The parts are read unsorted first; should a message's parts come out of id
+/// order (or interleaved with another message's), the session's parts are read again sorted.
 fn messages_of(
     session: &str,
     messages: &mut rusqlite::Statement<'_>,
     parts: &mut [rusqlite::Statement<'_>; 2],
-) -> rusqlite::Result<Vec<MessageRow>> {
-    let mut msgs: Vec<MessageRow> = Vec::new();
+) -> rusqlite::Result<SessionRows> {
+    let mut out = SessionRows::default();
     let mut rows = messages.query([session])?;
     while let Some(r) = rows.next()? {
         let data = r.get_ref(1)?.as_str()?;
-        msgs.push(MessageRow {
+        out.bytes += data.len() as u64;
+        out.messages.push(MessageRow {
             id: r.get(0)?,
-            bytes: data.len() as u64,
             data: MessageData::parse(data),
             parts: Vec::new(),
-            parts_bytes: 0,
         });
     }
-    if !parts_of(session, &mut parts[0], &mut msgs, true)? {
-        for m in &mut msgs {
-            m.bytes -= m.parts_bytes;
-            m.parts_bytes = 0;
-            m.parts.clear();
-        }
-        parts_of(session, &mut parts[1], &mut msgs, false)?;
+    let message_bytes = out.bytes;
+    if !parts_of(session, &mut parts[0], &mut out, true)? {
+        out.messages.iter_mut().for_each(|m| m.parts.clear());
+        out.parts.clear();
+        out.bytes = message_bytes;
+        parts_of(session, &mut parts[1], &mut out, false)?;
     }
-    Ok(msgs)
+    Ok(out)
 }
 
 /// Reads the session's parts into their messages; with `check_order`, `Ok(false)` (and the parts
@@ -200,9 +220,10 @@ fn messages_of(
 fn parts_of(
     session: &str,
     parts: &mut rusqlite::Statement<'_>,
-    msgs: &mut [MessageRow],
+    out: &mut SessionRows,
     check_order: bool,
 ) -> rusqlite::Result<bool> {
+    let msgs = &mut out.messages;
     let mut rows = parts.query([session])?;
     let mut at: Option<HashMap<String, usize>> = None;
     // The message of the part read last, and that part's id.
@@ -234,10 +255,10 @@ fn parts_of(
             prev_id.push_str(id);
         }
         let data = r.get_ref(2)?.as_str()?;
-        let m = &mut msgs[i];
-        m.parts.push(PartData::parse(data));
-        m.parts_bytes += data.len() as u64;
-        m.bytes += data.len() as u64;
+        let start = out.parts.len();
+        out.parts.push_str(data);
+        msgs[i].parts.push(start..out.parts.len());
+        out.bytes += data.len() as u64;
         cur = i;
     }
     Ok(true)
