@@ -1,12 +1,15 @@
 //! Feed bench: about 60 MB of synthetic pi JSONL in 1,000 sessions; parse+export MB/s beside `cat` of the
 //! same files, and the no-change re-run (bar <= 100 ms); then 1,000 opencode sessions in a database
 //! with the real schema: the first export beside a `cp` of the file (bar <= 2x) and the no-change
-//! re-run, beside pi's: `cargo run --release --example bench_feed`.
+//! re-run, beside pi's, with the floors any opencode exporter pays (the read alone, the read with every
+//! needed field parsed, the staging alone with and without fsync): `cargo run --release --example bench_feed`.
 
 #[path = "../tests/it/support/opencode_db.rs"]
 mod opencode_db;
 
 use mpt::feed::opencode::prepare::prepare as oc_prepare;
+use mpt::feed::opencode::{convert, db as oc_db};
+use mpt::feed::stage;
 use mpt::feed::{Harness, PrepareOptions, Reason, export, prepare, session};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -213,7 +216,9 @@ fn main() {
         // The opencode half alone (for profiling it), without pi's figures beside it.
         return opencode(tmp.path(), f64::NAN);
     }
-    let sessions = tmp.path().join("sessions");
+    // BENCH_FEED_PI_DIR keeps the synthetic pi sessions there (to profile `mpt feed prepare` on them).
+    let sessions = std::env::var_os("BENCH_FEED_PI_DIR")
+        .map_or_else(|| tmp.path().join("sessions"), PathBuf::from);
     let t = Instant::now();
     let (paths, total) = generate(&sessions);
     let mb = total as f64 / 1e6;
@@ -421,6 +426,7 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
             r.bytes_written as f64 / 1e6
         );
     }
+    floors(&db, &stage, t_cp);
     let rerun = median_ms(11, || {
         let r = oc_prepare(&mk(Some(&state), true)).unwrap();
         assert_eq!((r.exported, r.unchanged, r.bytes_read), (0, SESSIONS, 0));
@@ -437,4 +443,88 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
         "re-run without state (read + export + compare)",
         t_nostate * 1e3
     );
+}
+
+/// What any exporter of this database pays, each beside `cp`: the read alone (the index and every
+/// session's rows, in one transaction), the read with every field the export needs parsed (no
+/// rendering, no staging), both on one thread; then the staging alone (the first export's 1,000
+/// transcripts written as `stage_file` writes them, temp file and rename), with fsync off, fsync
+/// per file (what `mpt feed prepare` does), and batched (all temp files written, one `syncfs`, then
+/// the renames: the same guarantee, every file's data on disk before its rename).
+fn floors(db: &Path, staged: &Path, t_cp: f64) {
+    let line = |what: &str, secs: f64| {
+        println!(
+            "  {what:<46} {:>9.1} ms  {:.2}x cp",
+            secs * 1e3,
+            secs / t_cp
+        );
+    };
+    let (t_read, _) = best(3, || {
+        let mut bytes = 0;
+        oc_db::read(db, &|_| true, &mut |_, (_, rows)| {
+            bytes += rows.map_or(0, |r| r.bytes)
+        })
+        .unwrap();
+        assert!(bytes > 0);
+    });
+    line("floor: the read alone (index + every row)", t_read);
+    let (t_parse, _) = best(3, || {
+        oc_db::read(db, &|_| true, &mut |_, (row, rows)| {
+            if let Some(rows) = rows {
+                let (s, _) = convert::session(&row, rows);
+                assert!(!s.entries.is_empty());
+            }
+        })
+        .unwrap();
+    });
+    line("floor: read + parse every needed field", t_parse);
+    let texts: Vec<(String, Vec<u8>)> = fs::read_dir(staged)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    let out = staged.with_file_name("floor");
+    let fresh = || {
+        let _ = fs::remove_dir_all(&out);
+        fs::create_dir_all(&out).unwrap();
+    };
+    for fsync in [false, true] {
+        fresh();
+        let t = Instant::now();
+        for (name, text) in &texts {
+            stage::stage_file(&out, name, text, fsync).unwrap();
+        }
+        line(
+            &format!(
+                "staging alone, {} files (fsync {})",
+                texts.len(),
+                if fsync { "each" } else { "off" }
+            ),
+            t.elapsed().as_secs_f64(),
+        );
+    }
+    fresh();
+    let t = Instant::now();
+    for (name, text) in &texts {
+        fs::write(out.join(format!(".{name}.tmp")), text).unwrap();
+    }
+    let dir = fs::File::open(&out).unwrap();
+    // SAFETY: syncfs on a descriptor this function owns and keeps open for the call.
+    assert_eq!(
+        unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&dir)) },
+        0
+    );
+    for (name, _) in &texts {
+        fs::rename(out.join(format!(".{name}.tmp")), out.join(name)).unwrap();
+    }
+    line(
+        &format!("staging alone, {} files (one syncfs)", texts.len()),
+        t.elapsed().as_secs_f64(),
+    );
+    let _ = fs::remove_dir_all(&out);
 }
