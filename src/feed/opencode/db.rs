@@ -263,3 +263,67 @@ fn parts_of(
     }
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMA: &str = include_str!("../../../tests/fixtures/feed/opencode-1.18.33.sql");
+
+    /// Parts written out of id order and interleaved across messages come out of the read in id
+    /// order within each message, as `ORDER BY message_id, id` gives them.
+    #[test]
+    fn parts_out_of_order_are_read_sorted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(SCHEMA).unwrap();
+        c.execute_batch(
+            "INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('prj', '/p', 0, 0, '[]');
+             INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
+               VALUES ('ses_1', 'prj', 's', '/p', 't', '1.18.33', 1, 1), ('ses_2', 'prj', 's', '/p', 't', '1.18.33', 1, 1);
+             INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES
+               ('msg_1', 'ses_1', 1, 1, '{}'), ('msg_2', 'ses_1', 2, 2, '{}'), ('msg_3', 'ses_2', 1, 1, '{}');",
+        )
+        .unwrap();
+        let part = |id: &str, m: &str, s: &str| {
+            c.execute(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, 1, 1, ?1)",
+                [id, m, s],
+            )
+            .unwrap();
+        };
+        // ses_1: interleaved and out of order; ses_2: in order.
+        for (id, m, s) in [
+            ("prt_2b", "msg_2", "ses_1"),
+            ("prt_1a", "msg_1", "ses_1"),
+            ("prt_3a", "msg_3", "ses_2"),
+            ("prt_2a", "msg_2", "ses_1"),
+            ("prt_3b", "msg_3", "ses_2"),
+        ] {
+            part(id, m, s);
+        }
+        drop(c);
+        let mut got = Vec::new();
+        read(&path, &|_| true, &mut |_, (_, rows)| {
+            let rows = rows.unwrap();
+            for m in &rows.messages {
+                let parts: Vec<&str> = m.parts.iter().map(|r| &rows.parts[r.clone()]).collect();
+                got.push(format!("{}: {}", m.id, parts.join(" ")));
+            }
+            assert_eq!(
+                rows.bytes,
+                rows.parts.len() as u64 + 2 * rows.messages.len() as u64
+            );
+        })
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                "msg_1: prt_1a",
+                "msg_2: prt_2a prt_2b",
+                "msg_3: prt_3a prt_3b"
+            ]
+        );
+    }
+}
