@@ -8,7 +8,7 @@ use super::gate::{self, GateConfig, Reason, SkipReason};
 pub use super::report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};
 use super::scan::{self, SessionFile};
 use super::session::{self, Session};
-use super::stage::{self, StageOutcome};
+use super::stage::{self, StageOutcome, Stager};
 use super::state::{self, Record, State};
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -129,6 +129,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
     let mut used_names: HashSet<String> = HashSet::new();
     let mut new_state = State::empty(&config);
     let mut details = Vec::with_capacity(items.len());
+    let mut stager = Stager::new(&stage_dir, opts.fsync);
 
     for (done, &i) in order.iter().enumerate() {
         if let Some(p) = &opts.progress {
@@ -159,14 +160,14 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
         let (outcome, staged, from_state) = match fast_path(it, &dedup, &stage_dir, &used_names) {
             Some((o, staged)) => (o, staged, true),
             None => {
-                let ctx = Ctx {
+                let mut ctx = Ctx {
                     opts,
                     items: &items,
-                    stage_dir: &stage_dir,
+                    stager: &mut stager,
                 };
                 let parent = is_parent.contains(&i);
                 let (o, staged) = slow_path(
-                    &ctx,
+                    &mut ctx,
                     i,
                     &ancestors,
                     parent,
@@ -209,6 +210,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
     }
     details.sort_by(|a, b| a.source.cmp(&b.source));
     report.sessions = details;
+    stager.finish()?;
     if let Some(p) = &opts.state_file
         && (new_state != old || report.state_reset || !p.exists())
     {
@@ -328,12 +330,12 @@ pub(super) type Staged = Option<(String, u64)>;
 struct Ctx<'a> {
     opts: &'a PrepareOptions,
     items: &'a [Item],
-    stage_dir: &'a Path,
+    stager: &'a mut Stager,
 }
 
 /// Gate, parse, export and stage one session whose record could not be reused.
 fn slow_path(
-    ctx: &Ctx,
+    ctx: &mut Ctx,
     i: usize,
     ancestors: &[usize],
     is_parent: bool,
@@ -392,7 +394,7 @@ fn slow_path(
         name = stage::disambiguated_name(&name, &it.file.path);
     }
     used.insert(name.clone());
-    let outcome = match stage::stage_file(ctx.stage_dir, &name, text.as_bytes(), opts.fsync)? {
+    let outcome = match ctx.stager.stage(&name, text.as_bytes())? {
         StageOutcome::Written(n) => {
             report.bytes_written += n;
             Outcome::Exported

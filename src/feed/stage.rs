@@ -1,11 +1,12 @@
 //! The staging folder the miner reads: one stable `<session-id>.md` per session, replaced atomically
-//! (dot-prefixed `.tmp` in the same folder, then rename) and only when its bytes change.
+//! (dot-prefixed `.tmp` in the same folder, then rename) and only when its bytes change; a run's
+//! files made durable in batches ([`Stager`]).
 
 use crate::hex::hex;
 use sha2::{Digest, Sha256};
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
@@ -18,7 +19,11 @@ pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
 
 static SEQ: AtomicU64 = AtomicU64::new(0);
 
-/// What [`stage_file`] did.
+/// How many written files a [`Stager`] syncs, then renames, at a time: each fsync after the first
+/// of a batch finds its data already carried by the first's journal commit.
+const SYNC_BATCH: usize = 256;
+
+/// What [`Stager::stage`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StageOutcome {
     /// The file was created or replaced; this many bytes were written.
@@ -53,33 +58,97 @@ pub fn disambiguated_name(name: &str, source: &Path) -> String {
     format!("{stem}.{}.md", &h[..8])
 }
 
-/// Write `content` to `dir/name` unless it already holds exactly those bytes. The new content goes
-/// to a dot-prefixed temp file in `dir` first and is renamed over the target, so a reader (or a
-/// crash) never sees a partial file. With `fsync`, data reaches the disk before the rename.
+/// Write `content` to `dir/name` unless it already holds exactly those bytes, on its own (a
+/// [`Stager`] of one file: with fsync, a sync of its own).
 pub fn stage_file(dir: &Path, name: &str, content: &[u8], fsync: bool) -> io::Result<StageOutcome> {
-    let target = dir.join(name);
-    if same_content(&target, content)? {
-        return Ok(StageOutcome::Unchanged);
-    }
-    let tmp = dir.join(format!(
-        ".{name}.{}-{}{TEMP_SUFFIX}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(content)?;
-        if fsync {
-            f.sync_all()?;
+    let mut stager = Stager::new(dir, fsync);
+    let outcome = stager.stage(name, content)?;
+    stager.finish()?;
+    Ok(outcome)
+}
+
+/// One run's writes to the staging folder. Each new content goes to a dot-prefixed temp file in
+/// the folder and is renamed over its target, so a reader (or a crash) never sees a partial file.
+/// With `fsync`, a file's data reaches the disk before its rename, as with a sync per file; but
+/// the syncs are made [`SYNC_BATCH`] files at a time, after their writes, so one journal commit
+/// carries a batch (a sync per file right after its write paid a commit each: 2.5 s for 1,000
+/// files here, 0.3-1.0 s batched). Until [`Stager::finish`], up to a batch of files is written but
+/// not yet under its name; a stager dropped unfinished (an error) removes those temp files.
+pub struct Stager {
+    dir: PathBuf,
+    fsync: bool,
+    /// Written temp files waiting for their sync and rename: (temp, target).
+    pending: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Stager {
+    pub fn new(dir: &Path, fsync: bool) -> Stager {
+        Stager {
+            dir: dir.to_path_buf(),
+            fsync,
+            pending: Vec::new(),
         }
-        drop(f);
-        fs::rename(&tmp, &target)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
     }
-    Ok(StageOutcome::Written(content.len() as u64))
+
+    /// Stage `content` as `name`, unless the file already holds exactly those bytes (its mtime is
+    /// then kept). Without fsync the file is under its name when this returns; with it, by
+    /// [`Stager::finish`] at the latest.
+    pub fn stage(&mut self, name: &str, content: &[u8]) -> io::Result<StageOutcome> {
+        let target = self.dir.join(name);
+        if same_content(&target, content)? {
+            return Ok(StageOutcome::Unchanged);
+        }
+        let tmp = self.dir.join(format!(
+            ".{name}.{}-{}{TEMP_SUFFIX}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| f.write_all(content));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        self.pending.push((tmp, target));
+        if !self.fsync || self.pending.len() >= SYNC_BATCH {
+            self.settle()?;
+        }
+        Ok(StageOutcome::Written(content.len() as u64))
+    }
+
+    /// Every staged file under its name (synced first, with fsync).
+    pub fn finish(mut self) -> io::Result<()> {
+        self.settle()
+    }
+
+    /// Sync the pending files (a read-only descriptor syncs the file's data as well), then rename
+    /// each; a failure leaves the rest pending, for `Drop` to remove.
+    fn settle(&mut self) -> io::Result<()> {
+        if self.fsync {
+            for (tmp, _) in &self.pending {
+                fs::File::open(tmp)?.sync_all()?;
+            }
+        }
+        let mut renamed = 0;
+        let result = self.pending.iter().try_for_each(|(tmp, target)| {
+            fs::rename(tmp, target)?;
+            renamed += 1;
+            Ok(())
+        });
+        self.pending.drain(..renamed);
+        result
+    }
+}
+
+impl Drop for Stager {
+    fn drop(&mut self) {
+        for (tmp, _) in self.pending.drain(..) {
+            let _ = fs::remove_file(tmp);
+        }
+    }
 }
 
 fn same_content(target: &Path, content: &[u8]) -> io::Result<bool> {
@@ -173,6 +242,40 @@ mod tests {
             old
         );
         assert_eq!(names(d.path()), ["a.md"]);
+    }
+
+    #[test]
+    fn synced_files_are_under_their_names_by_finish_and_an_unfinished_stager_leaves_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let mut stager = Stager::new(d.path(), true);
+        stager.stage("a.md", b"> a\n").unwrap();
+        stager.stage("b.md", b"> b\n").unwrap();
+        let waiting = names(d.path());
+        assert_eq!(waiting.len(), 2, "{waiting:?}");
+        assert!(waiting.iter().all(|n| is_temp_name(n)), "{waiting:?}");
+        stager.finish().unwrap();
+        assert_eq!(names(d.path()), ["a.md", "b.md"]);
+        assert_eq!(fs::read(d.path().join("b.md")).unwrap(), b"> b\n");
+
+        let mut stager = Stager::new(d.path(), true);
+        stager.stage("a.md", b"> a, again\n").unwrap();
+        drop(stager);
+        assert_eq!(names(d.path()), ["a.md", "b.md"]);
+        assert_eq!(fs::read(d.path().join("a.md")).unwrap(), b"> a\n");
+    }
+
+    #[test]
+    fn a_full_batch_is_synced_and_renamed_before_the_next_file() {
+        let d = tempfile::tempdir().unwrap();
+        let mut stager = Stager::new(d.path(), true);
+        for i in 0..=SYNC_BATCH {
+            stager.stage(&format!("{i:04}.md"), b"> x\n").unwrap();
+        }
+        let all = names(d.path());
+        let temps = all.iter().filter(|n| is_temp_name(n)).count();
+        assert_eq!((all.len() - temps, temps), (SYNC_BATCH, 1), "{all:?}");
+        stager.finish().unwrap();
+        assert_eq!(names(d.path()).len(), SYNC_BATCH + 1);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::feed::export;
 use crate::feed::gate::{self, SkipReason};
 use crate::feed::prepare::{PrepareOptions, Staged, begin, ensure_outside, reuse};
 use crate::feed::report::{Outcome, PrepareReport, SessionOutcome};
-use crate::feed::stage::{self, StageOutcome};
+use crate::feed::stage::{self, StageOutcome, Stager};
 use crate::feed::state::{Record, State};
 use std::collections::HashSet;
 use std::fs;
@@ -70,6 +70,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
     report.sessions_seen = sessions.len();
     let mut new_state = State::empty(&config);
     let mut used: HashSet<String> = HashSet::new();
+    let mut stager = Stager::new(&stage_dir, opts.fsync);
     for (row, rendered) in sessions {
         let key = key_of(&row.id);
         let mut record = Record {
@@ -88,7 +89,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
             (Some((o, staged)), _) => (o, staged, true),
             (None, Some(rendered)) => {
                 let (o, staged) =
-                    stage_one(opts, &stage_dir, &row, rendered, &mut used, &mut report)?;
+                    stage_one(opts, &mut stager, &row, rendered, &mut used, &mut report)?;
                 (o, staged, false)
             }
             (None, None) => {
@@ -126,6 +127,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
             from_state,
         });
     }
+    stager.finish()?;
     if let Some(p) = &opts.state_file
         && (new_state != old || report.state_reset || !p.exists())
     {
@@ -220,7 +222,7 @@ fn render(opts: &PrepareOptions, row: &SessionRow, rows: db::SessionRows) -> Ren
 /// Stage one rendered session.
 fn stage_one(
     opts: &PrepareOptions,
-    stage_dir: &Path,
+    stager: &mut Stager,
     row: &SessionRow,
     rendered: Rendered,
     used: &mut HashSet<String>,
@@ -243,7 +245,7 @@ fn stage_one(
         name = stage::disambiguated_name(&name, &opts.sessions_dir.join(&row.id));
     }
     used.insert(name.clone());
-    let outcome = match stage::stage_file(stage_dir, &name, text.as_bytes(), opts.fsync)? {
+    let outcome = match stager.stage(&name, text.as_bytes())? {
         StageOutcome::Written(n) => {
             report.bytes_written += n;
             Outcome::Exported
