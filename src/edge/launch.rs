@@ -10,7 +10,7 @@ use super::identity::Identity;
 use super::inflight::Deadlines;
 use super::owner::{self, OwnerPaths};
 use super::stamp::Stamper;
-use super::{replicate, serve, setup, shim};
+use super::{quiet_io, replicate, serve, setup, shim};
 use crate::config::{Config, Env};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
@@ -134,14 +134,17 @@ impl Launch<'_> {
     async fn serve_here(&self, harness: &str, _lock: Option<PidLock>) -> Result<()> {
         let (proxy, _) = setup::start(self.config, self.env, &self.paths, self.options()).await?;
         let stamper = stamper_for(self.config, &proxy.handshake.tools, harness);
-        serve::serve(
-            Arc::clone(&proxy),
-            stamper,
-            tokio::io::stdin(),
-            tokio::io::stdout(),
-            None,
-        )
-        .await;
+        // A harness's pipes are read and written in place (`quiet_io`); a terminal or a file
+        // goes through tokio's stdio (a blocking-pool thread per read and write).
+        match quiet_io::stdio() {
+            Some((input, output, _restored_when_served)) => {
+                serve::serve(Arc::clone(&proxy), stamper, input, output, None).await
+            }
+            None => {
+                let (input, output) = (tokio::io::stdin(), tokio::io::stdout());
+                serve::serve(Arc::clone(&proxy), stamper, input, output, None).await
+            }
+        }
         proxy.child.shutdown().await;
         Ok(())
     }

@@ -12,7 +12,7 @@ pub mod mine_lane;
 pub mod owner;
 pub mod proxy;
 pub mod pull_loop;
-mod quiet_socket;
+mod quiet_io;
 pub mod replicate;
 pub mod retry_advice;
 pub mod serve;

@@ -11,7 +11,7 @@ use tokio::sync::Notify;
 
 use super::identity::{Admission, Identity, admit, answer};
 use super::proxy::Proxy;
-use super::quiet_socket;
+use super::quiet_io;
 use super::serve::serve;
 use super::stamp::Stamper;
 use super::stop_gate::Gate;
@@ -105,8 +105,8 @@ pub async fn run(
                 if listener {
                     clients.fetch_sub(1, Ordering::SeqCst);
                 }
-                // Read-only on the reactor from here (`quiet_socket`: no wake at each reply read).
-                let Ok((read, write)) = read.reunite(write).map_err(|_| ()).and_then(|s| quiet_socket::halves(s).map_err(|_| ())) else {
+                // Read-only on the reactor from here (`quiet_io`: no wake at each reply read).
+                let Ok((read, write)) = read.reunite(write).map_err(|_| ()).and_then(|s| quiet_io::socket_halves(s).map_err(|_| ())) else {
                     if !listener {
                         clients.fetch_sub(1, Ordering::SeqCst);
                     }

@@ -19,18 +19,42 @@ fn payload(reply: &Value) -> Value {
     mpt::mcp::ToolReply::from_result(&reply["result"]).payload
 }
 
-/// A harness session through the shim and the owner to a real child, initialized.
-fn session(env: &TestEnv) -> Harness {
+/// A harness session to a real child, initialized: through the shim and the owner, or with
+/// `--standalone` in the edge's own process (its stdio pipes read and written in place).
+fn session(env: &TestEnv, mode: &[&str], vars: &[(&str, &str)]) -> Harness {
     let palace = env.palace("local");
-    let mut h = Harness::start(env, &["--palace", palace.to_str().unwrap()], &[]);
+    let mut args = vec!["--palace", palace.to_str().unwrap()];
+    args.extend_from_slice(mode);
+    let mut h = Harness::start(env, &args, vars);
     h.initialize();
     h
 }
 
+const STANDALONE: &[&str] = &["--standalone"];
+
 #[test]
 fn pipelined_requests_reach_the_child_in_order_and_each_is_answered_once() {
+    pipelined(&[]);
+}
+
+#[test]
+fn standalone_pipelined_requests_reach_the_child_in_order_and_each_is_answered_once() {
+    pipelined(STANDALONE);
+}
+
+#[test]
+fn a_large_line_and_a_line_split_across_writes_are_relayed_whole() {
+    large_and_split(&[]);
+}
+
+#[test]
+fn standalone_a_large_line_and_a_line_split_across_writes_are_relayed_whole() {
+    large_and_split(STANDALONE);
+}
+
+fn pipelined(mode: &[&str]) {
     let env = TestEnv::new();
-    let mut h = session(&env);
+    let mut h = session(&env, mode, &[]);
     // 40 appends to one stream with a read and a ping between each, all in one write: the
     // harness reads nothing until every line is sent.
     let mut lines = Vec::new();
@@ -82,10 +106,11 @@ fn pipelined_requests_reach_the_child_in_order_and_each_is_answered_once() {
     assert_eq!(bodies, sent, "the child applied them in the order sent");
 }
 
-#[test]
-fn a_large_line_and_a_line_split_across_writes_are_relayed_whole() {
+fn large_and_split(mode: &[&str]) {
     let env = TestEnv::new();
-    let mut h = session(&env);
+    // Embedding 99,000 characters is honestly slow: on a loaded 2-core machine, with the other
+    // mode's copy of this test beside it, past the child's default 60 s.
+    let mut h = session(&env, mode, &[("MEMPALACE_MCP_TIMEOUT_MS", "300000")]);
     // Larger than every buffer between the harness and the child (a pipe's 64 KiB, the readers'
     // 8-64 KiB), both ways: the request, and the reply that carries it back. (MemPalace takes
     // at most 100,000 characters.)
