@@ -6,8 +6,11 @@
 //! BENCH_QUICK=1 the kg_stats and status rows only, BENCH_BASELINE_MPT=<another build's mpt> adds
 //! its edge to the rounds, BENCH_STRACE=<k> counts each edge's syscalls over k more calls
 //! (`strace -f -c` on the shim and the owner), BENCH_VERBOSE=1 prints the load after each round.
+//! BENCH_HOPS=<a `--features hop-trace` build's mpt> runs the hop breakdown instead (`edge_hops`):
+//! each hop's microseconds through the edge beside the floor relay's and two ping-pongs'.
 
 mod common;
+mod edge_hops;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -266,7 +269,19 @@ fn another_home(tmp: &Path, tb: &Path, name: &str) -> String {
         .to_string()
 }
 
+/// Drawers and a triple on the local palace, through the child directly.
+async fn seed(direct: &McpClient) {
+    for i in 0..20 {
+        direct.call_tool("mempalace_add_drawer", json!({"wing": "w", "room": "r", "content": format!("local drawer {i} about the outbox and the edge")}), Deadline::Default).await.unwrap();
+    }
+    direct.call_tool("mempalace_kg_add", json!({"subject": "a", "predicate": "b", "object": "c"}), Deadline::Default).await.unwrap();
+}
+
 fn main() {
+    // Re-run as one of the floor's relays (`edge_hops::relay`).
+    if edge_hops::relay::run_if_asked() {
+        return;
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tb = common::testbed();
     let tmp = std::env::temp_dir().join(format!("mpt-bench-edge-{}", std::process::id()));
@@ -302,15 +317,33 @@ fn main() {
     let traced = common::env_count("BENCH_STRACE", 0);
     let baseline_mpt = std::env::var_os("BENCH_BASELINE_MPT").map(PathBuf::from);
     let quick = std::env::var_os("BENCH_QUICK").is_some();
+    if let Some(traced_mpt) = std::env::var_os("BENCH_HOPS").map(PathBuf::from) {
+        let child = bed.mempalace_mcp();
+        rt.block_on(async {
+            let direct = bed.client(&child, &["--palace", &lp], &[("MEMPALACE_HUB_FORWARD", "0")]);
+            seed(&direct).await;
+            direct.shutdown().await;
+        });
+        let home = |name: &str| another_home(&tmp, &tb, name);
+        let hop_bed = edge_hops::HopBed {
+            env: &bed.env,
+            child: &child,
+            palace: &lp,
+            tmp: &tmp,
+            traced_mpt,
+            plain_mpt: bed.mpt.clone(),
+            home: &home,
+        };
+        edge_hops::run(&hop_bed, n, rounds);
+        let _ = std::fs::remove_dir_all(&tmp);
+        return;
+    }
     let load_before = common::loadavg();
     rt.block_on(async {
         let child = bed.mempalace_mcp();
         let no_hub = ("MEMPALACE_HUB_FORWARD", "0");
         let direct = bed.client(&child, &["--palace", &lp], &[no_hub]);
-        for i in 0..20 {
-            direct.call_tool("mempalace_add_drawer", json!({"wing": "w", "room": "r", "content": format!("local drawer {i} about the outbox and the edge")}), Deadline::Default).await.unwrap();
-        }
-        direct.call_tool("mempalace_kg_add", json!({"subject": "a", "predicate": "b", "object": "c"}), Deadline::Default).await.unwrap();
+        seed(&direct).await;
         let d_status = sample(&direct, "mempalace_status", json!({}), n / 4).await;
         let edge = bed.client(&bed.mpt, &["edge", "--palace", &lp], &[no_hub]);
         let e_status = sample(&edge, "mempalace_status", json!({}), n / 4).await;

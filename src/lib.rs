@@ -16,6 +16,7 @@ pub mod feed;
 pub mod gateway;
 pub mod harness;
 pub mod hex;
+pub mod hop_trace;
 #[cfg(test)]
 mod house_rules;
 pub mod lock;
@@ -49,6 +50,7 @@ use crate::output::{ColorChoice, Output};
 
 pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
     let env = Env::from_process();
+    hop_trace::init(&env);
     // Started as the pi bridge's feeder: its flags, then `mpt feed prepare`.
     let args = match args.first() {
         Some(argv0) if feed::dropin::invoked_as_helper(argv0) => {

@@ -49,6 +49,7 @@ pub async fn serve<R, W>(
             () = out.write_some(), if out.pending() => {}
             Some(reply) = inflight.next(), if !inflight.is_empty() => out.push(reply),
             line = lines.next(), if reading => {
+                crate::hop!(OwnerReadShim);
                 let line = match line {
                     Line::Eof => {
                         reading = false;
@@ -102,6 +103,7 @@ type Outgoing = (Vec<u8>, Option<InFlight>);
 /// One reply, serialised whole with its newline; a known secret a server echoed never reaches
 /// the harness.
 fn reply(v: &Value, counted: Option<InFlight>) -> Option<Outgoing> {
+    crate::hop!(OwnerReplied);
     let mut bytes = serde_json::to_vec(v).ok()?;
     bytes.push(b'\n');
     let bytes = match crate::secrets::scrub_bytes(&bytes) {
@@ -156,6 +158,7 @@ impl<W: AsyncWrite + Unpin> Replies<W> {
                     self.at += n;
                     self.unflushed = true;
                     if self.at == bytes.len() {
+                        crate::hop!(OwnerWroteShim);
                         self.queue.pop_front();
                         self.at = 0;
                     }

@@ -28,7 +28,9 @@ const MAX_RESTARTS: u32 = 5;
 fn write_out(line: &[u8]) -> bool {
     let line = crate::secrets::scrub_bytes(line);
     let mut out = std::io::stdout().lock();
-    out.write_all(&line).and_then(|_| out.flush()).is_ok()
+    let written = out.write_all(&line).and_then(|_| out.flush()).is_ok();
+    crate::hop!(ShimWroteHarness);
+    written
 }
 
 /// Where the harness's lines go: written by the stdin thread itself straight to the owner's
@@ -51,6 +53,7 @@ impl Upstream {
                 if c.write_all(&line).is_err() {
                     self.conn = None;
                 }
+                crate::hop!(ShimWroteOwner);
             }
             None => self.backlog.push(line),
         }
@@ -102,6 +105,7 @@ fn read_stdin(up: Shared, inflight: Arc<Inflight>, deadlines: Deadlines) {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        crate::hop!(ShimReadHarness);
         inflight.track(&buf, &deadlines);
         upstream(&up).send(buf);
     }
@@ -129,6 +133,7 @@ fn pump(conn: StdUnixStream, inflight: &Inflight) -> PumpEnd {
             Ok(0) | Err(_) => return PumpEnd::OwnerClosed,
             Ok(_) => {}
         }
+        crate::hop!(ShimReadOwner);
         if inflight.settle(&buf) && !write_out(&buf) {
             return PumpEnd::HarnessGone;
         }

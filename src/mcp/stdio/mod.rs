@@ -211,6 +211,7 @@ impl StdioClient {
             drop(stdin);
             return Err(self.exited(session).await);
         }
+        crate::hop!(OwnerWroteChild);
         Ok(())
     }
 

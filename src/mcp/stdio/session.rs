@@ -203,6 +203,7 @@ async fn read_stdout(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        crate::hop!(OwnerReadChild);
         let text = line.trim_ascii();
         if text.is_empty() {
             continue;

@@ -1,0 +1,489 @@
+//! `BENCH_HOPS=<a hop-trace build's mpt>`: where a `kg_stats` call's microseconds go, hop by hop,
+//! through the edge and through the physical floor (two minimal relays), in the same rounds.
+//!
+//! One blocking harness (`harness`) drives every side, interleaved: the child directly, the
+//! hop-trace edge (shim + owner), the same edge `--standalone`, the normal build's edge (what the
+//! trace itself costs), the floor relay (`relay`: the same hops, plain blocking threads) and two
+//! ping-pongs with an echo process (over pipes, over a Unix socket: one wake-up each way). Each
+//! call's stamps are joined with the harness's by time (calls are serial), then every segment
+//! between two stamps is a row: time inside a process (read to write) or on a wire (write in one
+//! process to the read's return in the next: the wake-up).
+
+mod harness;
+pub mod relay;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mpt::hop_trace::Hop;
+
+use harness::{Call, Peer};
+
+/// What the hop rounds need from the bench's bed.
+pub struct HopBed<'a> {
+    pub env: &'a [(String, String)],
+    pub child: &'a Path,
+    pub palace: &'a str,
+    pub tmp: &'a Path,
+    /// A `--features hop-trace` build's mpt.
+    pub traced_mpt: PathBuf,
+    /// This tree's normal build.
+    pub plain_mpt: PathBuf,
+    /// A fresh HOME of its own (its own edge owner), by name.
+    pub home: &'a dyn Fn(&str) -> String,
+}
+
+/// One side of the rounds.
+struct Side {
+    label: &'static str,
+    peer: Peer,
+    /// An echo side: a line out and back, not an MCP call.
+    echo: bool,
+    /// Where its processes dump their stamps (`<prefix>.<pid>`), when they stamp.
+    trace: Option<PathBuf>,
+    /// Processes of the side other than the peer (the floor's back relay).
+    helpers: Vec<Child>,
+    calls: Vec<Call>,
+}
+
+const TOOL: &str = "mempalace_kg_stats";
+
+fn env_with(base: &[(String, String)], extra: &[(&str, String)]) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = base
+        .iter()
+        .filter(|(k, _)| !extra.iter().any(|(e, _)| e == k))
+        .cloned()
+        .collect();
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
+    env
+}
+
+fn sides(bed: &HopBed) -> Vec<Side> {
+    let no_hub = ("MEMPALACE_HUB_FORWARD", "0".to_string());
+    let traces = bed.tmp.join("hop-traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let me = std::env::current_exe().unwrap();
+    let mcp = |label, peer, trace| Side {
+        label,
+        peer,
+        echo: false,
+        trace,
+        helpers: Vec::new(),
+        calls: Vec::new(),
+    };
+    let mut out = Vec::new();
+    let env = env_with(bed.env, std::slice::from_ref(&no_hub));
+    out.push(mcp(
+        "child directly",
+        Peer::spawn(bed.child, &["--palace", bed.palace], &env),
+        None,
+    ));
+    let edge_trace = traces.join("edge");
+    let env = env_with(
+        bed.env,
+        &[
+            no_hub.clone(),
+            ("HOME", (bed.home)("hops-edge")),
+            ("MPT_HOP_TRACE", edge_trace.display().to_string()),
+        ],
+    );
+    out.push(mcp(
+        "mpt edge (hop-trace build)",
+        Peer::spawn(&bed.traced_mpt, &["edge", "--palace", bed.palace], &env),
+        Some(edge_trace),
+    ));
+    let standalone_trace = traces.join("standalone");
+    let env = env_with(
+        bed.env,
+        &[
+            no_hub.clone(),
+            ("HOME", (bed.home)("hops-standalone")),
+            ("MPT_HOP_TRACE", standalone_trace.display().to_string()),
+        ],
+    );
+    out.push(mcp(
+        "mpt edge --standalone (hop-trace)",
+        Peer::spawn(
+            &bed.traced_mpt,
+            &["edge", "--standalone", "--palace", bed.palace],
+            &env,
+        ),
+        Some(standalone_trace),
+    ));
+    let env = env_with(bed.env, &[no_hub.clone(), ("HOME", (bed.home)("hops-plain"))]);
+    out.push(mcp(
+        "mpt edge (normal build)",
+        Peer::spawn(&bed.plain_mpt, &["edge", "--palace", bed.palace], &env),
+        None,
+    ));
+    // The floor: the back relay listens (and says so) before the front connects.
+    let floor_trace = traces.join("floor");
+    let socket = bed.tmp.join("floor.sock");
+    let socket = socket.to_str().unwrap();
+    let env = env_with(
+        bed.env,
+        &[
+            no_hub,
+            ("BENCH_RELAY_TRACE", floor_trace.display().to_string()),
+        ],
+    );
+    let back = {
+        let mut args = vec![socket.to_string(), bed.child.display().to_string()];
+        args.extend(["--palace".to_string(), bed.palace.to_string()]);
+        let mut c = Command::new(&me)
+            .args(&args)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .env("BENCH_RELAY", "back")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut ready = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(c.stdout.take().unwrap()),
+            &mut ready,
+        )
+        .unwrap();
+        assert_eq!(ready.trim(), "ready", "the back relay listens");
+        c
+    };
+    let front_env = env_with(&env, &[("BENCH_RELAY", "front".into())]);
+    let mut floor = mcp(
+        "floor relay (blocking threads)",
+        Peer::spawn(&me, &[socket], &front_env),
+        Some(floor_trace),
+    );
+    floor.helpers.push(back);
+    out.push(floor);
+    let echo_env = vec![("BENCH_RELAY".to_string(), "echo".to_string())];
+    for (label, peer) in [
+        ("ping-pong, pipes", Peer::spawn(&me, &[], &echo_env)),
+        (
+            "ping-pong, Unix socket",
+            Peer::spawn_on_socket(&me, &[], &echo_env),
+        ),
+    ] {
+        out.push(Side {
+            label,
+            peer,
+            echo: true,
+            trace: None,
+            helpers: Vec::new(),
+            calls: Vec::new(),
+        });
+    }
+    out
+}
+
+/// A line the size of a `kg_stats` request, for the echo sides.
+const ECHO_LINE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":12345,\"method\":\"tools/call\",\"params\":{\"name\":\"mempalace_kg_stats\",\"arguments\":{}}}\n";
+
+fn one(side: &mut Side) -> Call {
+    if side.echo {
+        side.peer.echo(ECHO_LINE)
+    } else {
+        side.peer.call(TOOL)
+    }
+}
+
+/// The owner a shim started (its child process), if it runs.
+fn child_of(pid: u32) -> Option<u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .next()
+}
+
+/// The stamps `pids` dumped under `prefix` (each waited for: a process dumps as it exits),
+/// merged and sorted, a list per hop.
+fn stamps(prefix: &Path, pids: &[u32]) -> Vec<Vec<u64>> {
+    let mut all: Vec<Vec<u64>> = Hop::ALL.iter().map(|_| Vec::new()).collect();
+    for pid in pids {
+        let file = PathBuf::from(format!("{}.{pid}", prefix.display()));
+        let t = Instant::now();
+        let bytes = loop {
+            if let Ok(b) = std::fs::read(&file) {
+                break b;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(60),
+                "no trace from pid {pid} at {} (a hop-trace build?)",
+                file.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let got = mpt::hop_trace::decode(&bytes).expect("a whole trace");
+        for (a, b) in all.iter_mut().zip(got) {
+            a.extend(b);
+        }
+    }
+    for a in &mut all {
+        a.sort_unstable();
+    }
+    all
+}
+
+/// One call's points, in the order it passed them: the harness's send, every hop this side
+/// stamps (the first stamp of it after the point before), the harness's receipt. `None` when a
+/// hop the side stamps is missing from the call's window.
+fn points(call: &Call, hops: &[(Hop, &Vec<u64>)]) -> Option<Vec<(Point, u64)>> {
+    let mut out = vec![(Point::Start, call.start), (Point::Sent, call.sent)];
+    let mut at = call.sent;
+    for (hop, ts) in hops {
+        let i = ts.partition_point(|t| *t < at);
+        let t = *ts.get(i).filter(|t| **t <= call.got)?;
+        out.push((Point::Hop(*hop), t));
+        at = t;
+    }
+    out.push((Point::Got, call.got));
+    Some(out)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Point {
+    Start,
+    Sent,
+    Hop(Hop),
+    Got,
+}
+
+/// What happens between two points, as a row of the table.
+fn segment(a: Point, b: Point) -> String {
+    use Point::{Got, Hop as At, Sent, Start};
+    use mpt::hop_trace::Hop::*;
+    let s = match (a, b) {
+        (Start, Sent) => "harness: its write of the request",
+        (Sent, At(ShimReadHarness)) => "wire harness -> shim (pipe: a wake-up)",
+        (At(ShimReadHarness), At(ShimWroteOwner)) => "shim: track the request, write it",
+        (At(ShimWroteOwner), At(OwnerReadShim)) => "wire shim -> owner (socket: a wake-up)",
+        (Sent, At(OwnerReadShim)) => "wire harness -> owner (pipe: a wake-up)",
+        (At(OwnerReadShim), At(OwnerWroteChild)) => "owner: parse, route, write to the child",
+        (At(OwnerWroteChild), At(OwnerReadChild)) | (Sent, Got) => {
+            "child: pipe in, MemPalace's work, pipe out"
+        }
+        (At(OwnerReadChild), At(OwnerReplied)) => "owner: parse the reply, wake the request",
+        (At(OwnerReplied), At(OwnerWroteShim)) => "owner: the reply serialised and written",
+        (At(OwnerWroteShim), At(ShimReadOwner)) => "wire owner -> shim (socket: a wake-up)",
+        (At(OwnerWroteShim), Got) => "wire owner -> harness (stdout: a wake-up)",
+        (At(ShimReadOwner), At(ShimWroteHarness)) => "shim: settle, write to the harness",
+        (At(ShimWroteHarness), Got) => "wire shim -> harness (pipe: a wake-up)",
+        (a, b) => return format!("{a:?} -> {b:?}"),
+    };
+    s.to_string()
+}
+
+/// Each segment's name and its microseconds, call by call.
+type Rows = Vec<(String, Vec<f64>)>;
+
+/// Per segment (in a call's order) the microseconds of every joined call; and how many calls
+/// could not be joined.
+fn breakdown(side: &Measured) -> (Rows, usize) {
+    let stamped: Vec<(Hop, &Vec<u64>)> = match &side.hops {
+        Some(h) => Hop::ALL
+            .iter()
+            .zip(h)
+            .filter(|(_, ts)| !ts.is_empty())
+            .map(|(hop, ts)| (*hop, ts))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut rows: Rows = Vec::new();
+    let mut missed = 0;
+    for call in &side.calls {
+        let Some(p) = points(call, &stamped) else {
+            missed += 1;
+            continue;
+        };
+        for (i, w) in p.windows(2).enumerate() {
+            let us = (w[1].1 - w[0].1) as f64 / 1e3;
+            if rows.len() <= i {
+                rows.push((segment(w[0].0, w[1].0), Vec::new()));
+            }
+            rows[i].1.push(us);
+        }
+    }
+    (rows, missed)
+}
+
+fn pct(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[((v.len() as f64 - 1.0) * q) as usize]
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn totals(side: &Measured) -> Vec<f64> {
+    side.calls
+        .iter()
+        .map(|c| (c.got - c.start) as f64 / 1e3)
+        .collect()
+}
+
+/// The hop rounds: `n` calls a side a round, `rounds` rounds, the sides' order rotated.
+pub fn run(bed: &HopBed, n: usize, rounds: usize) {
+    let load_before = crate::common::loadavg();
+    let mut sides = sides(bed);
+    for s in &mut sides {
+        if !s.echo {
+            s.peer.handshake();
+        }
+        for _ in 0..20 {
+            one(s);
+        }
+    }
+    let k = sides.len();
+    for r in 0..rounds {
+        for i in 0..k {
+            let s = &mut sides[(i + r) % k];
+            s.calls.reserve(n);
+            for _ in 0..n {
+                let c = one(s);
+                s.calls.push(c);
+            }
+        }
+        if std::env::var_os("BENCH_VERBOSE").is_some() {
+            eprintln!("round {r}: load {}", crate::common::loadavg());
+        }
+    }
+    let load_after = crate::common::loadavg();
+    // Each traced side's processes: the peer, and the owner it started or its back relay.
+    let mut traced = Vec::new();
+    for s in sides.iter_mut() {
+        let pid = s.peer.child.id();
+        let mut pids = vec![pid];
+        pids.extend(child_of(pid).filter(|_| s.helpers.is_empty()));
+        pids.extend(s.helpers.iter().map(Child::id));
+        traced.push(pids);
+    }
+    let mut results = Vec::new();
+    for (s, pids) in sides.into_iter().zip(traced) {
+        s.peer.finish();
+        for mut h in s.helpers {
+            let _ = h.wait();
+        }
+        results.push(Measured {
+            label: s.label,
+            echo: s.echo,
+            hops: s.trace.as_ref().map(|t| stamps(t, &pids)),
+            calls: s.calls,
+        });
+    }
+    print(&results, n, rounds, &load_before, &load_after);
+}
+
+/// A side once its processes ended: its calls, and the stamps its processes dumped.
+struct Measured {
+    label: &'static str,
+    echo: bool,
+    calls: Vec<Call>,
+    hops: Option<Vec<Vec<u64>>>,
+}
+
+fn print(
+    results: &[Measured],
+    n: usize,
+    rounds: usize,
+    load_before: &str,
+    load_after: &str,
+) {
+    println!(
+        "hop breakdown of {TOOL}: load average {load_before} before, {load_after} after ({rounds} rounds of {n} calls a side, interleaved)"
+    );
+    let shown: Vec<(&Measured, Rows, usize)> = results
+        .iter()
+        .filter(|s| s.hops.is_some() || s.label == "child directly")
+        .map(|s| {
+            let (rows, missed) = breakdown(s);
+            (s, rows, missed)
+        })
+        .collect();
+    // The rows: every segment any side has, in a call's order (the edge's, the longest, first).
+    let mut order: Vec<String> = Vec::new();
+    let mut by_len: Vec<_> = shown.iter().collect();
+    by_len.sort_by_key(|(_, rows, _)| std::cmp::Reverse(rows.len()));
+    for (_, rows, _) in by_len {
+        for (name, _) in rows {
+            if !order.contains(name) {
+                order.push(name.clone());
+            }
+        }
+    }
+    for (what, f) in [
+        ("p50", (|v: &[f64]| pct(v, 0.5)) as fn(&[f64]) -> f64),
+        ("p99", |v: &[f64]| pct(v, 0.99)),
+        ("mean", mean),
+    ] {
+        print!("{:<46}", format!("segment (us, {what})"));
+        for (s, _, _) in &shown {
+            print!(" {:>16}", short(s.label));
+        }
+        println!();
+        for name in &order {
+            print!("{name:<46}");
+            for (_, rows, _) in &shown {
+                match rows.iter().find(|(r, _)| r == name) {
+                    Some((_, v)) => print!(" {:>16.1}", f(v)),
+                    None => print!(" {:>16}", "-"),
+                }
+            }
+            println!();
+        }
+        print!("{:<46}", "whole call (harness write to reply read)");
+        for (s, _, _) in &shown {
+            print!(" {:>16.1}", f(&totals(s)));
+        }
+        println!();
+    }
+    for (s, _, missed) in &shown {
+        if *missed > 0 {
+            println!("{}: {missed} calls not joined (a stamp outside its window)", s.label);
+        }
+    }
+    let base = pct(&totals(&results[0]), 0.5);
+    println!(
+        "{:<46} {:>9} {:>9} {:>9} {:>10}",
+        "whole call (us)", "p50", "p99", "mean", "added p50"
+    );
+    for s in results {
+        let t = totals(s);
+        let added = if s.echo {
+            String::from("-")
+        } else {
+            format!("{:+.1}", pct(&t, 0.5) - base)
+        };
+        println!(
+            "{:<46} {:>9.1} {:>9.1} {:>9.1} {:>10}",
+            s.label,
+            pct(&t, 0.5),
+            pct(&t, 0.99),
+            mean(&t),
+            added
+        );
+    }
+}
+
+/// A side's name for a column.
+fn short(label: &str) -> &str {
+    match label {
+        "child directly" => "direct",
+        "mpt edge (hop-trace build)" => "edge",
+        "mpt edge --standalone (hop-trace)" => "standalone",
+        "floor relay (blocking threads)" => "floor relay",
+        other => other,
+    }
+}

@@ -1,0 +1,285 @@
+//! Where a call's microseconds go: a CLOCK_MONOTONIC stamp at each hop of a call through the edge
+//! (`hop!`), kept in static memory and dumped at exit; only in the `hop-trace` build, else nothing.
+//!
+//! With `--features hop-trace` and `MPT_HOP_TRACE=<prefix>` in its environment, each `mpt`
+//! process stamps every hop it passes (no allocation, no syscall: `clock_gettime` is the vDSO's)
+//! and writes `<prefix>.<pid>` when it exits or gets SIGUSR2. `bench_edge` (`BENCH_HOPS`) joins
+//! those stamps with the harness's own by time, call by call. Without the feature every `hop!`
+//! compiles to nothing and the variable is never read.
+
+/// The points of a call's path that the edge stamps, in the order a call passes them. Each
+/// stamp is taken as the step is done: a read once it returned the line, a write once the
+/// kernel took the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hop {
+    /// The shim read a line from the harness (its stdin).
+    ShimReadHarness,
+    /// The shim wrote it to the owner's socket.
+    ShimWroteOwner,
+    /// The owner read a line from a shim's socket (or, `--standalone`, from its stdin).
+    OwnerReadShim,
+    /// The owner wrote a message to the child's stdin.
+    OwnerWroteChild,
+    /// The owner read a line from the child's stdout.
+    OwnerReadChild,
+    /// The owner has the reply to a harness's request, about to serialise it.
+    OwnerReplied,
+    /// The owner wrote a whole reply to the shim's socket (or its stdout).
+    OwnerWroteShim,
+    /// The shim read a line from the owner's socket.
+    ShimReadOwner,
+    /// The shim wrote it to the harness (its stdout).
+    ShimWroteHarness,
+}
+
+impl Hop {
+    pub const ALL: [Hop; 9] = [
+        Hop::ShimReadHarness,
+        Hop::ShimWroteOwner,
+        Hop::OwnerReadShim,
+        Hop::OwnerWroteChild,
+        Hop::OwnerReadChild,
+        Hop::OwnerReplied,
+        Hop::OwnerWroteShim,
+        Hop::ShimReadOwner,
+        Hop::ShimWroteHarness,
+    ];
+}
+
+/// Stamps kept per hop; later ones are counted, not kept.
+pub const CAP: usize = 1 << 14;
+
+/// What a dump starts with: the format's name and version.
+pub const MAGIC: &[u8; 8] = b"MPTHOP1\n";
+
+/// A dump: `MAGIC`, then one little-endian u64 count per hop (`Hop::ALL`'s order), then each
+/// hop's stamps (nanoseconds of CLOCK_MONOTONIC, at most `CAP`, in the order taken).
+pub fn encode(stamps: &[Vec<u64>]) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    for s in stamps {
+        out.extend_from_slice(&(s.len().min(CAP) as u64).to_le_bytes());
+    }
+    for s in stamps {
+        for t in s.iter().take(CAP) {
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// A dump's stamps, one list per hop; `None` when `bytes` is not a whole dump.
+pub fn decode(bytes: &[u8]) -> Option<Vec<Vec<u64>>> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+    let mut words = rest
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    let counts: Vec<usize> = (&mut words)
+        .take(Hop::ALL.len())
+        .map(|c| (c as usize).min(CAP))
+        .collect();
+    if counts.len() != Hop::ALL.len()
+        || rest.len() != 8 * (counts.len() + counts.iter().sum::<usize>())
+    {
+        return None;
+    }
+    Some(
+        counts
+            .iter()
+            .map(|n| (&mut words).take(*n).collect())
+            .collect(),
+    )
+}
+
+/// Stamps `hop` (a `hop-trace` build with `MPT_HOP_TRACE` set); compiles to nothing otherwise.
+#[cfg(feature = "hop-trace")]
+#[macro_export]
+macro_rules! hop {
+    ($hop:ident) => {
+        $crate::hop_trace::record($crate::hop_trace::Hop::$hop)
+    };
+}
+
+/// Stamps `hop` (a `hop-trace` build with `MPT_HOP_TRACE` set); compiles to nothing otherwise.
+#[cfg(not(feature = "hop-trace"))]
+#[macro_export]
+macro_rules! hop {
+    ($hop:ident) => {
+        let _ = $crate::hop_trace::Hop::$hop;
+    };
+}
+
+#[cfg(feature = "hop-trace")]
+pub use recorder::{dump, init, record};
+
+/// Without the feature: nothing to set up.
+#[cfg(not(feature = "hop-trace"))]
+pub fn init(_env: &crate::config::Env) {}
+
+#[cfg(feature = "hop-trace")]
+mod recorder {
+    use std::ffi::CString;
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+    use super::{CAP, Hop, MAGIC};
+
+    const HOPS: usize = Hop::ALL.len();
+
+    static ON: AtomicBool = AtomicBool::new(false);
+    static COUNTS: [AtomicUsize; HOPS] = [const { AtomicUsize::new(0) }; HOPS];
+    static STAMPS: [[AtomicU64; CAP]; HOPS] = [const { [const { AtomicU64::new(0) }; CAP] }; HOPS];
+    /// `<prefix>.<pid>` and `<prefix>.<pid>.tmp`, made once at `init` (the dump allocates nothing:
+    /// it runs in a signal handler too).
+    static PATHS: OnceLock<(CString, CString)> = OnceLock::new();
+
+    /// Turns the trace on when `MPT_HOP_TRACE` names a prefix: dumped at exit and on SIGUSR2.
+    pub fn init(env: &crate::config::Env) {
+        let Some(prefix) = env.get("MPT_HOP_TRACE") else {
+            return;
+        };
+        let path = format!("{prefix}.{}", std::process::id());
+        let (Ok(path), Ok(tmp)) = (CString::new(path.clone()), CString::new(path + ".tmp")) else {
+            return;
+        };
+        if PATHS.set((path, tmp)).is_err() {
+            return;
+        }
+        // SAFETY: `dump` and `on_signal` are `extern "C"` functions that only read statics and
+        // make async-signal-safe calls (open, write, close, rename).
+        unsafe {
+            libc::atexit(at_exit);
+            libc::signal(libc::SIGUSR2, on_signal as *const () as libc::sighandler_t);
+        }
+        ON.store(true, Ordering::Release);
+    }
+
+    /// Stamps `hop`: one vDSO clock read and two relaxed atomics.
+    #[inline]
+    pub fn record(hop: Hop) {
+        if !ON.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec to write to.
+        unsafe {
+            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+        }
+        let ns = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        let i = COUNTS[hop as usize].fetch_add(1, Ordering::Relaxed);
+        if i < CAP {
+            STAMPS[hop as usize][i].store(ns, Ordering::Relaxed);
+        }
+    }
+
+    extern "C" fn at_exit() {
+        dump();
+    }
+
+    extern "C" fn on_signal(_: libc::c_int) {
+        dump();
+    }
+
+    /// Writes the stamps so far to `<prefix>.<pid>` (whole: written aside, then renamed).
+    pub extern "C" fn dump() {
+        let Some((path, tmp)) = PATHS.get() else {
+            return;
+        };
+        let mut counts = [0u64; HOPS];
+        for (c, n) in counts.iter_mut().zip(&COUNTS) {
+            *c = (n.load(Ordering::Relaxed).min(CAP) as u64).to_le();
+        }
+        // SAFETY: plain syscalls on a file we create; every buffer is a live static or local
+        // of the length given (an AtomicU64 has u64's layout; x86-64 and arm64 are little-endian,
+        // as `decode` reads it).
+        unsafe {
+            let fd = libc::open(
+                tmp.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+                0o600,
+            );
+            if fd < 0 {
+                return;
+            }
+            let mut ok = write_all(fd, MAGIC.as_ptr(), MAGIC.len());
+            ok &= write_all(fd, counts.as_ptr().cast(), HOPS * 8);
+            for (h, c) in counts.iter().enumerate() {
+                ok &= write_all(fd, STAMPS[h].as_ptr().cast(), u64::from_le(*c) as usize * 8);
+            }
+            libc::close(fd);
+            if ok {
+                libc::rename(tmp.as_ptr(), path.as_ptr());
+            }
+        }
+    }
+
+    /// SAFETY: `buf` is readable for `len` bytes.
+    unsafe fn write_all(fd: libc::c_int, mut buf: *const u8, mut len: usize) -> bool {
+        while len > 0 {
+            // SAFETY: the caller's promise, for what is left of it.
+            let n = unsafe { libc::write(fd, buf.cast(), len) };
+            if n <= 0 {
+                return false;
+            }
+            // SAFETY: `n <= len`: still inside the buffer.
+            buf = unsafe { buf.add(n as usize) };
+            len -= n as usize;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dump_decodes_to_the_stamps_encoded() {
+        let stamps: Vec<Vec<u64>> = (0..Hop::ALL.len() as u64)
+            .map(|h| (0..h).map(|i| h * 100 + i).collect())
+            .collect();
+        assert_eq!(decode(&encode(&stamps)), Some(stamps.clone()));
+        let bytes = encode(&stamps);
+        assert_eq!(
+            decode(&bytes[..bytes.len() - 1]),
+            None,
+            "a cut dump is refused"
+        );
+        assert_eq!(decode(b"not a dump"), None);
+    }
+
+    /// The feature build: stamps are kept once `init` saw the variable, and the dump holds them.
+    #[cfg(feature = "hop-trace")]
+    #[test]
+    fn the_stamps_taken_are_in_the_dump() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("trace");
+        let env = crate::config::Env::from_pairs([("MPT_HOP_TRACE", prefix.to_str().unwrap())]);
+        init(&env);
+        let from = now();
+        for _ in 0..3 {
+            crate::hop!(OwnerReplied);
+        }
+        let to = now();
+        dump();
+        let file = dir.path().join(format!("trace.{}", std::process::id()));
+        let stamps = decode(&std::fs::read(&file).unwrap()).expect("a whole dump");
+        let replied = &stamps[Hop::OwnerReplied as usize];
+        // Other tests of this binary may pass the edge's hooks meanwhile: at least these three.
+        let ours = replied.iter().filter(|t| (from..=to).contains(*t)).count();
+        assert!(ours >= 3, "{from}..{to}: {replied:?}");
+    }
+
+    #[cfg(feature = "hop-trace")]
+    fn now() -> u64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec to write to.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+}
