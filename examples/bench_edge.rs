@@ -274,7 +274,14 @@ async fn seed(direct: &McpClient) {
     for i in 0..20 {
         direct.call_tool("mempalace_add_drawer", json!({"wing": "w", "room": "r", "content": format!("local drawer {i} about the outbox and the edge")}), Deadline::Default).await.unwrap();
     }
-    direct.call_tool("mempalace_kg_add", json!({"subject": "a", "predicate": "b", "object": "c"}), Deadline::Default).await.unwrap();
+    direct
+        .call_tool(
+            "mempalace_kg_add",
+            json!({"subject": "a", "predicate": "b", "object": "c"}),
+            Deadline::Default,
+        )
+        .await
+        .unwrap();
 }
 
 fn main() {
@@ -320,7 +327,11 @@ fn main() {
     if let Some(traced_mpt) = std::env::var_os("BENCH_HOPS").map(PathBuf::from) {
         let child = bed.mempalace_mcp();
         rt.block_on(async {
-            let direct = bed.client(&child, &["--palace", &lp], &[("MEMPALACE_HUB_FORWARD", "0")]);
+            let direct = bed.client(
+                &child,
+                &["--palace", &lp],
+                &[("MEMPALACE_HUB_FORWARD", "0")],
+            );
             seed(&direct).await;
             direct.shutdown().await;
         });

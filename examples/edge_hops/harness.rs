@@ -68,7 +68,9 @@ impl Peer {
             .args(args)
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs.try_clone().unwrap())))
+            .stdin(Stdio::from(std::os::fd::OwnedFd::from(
+                theirs.try_clone().unwrap(),
+            )))
             .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
             .stderr(Stdio::null())
             .spawn()
@@ -107,7 +109,10 @@ impl Peer {
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        let line = format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let line = format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        );
         self.write(line.as_bytes());
         loop {
             self.read();
@@ -144,7 +149,10 @@ impl Peer {
             let got = now();
             let v: Value = serde_json::from_slice(&self.buf).unwrap();
             if v["id"] == json!(id) {
-                assert!(v["result"].is_object() && v["result"]["isError"] != json!(true), "{tool}: {v}");
+                assert!(
+                    v["result"].is_object() && v["result"]["isError"] != json!(true),
+                    "{tool}: {v}"
+                );
                 break got;
             }
         };
@@ -164,7 +172,9 @@ impl Peer {
 
     /// Closes the peer's input and waits for it to end.
     pub fn finish(self) {
-        let Peer { mut child, wire, .. } = self;
+        let Peer {
+            mut child, wire, ..
+        } = self;
         drop(wire);
         let _ = child.wait();
     }

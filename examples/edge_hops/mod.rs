@@ -111,7 +111,10 @@ fn sides(bed: &HopBed) -> Vec<Side> {
         ),
         Some(standalone_trace),
     ));
-    let env = env_with(bed.env, &[no_hub.clone(), ("HOME", (bed.home)("hops-plain"))]);
+    let env = env_with(
+        bed.env,
+        &[no_hub.clone(), ("HOME", (bed.home)("hops-plain"))],
+    );
     out.push(mcp(
         "mpt edge (normal build)",
         Peer::spawn(&bed.plain_mpt, &["edge", "--palace", bed.palace], &env),
@@ -394,13 +397,7 @@ struct Measured {
     hops: Option<Vec<Vec<u64>>>,
 }
 
-fn print(
-    results: &[Measured],
-    n: usize,
-    rounds: usize,
-    load_before: &str,
-    load_after: &str,
-) {
+fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_after: &str) {
     println!(
         "hop breakdown of {TOOL}: load average {load_before} before, {load_after} after ({rounds} rounds of {n} calls a side, interleaved)"
     );
@@ -451,7 +448,10 @@ fn print(
     }
     for (s, _, missed) in &shown {
         if *missed > 0 {
-            println!("{}: {missed} calls not joined (a stamp outside its window)", s.label);
+            println!(
+                "{}: {missed} calls not joined (a stamp outside its window)",
+                s.label
+            );
         }
     }
     let base = pct(&totals(&results[0]), 0.5);
