@@ -7,42 +7,45 @@
 //! those stamps with the harness's own by time, call by call. Without the feature every `hop!`
 //! compiles to nothing and the variable is never read.
 
-/// The points of a call's path that the edge stamps, in the order a call passes them. Each
-/// stamp is taken as the step is done: a read once it returned the line, a write once the
-/// kernel took the bytes.
+/// The points of a call's path that the edge stamps, in the order a call passes them: a read's
+/// once it returned the line, a write's just before it (the write's syscall, the wake-up it
+/// makes and the reader's return are the wire's time; between two stamps of one process, its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hop {
     /// The shim read a line from the harness (its stdin).
     ShimReadHarness,
-    /// The shim wrote it to the owner's socket.
-    ShimWroteOwner,
+    /// The shim writes it to the owner's socket.
+    ShimSendsOwner,
     /// The owner read a line from a shim's socket (or, `--standalone`, from its stdin).
     OwnerReadShim,
-    /// The owner wrote a message to the child's stdin.
-    OwnerWroteChild,
+    /// The owner's route reached the child: a request to it begins.
+    OwnerCallsChild,
+    /// The owner writes a message to the child's stdin.
+    OwnerSendsChild,
     /// The owner read a line from the child's stdout.
     OwnerReadChild,
     /// The owner has the reply to a harness's request, about to serialise it.
     OwnerReplied,
-    /// The owner wrote a whole reply to the shim's socket (or its stdout).
-    OwnerWroteShim,
+    /// The owner writes what it has of its replies to the shim's socket (or its stdout).
+    OwnerSendsShim,
     /// The shim read a line from the owner's socket.
     ShimReadOwner,
-    /// The shim wrote it to the harness (its stdout).
-    ShimWroteHarness,
+    /// The shim writes it to the harness (its stdout).
+    ShimSendsHarness,
 }
 
 impl Hop {
-    pub const ALL: [Hop; 9] = [
+    pub const ALL: [Hop; 10] = [
         Hop::ShimReadHarness,
-        Hop::ShimWroteOwner,
+        Hop::ShimSendsOwner,
         Hop::OwnerReadShim,
-        Hop::OwnerWroteChild,
+        Hop::OwnerCallsChild,
+        Hop::OwnerSendsChild,
         Hop::OwnerReadChild,
         Hop::OwnerReplied,
-        Hop::OwnerWroteShim,
+        Hop::OwnerSendsShim,
         Hop::ShimReadOwner,
-        Hop::ShimWroteHarness,
+        Hop::ShimSendsHarness,
     ];
 }
 
@@ -234,6 +237,13 @@ mod recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_hop_indexes_its_place_in_all() {
+        for (i, h) in Hop::ALL.iter().enumerate() {
+            assert_eq!(*h as usize, i, "{h:?}");
+        }
+    }
 
     #[test]
     fn a_dump_decodes_to_the_stamps_encoded() {

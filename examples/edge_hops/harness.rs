@@ -19,12 +19,10 @@ pub fn now() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// One call as the harness saw it: before its write, once the write returned, once the reply's
-/// read returned.
+/// One call as the harness saw it: just before its write, once the reply's read returned.
 #[derive(Debug, Clone, Copy)]
 pub struct Call {
     pub start: u64,
-    pub sent: u64,
     pub got: u64,
 }
 
@@ -143,7 +141,6 @@ impl Peer {
         );
         let start = now();
         self.write(line.as_bytes());
-        let sent = now();
         let got = loop {
             self.read();
             let got = now();
@@ -156,18 +153,17 @@ impl Peer {
                 break got;
             }
         };
-        Call { start, sent, got }
+        Call { start, got }
     }
 
     /// One line out and the same line back (an echo peer), stamped.
     pub fn echo(&mut self, line: &[u8]) -> Call {
         let start = now();
         self.write(line);
-        let sent = now();
         self.read();
         let got = now();
         assert_eq!(self.buf, line, "the echo");
-        Call { start, sent, got }
+        Call { start, got }
     }
 
     /// Closes the peer's input and waits for it to end.

@@ -206,6 +206,12 @@ fn child_of(pid: u32) -> Option<u32> {
         .next()
 }
 
+/// Whether `pid` is an edge owner (`mpt edge --owner`), not some other child.
+fn is_owner(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|c| c.split(|b| *b == 0).any(|a| a == b"--owner"))
+}
+
 /// The stamps `pids` dumped under `prefix` (each waited for: a process dumps as it exits),
 /// merged and sorted, a list per hop.
 fn stamps(prefix: &Path, pids: &[u32]) -> Vec<Vec<u64>> {
@@ -239,8 +245,8 @@ fn stamps(prefix: &Path, pids: &[u32]) -> Vec<Vec<u64>> {
 /// stamps (the first stamp of it after the point before), the harness's receipt. `None` when a
 /// hop the side stamps is missing from the call's window.
 fn points(call: &Call, hops: &[(Hop, &Vec<u64>)]) -> Option<Vec<(Point, u64)>> {
-    let mut out = vec![(Point::Start, call.start), (Point::Sent, call.sent)];
-    let mut at = call.sent;
+    let mut out = vec![(Point::Start, call.start)];
+    let mut at = call.start;
     for (hop, ts) in hops {
         let i = ts.partition_point(|t| *t < at);
         let t = *ts.get(i).filter(|t| **t <= call.got)?;
@@ -254,31 +260,32 @@ fn points(call: &Call, hops: &[(Hop, &Vec<u64>)]) -> Option<Vec<(Point, u64)>> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Point {
     Start,
-    Sent,
     Hop(Hop),
     Got,
 }
 
-/// What happens between two points, as a row of the table.
+/// What happens between two points, as a row of the table. A wire's time is the write's
+/// syscall, the wake-up of the reader blocked on it and the read's return; a process's is what
+/// it does between reading a line and writing it.
 fn segment(a: Point, b: Point) -> String {
-    use Point::{Got, Hop as At, Sent, Start};
+    use Point::{Got, Hop as At, Start};
     use mpt::hop_trace::Hop::*;
     let s = match (a, b) {
-        (Start, Sent) => "harness: its write of the request",
-        (Sent, At(ShimReadHarness)) => "wire harness -> shim (pipe: a wake-up)",
-        (At(ShimReadHarness), At(ShimWroteOwner)) => "shim: track the request, write it",
-        (At(ShimWroteOwner), At(OwnerReadShim)) => "wire shim -> owner (socket: a wake-up)",
-        (Sent, At(OwnerReadShim)) => "wire harness -> owner (pipe: a wake-up)",
-        (At(OwnerReadShim), At(OwnerWroteChild)) => "owner: parse, route, write to the child",
-        (At(OwnerWroteChild), At(OwnerReadChild)) | (Sent, Got) => {
-            "child: pipe in, MemPalace's work, pipe out"
-        }
+        (Start, At(ShimReadHarness)) => "wire harness -> shim (pipe)",
+        (At(ShimReadHarness), At(ShimSendsOwner)) => "shim: track the request",
+        (At(ShimSendsOwner), At(OwnerReadShim)) => "wire shim -> owner (Unix socket)",
+        (Start, At(OwnerReadShim)) => "wire harness -> owner (pipe)",
+        (At(OwnerReadShim), At(OwnerCallsChild)) => "owner: parse, route",
+        (At(OwnerCallsChild), At(OwnerSendsChild)) => "owner: to the child's stdin",
+        (At(OwnerReadShim), At(OwnerSendsChild)) => "owner: parse, route, to the stdin",
+        (At(OwnerSendsChild), At(OwnerReadChild)) => "child: pipe in, MemPalace, pipe out",
+        (Start, Got) => "child: pipe in, MemPalace, pipe out",
         (At(OwnerReadChild), At(OwnerReplied)) => "owner: parse the reply, wake the request",
-        (At(OwnerReplied), At(OwnerWroteShim)) => "owner: the reply serialised and written",
-        (At(OwnerWroteShim), At(ShimReadOwner)) => "wire owner -> shim (socket: a wake-up)",
-        (At(OwnerWroteShim), Got) => "wire owner -> harness (stdout: a wake-up)",
-        (At(ShimReadOwner), At(ShimWroteHarness)) => "shim: settle, write to the harness",
-        (At(ShimWroteHarness), Got) => "wire shim -> harness (pipe: a wake-up)",
+        (At(OwnerReplied), At(OwnerSendsShim)) => "owner: the reply serialised",
+        (At(OwnerSendsShim), At(ShimReadOwner)) => "wire owner -> shim (Unix socket)",
+        (At(OwnerSendsShim), Got) => "wire owner -> harness (tokio stdout, pipe)",
+        (At(ShimReadOwner), At(ShimSendsHarness)) => "shim: settle, scrub",
+        (At(ShimSendsHarness), Got) => "wire shim -> harness (pipe)",
         (a, b) => return format!("{a:?} -> {b:?}"),
     };
     s.to_string()
@@ -365,11 +372,20 @@ pub fn run(bed: &HopBed, n: usize, rounds: usize) {
     }
     let load_after = crate::common::loadavg();
     // Each traced side's processes: the peer, and the owner it started or its back relay.
+    // (An edge owner outlives its last shim by its grace and the child's stop: it is asked for
+    // its stamps now, with SIGUSR2, rather than waited for.)
     let mut traced = Vec::new();
     for s in sides.iter_mut() {
         let pid = s.peer.child.id();
         let mut pids = vec![pid];
-        pids.extend(child_of(pid).filter(|_| s.helpers.is_empty()));
+        if s.trace.is_some()
+            && s.helpers.is_empty()
+            && let Some(owner) = child_of(pid).filter(|c| is_owner(*c))
+        {
+            // SAFETY: kill(2) on the owner this bench's shim started; a hop-trace build dumps.
+            unsafe { libc::kill(owner as i32, libc::SIGUSR2) };
+            pids.push(owner);
+        }
         pids.extend(s.helpers.iter().map(Child::id));
         traced.push(pids);
     }

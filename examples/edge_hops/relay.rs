@@ -67,11 +67,11 @@ impl Stamps {
     }
 }
 
-/// Each line of `from` to `to`, stamped once read and once written, until `from` ends.
+/// Each line of `from` to `to`, stamped once read and as it is written, until `from` ends.
 fn pump(
     from: impl std::io::Read,
     mut to: impl Write,
-    (read, wrote): (Hop, Hop),
+    (read, sends): (Hop, Hop),
     also: Option<Hop>,
 ) -> Stamps {
     let mut stamps = Stamps::new();
@@ -87,10 +87,10 @@ fn pump(
         if let Some(h) = also {
             stamps.stamp(h);
         }
+        stamps.stamp(sends);
         if to.write_all(&buf).is_err() {
             return stamps;
         }
-        stamps.stamp(wrote);
     }
 }
 
@@ -101,7 +101,7 @@ fn front(socket: &str) {
         let s = pump(
             std::io::stdin(),
             &up_conn,
-            (Hop::ShimReadHarness, Hop::ShimWroteOwner),
+            (Hop::ShimReadHarness, Hop::ShimSendsOwner),
             None,
         );
         let _ = up_conn.shutdown(std::net::Shutdown::Write);
@@ -110,7 +110,7 @@ fn front(socket: &str) {
     let down = pump(
         &down_conn,
         std::io::stdout(),
-        (Hop::ShimReadOwner, Hop::ShimWroteHarness),
+        (Hop::ShimReadOwner, Hop::ShimSendsHarness),
         None,
     );
     up.join().unwrap().merge(down).write();
@@ -136,14 +136,14 @@ fn back(socket: &str, program: &str, args: &[String]) {
         pump(
             &up_conn,
             stdin,
-            (Hop::OwnerReadShim, Hop::OwnerWroteChild),
+            (Hop::OwnerReadShim, Hop::OwnerSendsChild),
             None,
         )
     });
     let down = pump(
         stdout,
         &conn,
-        (Hop::OwnerReadChild, Hop::OwnerWroteShim),
+        (Hop::OwnerReadChild, Hop::OwnerSendsShim),
         Some(Hop::OwnerReplied),
     );
     let _ = conn.shutdown(std::net::Shutdown::Write);

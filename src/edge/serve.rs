@@ -151,6 +151,7 @@ impl<W: AsyncWrite + Unpin> Replies<W> {
     /// Writes what the writer takes now (cancel-safe: `at` keeps the place), flushing once the
     /// queue is empty (a buffered writer, such as stdout, gets each reply out at once).
     async fn write_some(&mut self) {
+        crate::hop!(OwnerSendsShim);
         let result = match self.queue.front() {
             Some((bytes, _)) => match self.writer.write(&bytes[self.at..]).await {
                 Ok(0) => Err(()),
@@ -158,7 +159,6 @@ impl<W: AsyncWrite + Unpin> Replies<W> {
                     self.at += n;
                     self.unflushed = true;
                     if self.at == bytes.len() {
-                        crate::hop!(OwnerWroteShim);
                         self.queue.pop_front();
                         self.at = 0;
                     }

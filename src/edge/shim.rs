@@ -28,9 +28,8 @@ const MAX_RESTARTS: u32 = 5;
 fn write_out(line: &[u8]) -> bool {
     let line = crate::secrets::scrub_bytes(line);
     let mut out = std::io::stdout().lock();
-    let written = out.write_all(&line).and_then(|_| out.flush()).is_ok();
-    crate::hop!(ShimWroteHarness);
-    written
+    crate::hop!(ShimSendsHarness);
+    out.write_all(&line).and_then(|_| out.flush()).is_ok()
 }
 
 /// Where the harness's lines go: written by the stdin thread itself straight to the owner's
@@ -50,10 +49,10 @@ impl Upstream {
         match self.conn.as_mut() {
             // A line the dead owner did not take is tracked: the shim answers it (`answer_lost`).
             Some(c) => {
+                crate::hop!(ShimSendsOwner);
                 if c.write_all(&line).is_err() {
                     self.conn = None;
                 }
-                crate::hop!(ShimWroteOwner);
             }
             None => self.backlog.push(line),
         }

@@ -121,6 +121,7 @@ impl StdioClient {
         params: Option<Value>,
         deadline: Deadline,
     ) -> Result<Value, CallError> {
+        crate::hop!(OwnerCallsChild);
         let session = self.session().await?;
         let resp = self
             .exchange(
@@ -207,11 +208,11 @@ impl StdioClient {
         let Some(w) = stdin.as_mut() else {
             return Err(self.exited(session).await);
         };
+        crate::hop!(OwnerSendsChild);
         if w.write_all(&line).await.is_err() || w.flush().await.is_err() {
             drop(stdin);
             return Err(self.exited(session).await);
         }
-        crate::hop!(OwnerWroteChild);
         Ok(())
     }
 
