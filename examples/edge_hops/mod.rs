@@ -59,6 +59,16 @@ fn env_with(base: &[(String, String)], extra: &[(&str, String)]) -> Vec<(String,
     env
 }
 
+/// A private runtime folder of its own: the owner's socket is found by the palace's key in
+/// `$XDG_RUNTIME_DIR/mpt` (else `/tmp/mpt-<uid>`, whatever HOME says), so without it every edge
+/// side on this palace would reach one owner.
+fn runtime_dir(bed: &HopBed, name: &str) -> String {
+    let dir = bed.tmp.join(format!("run-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    dir.display().to_string()
+}
+
 fn sides(bed: &HopBed) -> Vec<Side> {
     let no_hub = ("MEMPALACE_HUB_FORWARD", "0".to_string());
     let traces = bed.tmp.join("hop-traces");
@@ -85,6 +95,7 @@ fn sides(bed: &HopBed) -> Vec<Side> {
         &[
             no_hub.clone(),
             ("HOME", (bed.home)("hops-edge")),
+            ("XDG_RUNTIME_DIR", runtime_dir(bed, "edge")),
             ("MPT_HOP_TRACE", edge_trace.display().to_string()),
         ],
     );
@@ -99,6 +110,7 @@ fn sides(bed: &HopBed) -> Vec<Side> {
         &[
             no_hub.clone(),
             ("HOME", (bed.home)("hops-standalone")),
+            ("XDG_RUNTIME_DIR", runtime_dir(bed, "standalone")),
             ("MPT_HOP_TRACE", standalone_trace.display().to_string()),
         ],
     );
@@ -113,7 +125,11 @@ fn sides(bed: &HopBed) -> Vec<Side> {
     ));
     let env = env_with(
         bed.env,
-        &[no_hub.clone(), ("HOME", (bed.home)("hops-plain"))],
+        &[
+            no_hub.clone(),
+            ("HOME", (bed.home)("hops-plain")),
+            ("XDG_RUNTIME_DIR", runtime_dir(bed, "plain")),
+        ],
     );
     out.push(mcp(
         "mpt edge (normal build)",
