@@ -262,7 +262,18 @@ async fn syscalls_per_call(c: &McpClient, pids: &[u32], k: usize) -> Vec<(f64, S
     per
 }
 
-/// A HOME of its own (the model cache linked): an edge there has its own owner on the palace.
+/// The private runtime folder beside `home`: an owner's socket is found by the palace's key in
+/// `$XDG_RUNTIME_DIR/mpt` (else `/tmp/mpt-<uid>`), not by HOME, so an edge side needs both for
+/// an owner of its own.
+fn runtime_of(home: &str) -> String {
+    let dir = Path::new(home).with_file_name("run");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    dir.display().to_string()
+}
+
+/// A HOME of its own (the model cache linked): with `runtime_of` beside it, an edge there has
+/// its own owner on the palace.
 fn another_home(tmp: &Path, tb: &Path, name: &str) -> String {
     common::model_home(&tmp.join(name), tb)
         .display()
@@ -368,10 +379,10 @@ fn main() {
         let (hub, _) = serve(&bed, &local, None);
         let direct = bed.client(&child, &["--palace", &lp], &[no_hub]);
         let edge_home = another_home(&tmp, &tb, "edge");
-        let edge = bed.client(&bed.mpt, &["edge", "--palace", &lp], &[no_hub, ("HOME", &edge_home)]);
+        let edge = bed.client(&bed.mpt, &["edge", "--palace", &lp], &[no_hub, ("HOME", &edge_home), ("XDG_RUNTIME_DIR", &runtime_of(&edge_home))]);
         let via_hub = bed.client(&child, &["--palace", &lp], &[]);
         let standalone_home = another_home(&tmp, &tb, "standalone");
-        let standalone = bed.client(&bed.mpt, &["edge", "--standalone", "--palace", &lp], &[no_hub, ("HOME", &standalone_home)]);
+        let standalone = bed.client(&bed.mpt, &["edge", "--standalone", "--palace", &lp], &[no_hub, ("HOME", &standalone_home), ("XDG_RUNTIME_DIR", &runtime_of(&standalone_home))]);
         let mut sides = vec![
             new_side("kg_stats, child directly (baseline)", direct),
             new_side("kg_stats, through mpt edge (shim + owner)", edge),
@@ -380,7 +391,7 @@ fn main() {
         ];
         let base_home = another_home(&tmp, &tb, "baseline");
         if let Some(b) = &baseline_mpt {
-            let c = bed.client(b, &["edge", "--palace", &lp], &[no_hub, ("HOME", &base_home)]);
+            let c = bed.client(b, &["edge", "--palace", &lp], &[no_hub, ("HOME", &base_home), ("XDG_RUNTIME_DIR", &runtime_of(&base_home))]);
             sides.push(new_side("kg_stats, through BENCH_BASELINE_MPT's edge (shim + owner)", c));
         }
         interleaved(&mut sides, n, rounds).await;
@@ -441,7 +452,7 @@ fn main() {
         local_alone.shutdown().await;
         // Its own HOME: the edge above may still be lingering in the first one.
         let fleet_home = another_home(&tmp, &tb, "fleet");
-        let fleet = bed.client(&bed.mpt, &["edge", "--palace", &lp, "--child", pinned.to_str().unwrap()], &[no_hub, ("MEMPALACE_REMOTE_URL", &url), ("HOME", &fleet_home)]);
+        let fleet = bed.client(&bed.mpt, &["edge", "--palace", &lp, "--child", pinned.to_str().unwrap()], &[no_hub, ("MEMPALACE_REMOTE_URL", &url), ("HOME", &fleet_home), ("XDG_RUNTIME_DIR", &runtime_of(&fleet_home))]);
         let f_kg = sample(&fleet, "mempalace_kg_stats", json!({}), n / 2).await;
         let r = fleet.call_tool("mempalace_search", q.clone(), Deadline::Default).await.unwrap();
         assert!(r.payload.get("merged").is_some(), "the search was merged: {}", r.payload);
