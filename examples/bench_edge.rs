@@ -8,6 +8,8 @@
 //! (`strace -f -c` on the shim and the owner), BENCH_VERBOSE=1 prints the load after each round.
 //! BENCH_HOPS=<a `--features hop-trace` build's mpt> runs the hop breakdown instead (`edge_hops`):
 //! each hop's microseconds through the edge beside the floor relay's and two ping-pongs'.
+//! BENCH_NODE=1 drives the kg_stats rounds from a Node harness instead (`edge_hops::node`: Node's
+//! one event loop, as pi's and opencode's), BENCH_BASELINE_MPT's edge among the sides.
 
 mod common;
 mod edge_hops;
@@ -335,7 +337,8 @@ fn main() {
     let traced = common::env_count("BENCH_STRACE", 0);
     let baseline_mpt = std::env::var_os("BENCH_BASELINE_MPT").map(PathBuf::from);
     let quick = std::env::var_os("BENCH_QUICK").is_some();
-    if let Some(traced_mpt) = std::env::var_os("BENCH_HOPS").map(PathBuf::from) {
+    let traced_mpt = std::env::var_os("BENCH_HOPS").map(PathBuf::from);
+    if traced_mpt.is_some() || std::env::var_os("BENCH_NODE").is_some() {
         let child = bed.mempalace_mcp();
         rt.block_on(async {
             let direct = bed.client(
@@ -352,11 +355,14 @@ fn main() {
             child: &child,
             palace: &lp,
             tmp: &tmp,
-            traced_mpt,
+            traced_mpt: traced_mpt.clone().unwrap_or_else(|| bed.mpt.clone()),
             plain_mpt: bed.mpt.clone(),
             home: &home,
         };
-        edge_hops::run(&hop_bed, n, rounds);
+        match traced_mpt {
+            Some(_) => edge_hops::run(&hop_bed, n, rounds),
+            None => edge_hops::node::run(&hop_bed, baseline_mpt.as_deref(), n, rounds),
+        }
         let _ = std::fs::remove_dir_all(&tmp);
         return;
     }

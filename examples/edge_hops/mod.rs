@@ -10,6 +10,7 @@
 //! process to the read's return in the next: the wake-up).
 
 mod harness;
+pub mod node;
 pub mod relay;
 
 use std::path::{Path, PathBuf};
