@@ -188,16 +188,7 @@ async fn interleaved(sides: &mut [Side], n: usize, rounds: usize) {
 async fn edge_pids(c: &McpClient) -> Option<(u32, u32)> {
     let McpClient::Local(s) = c else { return None };
     let shim = s.pid().await?;
-    let owner = std::fs::read_dir(format!("/proc/{shim}/task"))
-        .ok()?
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
-        .flat_map(|c| {
-            c.split_whitespace()
-                .filter_map(|p| p.parse::<u32>().ok())
-                .collect::<Vec<_>>()
-        })
-        .next()?;
+    let owner = edge_hops::child_of(shim)?;
     Some((shim, owner))
 }
 

@@ -210,7 +210,7 @@ fn one(side: &mut Side) -> Call {
 }
 
 /// The owner a shim started (its child process), if it runs.
-fn child_of(pid: u32) -> Option<u32> {
+pub fn child_of(pid: u32) -> Option<u32> {
     std::fs::read_dir(format!("/proc/{pid}/task"))
         .ok()?
         .flatten()
