@@ -61,3 +61,22 @@ pub fn on_primary(p: &crate::support::Primary, tool: &str, args: Value) -> Value
 pub fn healthz(port: u16) -> Reply {
     http(port, "GET", "/healthz", &[("host", b"127.0.0.1")], b"")
 }
+
+/// The stream's text up to the frame carrying `id`.
+pub async fn sse_until(body: &mut hyper::body::Incoming, id: &str) -> String {
+    let mut seen = String::new();
+    while !seen.contains(id) {
+        let frame = tokio::time::timeout(
+            std::time::Duration::from_secs(120),
+            http_body_util::BodyExt::frame(body),
+        )
+        .await
+        .expect("a frame within two minutes")
+        .expect("the stream stays open")
+        .unwrap();
+        if let Some(d) = frame.data_ref() {
+            seen.push_str(&String::from_utf8_lossy(d));
+        }
+    }
+    seen
+}

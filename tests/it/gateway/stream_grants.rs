@@ -2,14 +2,11 @@
 //! artifacts, the SSE stream's frames and `/sync/*` held to a device's streams; and nine devices
 //! streaming at once through one upstream stream (`serve` allows eight).
 
-use std::time::Duration;
-
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use serde_json::{Value, json};
 
-use super::denied;
+use super::{denied, sse_until as until};
 use crate::support::gateway::{Setup, call, get, payload, policy};
 
 fn append(port: u16, token: &str, stream: &str, body: &str) -> String {
@@ -32,22 +29,6 @@ async fn open(port: u16, token: &str, query: &str) -> hyper::Response<Incoming> 
         .body(http_body_util::Full::new(Bytes::new()))
         .unwrap();
     send.send_request(req).await.unwrap()
-}
-
-/// The stream's text up to the frame carrying `id`.
-async fn until(body: &mut Incoming, id: &str) -> String {
-    let mut seen = String::new();
-    while !seen.contains(id) {
-        let frame = tokio::time::timeout(Duration::from_secs(120), body.frame())
-            .await
-            .expect("a frame within two minutes")
-            .expect("the stream stays open")
-            .unwrap();
-        if let Some(d) = frame.data_ref() {
-            seen.push_str(&String::from_utf8_lossy(d));
-        }
-    }
-    seen
 }
 
 fn runtime() -> tokio::runtime::Runtime {

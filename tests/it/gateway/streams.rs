@@ -1,10 +1,7 @@
 //! What streams through the gateway unbuffered: the SSE `/logstream/stream` frame by frame while
 //! the stream stays open (recorded when its client leaves), and an `event_wait` long poll answered.
 
-use std::time::Duration;
-
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use serde_json::json;
 
 use crate::support::gateway::{Setup, call, mpt, payload};
@@ -76,17 +73,7 @@ fn an_sse_stream_and_a_long_poll_arrive_as_they_happen() {
         })
         .await
         .unwrap();
-        let mut seen = String::new();
-        while !seen.contains(&id) {
-            let frame = tokio::time::timeout(Duration::from_secs(120), body.frame())
-                .await
-                .expect("a frame within two minutes")
-                .expect("the stream stays open")
-                .unwrap();
-            if let Some(d) = frame.data_ref() {
-                seen.push_str(&String::from_utf8_lossy(d));
-            }
-        }
+        let seen = super::sse_until(&mut body, &id).await;
         assert!(seen.contains("event: logstream"), "{seen}");
     });
     let id = append(port, &mem, "s/wait", "ends the wait");
