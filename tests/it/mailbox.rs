@@ -16,7 +16,8 @@ fn client(url: &str) -> McpClient {
     remote_client(url, None)
 }
 
-async fn append(
+/// A `task.request` event from `from` to `to` appended through `c`; its id.
+pub(crate) async fn append(
     c: &McpClient,
     from: &str,
     to: &str,

@@ -7,7 +7,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Instant;
 
-use mpt::mcp::{Deadline, McpClient};
+use mpt::mcp::McpClient;
 use serde_json::{Value, json};
 
 use crate::support::primary::{PrimaryOpts, remote_client};
@@ -17,13 +17,7 @@ use crate::support::{Primary, TestEnv, wait_for};
 const ME: &str = "pi@lap";
 
 async fn ask(c: &McpClient, body: &str) -> String {
-    let args = json!({"type": "task.request", "stream": "project/mpt", "room": "delegation", "from_agent": "codex@desk", "to_agent": ME, "status": "open", "body": body});
-    let r = c
-        .call_tool("mempalace_event_append", args, Deadline::Default)
-        .await
-        .unwrap();
-    assert_eq!(r.payload["success"], true, "{}", r.payload);
-    r.payload["event"]["id"].as_str().unwrap().to_string()
+    crate::mailbox::append(c, "codex@desk", ME, body, None).await
 }
 
 /// A `watch --json` whose stdout lines arrive on a channel; stopped by its pid on drop.
