@@ -150,6 +150,17 @@ impl Peer {
                     v["result"].is_object() && v["result"]["isError"] != json!(true),
                     "{tool}: {v}"
                 );
+                // A good JSON-RPC result can still carry the palace's own failure in its payload.
+                let payload: Value = v["result"]["content"][0]["text"]
+                    .as_str()
+                    .and_then(|t| serde_json::from_str(t).ok())
+                    .unwrap_or(Value::Null);
+                assert!(
+                    payload.is_object()
+                        && payload.get("success") != Some(&json!(false))
+                        && payload.get("error").is_none(),
+                    "{tool}: {v}"
+                );
                 break got;
             }
         };

@@ -39,9 +39,15 @@ function peer(side) {
   return { side, child, request, times: [] };
 }
 
+// A good JSON-RPC result can still carry the palace's own failure in its payload: both refused.
 function check(p, reply) {
   const r = reply.result;
-  if (!r || r.isError) {
+  let payload = null;
+  try {
+    payload = JSON.parse(r?.content?.[0]?.text ?? "null");
+  } catch {}
+  const failed = !payload || typeof payload !== "object" || payload.success === false || "error" in payload;
+  if (!r || r.isError || failed) {
     console.error(`${p.side.label}: not a good result: ${JSON.stringify(reply)}`);
     process.exit(1);
   }
