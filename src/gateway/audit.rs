@@ -49,7 +49,7 @@ impl Event {
 #[derive(Debug, Serialize)]
 struct Record<'a> {
     seq: u64,
-    ts: String,
+    ts: &'a str,
     stage: &'a str,
     device: &'a Option<String>,
     token_id: &'a Option<String>,
@@ -78,6 +78,14 @@ pub struct Head {
     pub schema: String,
     pub seq: u64,
     pub hash: String,
+}
+
+/// [`Head`] as the running log writes it, borrowed (the same fields in the same order).
+#[derive(Serialize)]
+struct HeadRef<'a> {
+    schema: &'a str,
+    seq: u64,
+    hash: &'a str,
 }
 
 impl Head {
@@ -125,6 +133,12 @@ pub struct AuditLog {
     next_seq: u64,
     head: String,
     max_bytes: u64,
+    /// The line being written, and the checkpoint's bytes: kept between records, so a record
+    /// costs no allocation of its own.
+    line: Vec<u8>,
+    head_bytes: Vec<u8>,
+    /// The current second's `ts` up to its milliseconds, and which second it is.
+    ts: Ts,
 }
 
 impl AuditLog {
@@ -175,7 +189,7 @@ impl AuditLog {
         let head_path = dir.audit_head();
         let head_file = open_private_rw(&head_path)
             .map_err(|e| MptError::io(format!("opening {}", head_path.display()), &e))?;
-        let log = AuditLog {
+        let mut log = AuditLog {
             dir: dir.clone(),
             file,
             head_file,
@@ -184,6 +198,9 @@ impl AuditLog {
             next_seq,
             head: prev,
             max_bytes: max_bytes.max(1),
+            line: Vec::with_capacity(1024),
+            head_bytes: Vec::with_capacity(HEAD_LEN),
+            ts: Ts::default(),
         };
         let sized = log.head_file.metadata().map(|m| m.len()).unwrap_or(0) == HEAD_LEN as u64;
         if note.is_some() || (next_seq > 1 && !sized) {
@@ -206,9 +223,10 @@ impl AuditLog {
             self.rotate()?;
         }
         let seq = self.next_seq;
+        let ts = self.ts.now();
         let rec = Record {
             seq,
-            ts: now_ts(),
+            ts,
             stage: e.stage,
             device: &e.device,
             token_id: &e.token_id,
@@ -228,10 +246,12 @@ impl AuditLog {
             end: e.end,
             prev: &self.head,
         };
-        let body = serde_json::to_string(&rec).map_err(io::Error::other)?;
-        let (mut line, hash) = chain::seal(&self.head, &body);
-        line.push('\n');
-        if let Err(e) = self.file.write_all(line.as_bytes()) {
+        let line = &mut self.line;
+        line.clear();
+        serde_json::to_writer(&mut *line, &rec).map_err(io::Error::other)?;
+        let hash = chain::seal(&self.head, line);
+        line.push(b'\n');
+        if let Err(e) = self.file.write_all(line) {
             // A full disk may take half a line: cut it, so the chain stays whole.
             let _ = self.file.set_len(self.size);
             return Err(e);
@@ -249,21 +269,23 @@ impl AuditLog {
         Ok((self.file.try_clone()?, self.next_seq - 1))
     }
 
-    fn checkpoint(&self, seq: u64, durable: bool) -> io::Result<()> {
-        let head = Head {
-            schema: crate::schema::GATEWAY_AUDIT_HEAD.into(),
+    fn checkpoint(&mut self, seq: u64, durable: bool) -> io::Result<()> {
+        let head = HeadRef {
+            schema: crate::schema::GATEWAY_AUDIT_HEAD,
             seq,
-            hash: self.head.clone(),
+            hash: &self.head,
         };
-        let mut text = serde_json::to_string(&head).map_err(io::Error::other)?;
+        let text = &mut self.head_bytes;
+        text.clear();
+        serde_json::to_writer(&mut *text, &head).map_err(io::Error::other)?;
         if text.len() >= HEAD_LEN {
             return Err(io::Error::other("the audit head outgrew its fixed size"));
         }
-        text.extend(std::iter::repeat_n(' ', HEAD_LEN - 1 - text.len()));
-        text.push('\n');
+        text.resize(HEAD_LEN - 1, b' ');
+        text.push(b'\n');
         // Always HEAD_LEN bytes at offset 0: the file stays that size (`open` brings an older,
         // shorter head to it), so no length check on this path.
-        self.head_file.write_all_at(text.as_bytes(), 0)?;
+        self.head_file.write_all_at(text, 0)?;
         if durable {
             self.head_file.sync_data()?;
         }
@@ -313,11 +335,35 @@ pub fn rotated_name(dir: &StateDir, first_seq: u64) -> PathBuf {
     dir.root.join(format!("audit-{first_seq:012}.jsonl"))
 }
 
-/// `2026-12-01T07:52:25.605Z`.
-fn now_ts() -> String {
-    let ms = crate::time::now_ms();
-    let secs = crate::time::format_iso_utc(ms.div_euclid(1000));
-    format!("{}.{:03}Z", secs.trim_end_matches('Z'), ms.rem_euclid(1000))
+/// A record's `ts`, `2026-12-01T07:52:25.605Z`: the date and time of day formatted once a
+/// second, the milliseconds each record.
+#[derive(Debug, Default)]
+struct Ts {
+    secs: Option<i64>,
+    text: String,
+}
+
+impl Ts {
+    fn now(&mut self) -> &str {
+        self.at(crate::time::now_ms())
+    }
+
+    fn at(&mut self, ms: i64) -> &str {
+        let secs = ms.div_euclid(1000);
+        if self.secs != Some(secs) {
+            self.secs = Some(secs);
+            self.text = crate::time::format_iso_utc(secs);
+            self.text.pop(); // its `Z`: the milliseconds come first
+            self.text.push_str(".000Z");
+        }
+        let ms = ms.rem_euclid(1000) as u32;
+        self.text.truncate(self.text.len() - 4);
+        for d in [ms / 100, ms / 10 % 10, ms % 10] {
+            self.text.push(char::from(b'0' + d as u8));
+        }
+        self.text.push('Z');
+        &self.text
+    }
 }
 
 /// The lines of a file, for the readers.

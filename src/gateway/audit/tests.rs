@@ -194,3 +194,115 @@ fn one_fsync_covers_every_record_appended_before_it() {
         .unwrap();
     assert_eq!(syncs, 2, "a record appended after the fsync needs its own");
 }
+
+/// The line a record had before the log kept its buffers: the record serialised on its own, the
+/// hash of `prev` and those bytes added as the last field (what `audit verify` recomputes).
+fn line_as_before(e: &Event, seq: u64, ts: &str, prev: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let rec = Record {
+        seq,
+        ts,
+        stage: e.stage,
+        device: &e.device,
+        token_id: &e.token_id,
+        peer: &e.peer,
+        route: &e.route,
+        rpc: &e.rpc,
+        tool: &e.tool,
+        class: &e.class,
+        wings: &e.wings,
+        rewrites: &e.rewrites,
+        decision: if e.allowed { "allow" } else { "deny" },
+        rule: &e.rule,
+        upstream_status: e.upstream_status,
+        latency_ms: e.latency_ms,
+        bytes_in: e.bytes_in,
+        bytes_out: e.bytes_out,
+        end: e.end,
+        prev,
+    };
+    let body = serde_json::to_string(&rec).unwrap();
+    let hash = crate::hex::hex(&Sha256::digest(format!("{prev}{body}").as_bytes()));
+    format!("{},\"hash\":\"{hash}\"}}", body.strip_suffix('}').unwrap())
+}
+
+#[test]
+fn each_line_and_the_checkpoint_are_the_bytes_they_were_before_the_buffers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = StateDir {
+        root: tmp.path().to_path_buf(),
+    };
+    let (mut log, _) = AuditLog::open(&dir, 1 << 20).unwrap();
+    let full = Event {
+        stage: Event::RESPONSE,
+        device: Some("lap \"quoted\" \u{e9}".into()),
+        token_id: Some("AbCdEfGhIj".into()),
+        peer: Some("127.0.0.1".into()),
+        route: "/mcp".into(),
+        rpc: Some("tools/call".into()),
+        tool: Some("mempalace_add_drawer".into()),
+        class: "write".into(),
+        wings: vec!["wing_lap".into(), "wing_b".into()],
+        rewrites: vec!["rewrote:/added_by".into()],
+        allowed: true,
+        rule: "role:member".into(),
+        upstream_status: Some(200),
+        latency_ms: Some(12),
+        bytes_in: 345,
+        bytes_out: Some(6789),
+        end: Some("complete"),
+    };
+    // A long record first: the kept buffer is longer than the short one written into it next.
+    let events = [full, event(7), Event::default()];
+    for e in &events {
+        log.append(e).unwrap();
+    }
+    let text = std::fs::read_to_string(dir.audit()).unwrap();
+    let mut prev = chain::GENESIS.to_string();
+    for (i, (line, e)) in text.lines().zip(&events).enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let ts = v["ts"].as_str().unwrap();
+        assert_eq!(
+            line,
+            line_as_before(e, i as u64 + 1, ts, &prev),
+            "record {}",
+            i + 1
+        );
+        prev = v["hash"].as_str().unwrap().to_string();
+    }
+    assert_eq!(text.lines().count(), events.len());
+    let head = serde_json::to_string(&Head {
+        schema: crate::schema::GATEWAY_AUDIT_HEAD.into(),
+        seq: 3,
+        hash: prev,
+    })
+    .unwrap();
+    let on_disk = std::fs::read_to_string(dir.audit_head()).unwrap();
+    assert_eq!(on_disk.len(), HEAD_LEN);
+    assert_eq!(on_disk.trim_end(), head);
+    assert!(read::verify(&dir).unwrap().bad.is_none());
+}
+
+#[test]
+fn a_record_time_is_formatted_as_before_across_seconds() {
+    let as_before = |ms: i64| {
+        let secs = crate::time::format_iso_utc(ms.div_euclid(1000));
+        format!("{}.{:03}Z", secs.trim_end_matches('Z'), ms.rem_euclid(1000))
+    };
+    let mut ts = Ts::default();
+    let base = 1_764_575_545_000_i64; // 2025-12-01T07:52:25Z
+    for ms in [
+        base + 605,
+        base + 7,
+        base + 999,
+        base + 1000,
+        base + 1042,
+        base + 61_000 + 99,
+        base + 1042,
+        base,
+        0,
+        base + 86_400_000 + 500,
+    ] {
+        assert_eq!(ts.at(ms), as_before(ms), "at {ms}");
+    }
+}
