@@ -45,6 +45,8 @@ pub struct Notes {
     file: Option<i32>,
     /// The folder's watch is gone (or events were lost for good): every call says changed.
     blind: bool,
+    /// Where the queue is read into: zeroed once, not on every request.
+    buf: Vec<u8>,
 }
 
 impl Notes {
@@ -70,6 +72,7 @@ impl Notes {
             folder: -1,
             file: None,
             blind: false,
+            buf: vec![0; 4096],
         };
         notes.folder = notes.add(folder, ON_FOLDER)?;
         notes.rearm();
@@ -93,7 +96,7 @@ impl Notes {
     /// queue holds an event for it (or overflowed, or cannot be read). The file's watch is then
     /// placed again before the caller reads the file, so a change after that read is heard.
     pub fn changed(&mut self) -> bool {
-        let mut buf = [0u8; 4096];
+        let mut buf = std::mem::take(&mut self.buf);
         let mut hit = self.blind;
         loop {
             // SAFETY: `buf` is writable for its whole length; the descriptor is ours.
@@ -106,6 +109,7 @@ impl Notes {
             }
             hit |= self.about_the_file(&buf[..n as usize]);
         }
+        self.buf = buf;
         if hit {
             self.rearm();
         }
