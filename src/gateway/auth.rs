@@ -67,8 +67,9 @@ impl Shared {
         };
         let token = bearer(h).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
         let id = token::parse(token).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
-        let entry = self
-            .token_entry(id)
+        let file = self.tokens_for(id);
+        let entry = file
+            .find(id)
             .ok_or_else(|| refused(Unauthorized::UnknownToken, Some(id)))?;
         if !token::same_digest(&entry.sha256, &token::digest(token)) {
             return Err(refused(Unauthorized::UnknownToken, Some(id)));
@@ -77,9 +78,9 @@ impl Shared {
             super::tokens::TokenState::Revoked => Err(refused(Unauthorized::Revoked, Some(id))),
             super::tokens::TokenState::Expired => Err(refused(Unauthorized::Expired, Some(id))),
             _ => Ok(Who {
-                device: entry.device,
-                token_id: entry.id,
-                expires: entry.expires,
+                device: entry.device.clone(),
+                token_id: entry.id.clone(),
+                expires: entry.expires.clone(),
             }),
         }
     }

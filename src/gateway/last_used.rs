@@ -32,10 +32,17 @@ impl LastUsed {
 
     /// Notes a use; `true` when it is the token's first (worth writing at once).
     pub fn touch(&mut self, id: &str, now_ms: i64) -> bool {
-        let first = !self.tokens.contains_key(id);
-        self.tokens.insert(id.to_string(), now_ms);
         self.dirty = true;
-        first
+        match self.tokens.get_mut(id) {
+            Some(at) => {
+                *at = now_ms;
+                false
+            }
+            None => {
+                self.tokens.insert(id.to_string(), now_ms);
+                true
+            }
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<i64> {

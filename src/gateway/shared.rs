@@ -12,7 +12,7 @@ use super::policy::Policy;
 use super::rate::Buckets;
 use super::reload::{Refresh, Watched};
 use super::state::StateDir;
-use super::tokens::{Entry, TokenFile};
+use super::tokens::TokenFile;
 use super::upstream::Upstream;
 use crate::{log_debug, log_warn};
 
@@ -84,16 +84,15 @@ impl Shared {
         w.get()
     }
 
-    /// The entry of token `id`: `tokens.json` is read again when it changed, and once more when
-    /// the id is not in it.
-    pub fn token_entry(&self, id: &str) -> Option<Entry> {
+    /// The token file to find token `id` in: `tokens.json` is read again when it changed, and
+    /// once more when the id is not in it. Shared, not copied per request.
+    pub fn tokens_for(&self, id: &str) -> Arc<TokenFile> {
         let mut w = lock(&self.tokens);
         report("tokens.json", w.refresh(false));
-        if let Some(e) = w.get().find(id) {
-            return Some(e.clone());
+        if w.get().find(id).is_none() {
+            report("tokens.json", w.refresh(true));
         }
-        report("tokens.json", w.refresh(true));
-        w.get().find(id).cloned()
+        w.get()
     }
 
     /// Appends an audit record; its seq.
