@@ -370,7 +370,8 @@ fn main() {
         port: floor::start(serve, UPSTREAM, &tokens),
         bearer: tokens[0].clone(),
     };
-    // Another build's gateway beside this one (before/after a change, in the same run).
+    // Another build's gateway beside this one (before/after a change, in the same run), with
+    // the same policy and tokens (twenty devices), so the two differ only by their build.
     let baseline = std::env::var_os("BENCH_BASELINE_MPT").map(PathBuf::from);
     let before = baseline.as_ref().map(|b| {
         let (g, port, tokens) = gateway(
@@ -378,7 +379,7 @@ fn main() {
             &tmp.path().join("gateway-baseline"),
             &home,
             serve,
-            &names[..1],
+            &names,
         );
         let side = Side {
             name: "through the baseline's gateway",
