@@ -72,6 +72,34 @@ struct Record<'a> {
     prev: &'a str,
 }
 
+impl<'a> Record<'a> {
+    /// The record of `e`, numbered `seq`, at `ts`, after the record whose hash is `prev`.
+    fn of(e: &'a Event, seq: u64, ts: &'a str, prev: &'a str) -> Record<'a> {
+        Record {
+            seq,
+            ts,
+            stage: e.stage,
+            device: &e.device,
+            token_id: &e.token_id,
+            peer: &e.peer,
+            route: &e.route,
+            rpc: &e.rpc,
+            tool: &e.tool,
+            class: &e.class,
+            wings: &e.wings,
+            rewrites: &e.rewrites,
+            decision: if e.allowed { "allow" } else { "deny" },
+            rule: &e.rule,
+            upstream_status: e.upstream_status,
+            latency_ms: e.latency_ms,
+            bytes_in: e.bytes_in,
+            bytes_out: e.bytes_out,
+            end: e.end,
+            prev,
+        }
+    }
+}
+
 /// The checkpoint of the chain's head.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Head {
@@ -224,28 +252,7 @@ impl AuditLog {
         }
         let seq = self.next_seq;
         let ts = self.ts.now();
-        let rec = Record {
-            seq,
-            ts,
-            stage: e.stage,
-            device: &e.device,
-            token_id: &e.token_id,
-            peer: &e.peer,
-            route: &e.route,
-            rpc: &e.rpc,
-            tool: &e.tool,
-            class: &e.class,
-            wings: &e.wings,
-            rewrites: &e.rewrites,
-            decision: if e.allowed { "allow" } else { "deny" },
-            rule: &e.rule,
-            upstream_status: e.upstream_status,
-            latency_ms: e.latency_ms,
-            bytes_in: e.bytes_in,
-            bytes_out: e.bytes_out,
-            end: e.end,
-            prev: &self.head,
-        };
+        let rec = Record::of(e, seq, ts, &self.head);
         let line = &mut self.line;
         line.clear();
         serde_json::to_writer(&mut *line, &rec).map_err(io::Error::other)?;

@@ -199,29 +199,7 @@ fn one_fsync_covers_every_record_appended_before_it() {
 /// hash of `prev` and those bytes added as the last field (what `audit verify` recomputes).
 fn line_as_before(e: &Event, seq: u64, ts: &str, prev: &str) -> String {
     use sha2::{Digest, Sha256};
-    let rec = Record {
-        seq,
-        ts,
-        stage: e.stage,
-        device: &e.device,
-        token_id: &e.token_id,
-        peer: &e.peer,
-        route: &e.route,
-        rpc: &e.rpc,
-        tool: &e.tool,
-        class: &e.class,
-        wings: &e.wings,
-        rewrites: &e.rewrites,
-        decision: if e.allowed { "allow" } else { "deny" },
-        rule: &e.rule,
-        upstream_status: e.upstream_status,
-        latency_ms: e.latency_ms,
-        bytes_in: e.bytes_in,
-        bytes_out: e.bytes_out,
-        end: e.end,
-        prev,
-    };
-    let body = serde_json::to_string(&rec).unwrap();
+    let body = serde_json::to_string(&Record::of(e, seq, ts, prev)).unwrap();
     let hash = crate::hex::hex(&Sha256::digest(format!("{prev}{body}").as_bytes()));
     format!("{},\"hash\":\"{hash}\"}}", body.strip_suffix('}').unwrap())
 }
