@@ -214,7 +214,7 @@ fn main() {
     let tmp = tempfile::tempdir().unwrap();
     if std::env::var("BENCH_FEED").as_deref() == Ok("opencode") {
         // The opencode half alone (for profiling it), without pi's figures beside it.
-        return opencode(tmp.path(), f64::NAN);
+        return opencode(tmp.path(), f64::NAN, &mpt);
     }
     // BENCH_FEED_PI_DIR keeps the synthetic pi sessions there (to profile `mpt feed prepare` on them).
     let sessions = std::env::var_os("BENCH_FEED_PI_DIR")
@@ -344,7 +344,7 @@ fn main() {
     } else {
         println!("  (build the release binary to time `mpt feed prepare` too: {mpt} is missing)");
     }
-    opencode(tmp.path(), engine);
+    opencode(tmp.path(), engine, &mpt);
 }
 
 /// Turns per synthetic opencode session: about 50 KB of rows each, as pi's sessions above.
@@ -352,17 +352,21 @@ const OPENCODE_TURNS: usize = 40;
 
 /// 1,000 opencode sessions in a database with opencode 1.18.33's schema (WAL checkpointed into the
 /// file): the first export beside `cp` of that file, and the no-change re-run beside pi's.
-fn opencode(tmp: &Path, pi_rerun_ms: f64) {
-    let db = tmp.join("opencode/opencode.db");
+fn opencode(tmp: &Path, pi_rerun_ms: f64, mpt: &str) {
+    // BENCH_FEED_DB keeps the database there, and reuses it when it exists (to profile
+    // `mpt feed prepare --harness opencode` on it with OPENCODE_DB).
+    let db = std::env::var_os("BENCH_FEED_DB")
+        .map_or_else(|| tmp.join("opencode/opencode.db"), PathBuf::from);
     let t = Instant::now();
-    let c = opencode_db::schema_db(&db);
-    c.execute_batch("BEGIN").unwrap();
-    for i in 0..SESSIONS {
-        opencode_db::add_session(&c, i, OPENCODE_TURNS, 1_700_000_000_000);
+    if !db.exists() {
+        let c = opencode_db::schema_db(&db);
+        c.execute_batch("BEGIN").unwrap();
+        for i in 0..SESSIONS {
+            opencode_db::add_session(&c, i, OPENCODE_TURNS, 1_700_000_000_000);
+        }
+        c.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE);")
+            .unwrap();
     }
-    c.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE);")
-        .unwrap();
-    drop(c);
     let size = fs::metadata(&db).unwrap().len();
     let mb = size as f64 / 1e6;
     println!(
@@ -372,7 +376,7 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
     let (t_cp, _) = best(5, || {
         let ok = Command::new("cp")
             .arg(&db)
-            .arg(tmp.join("opencode/copy.db"))
+            .arg(tmp.join("copy.db"))
             .status()
             .unwrap();
         assert!(ok.success());
@@ -426,6 +430,7 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
             r.bytes_written as f64 / 1e6
         );
     }
+    binaries(&db, tmp, mpt, t_cp);
     floors(&db, &stage, t_cp);
     let rerun = median_ms(11, || {
         let r = oc_prepare(&mk(Some(&state), true)).unwrap();
@@ -445,9 +450,65 @@ fn opencode(tmp: &Path, pi_rerun_ms: f64) {
     );
 }
 
-/// What any exporter of this database pays, each beside `cp`: the read alone (the index and every
-/// session's rows, in one transaction), the read with every field the export needs parsed (no
-/// rendering, no staging), both on one thread; then the staging alone (the first export's 1,000
+/// With BENCH_BASELINE_MPT (another build's binary): the first export by each binary,
+/// `mpt feed prepare --harness opencode` (fsync on, as the command always syncs), a fresh state
+/// each time, 3 rounds interleaved, best of each.
+fn binaries(db: &Path, tmp: &Path, mpt: &str, t_cp: f64) {
+    let Some(base) = std::env::var_os("BENCH_BASELINE_MPT") else {
+        return;
+    };
+    if !Path::new(mpt).is_file() {
+        println!(
+            "  (build the release binary to compare it with BENCH_BASELINE_MPT: {mpt} is missing)"
+        );
+        return;
+    }
+    let run = |bin: &std::ffi::OsStr| {
+        let state = tmp.join("bin-state");
+        let _ = fs::remove_dir_all(&state);
+        let t = Instant::now();
+        let o = Command::new(bin)
+            .args([
+                "feed",
+                "prepare",
+                "--harness",
+                "opencode",
+                "--reason",
+                "manual",
+            ])
+            .env("OPENCODE_DB", db)
+            .env("XDG_STATE_HOME", &state)
+            .env("HOME", tmp)
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success() && o.stdout.starts_with(b"MINE_SOURCE="));
+        t.elapsed().as_secs_f64()
+    };
+    let (mut this, mut that) = (f64::MAX, f64::MAX);
+    for _ in 0..3 {
+        that = that.min(run(&base));
+        this = this.min(run(mpt.as_ref()));
+    }
+    for (what, secs) in [("the baseline binary", that), ("this binary", this)] {
+        println!(
+            "  {:<46} {:>9.1} ms  {:.2}x cp",
+            format!("first export, {what} (fsync on)"),
+            secs * 1e3,
+            secs / t_cp
+        );
+    }
+    println!(
+        "  {:<46} {:>9.2}x",
+        "this binary / the baseline",
+        this / that
+    );
+}
+
+/// What any exporter of this database pays, each beside `cp`: the read alone, both ways (the index
+/// and every session's rows by session, a re-run's read; one pass over each table, a first
+/// export's), the scan with every field the export needs parsed (no rendering, no staging), all on
+/// one thread; then the staging alone (the first export's 1,000
 /// transcripts written as `prepare` writes them, temp file and rename), with fsync off, a sync per
 /// file (what `mpt feed prepare` did before), synced in batches (`stage::Stager`, what it does now),
 /// and all at once (every temp file written, one `syncfs`, then the renames). Each keeps the same
@@ -460,17 +521,23 @@ fn floors(db: &Path, staged: &Path, t_cp: f64) {
             secs / t_cp
         );
     };
-    let (t_read, _) = best(3, || {
-        let mut bytes = 0;
-        oc_db::read(db, &|_| true, &mut |_, (_, rows)| {
-            bytes += rows.map_or(0, |r| r.bytes)
-        })
-        .unwrap();
-        assert!(bytes > 0);
-    });
-    line("floor: the read alone (index + every row)", t_read);
+    // `known` picks the read (db::scans): 0 the scan of each table, usize::MAX the index's.
+    for (what, known) in [
+        ("floor: the index's read (a query per session)", usize::MAX),
+        ("floor: the scan's read (one pass per table)", 0),
+    ] {
+        let (t_read, _) = best(3, || {
+            let mut bytes = 0;
+            oc_db::read(db, known, &|_| true, &mut |_, (_, rows)| {
+                bytes += rows.map_or(0, |r| r.bytes)
+            })
+            .unwrap();
+            assert!(bytes > 0);
+        });
+        line(what, t_read);
+    }
     let (t_parse, _) = best(3, || {
-        oc_db::read(db, &|_| true, &mut |_, (row, rows)| {
+        oc_db::read(db, 0, &|_| true, &mut |_, (row, rows)| {
             if let Some(rows) = rows {
                 let (s, _) = convert::session(&row, rows);
                 assert!(!s.entries.is_empty());
@@ -478,7 +545,7 @@ fn floors(db: &Path, staged: &Path, t_cp: f64) {
         })
         .unwrap();
     });
-    line("floor: read + parse every needed field", t_parse);
+    line("floor: the scan + parse every needed field", t_parse);
     let texts: Vec<(String, Vec<u8>)> = fs::read_dir(staged)
         .unwrap()
         .map(|e| {

@@ -32,11 +32,8 @@ pub fn session(row: &SessionRow, rows: SessionRows) -> (Session, Unread) {
             unread.bad_rows += 1;
             continue;
         };
-        let parts: Vec<Option<PartData>> = m
-            .parts
-            .into_iter()
-            .map(|r| PartData::parse(&rows.parts[r]))
-            .collect();
+        let parts: Vec<Option<PartData>> =
+            m.parts.into_iter().map(|p| p.parse(&rows.parts)).collect();
         unread.bad_rows += parts.iter().filter(|p| p.is_none()).count();
         let parts = parts.into_iter().flatten();
         let body = match (data.role, data.summary.0) {
@@ -142,7 +139,7 @@ fn key(session: &str, message: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::feed::opencode::db::MessageRow;
+    use crate::feed::opencode::db::{MessageRow, PartRow};
     use crate::feed::opencode::part::MessageData;
 
     fn row() -> SessionRow {
@@ -175,7 +172,7 @@ mod tests {
             for p in *parts {
                 let start = out.parts.len();
                 out.parts.push_str(p);
-                m.parts.push(start..out.parts.len());
+                m.parts.push(PartRow::Raw(start..out.parts.len()));
             }
             out.messages.push(m);
         }

@@ -2,7 +2,11 @@
 //! read transaction per run that holds no lock a writer waits on and ends as soon as the rows are
 //! read, so a running opencode never blocks and its WAL checkpoints are never starved.
 
-use super::part::MessageData;
+// Two reads inside that transaction, chosen by [`scans`]: the session index, then a query per
+// session that needs exporting (here: a re-run, where few changed); or one pass over each table
+// ([`super::scan`]: a first export, where nearly every session is read).
+
+use super::part::{MessageData, PartData};
 use super::schema::{self, Key};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashMap;
@@ -35,8 +39,27 @@ pub struct MessageRow {
     pub id: String,
     /// `None` when the message's `data` is not a JSON object.
     pub data: Option<MessageData>,
-    /// Its parts' `data` in order: ranges of [`SessionRows::parts`].
-    pub parts: Vec<Range<usize>>,
+    /// Its parts in order.
+    pub parts: Vec<PartRow>,
+}
+
+/// One `part` row's `data`: as stored (a range of [`SessionRows::parts`], parsed by the caller), or
+/// already parsed down to the fields the export reads (a session the scan held while another's rows
+/// came between its own; `None` when the `data` is not a JSON object).
+pub enum PartRow {
+    Raw(Range<usize>),
+    Parsed(Option<PartData>),
+}
+
+impl PartRow {
+    /// The part's fields, parsed from `stored` (its session's [`SessionRows::parts`]) when it is
+    /// still as stored.
+    pub fn parse(self, stored: &str) -> Option<PartData> {
+        match self {
+            PartRow::Raw(r) => PartData::parse(&stored[r]),
+            PartRow::Parsed(d) => d,
+        }
+    }
 }
 
 /// One session's messages in order, and the `data` of all its parts in one buffer (one allocation
@@ -55,7 +78,8 @@ pub type Delivered = (SessionRow, Option<SessionRows>);
 /// What one read of the database found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Read {
-    /// A known schema: this many sessions were delivered, in id order.
+    /// A known schema: this many sessions were delivered (in id order by the index's read, in the
+    /// order they completed by the scan).
     Sessions(usize),
     /// A schema this build does not know (or none): nothing was read.
     UnknownSchema(Option<Key>),
@@ -83,7 +107,8 @@ const PARTS_ORDERED: &str =
 const BUSY_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// Reads the database at `path`: `Ok(None)` when it does not exist; `Err` with SQLite's reason when
-/// it cannot be read (locked, damaged, not a database). `wanted` picks the sessions whose messages
+/// it cannot be read (locked, damaged, not a database). `known` is how many of its sessions the
+/// caller's state already has a record of (it picks the read, [`scans`]). `wanted` picks the sessions whose messages
 /// are loaded, inside the same transaction as the index; `each` gets every session as soon as it
 /// is read, with the number of sessions (so a caller can convert one while the next is read). An
 /// `Err` can come after some sessions were delivered: the caller must discard them.
@@ -93,6 +118,7 @@ const BUSY_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 /// would), so it sees a consistent snapshot, never writes the database, and never blocks opencode.
 pub fn read(
     path: &Path,
+    known: usize,
     wanted: &dyn Fn(&SessionRow) -> bool,
     each: &mut dyn FnMut(usize, Delivered),
 ) -> Result<Option<Read>, String> {
@@ -100,7 +126,7 @@ pub fn read(
         return Ok(None);
     }
     open(path)
-        .and_then(|c| read_in(&c, wanted, each))
+        .and_then(|c| read_in(&c, known, wanted, each))
         .map(Some)
         .map_err(|e| e.to_string())
 }
@@ -123,8 +149,17 @@ fn open(path: &Path) -> rusqlite::Result<Connection> {
     Ok(c)
 }
 
+/// The read that costs less for this run: one pass over each table when the caller's state knows
+/// fewer than half of the database's sessions (a first export, or a database mostly new to it:
+/// nearly every session is read, and a scan reads each row once, in the order it is stored); else
+/// the index, then a query per session that needs it (a re-run reads only what changed).
+pub fn scans(sessions: usize, known: usize) -> bool {
+    known.saturating_mul(2) < sessions
+}
+
 fn read_in(
     c: &Connection,
+    known: usize,
     wanted: &dyn Fn(&SessionRow) -> bool,
     each: &mut dyn FnMut(usize, Delivered),
 ) -> rusqlite::Result<Read> {
@@ -133,25 +168,68 @@ fn read_in(
     if key.as_ref().and_then(schema::known).is_none() {
         return Ok(Read::UnknownSchema(key));
     }
-    let mut index = tx.prepare(INDEX)?;
-    let rows = index.query_map([], |r| {
-        let revert: Option<String> = r.get(4)?;
-        let (messages, parts) = (count_and_latest(r, 6)?, count_and_latest(r, 7)?);
-        let counts: [i64; 5] = [r.get(5)?, messages.0, messages.1, parts.0, parts.1];
-        let mut h = DefaultHasher::new();
-        (counts, &revert).hash(&mut h);
-        Ok(SessionRow {
+    let sessions: i64 = tx.query_row("SELECT count(*) FROM session", [], |r| r.get(0))?;
+    let read = if scans(usize::try_from(sessions).unwrap_or(0), known) {
+        super::scan::read_in(&tx, wanted, each)?
+    } else {
+        by_session(&tx, wanted, each)?
+    };
+    tx.commit()?;
+    Ok(read)
+}
+
+/// A session's `session` columns: the first six of [`INDEX`] and of the scan's session query.
+pub(super) struct Head {
+    id: String,
+    parent_id: Option<String>,
+    directory: String,
+    title: String,
+    revert: Option<String>,
+    updated_ms: i64,
+}
+
+impl Head {
+    pub(super) fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Head> {
+        Ok(Head {
             id: r.get(0)?,
             parent_id: r.get(1)?,
             directory: r.get(2)?,
             title: r.get(3)?,
-            revert,
+            revert: r.get(4)?,
+            updated_ms: r.get(5)?,
+        })
+    }
+
+    /// The session's row, with its messages' and parts' row counts and latest `time_updated` (0
+    /// for none) as either read found them: the same fingerprint whichever read made it.
+    pub(super) fn row(self, messages: (i64, i64), parts: (i64, i64)) -> SessionRow {
+        let counts: [i64; 5] = [self.updated_ms, messages.0, messages.1, parts.0, parts.1];
+        let mut h = DefaultHasher::new();
+        (counts, &self.revert).hash(&mut h);
+        SessionRow {
+            id: self.id,
+            parent_id: self.parent_id,
+            directory: self.directory,
+            title: self.title,
+            revert: self.revert,
             updated_ms: [counts[0], counts[2], counts[4]]
                 .into_iter()
                 .max()
                 .unwrap_or(0),
             fingerprint: h.finish(),
-        })
+        }
+    }
+}
+
+/// The index, then each wanted session's rows by a query of its own.
+fn by_session(
+    tx: &rusqlite::Transaction<'_>,
+    wanted: &dyn Fn(&SessionRow) -> bool,
+    each: &mut dyn FnMut(usize, Delivered),
+) -> rusqlite::Result<Read> {
+    let mut index = tx.prepare(INDEX)?;
+    let rows = index.query_map([], |r| {
+        Ok(Head::read(r)?.row(count_and_latest(r, 6)?, count_and_latest(r, 7)?))
     })?;
     let sessions: Vec<SessionRow> = rows.collect::<rusqlite::Result<_>>()?;
     drop(index);
@@ -166,8 +244,6 @@ fn read_in(
         let msgs = messages_of(&s.id, &mut messages, &mut parts)?;
         each(total, (s, Some(msgs)));
     }
-    drop((messages, parts));
-    tx.commit()?;
     Ok(Read::Sessions(total))
 }
 
@@ -257,7 +333,7 @@ fn parts_of(
         let data = r.get_ref(2)?.as_str()?;
         let start = out.parts.len();
         out.parts.push_str(data);
-        msgs[i].parts.push(start..out.parts.len());
+        msgs[i].parts.push(PartRow::Raw(start..out.parts.len()));
         out.bytes += data.len() as u64;
         cur = i;
     }
@@ -305,10 +381,18 @@ mod tests {
         }
         drop(c);
         let mut got = Vec::new();
-        read(&path, &|_| true, &mut |_, (_, rows)| {
+        // The index's read (the state knows every session); the scan has its own tests.
+        read(&path, usize::MAX, &|_| true, &mut |_, (_, rows)| {
             let rows = rows.unwrap();
             for m in &rows.messages {
-                let parts: Vec<&str> = m.parts.iter().map(|r| &rows.parts[r.clone()]).collect();
+                let parts: Vec<&str> = m
+                    .parts
+                    .iter()
+                    .map(|p| match p {
+                        PartRow::Raw(r) => &rows.parts[r.clone()],
+                        PartRow::Parsed(_) => panic!("the index's read parses no part"),
+                    })
+                    .collect();
                 got.push(format!("{}: {}", m.id, parts.join(" ")));
             }
             assert_eq!(

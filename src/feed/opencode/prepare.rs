@@ -38,7 +38,13 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
                 .is_some();
         !unchanged && !is_subagent(s, opts) && quiet(s, opts).is_ok()
     };
-    let (read, sessions) = read_and_render(opts, &wanted);
+    let prefix = key_of("");
+    let known = old
+        .sessions
+        .keys()
+        .filter(|k| k.starts_with(&prefix))
+        .count();
+    let (read, sessions) = read_and_render(opts, known, &wanted);
     let sessions = match read {
         Ok(Some(Read::Sessions(_))) => sessions,
         Ok(None) => Vec::new(),
@@ -168,20 +174,21 @@ struct Rendered {
 /// A session's row, and its rendering when its messages were read.
 type RenderedSession = (SessionRow, Option<Rendered>);
 
-/// Reads the database on a second thread while this one parses and renders each session as it
-/// arrives, so a session's rows are dropped once rendered (memory holds transcripts, not the
+/// Reads the database on a second thread (`known`: the state's records of it, which pick the
+/// read) while this one parses and renders each session as it arrives, so a session's rows are dropped once rendered (memory holds transcripts, not the
 /// database). The read thread only steps SQLite and copies each session's part data into one
 /// buffer; parsing the parts' JSON happens here, which evens the two threads' work (callgrind: the
 /// read was 1.7 G instructions of 2.3 G with the parse on it). Progress counts sessions rendered;
 /// the read's result says whether the sessions may be used.
 fn read_and_render(
     opts: &PrepareOptions,
+    known: usize,
     wanted: &(dyn Fn(&SessionRow) -> bool + Sync),
 ) -> (Result<Option<Read>, String>, Vec<RenderedSession>) {
     let (tx, rx) = std::sync::mpsc::channel::<(usize, db::Delivered)>();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
-            db::read(&opts.sessions_dir, wanted, &mut |total, s| {
+            db::read(&opts.sessions_dir, known, wanted, &mut |total, s| {
                 let _ = tx.send((total, s));
             })
         });
@@ -201,6 +208,8 @@ fn read_and_render(
         let read = reader
             .join()
             .unwrap_or_else(|_| Err("the database reader panicked".to_string()));
+        // The scan delivers sessions as they complete: the run decides and reports them by id.
+        out.sort_by(|a, b| a.0.id.cmp(&b.0.id));
         (read, out)
     })
 }
