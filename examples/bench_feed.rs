@@ -546,6 +546,18 @@ fn floors(db: &Path, staged: &Path, t_cp: f64) {
         .unwrap();
     });
     line("floor: the scan + parse every needed field", t_parse);
+    let opts = export::ExportOptions::default();
+    let (t_render, _) = best(3, || {
+        oc_db::read(db, 0, &|_| true, &mut |_, (row, rows)| {
+            if let Some(rows) = rows {
+                let (s, _) = convert::session(&row, rows);
+                let t = export::build(&s, &opts);
+                assert!(!export::render(&t, &HashSet::new(), &opts).0.is_empty());
+            }
+        })
+        .unwrap();
+    });
+    line("floor: the scan + parse + render, one thread", t_render);
     let texts: Vec<(String, Vec<u8>)> = fs::read_dir(staged)
         .unwrap()
         .map(|e| {
@@ -577,10 +589,20 @@ fn floors(db: &Path, staged: &Path, t_cp: f64) {
             }
         }
         stager.finish().unwrap();
+        let secs = t.elapsed().as_secs_f64();
         line(
             &format!("staging alone, {} files ({what})", texts.len()),
-            t.elapsed().as_secs_f64(),
+            secs,
         );
+        if !fsync {
+            // The first export's whole work, and what it would take were it shared perfectly
+            // between this machine's two cores (no exporter on two threads does better).
+            line("floor: all of that work, one thread", t_render + secs);
+            line(
+                "floor: half of it (2 cores, shared perfectly)",
+                (t_render + secs) / 2.0,
+            );
+        }
     }
     fresh();
     let t = Instant::now();
