@@ -241,24 +241,24 @@ fn counted((n, latest): (i64, i64), updated: i64) -> (i64, i64) {
 mod tests {
     use super::super::db::{self, Read};
     use rusqlite::Connection;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     const SCHEMA: &str = include_str!("../../../tests/fixtures/feed/opencode-1.18.33.sql");
 
-    /// A database with the real schema and these sessions, messages `(id, session, time_created)`
-    /// and parts `(id, message, session)` in this insertion (so storage) order. A part's `data` is a
-    /// text part whose text is its id.
+    /// A database (in a temp folder, kept while the first is) with the real schema and three
+    /// sessions, messages `(id, session, time_created)` and parts `(id, message, session)` in this
+    /// insertion (so storage) order. A part's `data` is a text part whose text is its id.
     fn database(
-        path: &Path,
-        sessions: &[&str],
         messages: &[(&str, &str, i64)],
         parts: &[(&str, &str, &str)],
-    ) {
-        let c = Connection::open(path).unwrap();
+    ) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        let c = Connection::open(&path).unwrap();
         c.pragma_update(None, "journal_mode", "wal").unwrap();
         c.execute_batch(SCHEMA).unwrap();
         c.execute_batch("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('prj', '/p', 0, 0, '[]')").unwrap();
-        for s in sessions {
+        for s in ["ses_1", "ses_2", "ses_3"] {
             c.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?1, 'prj', 's', '/p', 't', '1.18.33', 1, 1)", [s]).unwrap();
         }
         for (id, s, t) in messages {
@@ -267,6 +267,7 @@ mod tests {
         for (id, m, s) in parts {
             add_part(&c, id, m, s);
         }
+        (dir, path)
     }
 
     fn add_part(c: &Connection, id: &str, m: &str, s: &str) {
@@ -333,11 +334,7 @@ mod tests {
     /// whole, its messages by time and each message's parts by id, as the index's read gives them.
     #[test]
     fn interleaved_sessions_and_parts_out_of_order_come_out_sorted() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("opencode.db");
-        database(
-            &path,
-            &["ses_1", "ses_2", "ses_3"],
+        let (_dir, path) = database(
             &[
                 ("msg_2", "ses_1", 2),
                 ("msg_1", "ses_1", 1),
@@ -368,11 +365,7 @@ mod tests {
     /// A session with messages but no part, and one with neither, are delivered like the others.
     #[test]
     fn sessions_without_parts_or_messages_are_delivered() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("opencode.db");
-        database(
-            &path,
-            &["ses_1", "ses_2", "ses_3"],
+        let (_dir, path) = database(
             &[("msg_1", "ses_1", 3), ("msg_2", "ses_2", 1)],
             &[("prt_2a", "msg_2", "ses_2")],
         );
@@ -387,11 +380,7 @@ mod tests {
     /// the whole read is one snapshot, so the counts read first are the counts the scan meets.
     #[test]
     fn rows_written_during_the_read_are_not_seen() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("opencode.db");
-        database(
-            &path,
-            &["ses_1", "ses_2", "ses_3"],
+        let (_dir, path) = database(
             &[("msg_1", "ses_1", 1), ("msg_2", "ses_2", 1)],
             &[("prt_1a", "msg_1", "ses_1"), ("prt_2a", "msg_2", "ses_2")],
         );
