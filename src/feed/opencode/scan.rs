@@ -8,8 +8,8 @@
 // all read is delivered. A session left waiting while another's parts come (two opencode windows
 // writing at once) is held with its parts parsed down to the fields the export reads, never as stored.
 
-use super::db::{Delivered, Head, MessageRow, PartRow, Read, SessionRow, SessionRows};
 use super::part::{MessageData, PartData};
+use super::rows::{Delivered, Head, MessageRow, PartRow, Read, SessionRow, SessionRows};
 use rusqlite::Transaction;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -168,6 +168,7 @@ pub(super) fn read_in(
         };
         if let Some(l) = last.filter(|&l| l != i)
             && held[l].head.is_some()
+            && !held[l].parsed
         {
             held[l].park();
         }
