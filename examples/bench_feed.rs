@@ -1,8 +1,9 @@
 //! Feed bench: about 60 MB of synthetic pi JSONL in 1,000 sessions; parse+export MB/s beside `cat` of the
 //! same files, and the no-change re-run (bar <= 100 ms); then 1,000 opencode sessions in a database
 //! with the real schema: the first export beside a `cp` of the file (bar <= 2x) and the no-change
-//! re-run, beside pi's, with the floors any opencode exporter pays (the read alone, the read with every
-//! needed field parsed, the staging alone with and without fsync): `cargo run --release --example bench_feed`.
+//! re-run, beside pi's, with the floors any opencode exporter pays (the read alone both ways, then with
+//! every needed field parsed, rendered, the staging alone with and without fsync; CPU time beside the
+//! wall time): `cargo run --release --example bench_feed`.
 
 #[path = "../tests/it/support/opencode_db.rs"]
 mod opencode_db;
