@@ -15,6 +15,10 @@
 mod common;
 #[path = "bench_gateway/floor.rs"]
 mod floor;
+#[path = "bench_gateway/lean.rs"]
+mod lean;
+#[path = "bench_gateway/percall.rs"]
+mod percall;
 #[path = "bench_gateway/search.rs"]
 mod search;
 
@@ -321,7 +325,39 @@ fn writes_at_once(sides: &[Side], tag: &str) -> f64 {
     (sides.len() * OPS_PER_DEVICE) as f64 / el
 }
 
+/// Per request, each front's own CPU time and syscalls (`BENCH_PART=percall`): `n` calls of
+/// `body` per front for each figure, the syscalls counted apart (strace slows what it traces).
+fn per_request(fronts: &[(&Side, u32, &str)], n: usize, body: &str, tmp: &Path) {
+    println!(
+        "{:<44} {:>14} {:>17}",
+        "kg_stats, per request, the front's process", "CPU", "syscalls"
+    );
+    for (side, pid, _) in fronts {
+        for _ in 0..50 {
+            post(side, body);
+        }
+        let before = percall::cpu_ns(*pid);
+        for _ in 0..n {
+            post(side, body);
+        }
+        let cpu_us = (percall::cpu_ns(*pid) - before) as f64 / n as f64 / 1e3;
+        let counted = percall::syscalls(*pid, tmp, || {
+            for _ in 0..n {
+                post(side, body);
+            }
+        });
+        let calls = counted.as_ref().map_or("no strace".to_string(), |(c, _)| {
+            format!("{:.1}", *c as f64 / n as f64)
+        });
+        println!("{:<44} {:>9.1} us {:>17}", side.name, cpu_us, calls);
+        if let (Some((_, table)), Some(_)) = (&counted, std::env::var_os("BENCH_VERBOSE")) {
+            eprintln!("{}:\n{table}", side.name);
+        }
+    }
+}
+
 fn main() {
+    floor::child_main();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mpt = root.join("target/release/mpt");
     assert!(mpt.exists(), "build it first: cargo build --release");
@@ -347,8 +383,8 @@ fn main() {
     let names: Vec<(String, Value)> = (0..DEVICES)
         .map(|i| (format!("dev{i}"), json!({"role": "member"})))
         .collect();
-    let (_gw, gw_port, tokens) = gateway(&mpt, &tmp.path().join("gateway"), &home, serve, &names);
-    let (_nginx, nginx_port) = nginx(tmp.path(), serve, &tokens);
+    let (gw, gw_port, tokens) = gateway(&mpt, &tmp.path().join("gateway"), &home, serve, &names);
+    let (nginx_proc, nginx_port) = nginx(tmp.path(), serve, &tokens);
 
     let direct = Side {
         name: "serve directly",
@@ -365,11 +401,18 @@ fn main() {
         port: nginx_port,
         bearer: tokens[0].clone(),
     };
-    let least = Side {
-        name: "through a bare hyper proxy (bearer map)",
-        port: floor::start(serve, UPSTREAM, &tokens),
-        bearer: tokens[0].clone(),
-    };
+    let floors: Vec<(Stopped, Side)> = floor::KINDS
+        .iter()
+        .map(|kind| {
+            let (child, port) = floor::spawn(kind, serve, UPSTREAM, &tokens);
+            let side = Side {
+                name: floor::label(kind),
+                port,
+                bearer: tokens[0].clone(),
+            };
+            (child, side)
+        })
+        .collect();
     // Another build's gateway beside this one (before/after a change, in the same run), with
     // the same policy and tokens (twenty devices), so the two differ only by their build.
     let baseline = std::env::var_os("BENCH_BASELINE_MPT").map(PathBuf::from);
@@ -389,14 +432,37 @@ fn main() {
         (g, side)
     });
     let n = env_count("BENCH_N", 2000);
-    let mut sides = vec![
-        direct.clone(),
-        through.clone(),
-        proxied.clone(),
-        least.clone(),
+    // Every front but `serve` itself, each with the process that serves it and its bar.
+    let mut fronts: Vec<(&Side, u32, &str)> = vec![
+        (&through, gw.0.id(), "<= +0.15 ms, <= nginx"),
+        (&proxied, percall::server_pid(nginx_proc.0.id()), "the peer"),
     ];
-    sides.extend(before.as_ref().map(|(_, s)| s.clone()));
-    let mut lat = latencies(&sides, n, &call("mempalace_kg_stats", json!({})));
+    for (i, (child, side)) in floors.iter().enumerate() {
+        fronts.push((
+            side,
+            child.0.id(),
+            if i == 0 {
+                "the floor of hyper"
+            } else {
+                "a lean floor"
+            },
+        ));
+    }
+    fronts.extend(
+        before
+            .as_ref()
+            .map(|(g, s)| (s, g.0.id(), "BENCH_BASELINE_MPT")),
+    );
+    let kg_stats = call("mempalace_kg_stats", json!({}));
+    if std::env::var("BENCH_PART").as_deref() == Ok("percall") {
+        println!("load average at start: {load_before}");
+        per_request(&fronts, n, &kg_stats, tmp.path());
+        println!("load average at end: {}", loadavg());
+        return;
+    }
+    let mut sides = vec![direct.clone()];
+    sides.extend(fronts.iter().map(|(s, _, _)| (*s).clone()));
+    let mut lat = latencies(&sides, n, &kg_stats);
     let (d50, d99) = (pct(&mut lat[0], 0.5), pct(&mut lat[0], 0.99));
     println!("load average at start: {load_before}");
     println!(
@@ -410,13 +476,7 @@ fn main() {
         d99
     );
     let mut added = Vec::new();
-    let mut rows = vec![
-        (&through, "<= +0.15 ms, <= nginx"),
-        (&proxied, "the peer"),
-        (&least, "the floor (floor.rs)"),
-    ];
-    rows.extend(before.as_ref().map(|(_, s)| (s, "BENCH_BASELINE_MPT")));
-    for (i, (side, bar)) in rows.iter().enumerate() {
+    for (i, (side, _, bar)) in fronts.iter().enumerate() {
         let v = &mut lat[i + 1];
         let (p50, p99) = (pct(v, 0.5), pct(v, 0.99));
         added.push(p50 - d50);
@@ -436,14 +496,18 @@ fn main() {
         added[0],
         added[1]
     );
-    println!(
-        "the gateway adds {:.2}x what a bare hyper proxy adds at p50 ({:+.3} vs {:+.3} ms): its own work is {:+.3} ms",
-        added[0] / added[2],
-        added[0],
-        added[2],
-        added[0] - added[2]
-    );
-    if let Some(b) = added.get(3) {
+    for (i, (side, _, _)) in fronts.iter().enumerate().skip(2).take(floors.len()) {
+        println!(
+            "the gateway adds {:.2}x what the {} adds at p50 ({:+.3} vs {:+.3} ms): its own work is {:+.3} ms",
+            added[0] / added[i],
+            side.name.trim_start_matches("floor: "),
+            added[0],
+            added[i],
+            added[0] - added[i]
+        );
+    }
+    if before.is_some() {
+        let b = added[added.len() - 1];
         println!(
             "the gateway adds {:.2}x what the baseline's adds at p50 ({:+.3} vs {b:+.3} ms)",
             added[0] / b,
@@ -451,6 +515,7 @@ fn main() {
         );
     }
     drop(before);
+    drop(floors);
 
     let runs = env_count("BENCH_RUNS", 5);
     let gw_sides: Vec<Side> = tokens

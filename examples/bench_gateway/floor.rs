@@ -1,6 +1,6 @@
-//! The floor under the gateway's hop, measured beside it: the least proxy built of the gateway's
-//! own parts (tokio's current-thread runtime, hyper both ways, a new upstream connection per
-//! request) with nginx's bearer map and nothing else (no policy, no audit, no rate, no parse).
+//! The floors under the gateway's hop, each a process of its own beside it: the least proxy of
+//! the gateway's parts (tokio current-thread, hyper both ways, a new upstream connection per
+//! request) and the lean ones (`lean.rs`), nginx's bearer map and nothing else (no policy, no audit).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,9 +15,89 @@ use tokio::net::{TcpListener, TcpStream};
 
 type Body = http_body_util::combinators::BoxBody<Bytes, hyper::Error>;
 
-/// Starts the floor proxy on its own thread in front of `upstream`, mapping each of `tokens`
-/// to `upstream_bearer`: its port (it runs until the bench ends).
-pub fn start(upstream: u16, upstream_bearer: &str, tokens: &[String]) -> u16 {
+/// The floors the bench measures beside the gateway: the bare hyper proxy, then the lean ones.
+pub const KINDS: &[&str] = &[
+    "hyper",
+    "lean-tokio-current",
+    "lean-tokio-multi",
+    "lean-blocking",
+];
+
+/// What each floor is called in the bench's rows.
+pub fn label(kind: &str) -> &'static str {
+    match kind {
+        "hyper" => "floor: bare hyper proxy (floor.rs)",
+        "lean-tokio-current" => "floor: lean, tokio current-thread",
+        "lean-tokio-multi" => "floor: lean, tokio multi-thread",
+        _ => "floor: lean, one blocking thread",
+    }
+}
+
+const CHILD: &str = "BENCH_FLOOR_CHILD";
+
+/// Starts floor `kind` as a process of its own (this bench run again, `BENCH_FLOOR_CHILD`) in
+/// front of `upstream`, mapping each of `tokens` to `upstream_bearer`: it and its port.
+pub fn spawn(
+    kind: &str,
+    upstream: u16,
+    upstream_bearer: &str,
+    tokens: &[String],
+) -> (crate::Stopped, u16) {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .env(CHILD, kind)
+        .env("BENCH_FLOOR_UPSTREAM", upstream.to_string())
+        .env("BENCH_FLOOR_UPSTREAM_BEARER", upstream_bearer)
+        .env("BENCH_FLOOR_TOKENS", tokens.join(","))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let port = line.trim().parse().expect("the floor printed its port");
+    (crate::Stopped(child), port)
+}
+
+/// In a floor's own process (`spawn`): serves until killed. Returns at once anywhere else.
+pub fn child_main() {
+    let Ok(kind) = std::env::var(CHILD) else {
+        return;
+    };
+    let var = |k: &str| std::env::var(k).unwrap();
+    let upstream: u16 = var("BENCH_FLOOR_UPSTREAM").parse().unwrap();
+    let upstream_bearer = var("BENCH_FLOOR_UPSTREAM_BEARER");
+    let tokens: Vec<String> = var("BENCH_FLOOR_TOKENS")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("{}", listener.local_addr().unwrap().port());
+    match super::lean::Flavor::of(&kind) {
+        Some(flavor) => {
+            let map = super::lean::Map {
+                upstream,
+                upstream_auth: format!("Bearer {upstream_bearer}"),
+                bearers: tokens.iter().map(|t| format!("Bearer {t}")).collect(),
+            };
+            super::lean::serve(listener, flavor, map);
+        }
+        None => hyper_floor(listener, upstream, &upstream_bearer, &tokens),
+    }
+    std::process::exit(0);
+}
+
+/// The bare hyper proxy on `std_listener` in front of `upstream`, on tokio's current-thread
+/// runtime (the gateway's), until the process ends.
+fn hyper_floor(
+    std_listener: std::net::TcpListener,
+    upstream: u16,
+    upstream_bearer: &str,
+    tokens: &[String],
+) {
     let map: HashMap<String, HeaderValue> = tokens
         .iter()
         .map(|t| {
@@ -26,36 +106,31 @@ pub fn start(upstream: u16, upstream_bearer: &str, tokens: &[String]) -> u16 {
         })
         .collect();
     let map = Arc::new(map);
-    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = std_listener.local_addr().unwrap().port();
     std_listener.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let listener = TcpListener::from_std(std_listener).unwrap();
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
-                let map = Arc::clone(&map);
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |req| {
-                        let map = Arc::clone(&map);
-                        async move { Ok::<_, hyper::Error>(proxy(req, &map, upstream).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .keep_alive(false)
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let listener = TcpListener::from_std(std_listener).unwrap();
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let map = Arc::clone(&map);
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req| {
+                    let map = Arc::clone(&map);
+                    async move { Ok::<_, hyper::Error>(proxy(req, &map, upstream).await) }
                 });
-            }
-        });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(false)
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
     });
-    port
 }
 
 async fn proxy(
