@@ -19,7 +19,7 @@ use super::upstream::{Failed, hop_by_hop};
 /// `serve`'s own request cap.
 pub const MAX_BODY: usize = 16 << 20;
 /// How long a client may take to send its body once its headers are in.
-const BODY_READ: Duration = Duration::from_secs(30);
+pub const BODY_READ: Duration = Duration::from_secs(30);
 /// How long a relayed body may stay silent (`serve` pings an SSE stream every 15 s).
 pub const IDLE: Duration = Duration::from_secs(60);
 
@@ -31,8 +31,19 @@ pub enum Unread {
     Failed,
 }
 
+/// A client's body: still on its connection (hyper's front), or read whole by the lean front
+/// (`lean.rs`), which held it to the same cap and deadline.
+pub enum ClientBody {
+    Streaming(Incoming),
+    Read(Bytes),
+}
+
 /// The whole client body, at most [`MAX_BODY`], within [`BODY_READ`].
-pub async fn read_body(body: Incoming) -> Result<Bytes, Unread> {
+pub async fn read_body(body: ClientBody) -> Result<Bytes, Unread> {
+    let body = match body {
+        ClientBody::Read(b) => return Ok(b),
+        ClientBody::Streaming(b) => b,
+    };
     if body.size_hint().lower() > MAX_BODY as u64 {
         return Err(Unread::TooLarge);
     }

@@ -1,5 +1,5 @@
-//! The front door: the listener (plain or TLS), HTTP/1.1 by hyper with a header read timeout and
-//! one request per connection, each served on its own task, at most `MAX_CONNECTIONS` at once.
+//! The front door: the listener (plain or TLS), one request per connection, each on its own task,
+//! at most `MAX_CONNECTIONS` at once; a plain `POST /mcp` by the lean front, the rest by hyper.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,6 +11,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
+use super::forward::ClientBody;
+use super::lean::{self, Start};
 use super::shared::Shared;
 use crate::log_debug;
 
@@ -66,7 +68,7 @@ async fn connection(
 ) {
     let _ = stream.set_nodelay(true);
     match tls {
-        None => serve(TokioIo::new(stream), peer, shared).await,
+        None => plain(stream, peer, shared).await,
         Some(acceptor) => {
             match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
                 Ok(Ok(s)) => serve(TokioIo::new(s), peer, shared).await,
@@ -77,6 +79,34 @@ async fn connection(
     }
 }
 
+/// A plain connection: a `POST /mcp` framed by its Content-Length is read, answered and closed
+/// by the lean front (`lean.rs`); any other request goes to hyper with the bytes read so far.
+async fn plain(mut stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
+    let reply = match lean::start(
+        &mut stream,
+        MAX_HEAD,
+        HEADER_READ_TIMEOUT,
+        super::forward::BODY_READ,
+    )
+    .await
+    {
+        Start::Lean(req) => super::handler::handle(Arc::clone(&shared), peer, req).await,
+        Start::Refused(reply) => reply,
+        Start::Hyper(read) => {
+            let io = TokioIo::new(lean::Prefixed::new(read, stream));
+            return serve(io, peer, shared).await;
+        }
+        Start::Gone => return,
+    };
+    let sent = lean::answer(&mut stream, reply).await;
+    drop(stream);
+    // The reply is written and the socket closed: its response record goes to the log now.
+    shared.write_held();
+    if let Err(e) = sent {
+        log_debug!("connection from {peer}: {e}");
+    }
+}
+
 async fn serve<I>(io: I, peer: SocketAddr, shared: Arc<Shared>)
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
@@ -84,6 +114,7 @@ where
     let held_by = Arc::clone(&shared);
     let service = service_fn(move |req| {
         let shared = Arc::clone(&shared);
+        let req = req.map(ClientBody::Streaming);
         async move { Ok::<_, std::convert::Infallible>(super::handler::handle(shared, peer, req).await) }
     });
     // One request per connection, as `serve` does (`Connection: close`): a client's pooled

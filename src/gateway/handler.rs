@@ -6,13 +6,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
 
 use super::audit::Event;
 use super::auth::Who;
-use super::forward;
+use super::forward::{self, ClientBody};
 use super::policy::{Policy, Route};
 use super::reply::{self, Body};
 use super::shared::Shared;
@@ -20,7 +19,7 @@ use super::shared::Shared;
 /// How long a GET (other than the stream) may wait for upstream's answer.
 const GET_WAIT: Duration = Duration::from_secs(120);
 
-pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -> Response<Body> {
+pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<ClientBody>) -> Response<Body> {
     let started = Instant::now();
     let method = req.method().clone();
     if method != Method::GET && method != Method::POST {
@@ -96,7 +95,7 @@ async fn forward_route(
     peer: SocketAddr,
     route: Route,
     mut base: Event,
-    req: Request<Incoming>,
+    req: Request<ClientBody>,
     started: Instant,
 ) -> Response<Body> {
     let decision = policy.route(&who.device, route);

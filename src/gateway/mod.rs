@@ -10,6 +10,7 @@ mod front;
 mod handler;
 mod held;
 pub mod last_used;
+mod lean;
 mod lookup;
 mod mine_call;
 mod mine_slot;
