@@ -14,6 +14,7 @@ mod lean;
 mod lookup;
 mod mine_call;
 mod mine_slot;
+mod plain_up;
 pub mod policy;
 pub mod rate;
 mod reads;

@@ -76,7 +76,7 @@ impl Body for Relay {
             }
             Poll::Ready(Some(Err(e))) => {
                 this.finish(End::Failed);
-                Poll::Ready(Some(Err(Box::new(e))))
+                Poll::Ready(Some(Err(e)))
             }
             Poll::Ready(None) => {
                 this.finish(End::Complete);

@@ -20,6 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
+use super::reply::BoxError;
 use crate::config::Secret;
 use crate::error::{MptError, Result};
 
@@ -185,6 +186,11 @@ impl Upstream {
                         .map_err(|e| unreachable(&e))?;
                     exchange(TokioIo::new(Closed::later(tls)), req).await
                 }
+                // A POST (every `/mcp` call) to a plain upstream: written and read without
+                // hyper's client (`plain_up.rs`); a GET (an SSE stream, a sync route) by hyper.
+                None if req.method() == Method::POST => super::plain_up::exchange(tcp, req)
+                    .await
+                    .map(|r| r.map(|b| UpBody(Inner::Plain(b)))),
                 None => exchange(TokioIo::new(Closed::later(tcp)), req).await,
             }
         };
@@ -224,47 +230,65 @@ where
     })
     .await;
     match head {
-        Ok(resp) => Ok(resp.map(|body| UpBody {
-            body,
-            conn: Mutex::new(conn),
+        Ok(resp) => Ok(resp.map(|body| {
+            UpBody(Inner::Hyper {
+                body,
+                conn: Mutex::new(conn),
+            })
         })),
         Err(e) => Err(Failed::Unreachable(broke.unwrap_or(e).to_string())),
     }
 }
 
-/// An upstream reply's body with the connection that carries it, polled together: the
-/// connection lives until the body is read (or dropped), then it closes.
-pub struct UpBody {
-    body: Incoming,
-    /// `Mutex` for `Sync` alone (a reply's body must be): only ever reached by `get_mut`.
-    conn: Mutex<Option<Conn>>,
+/// An upstream reply's body: hyper's with the connection that carries it, polled together (the
+/// connection lives until the body is read or dropped, then closes), or a plain POST's.
+pub struct UpBody(Inner);
+
+enum Inner {
+    Hyper {
+        body: Incoming,
+        /// `Mutex` for `Sync` alone (a reply's body must be): only ever reached by `get_mut`.
+        conn: Mutex<Option<Conn>>,
+    },
+    Plain(super::plain_up::PlainBody),
 }
 
 impl hyper::body::Body for UpBody {
     type Data = Bytes;
-    type Error = hyper::Error;
+    type Error = BoxError;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<std::result::Result<Frame<Bytes>, hyper::Error>>> {
-        let this = &mut *self;
-        let conn = this.conn.get_mut().unwrap_or_else(|p| p.into_inner());
+    ) -> Poll<Option<std::result::Result<Frame<Bytes>, BoxError>>> {
+        let (body, conn) = match &mut self.0 {
+            Inner::Plain(p) => return p.poll_frame(cx),
+            Inner::Hyper { body, conn } => (body, conn),
+        };
+        let conn = conn.get_mut().unwrap_or_else(|p| p.into_inner());
         if let Some(c) = conn.as_mut()
             && c.as_mut().poll(cx).is_ready()
         {
             // Its end (or failure) reaches the body: an error, or the body's end.
             *conn = None;
         }
-        Pin::new(&mut this.body).poll_frame(cx)
+        Pin::new(body)
+            .poll_frame(cx)
+            .map_err(|e| Box::new(e) as BoxError)
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        match &self.0 {
+            Inner::Hyper { body, .. } => body.is_end_stream(),
+            Inner::Plain(p) => p.is_end_stream(),
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
+        match &self.0 {
+            Inner::Hyper { body, .. } => body.size_hint(),
+            Inner::Plain(p) => p.size_hint(),
+        }
     }
 }
 

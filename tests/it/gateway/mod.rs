@@ -3,6 +3,7 @@
 
 mod audit;
 mod fleet;
+mod framing;
 mod mine;
 mod modes;
 mod policy_check;
