@@ -44,14 +44,14 @@ pub struct Map {
 
 /// Room for a request or reply head.
 const MAX_HEADERS: usize = 64;
-/// The client headers `serve` reads (the gateway's `upstream::FORWARDED`).
-const FORWARDED: &[&str] = &[
-    "accept",
-    "content-type",
-    "user-agent",
-    "last-event-id",
-    "mcp-protocol-version",
-    "mcp-session-id",
+/// The client headers the floor replaces or drops, as the hyper floor and nginx do (nginx's
+/// `proxy_set_header` lines in the bench); every other one goes upstream.
+const REPLACED: &[&str] = &[
+    "host",
+    "authorization",
+    "connection",
+    "origin",
+    "content-length",
 ];
 
 /// Where a message read so far stands.
@@ -118,7 +118,7 @@ fn reply_read(buf: &[u8]) -> Read_ {
     }
 }
 
-/// The request `serve` gets: the client's method and path, the headers it reads, its own Host,
+/// The request `serve` gets: the client's method, path and headers, but its own Host,
 /// bearer and `Connection: close`, the body; `None` when the client's bearer is not mapped.
 fn upstream_request(buf: &[u8], map: &Map) -> Option<Vec<u8>> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
@@ -140,7 +140,7 @@ fn upstream_request(buf: &[u8], map: &Map) -> Option<Vec<u8>> {
     out.extend_from_slice(req.path?.as_bytes());
     out.extend_from_slice(b" HTTP/1.1\r\n");
     for h in req.headers.iter() {
-        if FORWARDED.iter().any(|f| h.name.eq_ignore_ascii_case(f)) {
+        if !REPLACED.iter().any(|f| h.name.eq_ignore_ascii_case(f)) {
             out.extend_from_slice(h.name.as_bytes());
             out.extend_from_slice(b": ");
             out.extend_from_slice(h.value);

@@ -14,7 +14,6 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
 use super::reply::BoxError;
-use super::upstream::Failed;
 
 /// Headers in one reply head.
 const MAX_HEADERS: usize = 100;
@@ -22,8 +21,11 @@ const MAX_HEADERS: usize = 100;
 const MAX_HEAD: usize = 64 << 10;
 const READ_AHEAD: usize = 16 << 10;
 
+/// Why the exchange got no reply (the caller's `Failed::Unreachable`).
+type Failed = String;
+
 fn unreachable(why: impl std::fmt::Display) -> Failed {
-    Failed::Unreachable(why.to_string())
+    why.to_string()
 }
 
 /// The request as it goes on the wire: its line, its headers (a Content-Length always), its body.

@@ -190,7 +190,8 @@ impl Upstream {
                 // hyper's client (`plain_up.rs`); a GET (an SSE stream, a sync route) by hyper.
                 None if req.method() == Method::POST => super::plain_up::exchange(tcp, req)
                     .await
-                    .map(|r| r.map(|b| UpBody(Inner::Plain(b)))),
+                    .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
+                    .map_err(Failed::Unreachable),
                 None => exchange(TokioIo::new(Closed::later(tcp)), req).await,
             }
         };
