@@ -9,6 +9,7 @@
 //! between two stamps is a row: time inside a process (read to write) or on a wire (write in one
 //! process to the read's return in the next: the wake-up).
 
+mod cpu;
 mod harness;
 pub mod node;
 pub mod relay;
@@ -37,7 +38,7 @@ pub struct HopBed<'a> {
 
 /// One side of the rounds.
 struct Side {
-    label: &'static str,
+    label: String,
     peer: Peer,
     /// An echo side: a line out and back, not an MCP call.
     echo: bool,
@@ -46,6 +47,9 @@ struct Side {
     /// Processes of the side other than the peer (the floor's back relay).
     helpers: Vec<Child>,
     calls: Vec<Call>,
+    /// Its processes, found once it is warm (the owner, the child start on demand).
+    procs: Option<cpu::Procs>,
+    spent: cpu::Spent,
 }
 
 const TOOL: &str = "mempalace_kg_stats";
@@ -70,89 +74,165 @@ fn runtime_dir(bed: &HopBed, name: &str) -> String {
     dir.display().to_string()
 }
 
+/// The spin budgets (µs) the rounds add sides for (`BENCH_SPIN=0,50,200`; none without it): the
+/// edge and both floors with `MPT_EDGE_SPIN_US` / `BENCH_RELAY_SPIN_US` set to each.
+fn spins() -> Vec<u64> {
+    std::env::var("BENCH_SPIN")
+        .map(|v| {
+            v.split(',')
+                .map(|n| {
+                    n.trim()
+                        .parse()
+                        .expect("BENCH_SPIN: microseconds, comma-separated")
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn sides(bed: &HopBed) -> Vec<Side> {
     let no_hub = ("MEMPALACE_HUB_FORWARD", "0".to_string());
     let traces = bed.tmp.join("hop-traces");
     std::fs::create_dir_all(&traces).unwrap();
-    let me = std::env::current_exe().unwrap();
-    let mcp = |label, peer, trace| Side {
-        label,
-        peer,
-        echo: false,
-        trace,
-        helpers: Vec::new(),
-        calls: Vec::new(),
-    };
     let mut out = Vec::new();
     let env = env_with(bed.env, std::slice::from_ref(&no_hub));
-    out.push(mcp(
-        "child directly",
+    out.push(Side::new(
+        "child directly".into(),
         Peer::spawn(bed.child, &["--palace", bed.palace], &env),
         None,
     ));
-    let edge_trace = traces.join("edge");
-    let env = env_with(
-        bed.env,
-        &[
-            no_hub.clone(),
-            ("HOME", (bed.home)("hops-edge")),
-            ("XDG_RUNTIME_DIR", runtime_dir(bed, "edge")),
-            ("MPT_HOP_TRACE", edge_trace.display().to_string()),
-        ],
-    );
-    out.push(mcp(
-        "mpt edge (hop-trace build)",
-        Peer::spawn(&bed.traced_mpt, &["edge", "--palace", bed.palace], &env),
-        Some(edge_trace),
-    ));
-    let standalone_trace = traces.join("standalone");
-    let env = env_with(
-        bed.env,
-        &[
-            no_hub.clone(),
-            ("HOME", (bed.home)("hops-standalone")),
-            ("XDG_RUNTIME_DIR", runtime_dir(bed, "standalone")),
-            ("MPT_HOP_TRACE", standalone_trace.display().to_string()),
-        ],
-    );
-    out.push(mcp(
-        "mpt edge --standalone (hop-trace)",
-        Peer::spawn(
-            &bed.traced_mpt,
-            &["edge", "--standalone", "--palace", bed.palace],
-            &env,
+    out.push(edge_side(bed, &traces, Edge::Traced, None));
+    out.push(edge_side(bed, &traces, Edge::Standalone, None));
+    out.push(edge_side(bed, &traces, Edge::Plain, None));
+    out.push(floor_side(bed, &traces, Floor::TwoHops, None));
+    out.push(floor_side(bed, &traces, Floor::OneHop, None));
+    for spin in spins() {
+        out.push(edge_side(bed, &traces, Edge::Traced, Some(spin)));
+        out.push(edge_side(bed, &traces, Edge::Standalone, Some(spin)));
+        out.push(floor_side(bed, &traces, Floor::TwoHops, Some(spin)));
+        out.push(floor_side(bed, &traces, Floor::OneHop, Some(spin)));
+    }
+    let me = std::env::current_exe().unwrap();
+    let echo_env = vec![("BENCH_RELAY".to_string(), "echo".to_string())];
+    for (label, peer) in [
+        ("ping-pong, pipes", Peer::spawn(&me, &[], &echo_env)),
+        (
+            "ping-pong, Unix socket",
+            Peer::spawn_on_socket(&me, &[], &echo_env),
         ),
-        Some(standalone_trace),
-    ));
-    let env = env_with(
-        bed.env,
-        &[
-            no_hub.clone(),
-            ("HOME", (bed.home)("hops-plain")),
-            ("XDG_RUNTIME_DIR", runtime_dir(bed, "plain")),
-        ],
-    );
-    out.push(mcp(
-        "mpt edge (normal build)",
-        Peer::spawn(&bed.plain_mpt, &["edge", "--palace", bed.palace], &env),
-        None,
-    ));
-    // The floor: the back relay listens (and says so) before the front connects.
-    let floor_trace = traces.join("floor");
-    let socket = bed.tmp.join("floor.sock");
+    ] {
+        let mut side = Side::new(label.into(), peer, None);
+        side.echo = true;
+        out.push(side);
+    }
+    out
+}
+
+impl Side {
+    fn new(label: String, peer: Peer, trace: Option<PathBuf>) -> Side {
+        Side {
+            label,
+            peer,
+            echo: false,
+            trace,
+            helpers: Vec::new(),
+            calls: Vec::new(),
+            procs: None,
+            spent: cpu::Spent::default(),
+        }
+    }
+}
+
+/// Which edge a side runs.
+#[derive(Clone, Copy)]
+enum Edge {
+    /// The hop-trace build, shim + owner.
+    Traced,
+    /// The hop-trace build, `--standalone`.
+    Standalone,
+    /// This tree's normal build (what the trace itself costs).
+    Plain,
+}
+
+fn spin_label(spin: Option<u64>) -> String {
+    spin.map(|us| format!(", spin {us} us")).unwrap_or_default()
+}
+
+fn edge_side(bed: &HopBed, traces: &Path, edge: Edge, spin: Option<u64>) -> Side {
+    let (label, mpt, standalone) = match edge {
+        Edge::Traced => ("mpt edge (hop-trace build)", &bed.traced_mpt, false),
+        Edge::Standalone => ("mpt edge --standalone (hop-trace)", &bed.traced_mpt, true),
+        Edge::Plain => ("mpt edge (normal build)", &bed.plain_mpt, false),
+    };
+    let label = format!("{label}{}", spin_label(spin));
+    // Its own HOME and runtime folder: its own owner.
+    let name: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let mut extra = vec![
+        ("MEMPALACE_HUB_FORWARD", "0".to_string()),
+        ("HOME", (bed.home)(&format!("hops-{name}"))),
+        ("XDG_RUNTIME_DIR", runtime_dir(bed, &name)),
+    ];
+    if let Some(us) = spin {
+        extra.push(("MPT_EDGE_SPIN_US", us.to_string()));
+    }
+    let trace = (!matches!(edge, Edge::Plain)).then(|| traces.join(&name));
+    if let Some(t) = &trace {
+        extra.push(("MPT_HOP_TRACE", t.display().to_string()));
+    }
+    let env = env_with(bed.env, &extra);
+    let mut args = vec!["edge"];
+    if standalone {
+        args.push("--standalone");
+    }
+    args.extend(["--palace", bed.palace]);
+    Side::new(label, Peer::spawn(mpt, &args, &env), trace)
+}
+
+/// Which floor relay a side runs.
+#[derive(Clone, Copy)]
+enum Floor {
+    /// Two relays, front (the shim's place) and back (the owner's), over a Unix socket.
+    TwoHops,
+    /// One relay (`--standalone`'s place), the harness's pipes to the child's.
+    OneHop,
+}
+
+fn floor_side(bed: &HopBed, traces: &Path, floor: Floor, spin: Option<u64>) -> Side {
+    let me = std::env::current_exe().unwrap();
+    let label = match floor {
+        Floor::TwoHops => "floor relay (blocking threads)",
+        Floor::OneHop => "floor relay, one hop",
+    };
+    let label = format!("{label}{}", spin_label(spin));
+    let name: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let trace = traces.join(&name);
+    let mut extra = vec![
+        ("MEMPALACE_HUB_FORWARD", "0".to_string()),
+        ("BENCH_RELAY_TRACE", trace.display().to_string()),
+    ];
+    if let Some(us) = spin {
+        extra.push(("BENCH_RELAY_SPIN_US", us.to_string()));
+    }
+    let env = env_with(bed.env, &extra);
+    let child = bed.child.display().to_string();
+    if let Floor::OneHop = floor {
+        let env = env_with(&env, &[("BENCH_RELAY", "single".into())]);
+        let args = [child.as_str(), "--palace", bed.palace];
+        return Side::new(label, Peer::spawn(&me, &args, &env), Some(trace));
+    }
+    // The back relay listens (and says so) before the front connects.
+    let socket = bed.tmp.join(format!("{name}.sock"));
     let socket = socket.to_str().unwrap();
-    let env = env_with(
-        bed.env,
-        &[
-            no_hub,
-            ("BENCH_RELAY_TRACE", floor_trace.display().to_string()),
-        ],
-    );
     let back = {
-        let mut args = vec![socket.to_string(), bed.child.display().to_string()];
-        args.extend(["--palace".to_string(), bed.palace.to_string()]);
+        let args = [socket, child.as_str(), "--palace", bed.palace];
         let mut c = Command::new(&me)
-            .args(&args)
+            .args(args)
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k, v)))
             .env("BENCH_RELAY", "back")
@@ -171,31 +251,9 @@ fn sides(bed: &HopBed) -> Vec<Side> {
         c
     };
     let front_env = env_with(&env, &[("BENCH_RELAY", "front".into())]);
-    let mut floor = mcp(
-        "floor relay (blocking threads)",
-        Peer::spawn(&me, &[socket], &front_env),
-        Some(floor_trace),
-    );
-    floor.helpers.push(back);
-    out.push(floor);
-    let echo_env = vec![("BENCH_RELAY".to_string(), "echo".to_string())];
-    for (label, peer) in [
-        ("ping-pong, pipes", Peer::spawn(&me, &[], &echo_env)),
-        (
-            "ping-pong, Unix socket",
-            Peer::spawn_on_socket(&me, &[], &echo_env),
-        ),
-    ] {
-        out.push(Side {
-            label,
-            peer,
-            echo: true,
-            trace: None,
-            helpers: Vec::new(),
-            calls: Vec::new(),
-        });
-    }
-    out
+    let mut side = Side::new(label, Peer::spawn(&me, &[socket], &front_env), Some(trace));
+    side.helpers.push(back);
+    side
 }
 
 /// A line the size of a `kg_stats` request, for the echo sides.
@@ -372,16 +430,25 @@ pub fn run(bed: &HopBed, n: usize, rounds: usize) {
         for _ in 0..20 {
             one(s);
         }
+        let helpers: Vec<u32> = s.helpers.iter().map(Child::id).collect();
+        s.procs = Some(cpu::procs(s.peer.child.id(), &helpers));
     }
     let k = sides.len();
     for r in 0..rounds {
         for i in 0..k {
             let s = &mut sides[(i + r) % k];
             s.calls.reserve(n);
+            let procs = s.procs.take().unwrap();
+            let (relay, child) = (cpu::ran_ns(&procs.relay), cpu::ran_ns(&procs.child));
+            let (busy, _) = cpu::machine_ticks();
             for _ in 0..n {
                 let c = one(s);
                 s.calls.push(c);
             }
+            s.spent.relay_ns += cpu::ran_ns(&procs.relay) - relay;
+            s.spent.child_ns += cpu::ran_ns(&procs.child) - child;
+            s.spent.machine_busy_ticks += cpu::machine_ticks().0 - busy;
+            s.procs = Some(procs);
         }
         if std::env::var_os("BENCH_VERBOSE").is_some() {
             eprintln!("round {r}: load {}", crate::common::loadavg());
@@ -415,6 +482,7 @@ pub fn run(bed: &HopBed, n: usize, rounds: usize) {
         results.push(Measured {
             label: s.label,
             echo: s.echo,
+            spent: s.spent,
             hops: s.trace.as_ref().map(|t| stamps(t, &pids)),
             calls: s.calls,
         });
@@ -424,8 +492,9 @@ pub fn run(bed: &HopBed, n: usize, rounds: usize) {
 
 /// A side once its processes ended: its calls, and the stamps its processes dumped.
 struct Measured {
-    label: &'static str,
+    label: String,
     echo: bool,
+    spent: cpu::Spent,
     calls: Vec<Call>,
     hops: Option<Vec<Vec<u64>>>,
 }
@@ -437,6 +506,7 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
     let shown: Vec<(&Measured, Rows, usize)> = results
         .iter()
         .filter(|s| s.hops.is_some() || s.label == "child directly")
+        .filter(|s| !s.label.contains("spin") || std::env::var_os("BENCH_SPIN_HOPS").is_some())
         .map(|s| {
             let (rows, missed) = breakdown(s);
             (s, rows, missed)
@@ -460,7 +530,7 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
     ] {
         print!("{:<46}", format!("segment (us, {what})"));
         for (s, _, _) in &shown {
-            print!(" {:>16}", short(s.label));
+            print!(" {:>16}", short(&s.label));
         }
         println!();
         for name in &order {
@@ -488,9 +558,12 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
         }
     }
     let base = pct(&totals(&results[0]), 0.5);
+    // CPU per call: the relay's processes (the edge's, the floor's), the child's, and the
+    // machine's busy time while the side ran (every other job included: rough).
+    let tick_us = 1e6 / clock_ticks_per_second();
     println!(
-        "{:<46} {:>9} {:>9} {:>9} {:>10}",
-        "whole call (us)", "p50", "p99", "mean", "added p50"
+        "{:<46} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9}",
+        "whole call (us)", "p50", "p99", "mean", "added p50", "p99/p50", "relay cpu", "child cpu"
     );
     for s in results {
         let t = totals(s);
@@ -499,24 +572,40 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
         } else {
             format!("{:+.1}", pct(&t, 0.5) - base)
         };
+        let calls = s.calls.len().max(1) as f64;
         println!(
-            "{:<46} {:>9.1} {:>9.1} {:>9.1} {:>10}",
+            "{:<46} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>9.2} {:>9.1} {:>9.1}   machine busy {:.0} us/call",
             s.label,
             pct(&t, 0.5),
             pct(&t, 0.99),
             mean(&t),
-            added
+            added,
+            pct(&t, 0.99) / pct(&t, 0.5),
+            s.spent.relay_ns as f64 / 1e3 / calls,
+            s.spent.child_ns as f64 / 1e3 / calls,
+            s.spent.machine_busy_ticks as f64 * tick_us / calls,
         );
     }
 }
 
+fn clock_ticks_per_second() -> f64 {
+    // SAFETY: sysconf(3) with a valid name.
+    unsafe { libc::sysconf(libc::_SC_CLK_TCK) as f64 }
+}
+
 /// A side's name for a column.
-fn short(label: &str) -> &str {
-    match label {
+fn short(label: &str) -> String {
+    let (base, spin) = match label.split_once(", spin ") {
+        Some((b, us)) => (b, format!(" s{}", us.trim_end_matches(" us"))),
+        None => (label, String::new()),
+    };
+    let base = match base {
         "child directly" => "direct",
         "mpt edge (hop-trace build)" => "edge",
         "mpt edge --standalone (hop-trace)" => "standalone",
         "floor relay (blocking threads)" => "floor relay",
+        "floor relay, one hop" => "floor 1 hop",
         other => other,
-    }
+    };
+    format!("{base}{spin}")
 }
