@@ -56,6 +56,36 @@ pub fn ran_ns(pids: &[u32]) -> u64 {
         .sum()
 }
 
+/// The context switches every thread of `pids` made so far: voluntary (it slept: each a
+/// wake-up later) and not (it was preempted), from `/proc/<pid>/task/*/status`.
+pub fn switches(pids: &[u32]) -> (u64, u64) {
+    let mut out = (0, 0);
+    for status in pids
+        .iter()
+        .flat_map(|p| {
+            std::fs::read_dir(format!("/proc/{p}/task"))
+                .into_iter()
+                .flatten()
+        })
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+    {
+        for line in status.lines() {
+            let n = |l: &str| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<u64>().ok())
+            };
+            if line.starts_with("voluntary_ctxt_switches") {
+                out.0 += n(line).unwrap_or(0);
+            } else if line.starts_with("nonvoluntary_ctxt_switches") {
+                out.1 += n(line).unwrap_or(0);
+            }
+        }
+    }
+    out
+}
+
 /// The machine's busy and total time so far, in clock ticks (every CPU, `/proc/stat`).
 pub fn machine_ticks() -> (u64, u64) {
     let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
@@ -78,6 +108,8 @@ pub fn machine_ticks() -> (u64, u64) {
 pub struct Spent {
     pub relay_ns: u64,
     pub child_ns: u64,
+    /// The relay's context switches: voluntary, not.
+    pub relay_switches: (u64, u64),
     /// The machine's busy ticks while this side ran (other jobs included).
     pub machine_busy_ticks: u64,
 }

@@ -441,6 +441,7 @@ pub fn run(bed: &HopBed, n: usize, rounds: usize) {
             let procs = s.procs.take().unwrap();
             let (relay, child) = (cpu::ran_ns(&procs.relay), cpu::ran_ns(&procs.child));
             let (busy, _) = cpu::machine_ticks();
+            let switched = cpu::switches(&procs.relay);
             for _ in 0..n {
                 let c = one(s);
                 s.calls.push(c);
@@ -448,6 +449,9 @@ pub fn run(bed: &HopBed, n: usize, rounds: usize) {
             s.spent.relay_ns += cpu::ran_ns(&procs.relay) - relay;
             s.spent.child_ns += cpu::ran_ns(&procs.child) - child;
             s.spent.machine_busy_ticks += cpu::machine_ticks().0 - busy;
+            let now = cpu::switches(&procs.relay);
+            s.spent.relay_switches.0 += now.0 - switched.0;
+            s.spent.relay_switches.1 += now.1 - switched.1;
             s.procs = Some(procs);
         }
         if std::env::var_os("BENCH_VERBOSE").is_some() {
@@ -574,7 +578,7 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
         };
         let calls = s.calls.len().max(1) as f64;
         println!(
-            "{:<46} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>9.2} {:>9.1} {:>9.1}   machine busy {:.0} us/call",
+            "{:<46} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>9.2} {:>9.1} {:>9.1}   switches {:.2} + {:.2} preempted, machine busy {:.0} us/call",
             s.label,
             pct(&t, 0.5),
             pct(&t, 0.99),
@@ -583,6 +587,8 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
             pct(&t, 0.99) / pct(&t, 0.5),
             s.spent.relay_ns as f64 / 1e3 / calls,
             s.spent.child_ns as f64 / 1e3 / calls,
+            s.spent.relay_switches.0 as f64 / calls,
+            s.spent.relay_switches.1 as f64 / calls,
             s.spent.machine_busy_ticks as f64 * tick_us / calls,
         );
     }
