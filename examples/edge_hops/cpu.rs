@@ -42,8 +42,8 @@ pub fn procs(pid: u32, helpers: &[u32]) -> Procs {
     Procs { relay, child }
 }
 
-/// The CPU time (ns) every thread of `pids` has run so far.
-pub fn ran_ns(pids: &[u32]) -> u64 {
+/// `/proc/<pid>/task/<tid>/<file>` of every thread of `pids`, read.
+fn per_thread<'a>(pids: &'a [u32], file: &'a str) -> impl Iterator<Item = String> + 'a {
     pids.iter()
         .flat_map(|p| {
             std::fs::read_dir(format!("/proc/{p}/task"))
@@ -51,7 +51,12 @@ pub fn ran_ns(pids: &[u32]) -> u64 {
                 .flatten()
         })
         .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(move |t| std::fs::read_to_string(t.path().join(file)).ok())
+}
+
+/// The CPU time (ns) every thread of `pids` has run so far.
+pub fn ran_ns(pids: &[u32]) -> u64 {
+    per_thread(pids, "schedstat")
         .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
         .sum()
 }
@@ -60,16 +65,7 @@ pub fn ran_ns(pids: &[u32]) -> u64 {
 /// wake-up later) and not (it was preempted), from `/proc/<pid>/task/*/status`.
 pub fn switches(pids: &[u32]) -> (u64, u64) {
     let mut out = (0, 0);
-    for status in pids
-        .iter()
-        .flat_map(|p| {
-            std::fs::read_dir(format!("/proc/{p}/task"))
-                .into_iter()
-                .flatten()
-        })
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
-    {
+    for status in per_thread(pids, "status") {
         for line in status.lines() {
             let n = |l: &str| {
                 l.split_whitespace()

@@ -13,14 +13,17 @@ mod cpu;
 mod harness;
 pub mod node;
 pub mod relay;
+mod sides;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use mpt::hop_trace::Hop;
 
-use harness::{Call, Peer};
+use harness::Call;
+pub use sides::{env_with, runtime_dir};
+use sides::{one, sides};
 
 /// What the hop rounds need from the bench's bed.
 pub struct HopBed<'a> {
@@ -36,236 +39,7 @@ pub struct HopBed<'a> {
     pub home: &'a dyn Fn(&str) -> String,
 }
 
-/// One side of the rounds.
-struct Side {
-    label: String,
-    peer: Peer,
-    /// An echo side: a line out and back, not an MCP call.
-    echo: bool,
-    /// Where its processes dump their stamps (`<prefix>.<pid>`), when they stamp.
-    trace: Option<PathBuf>,
-    /// Processes of the side other than the peer (the floor's back relay).
-    helpers: Vec<Child>,
-    calls: Vec<Call>,
-    /// Its processes, found once it is warm (the owner, the child start on demand).
-    procs: Option<cpu::Procs>,
-    spent: cpu::Spent,
-}
-
 const TOOL: &str = "mempalace_kg_stats";
-
-fn env_with(base: &[(String, String)], extra: &[(&str, String)]) -> Vec<(String, String)> {
-    let mut env: Vec<(String, String)> = base
-        .iter()
-        .filter(|(k, _)| !extra.iter().any(|(e, _)| e == k))
-        .cloned()
-        .collect();
-    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
-    env
-}
-
-/// A private runtime folder of its own: the owner's socket is found by the palace's key in
-/// `$XDG_RUNTIME_DIR/mpt` (else `/tmp/mpt-<uid>`, whatever HOME says), so without it every edge
-/// side on this palace would reach one owner.
-fn runtime_dir(bed: &HopBed, name: &str) -> String {
-    let dir = bed.tmp.join(format!("run-{name}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-    dir.display().to_string()
-}
-
-/// The spin budgets (µs) the rounds add sides for (`BENCH_SPIN=0,50,200`; none without it): the
-/// edge and both floors with `MPT_EDGE_SPIN_US` / `BENCH_RELAY_SPIN_US` set to each.
-fn spins() -> Vec<u64> {
-    std::env::var("BENCH_SPIN")
-        .map(|v| {
-            v.split(',')
-                .map(|n| {
-                    n.trim()
-                        .parse()
-                        .expect("BENCH_SPIN: microseconds, comma-separated")
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn sides(bed: &HopBed) -> Vec<Side> {
-    let no_hub = ("MEMPALACE_HUB_FORWARD", "0".to_string());
-    let traces = bed.tmp.join("hop-traces");
-    std::fs::create_dir_all(&traces).unwrap();
-    let mut out = Vec::new();
-    let env = env_with(bed.env, std::slice::from_ref(&no_hub));
-    out.push(Side::new(
-        "child directly".into(),
-        Peer::spawn(bed.child, &["--palace", bed.palace], &env),
-        None,
-    ));
-    out.push(edge_side(bed, &traces, Edge::Traced, None));
-    out.push(edge_side(bed, &traces, Edge::Standalone, None));
-    out.push(edge_side(bed, &traces, Edge::Plain, None));
-    out.push(floor_side(bed, &traces, Floor::TwoHops, None));
-    out.push(floor_side(bed, &traces, Floor::OneHop, None));
-    for spin in spins() {
-        out.push(edge_side(bed, &traces, Edge::Traced, Some(spin)));
-        out.push(edge_side(bed, &traces, Edge::Standalone, Some(spin)));
-        out.push(floor_side(bed, &traces, Floor::TwoHops, Some(spin)));
-        out.push(floor_side(bed, &traces, Floor::OneHop, Some(spin)));
-    }
-    let me = std::env::current_exe().unwrap();
-    let echo_env = vec![("BENCH_RELAY".to_string(), "echo".to_string())];
-    for (label, peer) in [
-        ("ping-pong, pipes", Peer::spawn(&me, &[], &echo_env)),
-        (
-            "ping-pong, Unix socket",
-            Peer::spawn_on_socket(&me, &[], &echo_env),
-        ),
-    ] {
-        let mut side = Side::new(label.into(), peer, None);
-        side.echo = true;
-        out.push(side);
-    }
-    out
-}
-
-impl Side {
-    fn new(label: String, peer: Peer, trace: Option<PathBuf>) -> Side {
-        Side {
-            label,
-            peer,
-            echo: false,
-            trace,
-            helpers: Vec::new(),
-            calls: Vec::new(),
-            procs: None,
-            spent: cpu::Spent::default(),
-        }
-    }
-}
-
-/// Which edge a side runs.
-#[derive(Clone, Copy)]
-enum Edge {
-    /// The hop-trace build, shim + owner.
-    Traced,
-    /// The hop-trace build, `--standalone`.
-    Standalone,
-    /// This tree's normal build (what the trace itself costs).
-    Plain,
-}
-
-fn spin_label(spin: Option<u64>) -> String {
-    spin.map(|us| format!(", spin {us} us")).unwrap_or_default()
-}
-
-fn edge_side(bed: &HopBed, traces: &Path, edge: Edge, spin: Option<u64>) -> Side {
-    let (label, mpt, standalone) = match edge {
-        Edge::Traced => ("mpt edge (hop-trace build)", &bed.traced_mpt, false),
-        Edge::Standalone => ("mpt edge --standalone (hop-trace)", &bed.traced_mpt, true),
-        Edge::Plain => ("mpt edge (normal build)", &bed.plain_mpt, false),
-    };
-    let label = format!("{label}{}", spin_label(spin));
-    // Its own HOME and runtime folder: its own owner.
-    let name: String = label
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let mut extra = vec![
-        ("MEMPALACE_HUB_FORWARD", "0".to_string()),
-        ("HOME", (bed.home)(&format!("hops-{name}"))),
-        ("XDG_RUNTIME_DIR", runtime_dir(bed, &name)),
-    ];
-    if let Some(us) = spin {
-        extra.push(("MPT_EDGE_SPIN_US", us.to_string()));
-    }
-    let trace = (!matches!(edge, Edge::Plain)).then(|| traces.join(&name));
-    if let Some(t) = &trace {
-        extra.push(("MPT_HOP_TRACE", t.display().to_string()));
-    }
-    let env = env_with(bed.env, &extra);
-    let mut args = vec!["edge"];
-    if standalone {
-        args.push("--standalone");
-    }
-    args.extend(["--palace", bed.palace]);
-    Side::new(label, Peer::spawn(mpt, &args, &env), trace)
-}
-
-/// Which floor relay a side runs.
-#[derive(Clone, Copy)]
-enum Floor {
-    /// Two relays, front (the shim's place) and back (the owner's), over a Unix socket.
-    TwoHops,
-    /// One relay (`--standalone`'s place), the harness's pipes to the child's.
-    OneHop,
-}
-
-fn floor_side(bed: &HopBed, traces: &Path, floor: Floor, spin: Option<u64>) -> Side {
-    let me = std::env::current_exe().unwrap();
-    let label = match floor {
-        Floor::TwoHops => "floor relay (blocking threads)",
-        Floor::OneHop => "floor relay, one hop",
-    };
-    let label = format!("{label}{}", spin_label(spin));
-    let name: String = label
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let trace = traces.join(&name);
-    let mut extra = vec![
-        ("MEMPALACE_HUB_FORWARD", "0".to_string()),
-        ("BENCH_RELAY_TRACE", trace.display().to_string()),
-    ];
-    if let Some(us) = spin {
-        extra.push(("BENCH_RELAY_SPIN_US", us.to_string()));
-    }
-    let env = env_with(bed.env, &extra);
-    let child = bed.child.display().to_string();
-    if let Floor::OneHop = floor {
-        let env = env_with(&env, &[("BENCH_RELAY", "single".into())]);
-        let args = [child.as_str(), "--palace", bed.palace];
-        return Side::new(label, Peer::spawn(&me, &args, &env), Some(trace));
-    }
-    // The back relay listens (and says so) before the front connects.
-    let socket = bed.tmp.join(format!("{name}.sock"));
-    let socket = socket.to_str().unwrap();
-    let back = {
-        let args = [socket, child.as_str(), "--palace", bed.palace];
-        let mut c = Command::new(&me)
-            .args(args)
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .env("BENCH_RELAY", "back")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut ready = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(c.stdout.take().unwrap()),
-            &mut ready,
-        )
-        .unwrap();
-        assert_eq!(ready.trim(), "ready", "the back relay listens");
-        c
-    };
-    let front_env = env_with(&env, &[("BENCH_RELAY", "front".into())]);
-    let mut side = Side::new(label, Peer::spawn(&me, &[socket], &front_env), Some(trace));
-    side.helpers.push(back);
-    side
-}
-
-/// A line the size of a `kg_stats` request, for the echo sides.
-const ECHO_LINE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":12345,\"method\":\"tools/call\",\"params\":{\"name\":\"mempalace_kg_stats\",\"arguments\":{}}}\n";
-
-fn one(side: &mut Side) -> Call {
-    if side.echo {
-        side.peer.echo(ECHO_LINE)
-    } else {
-        side.peer.call(TOOL)
-    }
-}
 
 /// The owner a shim started (its child process), if it runs.
 pub fn child_of(pid: u32) -> Option<u32> {
