@@ -270,7 +270,7 @@ pub fn run(bed: &HopBed, n: usize, rounds: usize) {
 
 /// A side once its processes ended: its calls, and the stamps its processes dumped.
 struct Measured {
-    label: String,
+    label: &'static str,
     echo: bool,
     spent: cpu::Spent,
     calls: Vec<Call>,
@@ -284,7 +284,6 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
     let shown: Vec<(&Measured, Rows, usize)> = results
         .iter()
         .filter(|s| s.hops.is_some() || s.label == "child directly")
-        .filter(|s| !s.label.contains("spin") || std::env::var_os("BENCH_SPIN_HOPS").is_some())
         .map(|s| {
             let (rows, missed) = breakdown(s);
             (s, rows, missed)
@@ -308,7 +307,7 @@ fn print(results: &[Measured], n: usize, rounds: usize, load_before: &str, load_
     ] {
         print!("{:<46}", format!("segment (us, {what})"));
         for (s, _, _) in &shown {
-            print!(" {:>16}", short(&s.label));
+            print!(" {:>16}", short(s.label));
         }
         println!();
         for name in &order {
@@ -374,18 +373,13 @@ fn clock_ticks_per_second() -> f64 {
 }
 
 /// A side's name for a column.
-fn short(label: &str) -> String {
-    let (base, spin) = match label.split_once(", spin ") {
-        Some((b, us)) => (b, format!(" s{}", us.trim_end_matches(" us"))),
-        None => (label, String::new()),
-    };
-    let base = match base {
+fn short(label: &str) -> &str {
+    match label {
         "child directly" => "direct",
         "mpt edge (hop-trace build)" => "edge",
         "mpt edge --standalone (hop-trace)" => "standalone",
         "floor relay (blocking threads)" => "floor relay",
         "floor relay, one hop" => "floor 1 hop",
         other => other,
-    };
-    format!("{base}{spin}")
+    }
 }

@@ -10,22 +10,12 @@
 //!   stdin on one thread, its stdout -> stdout on another.
 //! - `echo`: every line of stdin back to stdout (a ping-pong's far end, over pipes or a socket).
 //!
-//! With `BENCH_RELAY_SPIN_US=<n>` each reply reader spins as the edge does (`mpt::mcp::spin`):
-//! kicked by its sibling once a request went out, it polls for the reply for up to n µs before
-//! its read blocks.
-//!
 //! The relays stamp the same hops as the hop-trace build (`mpt::hop_trace::Hop`), into vectors
 //! allocated up front, and write them at exit to `$BENCH_RELAY_TRACE.<pid>` in its format.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-use mpt::mcp::spin::{self, Kick};
 
 use mpt::hop_trace::Hop;
 
@@ -37,11 +27,6 @@ pub fn run_if_asked() -> bool {
         return false;
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let Ok(us) = std::env::var("BENCH_RELAY_SPIN_US") {
-        spin::set_budget(Duration::from_micros(
-            us.parse().expect("BENCH_RELAY_SPIN_US"),
-        ));
-    }
     match role.as_str() {
         "front" => front(&args[0]),
         "back" => back(&args[0], &args[1], &args[2..]),
@@ -85,48 +70,18 @@ impl Stamps {
     }
 }
 
-/// Requests sent and not yet answered on one relay, and its reply reader's kick (with a spin).
-#[derive(Clone)]
-struct Flow {
-    outstanding: Arc<AtomicUsize>,
-    kick: Option<Arc<Kick>>,
-}
-
-impl Flow {
-    fn new() -> Flow {
-        Flow {
-            outstanding: Arc::default(),
-            kick: Kick::new().map(Arc::new),
-        }
-    }
-}
-
-/// Which way a pump carries lines: requests (each one counted, the reader kicked) or replies
-/// (each one counted off; the spin before a read while one is outstanding).
-enum Way {
-    Requests(Flow),
-    Replies(Flow, RawFd),
-}
-
 /// Each line of `from` to `to`, stamped once read and as it is written, until `from` ends.
 fn pump(
     from: impl std::io::Read,
     mut to: impl Write,
     (read, sends): (Hop, Hop),
     also: Option<Hop>,
-    way: &Way,
 ) -> Stamps {
     let mut stamps = Stamps::new();
     let mut lines = BufReader::with_capacity(64 * 1024, from);
     let mut buf = Vec::with_capacity(64 * 1024);
     loop {
         buf.clear();
-        if let Way::Replies(flow, fd) = way
-            && let Some(k) = &flow.kick
-            && lines.buffer().is_empty()
-        {
-            k.before_read(*fd, || flow.outstanding.load(Ordering::Relaxed) > 0);
-        }
         match lines.read_until(b'\n', &mut buf) {
             Ok(0) | Err(_) => return stamps,
             Ok(_) => {}
@@ -136,54 +91,30 @@ fn pump(
             stamps.stamp(h);
         }
         stamps.stamp(sends);
-        match way {
-            // A notification (no id) gets no reply: it is not counted.
-            Way::Requests(flow) if has_id(&buf) => {
-                flow.outstanding.fetch_add(1, Ordering::Relaxed);
-            }
-            Way::Replies(flow, _) => {
-                let _ = flow
-                    .outstanding
-                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
-            }
-            Way::Requests(_) => {}
-        }
         if to.write_all(&buf).is_err() {
             return stamps;
         }
-        if let Way::Requests(Flow { kick: Some(k), .. }) = way {
-            k.kick();
-        }
     }
-}
-
-fn has_id(line: &[u8]) -> bool {
-    line.windows(4).any(|w| w == b"\"id\"")
 }
 
 fn front(socket: &str) {
     let conn = UnixStream::connect(socket).unwrap();
     let (up_conn, down_conn) = (conn.try_clone().unwrap(), conn);
-    let flow = Flow::new();
-    let requests = Way::Requests(flow.clone());
     let up = std::thread::spawn(move || {
         let s = pump(
             std::io::stdin(),
             &up_conn,
             (Hop::ShimReadHarness, Hop::ShimSendsOwner),
             None,
-            &requests,
         );
         let _ = up_conn.shutdown(std::net::Shutdown::Write);
         s
     });
-    let fd = down_conn.as_raw_fd();
     let down = pump(
         &down_conn,
         std::io::stdout(),
         (Hop::ShimReadOwner, Hop::ShimSendsHarness),
         None,
-        &Way::Replies(flow, fd),
     );
     up.join().unwrap().merge(down).write();
 }
@@ -208,38 +139,6 @@ fn to_child(
     from: impl std::io::Read + Send + 'static,
     to: impl Write,
 ) -> Stamps {
-    let (mut child, stdin, stdout) = start(program, args);
-    let flow = Flow::new();
-    let requests = Way::Requests(flow.clone());
-    let up = std::thread::spawn(move || {
-        pump(
-            from,
-            stdin,
-            (Hop::OwnerReadShim, Hop::OwnerSendsChild),
-            None,
-            &requests,
-        )
-    });
-    let fd = stdout.as_raw_fd();
-    let down = pump(
-        stdout,
-        to,
-        (Hop::OwnerReadChild, Hop::OwnerSendsShim),
-        Some(Hop::OwnerReplied),
-        &Way::Replies(flow, fd),
-    );
-    let _ = child.wait();
-    up.join().unwrap().merge(down)
-}
-
-fn start(
-    program: &str,
-    args: &[String],
-) -> (
-    std::process::Child,
-    std::process::ChildStdin,
-    std::process::ChildStdout,
-) {
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
@@ -248,7 +147,23 @@ fn start(
         .spawn()
         .unwrap();
     let (stdin, stdout) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
-    (child, stdin, stdout)
+    // The child's stdin closes when `from` ends: the child exits, its stdout ends.
+    let up = std::thread::spawn(move || {
+        pump(
+            from,
+            stdin,
+            (Hop::OwnerReadShim, Hop::OwnerSendsChild),
+            None,
+        )
+    });
+    let down = pump(
+        stdout,
+        to,
+        (Hop::OwnerReadChild, Hop::OwnerSendsShim),
+        Some(Hop::OwnerReplied),
+    );
+    let _ = child.wait();
+    up.join().unwrap().merge(down)
 }
 
 /// `--standalone`'s one hop: the harness's pipes straight to the child's, a thread each way.

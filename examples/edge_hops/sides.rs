@@ -1,5 +1,5 @@
 //! The sides of the hop rounds: the child directly, the edge (hop-trace build, `--standalone`,
-//! the normal build), the floor relays (two hops, one hop), each with a spin when asked, the echoes.
+//! the normal build), the floor relays (two hops, one hop), the echoes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -9,7 +9,7 @@ use super::{HopBed, TOOL, cpu};
 
 /// One side of the rounds.
 pub struct Side {
-    pub label: String,
+    pub label: &'static str,
     pub peer: Peer,
     /// An echo side: a line out and back, not an MCP call.
     pub echo: bool,
@@ -43,22 +43,6 @@ pub fn runtime_dir(bed: &HopBed, name: &str) -> String {
     dir.display().to_string()
 }
 
-/// The spin budgets (µs) the rounds add sides for (`BENCH_SPIN=0,50,200`; none without it): the
-/// edge and both floors with `MPT_EDGE_SPIN_US` / `BENCH_RELAY_SPIN_US` set to each.
-fn spins() -> Vec<u64> {
-    std::env::var("BENCH_SPIN")
-        .map(|v| {
-            v.split(',')
-                .map(|n| {
-                    n.trim()
-                        .parse()
-                        .expect("BENCH_SPIN: microseconds, comma-separated")
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 pub fn sides(bed: &HopBed) -> Vec<Side> {
     let no_hub = ("MEMPALACE_HUB_FORWARD", "0".to_string());
     let traces = bed.tmp.join("hop-traces");
@@ -66,21 +50,15 @@ pub fn sides(bed: &HopBed) -> Vec<Side> {
     let mut out = Vec::new();
     let env = env_with(bed.env, std::slice::from_ref(&no_hub));
     out.push(Side::new(
-        "child directly".into(),
+        "child directly",
         Peer::spawn(bed.child, &["--palace", bed.palace], &env),
         None,
     ));
-    out.push(edge_side(bed, &traces, Edge::Traced, None));
-    out.push(edge_side(bed, &traces, Edge::Standalone, None));
-    out.push(edge_side(bed, &traces, Edge::Plain, None));
-    out.push(floor_side(bed, &traces, Floor::TwoHops, None));
-    out.push(floor_side(bed, &traces, Floor::OneHop, None));
-    for spin in spins() {
-        out.push(edge_side(bed, &traces, Edge::Traced, Some(spin)));
-        out.push(edge_side(bed, &traces, Edge::Standalone, Some(spin)));
-        out.push(floor_side(bed, &traces, Floor::TwoHops, Some(spin)));
-        out.push(floor_side(bed, &traces, Floor::OneHop, Some(spin)));
-    }
+    out.push(edge_side(bed, &traces, Edge::Traced));
+    out.push(edge_side(bed, &traces, Edge::Standalone));
+    out.push(edge_side(bed, &traces, Edge::Plain));
+    out.push(floor_side(bed, &traces, Floor::TwoHops));
+    out.push(floor_side(bed, &traces, Floor::OneHop));
     let me = std::env::current_exe().unwrap();
     let echo_env = vec![("BENCH_RELAY".to_string(), "echo".to_string())];
     for (label, peer) in [
@@ -90,7 +68,7 @@ pub fn sides(bed: &HopBed) -> Vec<Side> {
             Peer::spawn_on_socket(&me, &[], &echo_env),
         ),
     ] {
-        let mut side = Side::new(label.into(), peer, None);
+        let mut side = Side::new(label, peer, None);
         side.echo = true;
         out.push(side);
     }
@@ -98,7 +76,7 @@ pub fn sides(bed: &HopBed) -> Vec<Side> {
 }
 
 impl Side {
-    fn new(label: String, peer: Peer, trace: Option<PathBuf>) -> Side {
+    fn new(label: &'static str, peer: Peer, trace: Option<PathBuf>) -> Side {
         Side {
             label,
             peer,
@@ -123,17 +101,12 @@ enum Edge {
     Plain,
 }
 
-fn spin_label(spin: Option<u64>) -> String {
-    spin.map(|us| format!(", spin {us} us")).unwrap_or_default()
-}
-
-fn edge_side(bed: &HopBed, traces: &Path, edge: Edge, spin: Option<u64>) -> Side {
+fn edge_side(bed: &HopBed, traces: &Path, edge: Edge) -> Side {
     let (label, mpt, standalone) = match edge {
         Edge::Traced => ("mpt edge (hop-trace build)", &bed.traced_mpt, false),
         Edge::Standalone => ("mpt edge --standalone (hop-trace)", &bed.traced_mpt, true),
         Edge::Plain => ("mpt edge (normal build)", &bed.plain_mpt, false),
     };
-    let label = format!("{label}{}", spin_label(spin));
     // Its own HOME and runtime folder: its own owner.
     let name: String = label
         .chars()
@@ -144,9 +117,6 @@ fn edge_side(bed: &HopBed, traces: &Path, edge: Edge, spin: Option<u64>) -> Side
         ("HOME", (bed.home)(&format!("hops-{name}"))),
         ("XDG_RUNTIME_DIR", runtime_dir(bed, &name)),
     ];
-    if let Some(us) = spin {
-        extra.push(("MPT_EDGE_SPIN_US", us.to_string()));
-    }
     let trace = (!matches!(edge, Edge::Plain)).then(|| traces.join(&name));
     if let Some(t) = &trace {
         extra.push(("MPT_HOP_TRACE", t.display().to_string()));
@@ -169,26 +139,24 @@ enum Floor {
     OneHop,
 }
 
-fn floor_side(bed: &HopBed, traces: &Path, floor: Floor, spin: Option<u64>) -> Side {
+fn floor_side(bed: &HopBed, traces: &Path, floor: Floor) -> Side {
     let me = std::env::current_exe().unwrap();
     let label = match floor {
         Floor::TwoHops => "floor relay (blocking threads)",
         Floor::OneHop => "floor relay, one hop",
     };
-    let label = format!("{label}{}", spin_label(spin));
     let name: String = label
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let trace = traces.join(&name);
-    let mut extra = vec![
-        ("MEMPALACE_HUB_FORWARD", "0".to_string()),
-        ("BENCH_RELAY_TRACE", trace.display().to_string()),
-    ];
-    if let Some(us) = spin {
-        extra.push(("BENCH_RELAY_SPIN_US", us.to_string()));
-    }
-    let env = env_with(bed.env, &extra);
+    let env = env_with(
+        bed.env,
+        &[
+            ("MEMPALACE_HUB_FORWARD", "0".to_string()),
+            ("BENCH_RELAY_TRACE", trace.display().to_string()),
+        ],
+    );
     let child = bed.child.display().to_string();
     if let Floor::OneHop = floor {
         let env = env_with(&env, &[("BENCH_RELAY", "single".into())]);
