@@ -26,13 +26,7 @@ pub struct EdgeKnobs {
     pub read_deadline: Duration,
     /// `MPT_OUTBOX_SYNC` (default full).
     pub outbox_sync: OutboxSync,
-    /// `MPT_EDGE_SPIN_US` (default `DEFAULT_SPIN_US`): how long the edge busy-waits for a reply
-    /// it expects before it sleeps in a read (0: never; `crate::mcp::spin`).
-    pub spin: Duration,
 }
-
-/// The spin's default budget in microseconds.
-pub const DEFAULT_SPIN_US: u64 = 0;
 
 pub const DEFAULT_MAILBOX_POLL_MS: u64 = 300_000;
 
@@ -43,7 +37,6 @@ impl Default for EdgeKnobs {
             linger: Duration::from_millis(900_000),
             read_deadline: Duration::from_millis(5_000),
             outbox_sync: OutboxSync::Full,
-            spin: Duration::from_micros(DEFAULT_SPIN_US),
         }
     }
 }
@@ -61,9 +54,6 @@ impl EdgeKnobs {
             linger: ms("MPT_EDGE_LINGER_MS", d.linger)?,
             read_deadline: ms("MPT_EDGE_READ_DEADLINE_MS", d.read_deadline)?,
             outbox_sync: outbox_sync(env)?,
-            spin: env
-                .micros("MPT_EDGE_SPIN_US", DEFAULT_SPIN_US)
-                .map(Duration::from_micros)?,
         })
     }
 }
@@ -120,7 +110,6 @@ mod tests {
             "MPT_EDGE_LINGER_MS",
             "MPT_EDGE_READ_DEADLINE_MS",
             "MPT_OUTBOX_SYNC",
-            "MPT_EDGE_SPIN_US",
         ] {
             let e = EdgeKnobs::from_env(&Env::from_pairs([(key, "abc")])).unwrap_err();
             assert_eq!(e.exit().code(), 2, "{key}");

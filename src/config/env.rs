@@ -94,20 +94,13 @@ impl Env {
     }
 
     pub(crate) fn millis(&self, key: &str, default: u64) -> Result<u64> {
-        self.whole(key, default, "milliseconds")
-    }
-
-    pub(crate) fn micros(&self, key: &str, default: u64) -> Result<u64> {
-        self.whole(key, default, "microseconds")
-    }
-
-    fn whole(&self, key: &str, default: u64, unit: &str) -> Result<u64> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => v.trim().parse::<u64>().map_err(|_| {
-                MptError::usage(format!("{key}='{v}' is not a whole number of {unit}")).with_hint(
-                    format!("unset {key} for its default of {default}, or set a number"),
-                )
+                MptError::usage(format!("{key}='{v}' is not a whole number of milliseconds"))
+                    .with_hint(format!(
+                        "unset {key} for its default of {default}, or set a number"
+                    ))
             }),
         }
     }

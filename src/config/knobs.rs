@@ -91,13 +91,6 @@ pub fn all(config: &Config, env: &Env) -> Vec<Knob> {
         from_env("MPT_EDGE_GRACE_MS", ms(c.edge.grace)),
         from_env("MPT_EDGE_LINGER_MS", ms(c.edge.linger)),
         from_env("MPT_EDGE_READ_DEADLINE_MS", ms(c.edge.read_deadline)),
-        from_env(
-            "MPT_EDGE_SPIN_US",
-            match c.edge.spin.as_micros() {
-                0 => "0 (off)".into(),
-                us => format!("{us} us"),
-            },
-        ),
         from_env("MPT_EDGE_PULL_MS", ms_or_off(c.pull.interval)),
         from_env("MPT_EDGE_PULL_DEADLINE_MS", ms(c.pull.deadline)),
         from_env(

@@ -101,11 +101,6 @@ impl Inflight {
         );
     }
 
-    /// Whether a request waits for its reply (the reply pump spins before it sleeps only then).
-    pub fn waiting(&self) -> bool {
-        !self.pending.lock().unwrap().is_empty()
-    }
-
     /// A reply line from the owner: `false` when the shim answered that request already (the
     /// line is dropped).
     pub fn settle(&self, line: &[u8]) -> bool {

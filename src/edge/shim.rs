@@ -4,7 +4,6 @@
 //! cut short, gets an error naming the owner, saying whether calling again is safe (`inflight`).
 
 use std::io::{BufRead, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream as StdUnixStream;
 use std::process::Child;
 use std::sync::{Arc, Mutex};
@@ -19,7 +18,6 @@ use super::identity::{self, Identity, Welcome};
 use super::inflight::{Deadlines, Inflight};
 use super::owner::{Hello, OwnerPaths};
 use crate::error::{ErrorKind, MptError, Result};
-use crate::mcp::spin::Kick;
 use crate::{log_debug, log_warn};
 
 /// Owner restarts tolerated before the shim gives up.
@@ -98,7 +96,7 @@ fn upstream(up: &Shared) -> std::sync::MutexGuard<'_, Upstream> {
 }
 
 /// Harness → owner, on a thread of its own: each line tracked, then written to the owner.
-fn read_stdin(up: Shared, inflight: Arc<Inflight>, deadlines: Deadlines, kick: Option<Arc<Kick>>) {
+fn read_stdin(up: Shared, inflight: Arc<Inflight>, deadlines: Deadlines) {
     let mut lines = std::io::stdin().lock();
     loop {
         let mut buf = Vec::new();
@@ -109,9 +107,6 @@ fn read_stdin(up: Shared, inflight: Arc<Inflight>, deadlines: Deadlines, kick: O
         crate::hop!(ShimReadHarness);
         inflight.track(&buf, &deadlines);
         upstream(&up).send(buf);
-        if let Some(k) = &kick {
-            k.kick();
-        }
     }
     upstream(&up).end();
 }
@@ -128,17 +123,11 @@ enum PumpEnd {
 /// Owner → harness, on a thread of its own: every line to stdout as it arrives; a reply clears
 /// its request from the in-flight set, and one to a request the shim already answered (past its
 /// deadline) is dropped.
-fn pump(conn: StdUnixStream, inflight: &Inflight, kick: Option<&Kick>) -> PumpEnd {
+fn pump(conn: StdUnixStream, inflight: &Inflight) -> PumpEnd {
     let mut lines = std::io::BufReader::with_capacity(64 * 1024, conn);
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        // A reply expected soon: awake when it lands, not asleep in the read (`mcp::spin`).
-        if let Some(k) = kick
-            && lines.buffer().is_empty()
-        {
-            k.before_read(lines.get_ref().as_raw_fd(), || inflight.waiting());
-        }
         match lines.read_until(b'\n', &mut buf) {
             Ok(0) | Err(_) => return PumpEnd::OwnerClosed,
             Ok(_) => {}
@@ -178,10 +167,9 @@ pub async fn run(
 ) -> Result<()> {
     let inflight = Arc::new(Inflight::default());
     let up: Shared = Arc::default();
-    let kick = Kick::new().map(Arc::new);
     {
-        let (up, inflight, kick) = (Arc::clone(&up), Arc::clone(&inflight), kick.clone());
-        std::thread::spawn(move || read_stdin(up, inflight, deadlines, kick));
+        let (up, inflight) = (Arc::clone(&up), Arc::clone(&inflight));
+        std::thread::spawn(move || read_stdin(up, inflight, deadlines));
     }
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| MptError::io("installing the SIGTERM handler", &e))?;
@@ -225,9 +213,9 @@ pub async fn run(
             continue;
         };
         let (done, mut pumped) = oneshot::channel();
-        let (tracked, kick) = (Arc::clone(&inflight), kick.clone());
+        let tracked = Arc::clone(&inflight);
         std::thread::spawn(move || {
-            let _ = done.send(pump(reader, &tracked, kick.as_deref()));
+            let _ = done.send(pump(reader, &tracked));
         });
         upstream(&up).attach(writer);
         let mut watch = tokio::time::interval(Duration::from_millis(250));

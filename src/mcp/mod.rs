@@ -12,7 +12,6 @@ pub mod owner_socket;
 pub mod route;
 pub mod routes;
 mod send_error;
-pub mod spin;
 pub mod sse;
 mod status_error;
 pub mod stdio;

@@ -89,13 +89,13 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             config: file,
             dry_run,
         }) => wire::run(ctx, &config, harness, file, dry_run),
-        None if args.owner => relay_runtime(config.edge.spin)?
+        None if args.owner => relay_runtime()?
             .block_on(launch.run_owner())
             .map(|()| Exit::Ok),
-        None if args.standalone => relay_runtime(config.edge.spin)?
+        None if args.standalone => relay_runtime()?
             .block_on(launch.run_standalone(&harness))
             .map(|()| Exit::Ok),
-        None => relay_runtime(config.edge.spin)?
+        None => relay_runtime()?
             .block_on(launch.run_shim(&harness))
             .map(|()| Exit::Ok),
     }
@@ -104,13 +104,9 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
 /// The shim, the owner and `--standalone` relay lines: one thread drives them (no wake-up of
 /// another worker between reading a line and writing it); what blocks (the outbox's SQLite)
 /// runs on the blocking pool, the flusher and the mine lane on threads of their own.
-/// While a request waits for its reply the thread spins briefly before it parks
-/// (`MPT_EDGE_SPIN_US`, `crate::mcp::spin`).
-fn relay_runtime(spin: std::time::Duration) -> Result<tokio::runtime::Runtime> {
-    crate::mcp::spin::set_budget(spin);
+fn relay_runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .on_thread_park(crate::mcp::spin::before_park)
         .build()
         .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))
 }

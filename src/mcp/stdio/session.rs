@@ -196,10 +196,6 @@ async fn read_stdout(
     pid: u32,
 ) {
     let mut reader = BufReader::new(stdout);
-    // Watched by the runtime's spin while a request waits for its reply (no longer before the
-    // reader, declared first, closes it).
-    let fd = std::os::fd::AsRawFd::as_raw_fd(reader.get_ref());
-    let _expected = crate::mcp::spin::Expected::new(fd, Arc::clone(&waiters.outstanding));
     let mut line = Vec::new();
     loop {
         line.clear();

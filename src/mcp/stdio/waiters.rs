@@ -2,8 +2,7 @@
 //! their deadline: one timer for them all, re-armed lazily (a request sets no timer of its own).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::Mutex as StdMutex;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -33,9 +32,6 @@ struct Table {
 pub(super) struct Waiters {
     table: StdMutex<Table>,
     wake: Notify,
-    /// How many wait, kept beside the table for the runtime's spin before it parks
-    /// (`crate::mcp::spin`), which reads it without the lock.
-    pub(super) outstanding: Arc<AtomicUsize>,
 }
 
 impl Waiters {
@@ -50,7 +46,6 @@ impl Waiters {
         let (tx, rx) = oneshot::channel();
         let mut t = self.table();
         t.waiting.insert(key, Waiter { tx, due });
-        self.counted(&t);
         let earlier = due.is_some_and(|d| t.armed.is_none_or(|a| d < a));
         if earlier {
             t.armed = due;
@@ -61,23 +56,12 @@ impl Waiters {
     }
 
     pub(super) fn forget(&self, key: &str) {
-        let mut t = self.table();
-        t.waiting.remove(key);
-        self.counted(&t);
-    }
-
-    fn counted(&self, t: &Table) {
-        self.outstanding.store(t.waiting.len(), Ordering::Relaxed);
+        self.table().waiting.remove(key);
     }
 
     /// Hands `reply` to the request waiting for `key`; `false` when none does.
     pub(super) fn answer(&self, key: &str, reply: Value) -> bool {
-        let waiter = {
-            let mut t = self.table();
-            let w = t.waiting.remove(key);
-            self.counted(&t);
-            w
-        };
+        let waiter = self.table().waiting.remove(key);
         match waiter {
             Some(w) => {
                 let _ = w.tx.send(Answer::Reply(reply));
@@ -92,7 +76,6 @@ impl Waiters {
         let mut t = self.table();
         t.closed = true;
         t.waiting.clear();
-        self.counted(&t);
         drop(t);
         self.wake.notify_one();
     }
@@ -117,7 +100,6 @@ impl Waiters {
                         let _ = w.tx.send(Answer::Stalled);
                     }
                 }
-                self.counted(&t);
                 t.armed = t.waiting.values().filter_map(|w| w.due).min();
                 t.armed
             };

@@ -34,26 +34,12 @@ const STANDALONE: &[&str] = &["--standalone"];
 
 #[test]
 fn pipelined_requests_reach_the_child_in_order_and_each_is_answered_once() {
-    pipelined(&[], &[]);
+    pipelined(&[]);
 }
 
 #[test]
 fn standalone_pipelined_requests_reach_the_child_in_order_and_each_is_answered_once() {
-    pipelined(STANDALONE, &[]);
-}
-
-/// With the spin on (`MPT_EDGE_SPIN_US`): the shim's pump and the owner wait for a reply in a
-/// bounded busy loop before they block; what they read, and in what order, is the same.
-const SPIN: &[(&str, &str)] = &[("MPT_EDGE_SPIN_US", "300")];
-
-#[test]
-fn with_the_spin_on_pipelined_requests_are_answered_once_in_order() {
-    pipelined(&[], SPIN);
-}
-
-#[test]
-fn standalone_with_the_spin_on_pipelined_requests_are_answered_once_in_order() {
-    pipelined(STANDALONE, SPIN);
+    pipelined(STANDALONE);
 }
 
 #[test]
@@ -66,9 +52,9 @@ fn standalone_a_large_line_and_a_line_split_across_writes_are_relayed_whole() {
     large_and_split(STANDALONE);
 }
 
-fn pipelined(mode: &[&str], vars: &[(&str, &str)]) {
+fn pipelined(mode: &[&str]) {
     let env = TestEnv::new();
-    let mut h = session(&env, mode, vars);
+    let mut h = session(&env, mode, &[]);
     // 40 appends to one stream with a read and a ping between each, all in one write: the
     // harness reads nothing until every line is sent.
     let mut lines = Vec::new();
