@@ -1,13 +1,14 @@
 //! `BENCH_HOPS=<a hop-trace build's mpt>`: where a `kg_stats` call's microseconds go, hop by hop,
-//! through the edge and through the physical floor (two minimal relays), in the same rounds.
+//! through the edge and through the physical floor (minimal relays), in the same rounds.
 //!
 //! One blocking harness (`harness`) drives every side, interleaved: the child directly, the
 //! hop-trace edge (shim + owner), the same edge `--standalone`, the normal build's edge (what the
-//! trace itself costs), the floor relay (`relay`: the same hops, plain blocking threads) and two
-//! ping-pongs with an echo process (over pipes, over a Unix socket: one wake-up each way). Each
-//! call's stamps are joined with the harness's by time (calls are serial), then every segment
-//! between two stamps is a row: time inside a process (read to write) or on a wire (write in one
-//! process to the read's return in the next: the wake-up).
+//! trace itself costs), the floor relays (`relay`: the same hops, plain blocking threads; two hops
+//! as the shim + owner, one as `--standalone`) and two ping-pongs with an echo process (over
+//! pipes, over a Unix socket: one wake-up each way), each side's CPU and context switches per call
+//! beside it (`cpu`). Each call's stamps are joined with the harness's by time (calls are serial),
+//! then every segment between two stamps is a row: time inside a process (read to write) or on a
+//! wire (write in one process to the read's return in the next: the wake-up).
 
 mod cpu;
 mod harness;
