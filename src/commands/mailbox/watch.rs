@@ -136,11 +136,21 @@ fn follower(
     tokio::spawn(async move {
         listen(&client, &tx).await;
         client.shutdown().await;
-        // The owner went away: this watch follows the stream itself.
+        // The owner went away: this watch follows the stream itself. That stream starts at
+        // its tail, so once it says how it runs, derive once more: what was appended between
+        // the owner's last relay and this subscription is not missed.
         let mut own = live::spawn(direct);
+        let mut rederived = false;
         while let Some(w) = own.recv().await {
+            let told = matches!(w, Wake::Mode(_));
             if tx.send(w).is_err() {
                 return;
+            }
+            if told && !rederived {
+                rederived = true;
+                if tx.send(Wake::Rederive).is_err() {
+                    return;
+                }
             }
         }
     });
