@@ -106,10 +106,13 @@ impl<'de> Deserialize<'de> for LBool {
 }
 
 /// A string field read without a copy when the JSON text holds it unescaped (any other JSON type
-/// reads as `None`): for fields only compared, never kept.
+/// reads as `None`): for fields only compared, never kept (opencode's serde reading, kept as the
+/// tests' reference for its own parser).
+#[cfg(test)]
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(super) struct LCow<'a>(pub Option<Cow<'a, str>>);
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for LCow<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -343,7 +346,15 @@ impl<'de> Deserialize<'de> for Block {
     }
 }
 
+/// A tool-call argument's string as kept: cut to [`ARG_KEEP_CHARS`] chars.
+pub(super) fn keep_arg(v: &mut String) {
+    if let Some((cut, _)) = v.char_indices().nth(ARG_KEEP_CHARS) {
+        v.truncate(cut);
+    }
+}
+
 /// Tool-call arguments: only top-level string values are kept (shortened); the rest is skipped.
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(super) struct ToolArgs(pub Vec<(String, String)>);
 
 impl<'de> Deserialize<'de> for ToolArgs {
@@ -358,9 +369,7 @@ impl<'de> Deserialize<'de> for ToolArgs {
                 let mut out = Vec::new();
                 while let Some(key) = m.next_key::<KeyName>()? {
                     if let Some(mut v) = m.next_value::<LStr>()?.0 {
-                        if let Some((cut, _)) = v.char_indices().nth(ARG_KEEP_CHARS) {
-                            v.truncate(cut);
-                        }
+                        keep_arg(&mut v);
                         out.push((key.0.into_owned(), v));
                     }
                 }
