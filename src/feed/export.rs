@@ -110,16 +110,16 @@ pub fn build(session: &Session, opts: &ExportOptions) -> Transcript {
                     cur = Cur::Injected;
                     continue;
                 }
+                let user_chars = user.chars().count();
                 let kind = if user.is_empty() {
                     UserKind::Image
                 } else if is_bare_command(&user) {
                     UserKind::Command
                 } else {
                     t.stats.user_turns += 1;
-                    t.stats.dialogue_chars += user.chars().count();
+                    t.stats.dialogue_chars += user_chars;
                     UserKind::Real
                 };
-                let user_chars = user.chars().count();
                 let user = if user.is_empty() {
                     vec!["[image]".to_string()]
                 } else {
@@ -184,15 +184,22 @@ pub fn build(session: &Session, opts: &ExportOptions) -> Transcript {
 /// message is written when it has at least one remaining line, or (if not copied itself) when it is a
 /// real message longer than `min_unanswered_chars`. Returns the text and the exchange count.
 pub fn render(t: &Transcript, copied: &HashSet<u64>, opts: &ExportOptions) -> (String, usize) {
-    let mut out = String::new();
+    // At most every exchange whole: one allocation for the text, none per exchange.
+    let most: usize = t
+        .exchanges
+        .iter()
+        .map(|ex| {
+            let user: usize = ex.user.iter().map(|u| u.len() + 1).sum();
+            let lines: usize = ex.lines.iter().map(|l| l.text.len() + 1).sum();
+            3 + user + lines
+        })
+        .sum();
+    let mut out = String::with_capacity(most);
     let mut n = 0;
     for ex in &t.exchanges {
-        let lines: Vec<&Line> = ex
-            .lines
-            .iter()
-            .filter(|l| !copied.contains(&l.key))
-            .collect();
-        if lines.is_empty() {
+        let kept = |l: &&Line| copied.is_empty() || !copied.contains(&l.key);
+        let mut lines = ex.lines.iter().filter(kept).peekable();
+        if lines.peek().is_none() {
             let user_copied = copied.contains(&ex.user_key);
             let long = ex.user_chars > opts.min_unanswered_chars;
             if user_copied || ex.kind != UserKind::Real || !long {

@@ -17,22 +17,14 @@ pub fn line_break(c: char) -> bool {
     )
 }
 
-/// `text.split(line_break)`, a byte scan when the text is ASCII (most is): the same pieces.
+/// `text.split(line_break)` by a byte scan, 8 bytes a step: every line break's UTF-8 starts with a
+/// byte below 0x20 or with 0xC2 (U+0085) or 0xE2 (U+2028, U+2029); only those bytes are looked at
+/// closer. The same pieces as the char split.
 pub fn split_breaks(text: &str) -> impl Iterator<Item = &str> {
-    let ascii = text.is_ascii();
     let mut rest = Some(text);
     std::iter::from_fn(move || {
         let t = rest?;
-        let at = if ascii {
-            t.bytes()
-                .position(|b| matches!(b, b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e))
-                .map(|i| (i, 1))
-        } else {
-            t.char_indices()
-                .find(|&(_, c)| line_break(c))
-                .map(|(i, c)| (i, c.len_utf8()))
-        };
-        match at {
+        match find_break(t.as_bytes()) {
             Some((i, n)) => {
                 rest = Some(&t[i + n..]);
                 Some(&t[..i])
@@ -43,6 +35,42 @@ pub fn split_breaks(text: &str) -> impl Iterator<Item = &str> {
             }
         }
     })
+}
+
+const ONES: u64 = u64::MAX / 255;
+
+/// Whether a byte of `w` is zero: the lowest flagged byte is exact (Mycroft's test).
+fn zero_byte(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & (ONES << 7)
+}
+
+/// The first line break in `b`: its index and length in bytes.
+fn find_break(b: &[u8]) -> Option<(usize, usize)> {
+    let mut i = 0;
+    loop {
+        // The next byte that may start a break.
+        while i + 8 <= b.len() {
+            let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+            let low = w.wrapping_sub(ONES * 0x20) & !w & (ONES << 7);
+            let hit = low | zero_byte(w ^ (ONES * 0xC2)) | zero_byte(w ^ (ONES * 0xE2));
+            if hit != 0 {
+                i += hit.trailing_zeros() as usize / 8;
+                break;
+            }
+            i += 8;
+        }
+        while i < b.len() && !(b[i] < 0x20 || b[i] == 0xC2 || b[i] == 0xE2) {
+            i += 1;
+        }
+        match b.get(i)? {
+            b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e => return Some((i, 1)),
+            0xC2 if b.get(i + 1) == Some(&0x85) => return Some((i, 2)),
+            0xE2 if b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xA8 | 0xA9)) => {
+                return Some((i, 3));
+            }
+            _ => i += 1,
+        }
+    }
 }
 
 /// Non-blank lines of assistant text, trailing whitespace trimmed (blank lines would split an
@@ -56,13 +84,22 @@ pub fn text_lines(text: &str) -> impl Iterator<Item = &str> {
 /// Escape a line the miner would misread: after Python's `strip()`, a leading `>` opens a fake user
 /// turn and a leading `---` reads as a rule. A `\` goes in front of the first visible character.
 pub fn escape_line(line: &str) -> Cow<'_, str> {
-    let rest = line.trim_start_matches(py_space);
-    if rest.starts_with('>') || rest.starts_with("---") {
-        let at = line.len() - rest.len();
-        Cow::Owned(format!("{}\\{}", &line[..at], rest))
-    } else {
-        Cow::Borrowed(line)
+    match escape_at(line) {
+        Some(at) => {
+            let mut out = String::with_capacity(line.len() + 1);
+            out.push_str(&line[..at]);
+            out.push('\\');
+            out.push_str(&line[at..]);
+            Cow::Owned(out)
+        }
+        None => Cow::Borrowed(line),
     }
+}
+
+/// Where [`escape_line`] puts its `\`, if the line needs one.
+fn escape_at(line: &str) -> Option<usize> {
+    let rest = line.trim_start_matches(py_space);
+    (rest.starts_with('>') || rest.starts_with("---")).then(|| line.len() - rest.len())
 }
 
 /// Indentation of a user message's second and later lines in the transcript.
@@ -83,7 +120,14 @@ pub fn user_lines(text: &str) -> Vec<String> {
         if out.is_empty() {
             out.push(part.trim_start_matches(py_space).to_string());
         } else {
-            out.push(escape_line(&format!("{USER_CONTINUATION}{part}")).into_owned());
+            // `escape_line` of the indented line, made in one allocation.
+            let mut line = String::with_capacity(USER_CONTINUATION.len() + part.len() + 1);
+            line.push_str(USER_CONTINUATION);
+            line.push_str(part);
+            if let Some(at) = escape_at(&line) {
+                line.insert(at, '\\');
+            }
+            out.push(line);
         }
     }
     out
@@ -160,16 +204,22 @@ pub fn tool_note(note: &ToolNote, max: usize) -> String {
     } else {
         note.tool.trim()
     };
-    let arg = NOTE_KEYS
-        .iter()
-        .find_map(|k| {
-            note.args
-                .iter()
-                .find(|(key, v)| key == k && !v.trim().is_empty())
-        })
-        .or_else(|| note.args.iter().find(|(_, v)| !v.trim().is_empty()))
-        .map(|(_, v)| v.as_str())
-        .unwrap_or("");
+    // The first non-blank argument under the most preferred key, else the first non-blank one:
+    // one pass over the arguments.
+    let mut best: Option<(usize, &str)> = None;
+    for (key, v) in &note.args {
+        if v.trim().is_empty() {
+            continue;
+        }
+        let rank = NOTE_KEYS
+            .iter()
+            .position(|k| *k == key.as_str())
+            .unwrap_or(NOTE_KEYS.len());
+        if best.is_none_or(|(r, _)| rank < r) {
+            best = Some((rank, v));
+        }
+    }
+    let arg = best.map_or("", |(_, v)| v);
     let mut s = String::with_capacity(tool.len() + arg.len() + 3);
     s.push('[');
     push_visible(&mut s, tool);
@@ -177,6 +227,10 @@ pub fn tool_note(note: &ToolNote, max: usize) -> String {
     for word in arg.split(py_space).filter(|w| !w.is_empty()) {
         s.push(' ');
         push_visible(&mut s, word);
+    }
+    if s.len() <= max {
+        // No more chars than bytes: nothing to cut.
+        return s;
     }
     match s.char_indices().nth(max.max(2) - 1) {
         Some((cut, _)) if s.chars().count() > max => format!("{}…", &s[..cut]),
@@ -217,10 +271,28 @@ mod tests {
             "\n\nb\r\nc\x0b\x0cd\x1ce\x1de\x1ef\x1fg",
             "naïve\u{85}über\u{2028}日本語\u{2029}🚀\n",
             "\u{2028}",
+            "tabs\tand\x1f units, no break at all in a line longer than eight bytes",
+            "near-misses: \u{a0} \u{c2} \u{2027} \u{202a} \u{2000}\u{20ac} \u{e2}\u{80}\u{a8} and one\u{2029}",
+            "\u{85}\u{85}x\u{2028}\u{2029}\u{2028}",
         ] {
             let fast: Vec<&str> = split_breaks(t).collect();
             let slow: Vec<&str> = t.split(line_break).collect();
             assert_eq!(fast, slow, "{t:?}");
+        }
+        // Every break and near-miss at every offset of a line longer than a step of the scan.
+        let pieces = [
+            "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u{85}", "\u{2028}", "\u{2029}",
+            "\t", "\x1f", "\u{a0}", "\u{2027}", "\u{202f}", "é", "日",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for at in 0..20 {
+                    let t = format!("{}{a}{}{b}x", "w".repeat(at), "v".repeat(at % 9));
+                    let fast: Vec<&str> = split_breaks(&t).collect();
+                    let slow: Vec<&str> = t.split(line_break).collect();
+                    assert_eq!(fast, slow, "{t:?}");
+                }
+            }
         }
     }
 
@@ -286,6 +358,33 @@ mod tests {
             "[grep] fn main"
         );
         assert_eq!(tool_note(&n("", &[]), 200), "[tool]");
+        // The first non-blank argument under the most preferred key, else the first non-blank.
+        assert_eq!(
+            tool_note(
+                &n(
+                    "x",
+                    &[
+                        ("a", " "),
+                        ("b", "first"),
+                        ("path", ""),
+                        ("path", "p1"),
+                        ("query", "q"),
+                        ("path", "p2")
+                    ]
+                ),
+                200
+            ),
+            "[x] q"
+        );
+        assert_eq!(
+            tool_note(&n("x", &[("a", " "), ("b", "first"), ("c", "second")]), 200),
+            "[x] first"
+        );
+        // A note exactly at its length is kept whole; one char more is cut.
+        assert_eq!(tool_note(&n("ab", &[("c", "de")]), 7), "[ab] de");
+        assert_eq!(tool_note(&n("ab", &[("c", "dé")]), 7), "[ab] dé");
+        assert_eq!(tool_note(&n("ab", &[("c", "déf")]), 7), "[ab] d…");
+        assert_eq!(tool_note(&n("ab", &[("c", "def")]), 7), "[ab] d…");
         let long = "x".repeat(500);
         let s = tool_note(&n("write", &[("content", &long)]), 20);
         assert_eq!(s.chars().count(), 20);

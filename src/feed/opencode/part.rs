@@ -41,7 +41,10 @@ impl Kind {
 #[cfg(test)]
 impl<'de> Deserialize<'de> for Kind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(LCow::deserialize(d)?.0.as_deref().map_or(Kind::Other, Kind::of))
+        Ok(LCow::deserialize(d)?
+            .0
+            .as_deref()
+            .map_or(Kind::Other, Kind::of))
     }
 }
 
@@ -186,7 +189,15 @@ fn args(c: &mut Cursor) -> Res<ToolArgs> {
     Ok(ToolArgs(out))
 }
 
-const PART_FIELDS: [&str; 7] = ["type", "text", "synthetic", "ignored", "tool", "state", "mime"];
+const PART_FIELDS: [&str; 7] = [
+    "type",
+    "text",
+    "synthetic",
+    "ignored",
+    "tool",
+    "state",
+    "mime",
+];
 
 impl PartData {
     /// A part's `data` as stored; `None` when serde_json would not read it (not an object).
@@ -204,8 +215,17 @@ impl PartData {
                         2 => p.synthetic = boolean(c)?,
                         3 => p.ignored = boolean(c)?,
                         4 => p.tool = string(c)?,
-                        5 => p.state = if c.null()? { None } else { Some(ToolState::read(c)?) },
-                        _ => p.mime = IsImage(compared(c, |m| m.starts_with("image/"))? == Some(true)),
+                        5 => {
+                            p.state = if c.null()? {
+                                None
+                            } else {
+                                Some(ToolState::read(c)?)
+                            }
+                        }
+                        _ => {
+                            p.mime =
+                                IsImage(compared(c, |m| m.starts_with("image/"))? == Some(true))
+                        }
                     }
                     Ok(())
                 },
@@ -237,7 +257,10 @@ impl Role {
 #[cfg(test)]
 impl<'de> Deserialize<'de> for Role {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(LCow::deserialize(d)?.0.as_deref().map_or(Role::Other, Role::of))
+        Ok(LCow::deserialize(d)?
+            .0
+            .as_deref()
+            .map_or(Role::Other, Role::of))
     }
 }
 

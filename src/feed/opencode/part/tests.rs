@@ -193,7 +193,10 @@ fn reads_what_serde_reads_and_refuses_what_it_refuses() {
     let kinds = |data: &str| PartData::parse(data).map(|p| p.kind);
     assert_eq!(kinds(REAL[4]), Some(Kind::Tool));
     assert_eq!(kinds(r#"{"type":"text","type":"tool"}"#), None);
-    assert_eq!(kinds(r#"{"type":"text","other":"\ud83d"}"#), Some(Kind::Text));
+    assert_eq!(
+        kinds(r#"{"type":"text","other":"\ud83d"}"#),
+        Some(Kind::Text)
+    );
     assert_eq!(kinds(r#"{"\ud83d":"x"}"#), None);
     assert_eq!(kinds(r#"["text","positional"]"#), Some(Kind::Text));
     assert_eq!(kinds(r#"{"type":"tool","n":01}"#), None);
@@ -235,10 +238,15 @@ fn agrees_with_serde_on_every_one_byte_damage() {
 #[test]
 fn long_arguments_are_cut_as_pis_are() {
     let long = "é".repeat(450);
-    let data = format!(
-        r#"{{"type":"tool","tool":"write","state":{{"input":{{"content":"{long}"}}}}}}"#
-    );
+    let data =
+        format!(r#"{{"type":"tool","tool":"write","state":{{"input":{{"content":"{long}"}}}}}}"#);
     same(&data);
-    let args = PartData::parse(&data).unwrap().state.unwrap().input.unwrap().0;
+    let args = PartData::parse(&data)
+        .unwrap()
+        .state
+        .unwrap()
+        .input
+        .unwrap()
+        .0;
     assert_eq!(args[0].1.chars().count(), 400);
 }
