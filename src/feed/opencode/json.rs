@@ -2,8 +2,8 @@
 //! the typed fields [`part`](super::part) reads: strings, skips and containers, nothing kept but them.
 
 // Why not serde_json: it walks a skipped subtree (a tool's whole output) through its visitor
-// machinery token by token; here a skipped value is one tight loop, and a string scan goes 8 bytes
-// a step. What must match serde_json 1.0 (with `arbitrary_precision`), the rules mirrored here:
+// machinery token by token; here a skipped value is one tight loop, and a string scan goes 16
+// bytes a step. What must match serde_json 1.0 (with `arbitrary_precision`), the rules mirrored here:
 // - whitespace is ` `, `\n`, `\t`, `\r`; nothing but whitespace may follow the top value;
 // - a string read as a value or as a key of a map that is visited (the part, its state, a tool's
 //   input, any container a lenient field holds) is *validated*: an escaped surrogate must be
@@ -38,8 +38,27 @@ pub struct Cursor<'a> {
 const ONES: u64 = u64::MAX / 255;
 
 /// Index of the first byte of `b` from `at` that is `"`, `\` or a control character (`b.len()` if
-/// none), 8 bytes a step (Mycroft's test, as serde_json's own scan).
+/// none): 16 bytes a step with SSE2 (part of every x86_64), else 8 (Mycroft's test, as serde_json's
+/// own scan).
 fn to_special(b: &[u8], mut at: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while at + 16 <= b.len() {
+        use std::arch::x86_64::*;
+        // SAFETY: the 16 bytes loaded are inside `b` (at + 16 <= len, an unaligned load); SSE2 is
+        // in x86_64's baseline, so these intrinsics are always available.
+        let mask = unsafe {
+            let v = _mm_loadu_si128(b.as_ptr().add(at).cast());
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            // A byte at most 0x1f is its own minimum with 0x1f (unsigned).
+            let ctrl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), ctrl))
+        };
+        if mask != 0 {
+            return at + mask.trailing_zeros() as usize;
+        }
+        at += 16;
+    }
     while at + 8 <= b.len() {
         let w = u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
         let ctrl = w.wrapping_sub(ONES * 0x20) & !w;
@@ -269,6 +288,24 @@ impl<'a> Cursor<'a> {
     /// map's keys.
     pub fn key(&mut self) -> Res<Cow<'a, str>> {
         self.expect(b'"')?;
+        // Keys are short and plain: a byte loop to the closing quote, else the full reading.
+        let (b, start) = (self.bytes(), self.at);
+        let mut i = start;
+        while let Some(&c) = b.get(i) {
+            if c == b'"' {
+                self.at = i + 1;
+                if b.get(self.at) == Some(&b':') {
+                    self.at += 1;
+                } else {
+                    self.expect(b':')?;
+                }
+                return Ok(Cow::Borrowed(&self.text[start..i]));
+            }
+            if c == b'\\' || c < 0x20 {
+                break;
+            }
+            i += 1;
+        }
         let k = self.string()?;
         self.expect(b':')?;
         Ok(k)

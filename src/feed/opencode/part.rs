@@ -189,16 +189,6 @@ fn args(c: &mut Cursor) -> Res<ToolArgs> {
     Ok(ToolArgs(out))
 }
 
-const PART_FIELDS: [&str; 7] = [
-    "type",
-    "text",
-    "synthetic",
-    "ignored",
-    "tool",
-    "state",
-    "mime",
-];
-
 impl PartData {
     /// A part's `data` as stored; `None` when serde_json would not read it (not an object).
     pub fn parse(data: &str) -> Option<PartData> {
@@ -206,8 +196,17 @@ impl PartData {
             let mut p = PartData::default();
             fields(
                 c,
-                PART_FIELDS.len(),
-                |k| PART_FIELDS.iter().position(|f| *f == k),
+                7,
+                |k| match k {
+                    "type" => Some(0),
+                    "text" => Some(1),
+                    "synthetic" => Some(2),
+                    "ignored" => Some(3),
+                    "tool" => Some(4),
+                    "state" => Some(5),
+                    "mime" => Some(6),
+                    _ => None,
+                },
                 |i, c| {
                     match i {
                         0 => p.kind = compared(c, Kind::of)?.unwrap_or_default(),
