@@ -94,35 +94,21 @@ impl Stager {
     /// then kept). Without fsync the file is under its name when this returns; with it, by
     /// [`Stager::finish`] at the latest.
     pub fn stage(&mut self, name: &str, content: &[u8]) -> io::Result<StageOutcome> {
-        let target = self.dir.join(name);
-        if same_content(&target, content)? {
+        let ahead = write_ahead(&self.dir, name, content, self.fsync)?;
+        self.commit(ahead)
+    }
+
+    /// Puts a content written ahead ([`write_ahead`], in this stager's folder) under its name as
+    /// [`Stager::stage`] would have: now without fsync, by [`Stager::finish`] with it.
+    pub fn commit(&mut self, mut ahead: Ahead) -> io::Result<StageOutcome> {
+        let Some(tmp) = ahead.tmp.take() else {
             return Ok(StageOutcome::Unchanged);
-        }
-        let tmp = self.dir.join(format!(
-            ".{name}.{}-{}{TEMP_SUFFIX}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .and_then(|mut f| {
-                f.write_all(content)?;
-                if self.fsync {
-                    start_writeback(&f);
-                }
-                Ok(())
-            });
-        if let Err(e) = written {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-        self.pending.push((tmp, target));
+        };
+        self.pending.push((tmp, std::mem::take(&mut ahead.target)));
         if !self.fsync || self.pending.len() >= SYNC_BATCH {
             self.settle()?;
         }
-        Ok(StageOutcome::Written(content.len() as u64))
+        Ok(StageOutcome::Written(ahead.len))
     }
 
     /// Every staged file under its name (synced first, with fsync).
@@ -147,6 +133,87 @@ impl Stager {
         self.pending.drain(..renamed);
         result
     }
+}
+
+/// A content written ahead of its staging ([`write_ahead`]): in a temp file of the folder (or
+/// already the target's bytes), under its name only once a [`Stager`] commits it; a temp file
+/// dropped uncommitted is removed. Lets a run write its files while it still reads, yet put none
+/// under its name before it knows the read succeeded.
+#[derive(Debug)]
+pub struct Ahead {
+    target: PathBuf,
+    /// The temp file holding the content; `None` when the target already holds exactly it.
+    tmp: Option<PathBuf>,
+    len: u64,
+}
+
+impl Ahead {
+    /// The content's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether it was written for the target `name`.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.target.file_name() == Some(std::ffi::OsStr::new(name))
+    }
+
+    /// The content, read back (to stage it under another name than it was written for).
+    pub fn content(&self) -> io::Result<Vec<u8>> {
+        fs::read(self.tmp.as_ref().unwrap_or(&self.target))
+    }
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Writes `content` for `dir/name` to a dot-prefixed temp file beside it (none when the target
+/// already holds exactly these bytes), with fsync starting its writeback: what [`Stager::stage`]
+/// does before the rename, which [`Stager::commit`] does.
+pub fn write_ahead(dir: &Path, name: &str, content: &[u8], fsync: bool) -> io::Result<Ahead> {
+    let target = dir.join(name);
+    let len = content.len() as u64;
+    if same_content(&target, content)? {
+        return Ok(Ahead {
+            target,
+            tmp: None,
+            len,
+        });
+    }
+    let tmp = dir.join(format!(
+        ".{name}.{}-{}{TEMP_SUFFIX}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(content)?;
+            if fsync {
+                start_writeback(&f);
+            }
+            Ok(())
+        });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(Ahead {
+        target,
+        tmp: Some(tmp),
+        len,
+    })
 }
 
 /// Ask the kernel to start writing `f`'s data now, without waiting (Linux's `sync_file_range`):
@@ -301,6 +368,33 @@ mod tests {
         assert_eq!((all.len() - temps, temps), (SYNC_BATCH, 1), "{all:?}");
         stager.finish().unwrap();
         assert_eq!(names(d.path()).len(), SYNC_BATCH + 1);
+    }
+
+    /// A content written ahead is under its name only once committed; dropped, it leaves nothing;
+    /// the target's own bytes write no temp file and commit as unchanged.
+    #[test]
+    fn written_ahead_is_under_its_name_only_once_committed() {
+        let d = tempfile::tempdir().unwrap();
+        let a = write_ahead(d.path(), "a.md", b"> a\n", false).unwrap();
+        let b = write_ahead(d.path(), "b.md", b"> b\n", false).unwrap();
+        let waiting = names(d.path());
+        assert_eq!(waiting.len(), 2, "{waiting:?}");
+        assert!(waiting.iter().all(|n| is_temp_name(n)), "{waiting:?}");
+        assert!(a.is_named("a.md") && !a.is_named("b.md"));
+        assert_eq!((a.len(), a.content().unwrap()), (4, b"> a\n".to_vec()));
+        drop(b);
+        assert_eq!(names(d.path()).len(), 1);
+        let mut stager = Stager::new(d.path(), false);
+        assert_eq!(stager.commit(a).unwrap(), StageOutcome::Written(4));
+        assert_eq!(names(d.path()), ["a.md"]);
+        assert_eq!(fs::read(d.path().join("a.md")).unwrap(), b"> a\n");
+
+        let same = write_ahead(d.path(), "a.md", b"> a\n", true).unwrap();
+        assert_eq!(names(d.path()), ["a.md"]);
+        assert_eq!(same.content().unwrap(), b"> a\n");
+        assert_eq!(stager.commit(same).unwrap(), StageOutcome::Unchanged);
+        stager.finish().unwrap();
+        assert_eq!(names(d.path()), ["a.md"]);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod convert;
 pub mod db;
 mod json;
 pub mod part;
+mod pool;
 pub mod prepare;
 pub mod rows;
 mod scan;

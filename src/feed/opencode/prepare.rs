@@ -1,9 +1,10 @@
-//! The opencode run: the database read once (index, then the sessions that changed) on one thread
-//! while each session is converted, gated and rendered on this one as it arrives; then staging,
-//! once the read has succeeded; unchanged sessions decided from the state record.
+//! The opencode run: the database read once on one thread while workers convert, gate, render and
+//! write ahead each session as it arrives; then staging (each file under its name), once the read
+//! has succeeded; unchanged sessions decided from the state record.
 
 use super::convert;
 use super::db::{self, Read, SessionRow};
+use super::pool;
 use super::schema::KNOWN;
 use crate::feed::export;
 use crate::feed::gate::{self, SkipReason};
@@ -44,7 +45,7 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
         .keys()
         .filter(|k| k.starts_with(&prefix))
         .count();
-    let (read, sessions) = read_and_render(opts, known, &wanted);
+    let (read, sessions) = read_and_render(opts, &stage_dir, known, &wanted);
     let sessions = match read {
         Ok(Some(Read::Sessions(_))) => sessions,
         Ok(None) => Vec::new(),
@@ -163,10 +164,12 @@ fn quiet(s: &SessionRow, opts: &PrepareOptions) -> Result<(), SkipReason> {
     )
 }
 
-/// One session converted, gated and rendered: what staging needs, nothing of the rows kept.
+/// One session converted, gated, rendered and written ahead of its staging: what staging needs,
+/// nothing of the rows or of the transcript kept.
 struct Rendered {
-    /// The transcript, or why the gate refused its content.
-    text: Result<String, SkipReason>,
+    /// The transcript in its temp file (or why writing it failed), or why the gate refused its
+    /// content.
+    text: Result<io::Result<stage::Ahead>, SkipReason>,
     bytes_read: u64,
     bad_rows: usize,
 }
@@ -174,53 +177,70 @@ struct Rendered {
 /// A session's row, and its rendering when its messages were read.
 type RenderedSession = (SessionRow, Option<Rendered>);
 
-/// Reads the database on a second thread (`known`: the state's records of it, which pick the
-/// read) while this one parses and renders each session as it arrives, so a session's rows are dropped once rendered (memory holds transcripts, not the
-/// database). The read thread only steps SQLite and copies each session's part data into one
-/// buffer; parsing the parts' JSON happens here, which evens the two threads' work (callgrind: the
-/// read was 1.7 G instructions of 2.3 G with the parse on it). Progress counts sessions rendered;
-/// the read's result says whether the sessions may be used.
+/// Reads the database on a thread of its own (`known`: the state's records of it, which pick the
+/// read) while workers, one per core, each parse, render and write ahead one session at a time
+/// ([`pool`]: the read waits when it is [`pool::BOUND`] sessions ahead, so memory holds a few
+/// sessions' rows, never the database). Each transcript goes to its temp file as soon as it is
+/// rendered, so the files are written while the read goes on; none is under its name until the
+/// caller commits it, once the read has succeeded (a failed read drops them: the temp files go).
+/// Progress counts sessions rendered; the read's result says whether the sessions may be used.
 fn read_and_render(
     opts: &PrepareOptions,
+    stage_dir: &Path,
     known: usize,
     wanted: &(dyn Fn(&SessionRow) -> bool + Sync),
 ) -> (Result<Option<Read>, String>, Vec<RenderedSession>) {
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, db::Delivered)>();
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(move || {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let (read, mut out) = pool::run(
+        workers,
+        |each| {
             db::read(&opts.sessions_dir, known, wanted, &mut |total, s| {
-                let _ = tx.send((total, s));
+                each((total, s))
             })
-        });
-        let mut out = Vec::new();
-        let mut total = 0;
-        for (n, (row, msgs)) in rx {
-            total = n;
-            if let Some(p) = &opts.progress {
-                (p.0)(out.len(), total);
+        },
+        |(total, (row, msgs)): (usize, db::Delivered)| {
+            let rendered = msgs.map(|m| render(opts, stage_dir, &row, m));
+            (total, (row, rendered))
+        },
+        {
+            let mut done = 0;
+            move |(total, _): &(usize, RenderedSession)| {
+                if let Some(p) = &opts.progress {
+                    (p.0)(done, *total);
+                }
+                done += 1;
             }
-            let rendered = msgs.map(|m| render(opts, &row, m));
-            out.push((row, rendered));
-        }
-        if let Some(p) = &opts.progress {
-            (p.0)(total, total);
-        }
-        let read = reader
-            .join()
-            .unwrap_or_else(|_| Err("the database reader panicked".to_string()));
-        // The scan delivers sessions as they complete: the run decides and reports them by id.
-        out.sort_by(|a, b| a.0.id.cmp(&b.0.id));
-        (read, out)
-    })
+        },
+    );
+    let total = out.first().map_or(0, |o| o.0);
+    if let Some(p) = &opts.progress {
+        (p.0)(total, total);
+    }
+    let read = read.unwrap_or_else(|_| Err("the database reader panicked".to_string()));
+    // Sessions come as they are finished: the run decides and reports them by id.
+    out.sort_by(|a, b| a.1.0.id.cmp(&b.1.0.id));
+    (read, out.into_iter().map(|o| o.1).collect())
 }
 
-/// Convert, gate and render one session.
-fn render(opts: &PrepareOptions, row: &SessionRow, rows: db::SessionRows) -> Rendered {
+/// Convert, gate and render one session, and write its transcript ahead under its plain name.
+fn render(
+    opts: &PrepareOptions,
+    stage_dir: &Path,
+    row: &SessionRow,
+    rows: db::SessionRows,
+) -> Rendered {
     let bytes_read = rows.bytes;
     let (sess, unread) = convert::session(row, rows);
     let t = export::build(&sess, &opts.export);
-    let text = gate::check_content(&t.stats, &opts.gate)
-        .map(|()| export::render(&t, &HashSet::new(), &opts.export).0);
+    let text = gate::check_content(&t.stats, &opts.gate).map(|()| {
+        let text = export::render(&t, &HashSet::new(), &opts.export).0;
+        stage::write_ahead(
+            stage_dir,
+            &stage::staged_name(&row.id),
+            text.as_bytes(),
+            opts.fsync,
+        )
+    });
     Rendered {
         text,
         bytes_read,
@@ -245,8 +265,8 @@ fn stage_one(
             row.id, rendered.bad_rows
         ));
     }
-    let text = match rendered.text {
-        Ok(text) => text,
+    let ahead = match rendered.text {
+        Ok(ahead) => ahead?,
         Err(r) => return Ok((Outcome::Skipped(r), None)),
     };
     let mut name = stage::staged_name(&row.id);
@@ -254,14 +274,20 @@ fn stage_one(
         name = stage::disambiguated_name(&name, &opts.sessions_dir.join(&row.id));
     }
     used.insert(name.clone());
-    let outcome = match stager.stage(&name, text.as_bytes())? {
+    let len = ahead.len();
+    let staged = if ahead.is_named(&name) {
+        stager.commit(ahead)?
+    } else {
+        stager.stage(&name, &ahead.content()?)?
+    };
+    let outcome = match staged {
         StageOutcome::Written(n) => {
             report.bytes_written += n;
             Outcome::Exported
         }
         StageOutcome::Unchanged => Outcome::Unchanged,
     };
-    Ok((outcome, Some((name, text.len() as u64))))
+    Ok((outcome, Some((name, len))))
 }
 
 /// The report of a run that could not read the database: the reason, also as a warning.
