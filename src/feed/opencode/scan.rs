@@ -35,7 +35,8 @@ struct Held {
     parts_expected: i64,
     /// Its parts as read: (message index, id range in `ids`, data).
     parts: Vec<(usize, Range<usize>, PartRow)>,
-    ids: String,
+    /// The parts' ids as stored (compared as bytes: the order of `ORDER BY id`, and no UTF-8 check).
+    ids: Vec<u8>,
     rows: SessionRows,
     /// The message of the part read last, and the ids of its messages (made on a first miss).
     cur: usize,
@@ -46,8 +47,12 @@ struct Held {
 
 impl Held {
     /// The message `id` of this session, looked up from the last one (parts come message by message).
-    fn message(&mut self, id: &str) -> Option<usize> {
-        let is = |i: usize| self.messages.get(i).is_some_and(|m| m.1.id == id);
+    fn message(&mut self, id: &[u8]) -> Option<usize> {
+        let is = |i: usize| {
+            self.messages
+                .get(i)
+                .is_some_and(|m| m.1.id.as_bytes() == id)
+        };
         if is(self.cur) {
             return Some(self.cur);
         }
@@ -62,7 +67,16 @@ impl Held {
                 .map(|(i, m)| (m.1.id.clone(), i))
                 .collect()
         });
-        at.get(id).copied()
+        at.get(std::str::from_utf8(id).ok()?).copied()
+    }
+
+    /// Room for `expected` parts of `part_bytes` data and `id_bytes` of id each, at once: the
+    /// session's buffers then grow by no copy (when the estimate, the run's mean so far, holds).
+    fn reserve(&mut self, expected: usize, (part_bytes, id_bytes): (usize, usize)) {
+        let room = |n: usize| n.saturating_mul(expected).saturating_mul(5) / 4;
+        self.parts.reserve_exact(expected);
+        self.ids.reserve(room(id_bytes));
+        self.rows.parts.reserve(room(part_bytes));
     }
 
     /// Parses every part still as stored and lets the stored copies go.
@@ -88,7 +102,7 @@ impl Held {
         for (m, _, p) in parts {
             messages[m].parts.push(p);
         }
-        self.ids = String::new();
+        self.ids = Vec::new();
         self.at = None;
         let mut rows = std::mem::take(&mut self.rows);
         rows.messages = messages;
@@ -121,14 +135,14 @@ pub(super) fn read_in(
     let mut counts = tx.prepare(PART_COUNTS)?;
     let mut q = counts.query([])?;
     while let Some(r) = q.next()? {
-        if let Some(i) = lookup.find(&at, r.get_ref(0)?.as_str()?) {
+        if let Some(i) = lookup.find(&at, r.get_ref(0)?.as_bytes()?) {
             held[i].parts_expected = r.get(1)?;
         }
     }
     let mut messages = tx.prepare(MESSAGES)?;
     let mut q = messages.query([])?;
     while let Some(r) = q.next()? {
-        let Some(i) = lookup.find(&at, r.get_ref(0)?.as_str()?) else {
+        let Some(i) = lookup.find(&at, r.get_ref(0)?.as_bytes()?) else {
             continue;
         };
         let h = &mut held[i];
@@ -160,10 +174,11 @@ pub(super) fn read_in(
     }
     let mut parts = tx.prepare(PARTS)?;
     let mut q = parts.query([])?;
-    // The session whose part was read last.
+    // The session whose part was read last; the part rows read so far, and their data and id bytes.
     let mut last: Option<usize> = None;
+    let mut seen = (0usize, 0usize, 0usize);
     while let Some(r) = q.next()? {
-        let Some(i) = lookup.find(&at, r.get_ref(0)?.as_str()?) else {
+        let Some(i) = lookup.find(&at, r.get_ref(0)?.as_bytes()?) else {
             continue;
         };
         if let Some(l) = last.filter(|&l| l != i)
@@ -178,14 +193,20 @@ pub(super) fn read_in(
             return Err(changed());
         }
         h.part_rows = counted(h.part_rows, r.get(3)?);
-        if let Some(m) = h.message(r.get_ref(1)?.as_str()?) {
+        if let Some(m) = h.message(r.get_ref(1)?.as_bytes()?) {
             h.cur = m;
-            let id = r.get_ref(2)?.as_str()?;
+            if h.parts.capacity() == 0
+                && let Some(mean) = mean(seen)
+            {
+                h.reserve(usize::try_from(h.parts_expected).unwrap_or(0), mean);
+            }
+            let id = r.get_ref(2)?.as_bytes()?;
             let start = h.ids.len();
-            h.ids.push_str(id);
+            h.ids.extend_from_slice(id);
             let ids = start..h.ids.len();
             let data = r.get_ref(4)?.as_str()?;
             h.rows.bytes += data.len() as u64;
+            seen = (seen.0 + 1, seen.1 + data.len(), seen.2 + id.len());
             let part = if h.parsed {
                 PartRow::Parsed(PartData::parse(data))
             } else {
@@ -215,19 +236,29 @@ fn changed() -> rusqlite::Error {
     )
 }
 
-/// A session's index from its id, remembering the last one (rows come session by session).
+/// The mean data and id bytes of the `(rows, data bytes, id bytes)` read so far.
+fn mean((rows, data, id): (usize, usize, usize)) -> Option<(usize, usize)> {
+    (rows > 0).then(|| (data / rows, id / rows))
+}
+
+/// A session's index from its id as stored, remembering the last one (rows come session by
+/// session: the id is checked for UTF-8 and looked up only when it changes; an id that is not
+/// UTF-8 is no session's).
 #[derive(Default)]
 struct Lookup {
-    last: String,
+    last: Vec<u8>,
     index: Option<usize>,
 }
 
 impl Lookup {
-    fn find(&mut self, at: &HashMap<String, usize>, id: &str) -> Option<usize> {
+    fn find(&mut self, at: &HashMap<String, usize>, id: &[u8]) -> Option<usize> {
         if self.index.is_none() || self.last != id {
             self.last.clear();
-            self.last.push_str(id);
-            self.index = at.get(id).copied();
+            self.last.extend_from_slice(id);
+            self.index = std::str::from_utf8(id)
+                .ok()
+                .and_then(|id| at.get(id))
+                .copied();
         }
         self.index
     }
