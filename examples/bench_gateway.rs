@@ -161,6 +161,7 @@ fn gateway(
         .env("HOME", home)
         .env("MPT_GATEWAY_DIR", dir)
         .env("MEMPALACE_MCP_HTTP_TOKEN", UPSTREAM)
+        .envs(std::env::vars().filter(|(k, _)| k.starts_with("MPT_HOP_TRACE")))
         .args([
             "--json",
             "gateway",

@@ -1,11 +1,14 @@
 //! Where a call's microseconds go: a CLOCK_MONOTONIC stamp at each hop of a call through the edge
-//! (`hop!`), kept in static memory and dumped at exit; only in the `hop-trace` build, else nothing.
+//! or the gateway (`hop!`), kept in static memory, dumped at exit; only in the `hop-trace` build.
 //!
 //! With `--features hop-trace` and `MPT_HOP_TRACE=<prefix>` in its environment, each `mpt`
 //! process stamps every hop it passes (no allocation, no syscall: `clock_gettime` is the vDSO's)
-//! and writes `<prefix>.<pid>` when it exits or gets SIGUSR2. `bench_edge` (`BENCH_HOPS`) joins
-//! those stamps with the harness's own by time, call by call. Without the feature every `hop!`
-//! compiles to nothing and the variable is never read.
+//! and writes `<prefix>.<pid>` when it exits or gets SIGUSR2. With `MPT_HOP_TRACE_CPU=1` too,
+//! each stamp also reads the thread's CPU time (CLOCK_THREAD_CPUTIME_ID: a syscall, about 0.4 µs
+//! here), written beside it to `<prefix>.<pid>.cpu` in the same format. `bench_edge`
+//! (`BENCH_HOPS`) joins the edge's stamps with the harness's own by time, call by call;
+//! `examples/gateway_trace.rs` cuts the gateway's into requests. Without the feature every `hop!`
+//! compiles to nothing and the variables are never read.
 
 /// The points of a call's path that the edge stamps, in the order a call passes them: a read's
 /// once it returned the line, a write's just before it (the write's syscall, the wake-up it
@@ -32,10 +35,36 @@ pub enum Hop {
     ShimReadOwner,
     /// The shim writes it to the harness (its stdout).
     ShimSendsHarness,
+    /// The gateway accepted a connection.
+    GwAccepted,
+    /// The gateway has a request's whole head (the lean front's).
+    GwHeadRead,
+    /// And its whole body.
+    GwBodyRead,
+    /// The token was checked: the device is known.
+    GwAuthed,
+    /// The policy decided the request (allowed, about to be recorded).
+    GwDecided,
+    /// The request's audit record is appended (and synced, for a write).
+    GwRequestAudited,
+    /// The upstream connection is open.
+    GwUpConnected,
+    /// The request is written to the upstream.
+    GwUpWritten,
+    /// The upstream's reply head is parsed.
+    GwUpHead,
+    /// The upstream's reply body ended: its response record held.
+    GwUpBodyEnd,
+    /// The reply is written to the client.
+    GwReplied,
+    /// The client's connection is closed.
+    GwClosed,
+    /// The response's audit record is appended: the request is done.
+    GwResponseAudited,
 }
 
 impl Hop {
-    pub const ALL: [Hop; 10] = [
+    pub const ALL: [Hop; 23] = [
         Hop::ShimReadHarness,
         Hop::ShimSendsOwner,
         Hop::OwnerReadShim,
@@ -46,6 +75,19 @@ impl Hop {
         Hop::OwnerSendsShim,
         Hop::ShimReadOwner,
         Hop::ShimSendsHarness,
+        Hop::GwAccepted,
+        Hop::GwHeadRead,
+        Hop::GwBodyRead,
+        Hop::GwAuthed,
+        Hop::GwDecided,
+        Hop::GwRequestAudited,
+        Hop::GwUpConnected,
+        Hop::GwUpWritten,
+        Hop::GwUpHead,
+        Hop::GwUpBodyEnd,
+        Hop::GwReplied,
+        Hop::GwClosed,
+        Hop::GwResponseAudited,
     ];
 }
 
@@ -53,7 +95,7 @@ impl Hop {
 pub const CAP: usize = 1 << 14;
 
 /// What a dump starts with: the format's name and version.
-pub const MAGIC: &[u8; 8] = b"MPTHOP1\n";
+pub const MAGIC: &[u8; 8] = b"MPTHOP2\n";
 
 /// A dump: `MAGIC`, then one little-endian u64 count per hop (`Hop::ALL`'s order), then each
 /// hop's stamps (nanoseconds of CLOCK_MONOTONIC, at most `CAP`, in the order taken).
@@ -128,12 +170,33 @@ mod recorder {
 
     const HOPS: usize = Hop::ALL.len();
 
+    /// Stamps of one kind: a count and room for `CAP` stamps per hop.
+    type Stamps = [[AtomicU64; CAP]; HOPS];
+
     static ON: AtomicBool = AtomicBool::new(false);
+    /// Whether each stamp also reads the thread's CPU time (`MPT_HOP_TRACE_CPU`).
+    static CPU: AtomicBool = AtomicBool::new(false);
     static COUNTS: [AtomicUsize; HOPS] = [const { AtomicUsize::new(0) }; HOPS];
-    static STAMPS: [[AtomicU64; CAP]; HOPS] = [const { [const { AtomicU64::new(0) }; CAP] }; HOPS];
-    /// `<prefix>.<pid>` and `<prefix>.<pid>.tmp`, made once at `init` (the dump allocates nothing:
-    /// it runs in a signal handler too).
-    static PATHS: OnceLock<(CString, CString)> = OnceLock::new();
+    static STAMPS: Stamps = [const { [const { AtomicU64::new(0) }; CAP] }; HOPS];
+    /// The thread's CPU time at each stamp, at the same index as its CLOCK_MONOTONIC one.
+    static CPU_STAMPS: Stamps = [const { [const { AtomicU64::new(0) }; CAP] }; HOPS];
+
+    /// Where a dump goes: the file and the file it is written as first.
+    struct Paths {
+        path: CString,
+        tmp: CString,
+    }
+
+    /// `<prefix>.<pid>` and, with CPU stamps, `<prefix>.<pid>.cpu`, made once at `init` (the
+    /// dump allocates nothing: it runs in a signal handler too).
+    static PATHS: OnceLock<(Paths, Paths)> = OnceLock::new();
+
+    fn paths(path: String) -> Option<Paths> {
+        Some(Paths {
+            path: CString::new(path.clone()).ok()?,
+            tmp: CString::new(path + ".tmp").ok()?,
+        })
+    }
 
     /// Turns the trace on when `MPT_HOP_TRACE` names a prefix: dumped at exit and on SIGUSR2.
     pub fn init(env: &crate::config::Env) {
@@ -141,12 +204,16 @@ mod recorder {
             return;
         };
         let path = format!("{prefix}.{}", std::process::id());
-        let (Ok(path), Ok(tmp)) = (CString::new(path.clone()), CString::new(path + ".tmp")) else {
+        let (Some(wall), Some(cpu)) = (paths(path.clone()), paths(path + ".cpu")) else {
             return;
         };
-        if PATHS.set((path, tmp)).is_err() {
+        if PATHS.set((wall, cpu)).is_err() {
             return;
         }
+        CPU.store(
+            env.get("MPT_HOP_TRACE_CPU").is_some_and(|v| v == "1"),
+            Ordering::Release,
+        );
         // SAFETY: `dump` and `on_signal` are `extern "C"` functions that only read statics and
         // make async-signal-safe calls (open, write, close, rename).
         unsafe {
@@ -156,24 +223,33 @@ mod recorder {
         ON.store(true, Ordering::Release);
     }
 
-    /// Stamps `hop`: one vDSO clock read and two relaxed atomics.
-    #[inline]
-    pub fn record(hop: Hop) {
-        if !ON.load(Ordering::Relaxed) {
-            return;
-        }
+    fn clock(id: libc::clockid_t) -> u64 {
         let mut ts = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
         };
         // SAFETY: `ts` is a valid timespec to write to.
         unsafe {
-            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+            libc::clock_gettime(id, &mut ts);
         }
-        let ns = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+
+    /// Stamps `hop`: one vDSO clock read and two relaxed atomics (and, with CPU stamps, the
+    /// thread's CPU clock: a syscall).
+    #[inline]
+    pub fn record(hop: Hop) {
+        if !ON.load(Ordering::Relaxed) {
+            return;
+        }
+        let ns = clock(libc::CLOCK_MONOTONIC);
         let i = COUNTS[hop as usize].fetch_add(1, Ordering::Relaxed);
         if i < CAP {
             STAMPS[hop as usize][i].store(ns, Ordering::Relaxed);
+            if CPU.load(Ordering::Relaxed) {
+                let cpu = clock(libc::CLOCK_THREAD_CPUTIME_ID);
+                CPU_STAMPS[hop as usize][i].store(cpu, Ordering::Relaxed);
+            }
         }
     }
 
@@ -185,21 +261,29 @@ mod recorder {
         dump();
     }
 
-    /// Writes the stamps so far to `<prefix>.<pid>` (whole: written aside, then renamed).
+    /// Writes the stamps so far to `<prefix>.<pid>` (whole: written aside, then renamed), and
+    /// the CPU stamps to `<prefix>.<pid>.cpu` when they were taken.
     pub extern "C" fn dump() {
-        let Some((path, tmp)) = PATHS.get() else {
+        let Some((wall, cpu)) = PATHS.get() else {
             return;
         };
         let mut counts = [0u64; HOPS];
         for (c, n) in counts.iter_mut().zip(&COUNTS) {
             *c = (n.load(Ordering::Relaxed).min(CAP) as u64).to_le();
         }
+        write_dump(wall, &counts, &STAMPS);
+        if CPU.load(Ordering::Relaxed) {
+            write_dump(cpu, &counts, &CPU_STAMPS);
+        }
+    }
+
+    fn write_dump(to: &Paths, counts: &[u64; HOPS], stamps: &Stamps) {
         // SAFETY: plain syscalls on a file we create; every buffer is a live static or local
         // of the length given (an AtomicU64 has u64's layout; x86-64 and arm64 are little-endian,
         // as `decode` reads it).
         unsafe {
             let fd = libc::open(
-                tmp.as_ptr(),
+                to.tmp.as_ptr(),
                 libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
                 0o600,
             );
@@ -209,11 +293,11 @@ mod recorder {
             let mut ok = write_all(fd, MAGIC.as_ptr(), MAGIC.len());
             ok &= write_all(fd, counts.as_ptr().cast(), HOPS * 8);
             for (h, c) in counts.iter().enumerate() {
-                ok &= write_all(fd, STAMPS[h].as_ptr().cast(), u64::from_le(*c) as usize * 8);
+                ok &= write_all(fd, stamps[h].as_ptr().cast(), u64::from_le(*c) as usize * 8);
             }
             libc::close(fd);
             if ok {
-                libc::rename(tmp.as_ptr(), path.as_ptr());
+                libc::rename(to.tmp.as_ptr(), to.path.as_ptr());
             }
         }
     }
@@ -266,7 +350,10 @@ mod tests {
     fn the_stamps_taken_are_in_the_dump() {
         let dir = tempfile::tempdir().unwrap();
         let prefix = dir.path().join("trace");
-        let env = crate::config::Env::from_pairs([("MPT_HOP_TRACE", prefix.to_str().unwrap())]);
+        let env = crate::config::Env::from_pairs([
+            ("MPT_HOP_TRACE", prefix.to_str().unwrap()),
+            ("MPT_HOP_TRACE_CPU", "1"),
+        ]);
         init(&env);
         let from = now();
         for _ in 0..3 {
@@ -280,6 +367,11 @@ mod tests {
         // Other tests of this binary may pass the edge's hooks meanwhile: at least these three.
         let ours = replied.iter().filter(|t| (from..=to).contains(*t)).count();
         assert!(ours >= 3, "{from}..{to}: {replied:?}");
+        // Each stamp's CPU time beside it: one for each, read off a running thread.
+        let cpu = std::fs::read(dir.path().join(format!("trace.{}.cpu", std::process::id())));
+        let cpu = decode(&cpu.unwrap()).expect("a whole CPU dump");
+        assert_eq!(cpu[Hop::OwnerReplied as usize].len(), replied.len());
+        assert!(cpu[Hop::OwnerReplied as usize].iter().any(|t| *t > 0));
     }
 
     #[cfg(feature = "hop-trace")]

@@ -126,6 +126,7 @@ pub fn hold_on_end(
 ) -> Box<dyn FnOnce(u64, End) + Send + Sync> {
     let shared = Arc::clone(sh);
     Box::new(move |bytes: u64, end: End| {
+        crate::hop!(GwUpBodyEnd);
         let how = match end {
             End::Complete => "complete",
             End::Failed => "failed",

@@ -43,7 +43,10 @@ pub async fn run(
             a = listener.accept() => a,
         };
         let (stream, peer) = match accepted {
-            Ok(a) => a,
+            Ok(a) => {
+                crate::hop!(GwAccepted);
+                a
+            }
             Err(e) => {
                 // Out of descriptors, most likely: give the open connections a moment to end.
                 log_debug!("accept failed: {e}");
@@ -99,9 +102,12 @@ async fn plain(mut stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
         Start::Gone => return,
     };
     let sent = lean::answer(&mut stream, reply).await;
+    crate::hop!(GwReplied);
     drop(stream);
+    crate::hop!(GwClosed);
     // The reply is written and the socket closed: its response record goes to the log now.
     shared.write_held();
+    crate::hop!(GwResponseAudited);
     if let Err(e) = sent {
         log_debug!("connection from {peer}: {e}");
     }

@@ -49,6 +49,7 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<ClientBody>)
             return reply::unauthorized(refused.why);
         }
     };
+    crate::hop!(GwAuthed);
     sh.touch(&who.token_id);
     base.device = Some(who.device.clone());
     base.token_id = Some(who.token_id.clone());

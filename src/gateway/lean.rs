@@ -135,6 +135,7 @@ pub async fn start(
         Ok(Some(_)) => return Start::Hyper(buf.freeze()),
         Ok(None) | Err(_) => return Start::Gone,
     };
+    crate::hop!(GwHeadRead);
     if length > MAX_BODY {
         return Start::Refused(reply::too_large());
     }
@@ -156,6 +157,7 @@ pub async fn start(
             Err(_) => return Start::Refused(unread_reply(Unread::TimedOut)),
         }
     }
+    crate::hop!(GwBodyRead);
     let bytes = buf.freeze();
     match request(&bytes[..head], bytes.slice(head..whole)) {
         Some(r) => Start::Lean(r),

@@ -118,12 +118,14 @@ pub async fn exchange(
     tcp.write_all(&wire(&req, &body))
         .await
         .map_err(unreachable)?;
+    crate::hop!(GwUpWritten);
     let mut buf = BytesMut::with_capacity(READ_AHEAD);
     loop {
         if tcp.read_buf(&mut buf).await.map_err(unreachable)? == 0 {
             return Err(unreachable("the upstream closed before its reply's head"));
         }
         if let Some((n, resp, length)) = head(&buf)? {
+            crate::hop!(GwUpHead);
             let mut read = buf.freeze().slice(n..);
             if let Some(l) = length {
                 read.truncate(l as usize);

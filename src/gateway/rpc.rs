@@ -120,6 +120,7 @@ pub async fn handle(
         base.class = "protocol".into();
         policy.method(&who.device, msg.method)
     };
+    crate::hop!(GwDecided);
     base.allowed = decision.allowed;
     base.rule = decision.rule.clone();
     if !decision.allowed {
@@ -180,6 +181,7 @@ pub async fn handle(
     if sh.audit_forwarded(&base, durable).await.is_err() && durable {
         return reply::audit_unavailable();
     }
+    crate::hop!(GwRequestAudited);
     // The gateway's own serialisation, never the client's bytes: with a key given twice, the
     // upstream sees the one value the policy decided on.
     let body = Bytes::from(serde_json::to_vec(&parsed).unwrap_or_default());

@@ -176,6 +176,7 @@ impl Upstream {
                 .await
                 .map_err(|_| Failed::Unreachable("connect timed out".into()))?
                 .map_err(|e| unreachable(&e))?;
+        crate::hop!(GwUpConnected);
         let _ = tcp.set_nodelay(true);
         let exchange = async {
             match &self.tls {
