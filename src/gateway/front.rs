@@ -101,10 +101,14 @@ async fn plain(mut stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
         }
         Start::Gone => return,
     };
-    let sent = lean::answer(&mut stream, reply).await;
+    let (parts, mut body) = reply.into_parts();
+    let sent = lean::answer(&mut stream, parts, &mut body).await;
     crate::hop!(GwReplied);
     drop(stream);
     crate::hop!(GwClosed);
+    // The upstream's connection (a relayed body's) closes after the client's, off its path; a
+    // body cut short holds its record as it drops.
+    drop(body);
     // The reply is written and the socket closed: its response record goes to the log now.
     shared.write_held();
     crate::hop!(GwResponseAudited);

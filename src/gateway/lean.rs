@@ -40,7 +40,13 @@ enum Framing {
     Partial,
     Hyper,
     Refuse(&'static str),
-    Body { head: usize, length: usize },
+    /// The lean path's: the head's length, the body's, and the headers as hyper would have
+    /// made them (`None`: one that no header map can hold), so the head is parsed once.
+    Body {
+        head: usize,
+        length: usize,
+        headers: Option<HeaderMap>,
+    },
 }
 
 fn is(name: &str, want: &str) -> bool {
@@ -82,14 +88,31 @@ fn classify(buf: &[u8], max_head: usize) -> Framing {
             return Framing::Hyper;
         }
     }
-    match (chunked, lengths, value) {
-        (true, 0, _) => Framing::Hyper,
-        (true, _, _) => Framing::Refuse("transfer-encoding and content-length"),
-        (false, 0, _) => Framing::Body { head, length: 0 },
-        (false, 1, Some(length)) => Framing::Body { head, length },
-        (false, 1, None) => Framing::Refuse("content-length is not a number"),
-        (false, _, _) => Framing::Refuse("content-length twice"),
+    let length = match (chunked, lengths, value) {
+        (true, 0, _) => return Framing::Hyper,
+        (true, _, _) => return Framing::Refuse("transfer-encoding and content-length"),
+        (false, 0, _) => 0,
+        (false, 1, Some(length)) => length,
+        (false, 1, None) => return Framing::Refuse("content-length is not a number"),
+        (false, _, _) => return Framing::Refuse("content-length twice"),
+    };
+    Framing::Body {
+        head,
+        length,
+        headers: header_map(req.headers),
     }
+}
+
+/// Every header of a head, as hyper would have made them.
+fn header_map(parsed: &[httparse::Header<'_>]) -> Option<HeaderMap> {
+    let mut map = HeaderMap::with_capacity(parsed.len());
+    for h in parsed {
+        map.append(
+            HeaderName::from_bytes(h.name.as_bytes()).ok()?,
+            HeaderValue::from_bytes(h.value).ok()?,
+        );
+    }
+    Some(map)
 }
 
 /// The 400 for framing two readers could disagree on (request smuggling's raw material).
@@ -129,8 +152,12 @@ pub async fn start(
         }
     })
     .await;
-    let (head, length) = match framing {
-        Ok(Some(Framing::Body { head, length })) => (head, length),
+    let (head, length, headers) = match framing {
+        Ok(Some(Framing::Body {
+            head,
+            length,
+            headers,
+        })) => (head, length, headers),
         Ok(Some(Framing::Refuse(why))) => return Start::Refused(bad_framing(why)),
         Ok(Some(_)) => return Start::Hyper(buf.freeze()),
         Ok(None) | Err(_) => return Start::Gone,
@@ -159,8 +186,8 @@ pub async fn start(
     }
     crate::hop!(GwBodyRead);
     let bytes = buf.freeze();
-    match request(&bytes[..head], bytes.slice(head..whole)) {
-        Some(r) => Start::Lean(r),
+    match headers {
+        Some(h) => Start::Lean(request(h, bytes.slice(head..whole))),
         None => Start::Refused(reply::json(
             StatusCode::BAD_REQUEST,
             &serde_json::json!({"error": "bad_request"}),
@@ -168,30 +195,25 @@ pub async fn start(
     }
 }
 
-/// The request hyper would have made of `head`: method, path, version and every header.
-fn request(head: &[u8], body: Bytes) -> Option<Request<ClientBody>> {
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut parsed = httparse::Request::new(&mut headers);
-    parsed.parse(head).ok()?;
-    let mut map = HeaderMap::with_capacity(parsed.headers.len());
-    for h in parsed.headers.iter() {
-        map.append(
-            HeaderName::from_bytes(h.name.as_bytes()).ok()?,
-            HeaderValue::from_bytes(h.value).ok()?,
-        );
-    }
+/// The request hyper would have made of the lean path's head: `POST /mcp` over HTTP/1.1 with
+/// every header.
+fn request(headers: HeaderMap, body: Bytes) -> Request<ClientBody> {
     let mut r = Request::new(ClientBody::Read(body));
     *r.method_mut() = Method::POST;
     *r.uri_mut() = Uri::from_static("/mcp");
     *r.version_mut() = Version::HTTP_11;
-    *r.headers_mut() = map;
-    Some(r)
+    *r.headers_mut() = headers;
+    r
 }
 
-/// Writes `resp` and its body: a body of known length in the same write as the head; one of
-/// unknown length (a stream) after it, frame by frame, delimited by the close.
-pub async fn answer(s: &mut TcpStream, resp: Response<Body>) -> io::Result<()> {
-    let (parts, mut body) = resp.into_parts();
+/// Writes a reply (`parts`, `body`): a body of known length in the same write as the head; one of
+/// unknown length (a stream) after it, frame by frame, delimited by the close. The body stays the
+/// caller's: a relayed one holds the upstream's connection, closed once the client's is.
+pub async fn answer(
+    s: &mut TcpStream,
+    parts: hyper::http::response::Parts,
+    body: &mut Body,
+) -> io::Result<()> {
     let exact = body.size_hint().exact();
     let mut out = Vec::with_capacity(512 + exact.unwrap_or(0) as usize);
     out.extend_from_slice(b"HTTP/1.1 ");
@@ -306,21 +328,23 @@ mod tests {
     #[test]
     fn a_post_to_mcp_framed_by_one_length_is_lean() {
         let h = "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 12\r\n\r\n";
+        let mut want = HeaderMap::new();
+        want.append("host", HeaderValue::from_static("a"));
+        want.append("content-length", HeaderValue::from_static("12"));
         assert_eq!(
             of(h),
             Framing::Body {
                 head: h.len(),
-                length: 12
-            }
+                length: 12,
+                headers: Some(want),
+            },
+            "the headers as hyper makes them, parsed once"
         );
         let h = "POST /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
-        assert_eq!(
+        assert!(matches!(
             of(h),
-            Framing::Body {
-                head: h.len(),
-                length: 0
-            }
-        );
+            Framing::Body { head, length: 0, headers: Some(_) } if head == h.len()
+        ));
         assert_eq!(of("POST /mcp HTTP/1.1\r\nHost: a\r\n"), Framing::Partial);
     }
 
