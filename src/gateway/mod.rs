@@ -24,6 +24,7 @@ pub mod reply;
 mod rpc;
 pub mod serve;
 mod shared;
+mod spares;
 mod sse;
 pub mod state;
 mod tls;

@@ -7,6 +7,7 @@ mod framing;
 mod mine;
 mod modes;
 mod policy_check;
+mod preconnect;
 mod provenance;
 mod reads;
 mod refusals;
