@@ -128,12 +128,15 @@ fn serve_one(
     );
 }
 
-/// A gateway (one spare, its default) before `fake`, and a member device's token.
+/// The knob that turns it on (it is off by default).
+const ONE_SPARE: (&str, &str) = ("MPT_GATEWAY_PRECONNECT", "1");
+
+/// A gateway with one spare before `fake`, and a member device's token.
 fn gateway_before(env: &TestEnv, fake: &Fake) -> (Gateway, String) {
     let dir = env.path("gateway");
     write_policy(&dir, &policy(json!({"laptop": {"role": "member"}})));
     let token = issue(env, &dir, "laptop", &[]);
-    let gw = Gateway::start(env, &dir, &fake.url(), &[], &[]);
+    let gw = Gateway::start(env, &dir, &fake.url(), &[], &[ONE_SPARE]);
     (gw, token)
 }
 
@@ -207,7 +210,7 @@ fn spares_do_not_pile_up_and_refused_clients_take_none() {
         assert_eq!(r.status, 200, "{i}: {}", r.text());
     }
     assert_eq!(fake.requests.load(Ordering::SeqCst), 10);
-    // Ten requests sent, one spare at most besides (the policy's default of one).
+    // Ten requests sent, one spare at most besides.
     let accepted = fake.accepted.load(Ordering::SeqCst);
     assert!(
         (10..=11).contains(&accepted),
@@ -217,12 +220,13 @@ fn spares_do_not_pile_up_and_refused_clients_take_none() {
 
 #[test]
 fn serve_restarted_under_the_gateway_answers_the_next_request() {
-    let s = Setup::new(json!({"laptop": {"role": "member"}}));
+    let mut s = Setup::new(json!({"laptop": {"role": "member"}}));
+    s.gw.stop();
+    s.gw = Gateway::start(&s.env, &s.dir, &s.p.base_url(), &[], &[ONE_SPARE]);
     let token = s.token("laptop");
     let r = call(s.gw.port, &token, "mempalace_kg_stats", json!({}));
     assert_eq!(r.status, 200, "{}", r.text());
     let port = s.p.port;
-    let mut s = s;
     // A spare made now is from the serve about to go.
     assert_eq!(healthz(s.gw.port).status, 200);
     s.p.kill9();
@@ -243,19 +247,13 @@ fn serve_restarted_under_the_gateway_answers_the_next_request() {
 }
 
 #[test]
-fn preconnect_off_connects_per_request_only() {
+fn preconnect_off_by_default_connects_per_request_only() {
     let env = TestEnv::new();
     let fake = Fake::start(&[]);
     let dir = env.path("gateway");
     write_policy(&dir, &policy(json!({"laptop": {"role": "member"}})));
     let token = issue(&env, &dir, "laptop", &[]);
-    let gw = Gateway::start(
-        &env,
-        &dir,
-        &fake.url(),
-        &[],
-        &[("MPT_GATEWAY_PRECONNECT", "0")],
-    );
+    let gw = Gateway::start(&env, &dir, &fake.url(), &[], &[]);
     for _ in 0..3 {
         assert_eq!(healthz(gw.port).status, 200);
         let r = call(gw.port, &token, "mempalace_kg_stats", json!({}));
