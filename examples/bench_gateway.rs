@@ -11,8 +11,8 @@
 // BENCH_RUNS (default 5) the write runs; BENCH_VERBOSE=1 prints each block; BENCH_BASELINE_MPT
 // names another build's `mpt` whose gateway joins the latency run (before/after a change);
 // BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples;
-// BENCH_PART=nosearch all but it; BENCH_PRECONNECT (default "0") the MPT_GATEWAY_PRECONNECT
-// values of more gateways of this build beside its default one.
+// BENCH_PART=nosearch all but it, BENCH_FLOORS=0 no floors; BENCH_PRECONNECT (default "0") the
+// MPT_GATEWAY_PRECONNECT values of more gateways of this build beside its default one.
 
 mod common;
 #[path = "bench_gateway/floor.rs"]
