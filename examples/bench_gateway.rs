@@ -10,9 +10,7 @@
 // MPT_TESTBED names the testbed; BENCH_N (default 2000) the latency samples per side;
 // BENCH_RUNS (default 5) the write runs; BENCH_VERBOSE=1 prints each block; BENCH_BASELINE_MPT
 // names another build's `mpt` whose gateway joins the latency run (before/after a change);
-// BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples;
-// BENCH_PART=nosearch all but it, BENCH_FLOORS=0 no floors; BENCH_PRECONNECT (default "0") the
-// MPT_GATEWAY_PRECONNECT values of more gateways of this build beside its default one.
+// BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples.
 
 mod common;
 #[path = "bench_gateway/floor.rs"]
@@ -133,18 +131,6 @@ fn gateway(
     upstream: u16,
     devices: &[(String, Value)],
 ) -> (Stopped, u16, Vec<String>) {
-    gateway_with(mpt, dir, home, upstream, devices, &[])
-}
-
-/// [`gateway`] with `env` in its environment (a knob).
-fn gateway_with(
-    mpt: &Path,
-    dir: &Path,
-    home: &Path,
-    upstream: u16,
-    devices: &[(String, Value)],
-    env: &[(&str, String)],
-) -> (Stopped, u16, Vec<String>) {
     std::fs::create_dir_all(dir).unwrap();
     let policy = json!({
         "schema": mpt::schema::GATEWAY_POLICY,
@@ -176,7 +162,6 @@ fn gateway_with(
         .env("MPT_GATEWAY_DIR", dir)
         .env("MEMPALACE_MCP_HTTP_TOKEN", UPSTREAM)
         .envs(std::env::vars().filter(|(k, _)| k.starts_with("MPT_HOP_TRACE")))
-        .envs(env.iter().map(|(k, v)| (k, v)))
         .args([
             "--json",
             "gateway",
@@ -341,45 +326,22 @@ fn writes_at_once(sides: &[Side], tag: &str) -> f64 {
     (sides.len() * OPS_PER_DEVICE) as f64 / el
 }
 
-/// Per request, each front's own CPU time and syscalls (`BENCH_PART=percall`), and the CPU time
-/// `serve` spent on it (`serve_pid`'s threads): `n` calls of `body` per front for each figure, the
-/// syscalls counted apart (strace slows what it traces).
-fn per_request(
-    direct: &Side,
-    fronts: &[(&Side, u32, &str)],
-    serve_pid: Option<u32>,
-    n: usize,
-    body: &str,
-    tmp: &Path,
-) {
+/// Per request, each front's own CPU time and syscalls (`BENCH_PART=percall`): `n` calls of
+/// `body` per front for each figure, the syscalls counted apart (strace slows what it traces).
+fn per_request(fronts: &[(&Side, u32, &str)], n: usize, body: &str, tmp: &Path) {
     println!(
-        "{:<44} {:>14} {:>17} {:>16}",
-        "kg_stats, per request, the front's process", "CPU", "syscalls", "serve's CPU"
+        "{:<44} {:>14} {:>17}",
+        "kg_stats, per request, the front's process", "CPU", "syscalls"
     );
-    let serve_cpu = || serve_pid.map_or(0, percall::cpu_ns);
-    let warm = |side: &Side| {
+    for (side, pid, _) in fronts {
         for _ in 0..50 {
             post(side, body);
         }
-    };
-    warm(direct);
-    let s0 = serve_cpu();
-    for _ in 0..n {
-        post(direct, body);
-    }
-    let direct_serve = (serve_cpu() - s0) as f64 / n as f64 / 1e3;
-    println!(
-        "{:<44} {:>14} {:>17} {:>13.1} us",
-        direct.name, "", "", direct_serve
-    );
-    for (side, pid, _) in fronts {
-        warm(side);
-        let (before, s0) = (percall::cpu_ns(*pid), serve_cpu());
+        let before = percall::cpu_ns(*pid);
         for _ in 0..n {
             post(side, body);
         }
         let cpu_us = (percall::cpu_ns(*pid) - before) as f64 / n as f64 / 1e3;
-        let serve_us = (serve_cpu() - s0) as f64 / n as f64 / 1e3;
         let counted = percall::syscalls(*pid, tmp, || {
             for _ in 0..n {
                 post(side, body);
@@ -388,37 +350,11 @@ fn per_request(
         let calls = counted.as_ref().map_or("no strace".to_string(), |(c, _)| {
             format!("{:.1}", *c as f64 / n as f64)
         });
-        println!(
-            "{:<44} {:>9.1} us {:>17} {:>13.1} us ({:.2}x direct)",
-            side.name,
-            cpu_us,
-            calls,
-            serve_us,
-            serve_us / direct_serve
-        );
+        println!("{:<44} {:>9.1} us {:>17}", side.name, cpu_us, calls);
         if let (Some((_, table)), Some(_)) = (&counted, std::env::var_os("BENCH_VERBOSE")) {
             eprintln!("{}:\n{table}", side.name);
         }
     }
-}
-
-/// The pid of the `mempalace serve` listening on `port` (its socket's inode in `/proc/*/fd`).
-fn serve_pid(port: u16) -> Option<u32> {
-    let hex = format!(":{port:04X} ");
-    let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
-    let inode = table.lines().skip(1).find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        (f.len() > 9 && format!("{} ", f[1]).ends_with(&hex) && f[3] == "0A")
-            .then(|| f[9].to_string())
-    })?;
-    let want = format!("socket:[{inode}]");
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
-        fds.flatten()
-            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.to_string_lossy() == want))
-            .then_some(pid)
-    })
 }
 
 fn main() {
@@ -449,39 +385,6 @@ fn main() {
         .map(|i| (format!("dev{i}"), json!({"role": "member"})))
         .collect();
     let (gw, gw_port, tokens) = gateway(&mpt, &tmp.path().join("gateway"), &home, serve, &names);
-    // This build's gateway again with other `MPT_GATEWAY_PRECONNECT` values (`BENCH_PRECONNECT`,
-    // a comma-separated list, default "0": preconnect off), side by side with its default.
-    let variants: Vec<String> = std::env::var("BENCH_PRECONNECT")
-        .unwrap_or_else(|_| "0".into())
-        .split(',')
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-        .collect();
-    let extra_gateways: Vec<(Side, Stopped, Vec<String>)> = variants
-        .iter()
-        .map(|v| {
-            let (g, port, toks) = gateway_with(
-                &mpt,
-                &tmp.path().join(format!("gateway-preconnect-{v}")),
-                &home,
-                serve,
-                &names,
-                &match v.split_once('@') {
-                    Some((n, at)) => vec![
-                        ("MPT_GATEWAY_PRECONNECT", n.to_string()),
-                        ("MPT_GATEWAY_PRECONNECT_TEST_AT", at.to_string()),
-                    ],
-                    None => vec![("MPT_GATEWAY_PRECONNECT", v.clone())],
-                },
-            );
-            let side = Side {
-                name: Box::leak(format!("  ... with MPT_GATEWAY_PRECONNECT={v}").into_boxed_str()),
-                port,
-                bearer: toks[0].clone(),
-            };
-            (side, g, toks)
-        })
-        .collect();
     let (nginx_proc, nginx_port) = nginx(tmp.path(), serve, &tokens);
 
     let direct = Side {
@@ -490,13 +393,7 @@ fn main() {
         bearer: UPSTREAM.into(),
     };
     let through = Side {
-        name: Box::leak(
-            format!(
-                "through mpt gateway (preconnect {})",
-                mpt::config::gateway::DEFAULT_PRECONNECT
-            )
-            .into_boxed_str(),
-        ),
+        name: "through mpt gateway",
         port: gw_port,
         bearer: tokens[0].clone(),
     };
@@ -505,11 +402,8 @@ fn main() {
         port: nginx_port,
         bearer: tokens[0].clone(),
     };
-    // `BENCH_FLOORS=0`: no floors (fewer sides, a shorter run).
-    let no_floors = std::env::var("BENCH_FLOORS").as_deref() == Ok("0");
     let floors: Vec<(Stopped, Side)> = floor::KINDS
         .iter()
-        .filter(|_| !no_floors)
         .map(|kind| {
             let (child, port) = floor::spawn(kind, serve, UPSTREAM, &tokens);
             let side = Side {
@@ -555,26 +449,15 @@ fn main() {
             },
         ));
     }
-    for (side, g, _) in &extra_gateways {
-        fronts.push((side, g.0.id(), "the knob"));
-    }
     fronts.extend(
         before
             .as_ref()
             .map(|(g, s)| (s, g.0.id(), "BENCH_BASELINE_MPT")),
     );
-    let mut gateways: Vec<(String, u16, Vec<String>)> =
-        vec![(through.name.to_string(), gw_port, tokens.clone())];
-    gateways.extend(
-        extra_gateways
-            .iter()
-            .map(|(s, _, t)| (s.name.trim().to_string(), s.port, t.clone())),
-    );
-    let serve_pid = serve_pid(serve);
     let kg_stats = call("mempalace_kg_stats", json!({}));
     if std::env::var("BENCH_PART").as_deref() == Ok("percall") {
         println!("load average at start: {load_before}");
-        per_request(&direct, &fronts, serve_pid, n, &kg_stats, tmp.path());
+        per_request(&fronts, n, &kg_stats, tmp.path());
         println!("load average at end: {}", loadavg());
         return;
     }
@@ -636,64 +519,44 @@ fn main() {
     drop(floors);
 
     let runs = env_count("BENCH_RUNS", 5);
-    // The twenty devices through each gateway of this build (its preconnect as set), and direct.
-    let mut write_sides: Vec<(String, Vec<Side>)> = gateways
+    let gw_sides: Vec<Side> = tokens
         .iter()
-        .map(|(name, port, toks)| {
-            let sides = toks
-                .iter()
-                .map(|t| Side {
-                    name: "a gateway",
-                    port: *port,
-                    bearer: t.clone(),
-                })
-                .collect();
-            (name.clone(), sides)
+        .map(|t| Side {
+            name: "through mpt gateway",
+            port: gw_port,
+            bearer: t.clone(),
         })
         .collect();
-    write_sides.push((
-        "serve directly".into(),
-        (0..DEVICES).map(|_| direct.clone()).collect(),
-    ));
-    let k = write_sides.len();
-    let mut rates = vec![Vec::new(); k];
+    let direct_sides: Vec<Side> = (0..DEVICES).map(|_| direct.clone()).collect();
+    let (mut via, mut straight, mut ratios) = (vec![], vec![], vec![]);
     for r in 0..runs {
-        // Rotate which side goes first: the primary's graph grows as the run goes on.
-        for j in 0..k {
-            let i = (r + j) % k;
-            rates[i].push(writes_at_once(&write_sides[i].1, &format!("w{r}s{i}")));
-        }
+        // Alternate which side goes first: the primary's graph grows as the run goes on.
+        let (g, d) = if r % 2 == 0 {
+            let g = writes_at_once(&gw_sides, &format!("g{r}"));
+            (g, writes_at_once(&direct_sides, &format!("d{r}")))
+        } else {
+            let d = writes_at_once(&direct_sides, &format!("d{r}"));
+            (writes_at_once(&gw_sides, &format!("g{r}")), d)
+        };
         if std::env::var_os("BENCH_VERBOSE").is_some() {
-            let each: Vec<String> = rates.iter().map(|v| format!("{:.1}", v[r])).collect();
-            eprintln!("run {r}: op/s {}, load {}", each.join(" / "), loadavg());
+            eprintln!(
+                "run {r}: gateway {g:.1} op/s, direct {d:.1} op/s, load {}",
+                loadavg()
+            );
         }
+        via.push(g);
+        straight.push(d);
+        ratios.push(g / d);
     }
-    let direct_rates = rates[k - 1].clone();
+    let per_run: Vec<String> = ratios.iter().map(|r| format!("{r:.2}x")).collect();
     println!(
-        "{:<44} {:>9.1} op/s",
-        format!("{DEVICES} devices x {OPS_PER_DEVICE} kg_add at once, direct"),
-        median(direct_rates.clone())
+        "{:<44} {:>9.1} op/s  direct {:.1} op/s  ratio {:.2}x (runs: {})  bar >= 0.95x",
+        format!("{DEVICES} devices x {OPS_PER_DEVICE} kg_add at once"),
+        median(via),
+        median(straight),
+        median(ratios),
+        per_run.join(", ")
     );
-    for (i, (name, _)) in write_sides.iter().enumerate().take(k - 1) {
-        let ratios: Vec<f64> = rates[i]
-            .iter()
-            .zip(&direct_rates)
-            .map(|(g, d)| g / d)
-            .collect();
-        let per_run: Vec<String> = ratios.iter().map(|r| format!("{r:.2}x")).collect();
-        println!(
-            "{:<44} {:>9.1} op/s  ratio {:.2}x (runs: {})  bar >= 0.95x",
-            format!("  {name}"),
-            median(rates[i].clone()),
-            median(ratios),
-            per_run.join(", ")
-        );
-    }
-    drop(extra_gateways);
-    if std::env::var("BENCH_PART").as_deref() == Ok("nosearch") {
-        println!("load average at end: {}", loadavg());
-        return;
-    }
     search();
     println!("load average at end: {}", loadavg());
 }

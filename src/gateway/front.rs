@@ -54,7 +54,6 @@ pub async fn run(
                 continue;
             }
         };
-        shared.upstream.client_connected();
         let shared = Arc::clone(&shared);
         let tls = tls.clone();
         tokio::spawn(async move {

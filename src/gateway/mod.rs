@@ -24,7 +24,6 @@ pub mod reply;
 mod rpc;
 pub mod serve;
 mod shared;
-mod spares;
 mod sse;
 pub mod state;
 mod tls;

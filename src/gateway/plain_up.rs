@@ -103,47 +103,28 @@ fn head(buf: &[u8]) -> Result<Option<Head>, Failed> {
     Ok(Some((n, r, length)))
 }
 
-/// The request's bytes on the wire (its body collected: a `Full` is ready at once).
-pub async fn wire_of(req: Request<Full<Bytes>>) -> Vec<u8> {
+/// Sends `req` on `tcp` and reads the reply's head; its body is the caller's to read.
+pub async fn exchange(
+    mut tcp: TcpStream,
+    req: Request<Full<Bytes>>,
+) -> Result<Response<PlainBody>, Failed> {
     let (parts, body) = req.into_parts();
     let body = body
         .collect()
         .await
         .map(|c| c.to_bytes())
         .unwrap_or_default();
-    wire(&Request::from_parts(parts, Full::new(Bytes::new())), &body)
-}
-
-/// Why an exchange got no reply head, and whether nothing at all came back (the connection
-/// failed before the reply's first byte: on a spare, a read may then be sent again).
-pub struct NoHead {
-    pub why: Failed,
-    pub silent: bool,
-}
-
-/// Sends the request's `wire` bytes on `tcp` and reads the reply's head; its body is the
-/// caller's to read.
-pub async fn exchange(mut tcp: TcpStream, wire: &[u8]) -> Result<Response<PlainBody>, NoHead> {
-    let silent = |e: &dyn std::fmt::Display| NoHead {
-        why: unreachable(e),
-        silent: true,
-    };
-    tcp.write_all(wire).await.map_err(|e| silent(&e))?;
+    let req = Request::from_parts(parts, Full::new(Bytes::new()));
+    tcp.write_all(&wire(&req, &body))
+        .await
+        .map_err(unreachable)?;
     crate::hop!(GwUpWritten);
     let mut buf = BytesMut::with_capacity(READ_AHEAD);
     loop {
-        if tcp.read_buf(&mut buf).await.map_err(|e| NoHead {
-            why: unreachable(&e),
-            silent: buf.is_empty(),
-        })? == 0
-        {
-            return Err(NoHead {
-                why: unreachable("the upstream closed before its reply's head"),
-                silent: buf.is_empty(),
-            });
+        if tcp.read_buf(&mut buf).await.map_err(unreachable)? == 0 {
+            return Err(unreachable("the upstream closed before its reply's head"));
         }
-        let parsed = head(&buf).map_err(|why| NoHead { why, silent: false })?;
-        if let Some((n, resp, length)) = parsed {
+        if let Some((n, resp, length)) = head(&buf)? {
             crate::hop!(GwUpHead);
             let mut read = buf.freeze().slice(n..);
             if let Some(l) = length {
@@ -159,28 +140,6 @@ pub async fn exchange(mut tcp: TcpStream, wire: &[u8]) -> Result<Response<PlainB
         if buf.capacity() - buf.len() < READ_AHEAD / 2 {
             buf.reserve(READ_AHEAD);
         }
-    }
-}
-
-/// Whether a request may be sent a second time when its first try failed on a spare before any
-/// reply byte: a read (a `tools/call` of a read tool, a listing, a ping), never a write.
-/// Worked out only then, from the wire bytes, so the common path parses nothing.
-pub fn replayable(wire: &[u8]) -> bool {
-    let Some(at) = wire.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return false;
-    };
-    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&wire[at + 4..]) else {
-        return false;
-    };
-    match v.get("method").and_then(|m| m.as_str()) {
-        Some("tools/call") => v
-            .pointer("/params/name")
-            .and_then(|n| n.as_str())
-            .is_some_and(|n| {
-                crate::palace::catalog::classify(n) == crate::palace::catalog::ToolClass::Read
-            }),
-        Some("initialize" | "tools/list" | "ping") => true,
-        _ => false,
     }
 }
 
@@ -272,25 +231,5 @@ mod tests {
         ] {
             assert!(head(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
-    }
-
-    #[test]
-    fn only_a_read_is_sent_twice() {
-        let call = |body: &str| format!("POST /mcp HTTP/1.1\r\nhost: x\r\n\r\n{body}").into_bytes();
-        let tool = |name: &str| {
-            call(&format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{{}}}}}}"#
-            ))
-        };
-        assert!(replayable(&tool("mempalace_kg_stats")));
-        assert!(replayable(&call(
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
-        )));
-        assert!(!replayable(&tool("mempalace_add_drawer")));
-        assert!(!replayable(&tool("mempalace_no_such_tool")));
-        assert!(!replayable(&call(
-            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#
-        )));
-        assert!(!replayable(b"POST /mcp HTTP/1.1\r\n"));
     }
 }

@@ -49,7 +49,6 @@ pub async fn serve(
         opts.knobs.ca_file.as_deref(),
     )?;
     refuse_insecure(&opts, &upstream)?;
-    let upstream = upstream.with_spares(opts.knobs.preconnect);
     let mut notes = Vec::new();
     let dir = &opts.dir;
     if let Some(old) = dir.prepare()? {
@@ -117,7 +116,6 @@ pub async fn serve(
     };
     super::front::run(listener, acceptor, Arc::clone(&shared), stop).await;
     flusher.abort();
-    shared.upstream.close_spares();
     shared.flush_last_used();
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::net::IpAddr;
 use std::path::Path;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -21,7 +21,6 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
 use super::reply::BoxError;
-use super::spares::Spares;
 use crate::config::Secret;
 use crate::error::{MptError, Result};
 
@@ -59,9 +58,6 @@ pub struct Upstream {
     tls: Option<(TlsConnector, ServerName<'static>)>,
     pub loopback: bool,
     pub https: bool,
-    /// Connections to a plain upstream made ahead of need (`spares.rs`); none: each POST
-    /// connects when it is ready to be sent.
-    spares: Option<Arc<Spares>>,
 }
 
 impl Upstream {
@@ -127,71 +123,7 @@ impl Upstream {
             tls,
             loopback,
             https,
-            spares: None,
         })
-    }
-
-    /// Keeps `want` connections to a plain upstream made ahead (0: none), started now when a
-    /// runtime is running (else at the first request). A TLS upstream connects per request.
-    pub fn with_spares(mut self, want: usize) -> Upstream {
-        self.spares =
-            (want > 0 && self.tls.is_none()).then(|| Spares::new(&self.host, self.port, want));
-        if let Some(s) = &self.spares {
-            s.start();
-        }
-        self
-    }
-
-    /// A client connected (`front.rs`): a spare may be made for its request.
-    pub fn client_connected(&self) {
-        if let Some(s) = &self.spares {
-            s.client_connected();
-        }
-    }
-
-    /// Closes the spares (the gateway is stopping).
-    pub fn close_spares(&self) {
-        if let Some(s) = &self.spares {
-            s.close();
-        }
-    }
-
-    async fn connect(&self) -> std::result::Result<TcpStream, Failed> {
-        let tcp =
-            tokio::time::timeout(CONNECT, TcpStream::connect((self.host.as_str(), self.port)))
-                .await
-                .map_err(|_| Failed::Unreachable("connect timed out".into()))?
-                .map_err(|e| Failed::Unreachable(e.to_string()))?;
-        crate::hop!(GwUpConnected);
-        let _ = tcp.set_nodelay(true);
-        Ok(tcp)
-    }
-
-    /// A POST to a plain upstream: on a spare if one is ready, else on a new connection. One
-    /// that failed on a spare before any reply byte is sent again on a new connection if it is
-    /// a read; a write is not (it fails as on a new connection: the device's outbox replays it
-    /// after its own check).
-    async fn post(
-        &self,
-        req: Request<Full<Bytes>>,
-    ) -> std::result::Result<Response<UpBody>, Failed> {
-        let wire = super::plain_up::wire_of(req).await;
-        let plain = |r: Response<super::plain_up::PlainBody>| r.map(|b| UpBody(Inner::Plain(b)));
-        if let Some(tcp) = self.spares.as_ref().and_then(|s| s.take()) {
-            crate::hop!(GwUpConnected);
-            match super::plain_up::exchange(tcp, &wire).await {
-                Ok(r) => return Ok(plain(r)),
-                Err(e) if !e.silent || !super::plain_up::replayable(&wire) => {
-                    return Err(Failed::Unreachable(e.why));
-                }
-                Err(_) => {}
-            }
-        }
-        let tcp = self.connect().await?;
-        super::plain_up::exchange(tcp, &wire)
-            .await
-            .map(plain)
-            .map_err(|e| Failed::Unreachable(e.why))
     }
 
     /// The request `serve` gets: method and path as the client sent them, the gateway's
@@ -239,10 +171,16 @@ impl Upstream {
         wait: Duration,
     ) -> std::result::Result<Response<UpBody>, Failed> {
         let unreachable = |e: &dyn std::fmt::Display| Failed::Unreachable(e.to_string());
+        let tcp =
+            tokio::time::timeout(CONNECT, TcpStream::connect((self.host.as_str(), self.port)))
+                .await
+                .map_err(|_| Failed::Unreachable("connect timed out".into()))?
+                .map_err(|e| unreachable(&e))?;
+        crate::hop!(GwUpConnected);
+        let _ = tcp.set_nodelay(true);
         let exchange = async {
             match &self.tls {
                 Some((connector, name)) => {
-                    let tcp = self.connect().await?;
                     let tls = tokio::time::timeout(CONNECT, connector.connect(name.clone(), tcp))
                         .await
                         .map_err(|_| Failed::Unreachable("TLS handshake timed out".into()))?
@@ -251,11 +189,11 @@ impl Upstream {
                 }
                 // A POST (every `/mcp` call) to a plain upstream: written and read without
                 // hyper's client (`plain_up.rs`); a GET (an SSE stream, a sync route) by hyper.
-                None if req.method() == Method::POST => self.post(req).await,
-                None => {
-                    let tcp = self.connect().await?;
-                    exchange(TokioIo::new(Closed::later(tcp)), req).await
-                }
+                None if req.method() == Method::POST => super::plain_up::exchange(tcp, req)
+                    .await
+                    .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
+                    .map_err(Failed::Unreachable),
+                None => exchange(TokioIo::new(Closed::later(tcp)), req).await,
             }
         };
         tokio::time::timeout(wait, exchange)

@@ -7,7 +7,6 @@ mod framing;
 mod mine;
 mod modes;
 mod policy_check;
-mod preconnect;
 mod provenance;
 mod reads;
 mod refusals;
