@@ -29,7 +29,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use common::{Primary, env_count, loadavg, median};
+use common::{Primary, env_count, loadavg, median, pct};
 use serde_json::{Value, json};
 
 const UPSTREAM: &str = "bench-upstream-token-held-by-the-fronts-only";
@@ -75,11 +75,6 @@ fn post(side: &Side, body: &str) -> Duration {
 
 fn call(tool: &str, args: Value) -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string()
-}
-
-fn pct(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[((v.len() as f64 - 1.0) * q).round() as usize]
 }
 
 fn free_port() -> u16 {
@@ -463,8 +458,8 @@ fn main() {
     }
     let mut sides = vec![direct.clone()];
     sides.extend(fronts.iter().map(|(s, _, _)| (*s).clone()));
-    let mut lat = latencies(&sides, n, &kg_stats);
-    let (d50, d99) = (pct(&mut lat[0], 0.5), pct(&mut lat[0], 0.99));
+    let lat = latencies(&sides, n, &kg_stats);
+    let (d50, d99) = (pct(&lat[0], 0.5), pct(&lat[0], 0.99));
     println!("load average at start: {load_before}");
     println!(
         "{:<44} {:>9} {:>9} {:>11} {:>11} {:>22}",
@@ -478,7 +473,7 @@ fn main() {
     );
     let mut added = Vec::new();
     for (i, (side, _, bar)) in fronts.iter().enumerate() {
-        let v = &mut lat[i + 1];
+        let v = &lat[i + 1];
         let (p50, p99) = (pct(v, 0.5), pct(v, 0.99));
         added.push(p50 - d50);
         println!(

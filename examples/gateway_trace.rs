@@ -12,6 +12,9 @@
 // N requests (warm-up), --take keeps the N after them (bench_gateway's latency part: its 20
 // devices writing at once come after it).
 
+mod common;
+
+use common::pct;
 use mpt::hop_trace::Hop;
 
 /// One stamp: CLOCK_MONOTONIC and, when dumped, the thread's CPU time, in ns.
@@ -39,15 +42,6 @@ fn load(path: &str) -> Vec<Vec<Stamp>> {
 
 fn short(h: Hop) -> String {
     format!("{h:?}").trim_start_matches("Gw").to_string()
-}
-
-fn pct(v: &[f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = v.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[((v.len() as f64 - 1.0) * q).round() as usize]
 }
 
 fn mean(v: &[f64]) -> f64 {

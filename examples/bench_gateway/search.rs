@@ -54,8 +54,8 @@ pub fn run(mpt: &Path, tmp: &Path, home: &Path, serve: u16, n: usize) {
     );
     let sides = [direct, open, lap];
     println!("load average before search: {}", loadavg());
-    let mut lat = latencies(&sides, n, &body);
-    let d50 = pct(&mut lat[0], 0.5);
+    let lat = latencies(&sides, n, &body);
+    let d50 = pct(&lat[0], 0.5);
     println!(
         "{:<44} {:>9} {:>9} {:>11}",
         format!("search limit 5, {WINGS}x{PER_WING} drawers"),
@@ -65,7 +65,7 @@ pub fn run(mpt: &Path, tmp: &Path, home: &Path, serve: u16, n: usize) {
     );
     let mut p50s = Vec::new();
     for (i, side) in sides.iter().enumerate() {
-        let v = &mut lat[i];
+        let v = &lat[i];
         let (p50, p99) = (pct(v, 0.5), pct(v, 0.99));
         p50s.push(p50);
         println!(

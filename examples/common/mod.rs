@@ -42,6 +42,16 @@ pub fn loadavg() -> String {
         .join(" ")
 }
 
+/// The `q` quantile of `v` by nearest rank (`NaN` of none): the figure at `(len - 1) * q`, rounded.
+pub fn pct(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[((v.len() as f64 - 1.0) * q).round() as usize]
+}
+
 /// The middle figure; of an even count, the mean of the two middle ones.
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());

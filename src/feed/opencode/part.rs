@@ -190,7 +190,8 @@ fn args(c: &mut Cursor) -> Res<ToolArgs> {
 }
 
 impl PartData {
-    /// A part's `data` as stored; `None` when serde_json would not read it (not an object).
+    /// A part's `data` as stored; `None` when serde_json would not read it (neither an object nor
+    /// an array of its fields by position).
     pub fn parse(data: &str) -> Option<PartData> {
         whole(data, |c| {
             let mut p = PartData::default();
@@ -273,7 +274,8 @@ pub struct MessageData {
 }
 
 impl MessageData {
-    /// A message's `data` as stored; `None` when serde_json would not read it (not an object).
+    /// A message's `data` as stored; `None` when serde_json would not read it (neither an object nor
+    /// an array of its fields by position).
     pub fn parse(data: &str) -> Option<MessageData> {
         whole(data, |c| {
             let mut m = MessageData::default();
