@@ -441,7 +441,8 @@ fn opencode(tmp: &Path, pi_rerun_ms: Option<f64>, mpt: &str) {
         t_cp * 1e3
     );
     // The read's floor: SQLite itself visiting every message and part row once (no copy, no JSON),
-    // its pages copied by a pread each (SQLite's default), then mapped (what `db::read` asks for).
+    // its pages copied by a pread each (SQLite's default, what `db::read` uses), then mapped (no CPU
+    // gained here, so `db::read` does not ask for it).
     for (what, mmap) in [
         ("SQLite's own scan of every row (pread)", 0),
         ("SQLite's own scan of every row (mmap)", 1i64 << 30),
