@@ -296,3 +296,170 @@ fn skipped_whole(mut report: PrepareReport, why: String) -> PrepareReport {
     report.source_skipped = Some(why);
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::feed::{Harness, Reason};
+    use rusqlite::Connection;
+
+    const SCHEMA: &str = include_str!("../../../tests/fixtures/feed/opencode-1.18.33.sql");
+
+    /// A database of three sessions, one message each with two text parts, the parts stored session
+    /// by session or (`interleaved`) the first two sessions' parts alternating (so the scan holds
+    /// one while the other's come); the parts named in `bad` get the `data` given there, stored
+    /// as its own type (a `Vec<u8>` as a blob unless `as_text`, which casts it to text unchecked).
+    fn database(
+        dir: &Path,
+        interleaved: bool,
+        bad: &[(&str, rusqlite::types::Value, bool)],
+    ) -> std::path::PathBuf {
+        let path = dir.join("opencode.db");
+        let c = Connection::open(&path).unwrap();
+        c.pragma_update(None, "synchronous", "OFF").unwrap();
+        c.execute_batch(SCHEMA).unwrap();
+        c.execute_batch("BEGIN").unwrap();
+        c.execute_batch("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('prj', '/p', 0, 0, '[]')").unwrap();
+        for s in 1..=3 {
+            c.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?1, 'prj', 's', '/p', 't', '1.18.33', 1, 1)", [format!("ses_{s}")]).unwrap();
+            c.execute("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?1, ?2, 1, 1, '{\"role\":\"user\"}')", [format!("msg_{s}"), format!("ses_{s}")]).unwrap();
+        }
+        let mut order: Vec<(u32, u32)> = (1..=3).flat_map(|s| [(s, 1), (s, 2)]).collect();
+        if interleaved {
+            order.swap(1, 2);
+        }
+        for (s, k) in order {
+            let id = format!("prt_{s}{k}");
+            let data = bad.iter().find(|b| b.0 == id).map_or_else(
+                || {
+                    (
+                        rusqlite::types::Value::Text(format!(
+                            r#"{{"type":"text","text":"part {id} of a question long enough"}}"#
+                        )),
+                        false,
+                    )
+                },
+                |b| (b.1.clone(), b.2),
+            );
+            let sql = if data.1 {
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, 1, 1, CAST(?4 AS TEXT))"
+            } else {
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, 1, 1, ?4)"
+            };
+            c.execute(
+                sql,
+                rusqlite::params![id, format!("msg_{s}"), format!("ses_{s}"), data.0],
+            )
+            .unwrap();
+        }
+        c.execute_batch("COMMIT").unwrap();
+        path
+    }
+
+    /// A first export (`known` 0: the scan) or a re-run's read (`known` 3: the index's) of it.
+    fn run(db: &Path, stage: &Path, known: usize) -> PrepareReport {
+        let mut o = PrepareOptions::new(db, stage, Reason::Shutdown);
+        o.harness = Harness::Opencode;
+        o.fsync = false;
+        if known > 0 {
+            // The index's read: a state that knows every session (not one of them matches).
+            let state = stage.parent().unwrap().join("state.json");
+            let mut st = State::empty(&crate::feed::state::fingerprint(&o.gate, &o.export));
+            for s in 1..=3 {
+                let record = Record {
+                    size: 0,
+                    mtime_ns: 0,
+                    id: None,
+                    parent: None,
+                    dedup: String::new(),
+                    staged: None,
+                    staged_size: 0,
+                    skip: None,
+                };
+                st.sessions
+                    .insert(format!("{}#ses_{s}", db.display()), record);
+            }
+            st.save(&state).unwrap();
+            o.state_file = Some(state);
+        }
+        prepare(&o).unwrap()
+    }
+
+    /// A part whose `data` is text that is not UTF-8, or a blob (the schema allows no NULL, and its
+    /// text affinity stores a number as text): the whole database is skipped with SQLite's
+    /// conversion error for the first such row the read meets (whichever session holds it, held by
+    /// the scan or not, and whichever read), nothing staged. `3` and `5` are two texts that are not
+    /// UTF-8 (the error says where the bad byte is), `1` a blob; the last two figures: the error
+    /// each read meets first (the scan's, the index's), as that index or `None` for "Invalid type".
+    #[test]
+    fn a_part_whose_data_is_not_utf8_text_skips_the_database_with_the_first_ones_error() {
+        use rusqlite::types::Value;
+        type Case = (bool, &'static [(&'static str, u8)], Option<u8>, Option<u8>);
+        const CASES: &[Case] = &[
+            (false, &[("prt_21", 3)], Some(3), Some(3)),
+            (false, &[("prt_32", 5), ("prt_22", 3)], Some(3), Some(3)),
+            (false, &[("prt_22", 5), ("prt_32", 3)], Some(5), Some(5)),
+            (false, &[("prt_12", 5), ("prt_31", 3)], Some(5), Some(5)),
+            (true, &[("prt_11", 5)], Some(5), Some(5)),
+            (true, &[("prt_21", 3), ("prt_12", 5)], Some(3), Some(5)),
+            (true, &[("prt_12", 5), ("prt_22", 3)], Some(5), Some(5)),
+            (true, &[("prt_22", 3), ("prt_31", 5)], Some(3), Some(3)),
+            (true, &[("prt_21", 3), ("prt_22", 5)], Some(3), Some(3)),
+            (false, &[("prt_21", 1)], None, None),
+            (false, &[("prt_32", 1), ("prt_11", 3)], Some(3), Some(3)),
+            (true, &[("prt_21", 3), ("prt_12", 1)], Some(3), None),
+        ];
+        let value = |k: u8| match k {
+            1 => (Value::Blob(b"{}".to_vec()), false),
+            3 => (Value::Blob(b"{\"t\xff".to_vec()), true),
+            _ => (Value::Blob(b"{\"typ\xfe".to_vec()), true),
+        };
+        let why = |at: Option<u8>| {
+            at.map_or("Invalid type".to_string(), |at| {
+                format!("invalid utf-8 sequence of 1 bytes from index {at}")
+            })
+        };
+        for (n, (interleaved, bad, scan, index)) in CASES.iter().enumerate() {
+            let bad: Vec<_> = bad
+                .iter()
+                .map(|&(id, k)| {
+                    let (v, text) = value(k);
+                    (id, v, text)
+                })
+                .collect();
+            for (known, at) in [(0, scan), (3, index)] {
+                let dir = tempfile::tempdir().unwrap();
+                let db = database(dir.path(), *interleaved, &bad);
+                let stage = dir.path().join("staged");
+                let r = run(&db, &stage, known);
+                let whole = format!(
+                    "{}: cannot be read ({}): skipped; the next run tries again",
+                    db.display(),
+                    why(*at)
+                );
+                assert_eq!(
+                    r.source_skipped.as_deref(),
+                    Some(whole.as_str()),
+                    "case {n}, known {known}"
+                );
+                assert_eq!((r.exported, r.sessions_seen), (0, 0), "case {n}");
+                assert_eq!(
+                    fs::read_dir(&stage).unwrap().count(),
+                    0,
+                    "case {n}: nothing left in the staging folder"
+                );
+            }
+        }
+        // Without a bad row, all three are exported by either read.
+        for known in [0, 3] {
+            let dir = tempfile::tempdir().unwrap();
+            let db = database(dir.path(), true, &[]);
+            let r = run(&db, &dir.path().join("staged"), known);
+            assert_eq!(
+                (r.source_skipped, r.sessions_seen),
+                (None, 3),
+                "known {known}"
+            );
+        }
+    }
+}
