@@ -611,7 +611,7 @@ fn floors(db: &Path, staged: &Path, t_cp: f64) {
     let t_parse = best_cpu(&mut || {
         oc_db::read(db, 0, &|_| true, &mut |_, (row, rows)| {
             if let Some(rows) = rows {
-                let (s, _) = convert::session(&row, rows);
+                let (s, _) = convert::session(&row, rows).unwrap();
                 assert!(!s.entries.is_empty());
             }
         })
@@ -622,7 +622,7 @@ fn floors(db: &Path, staged: &Path, t_cp: f64) {
     let (t_render, cpu_render) = best_cpu(&mut || {
         oc_db::read(db, 0, &|_| true, &mut |_, (row, rows)| {
             if let Some(rows) = rows {
-                let (s, _) = convert::session(&row, rows);
+                let (s, _) = convert::session(&row, rows).unwrap();
                 let t = export::build(&s, &opts);
                 assert!(!export::render(&t, &HashSet::new(), &opts).0.is_empty());
             }

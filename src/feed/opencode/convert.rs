@@ -3,6 +3,7 @@
 
 use super::db::{SessionRow, SessionRows};
 use super::part::{Kind, PartData, Role};
+use super::rows::checked;
 use crate::feed::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -14,26 +15,29 @@ pub struct Unread {
 }
 
 /// The session as pi's exporter sees it: a linear branch, one entry per message, from the first
-/// message to the last one before a pending revert. Each part's `data` is parsed here (the fields
-/// the export reads, the rest skipped); the rows' strings move into the entries.
-pub fn session(row: &SessionRow, rows: SessionRows) -> (Session, Unread) {
+/// message to the last one before a pending revert. Each message's and part's `data` is parsed here
+/// (the fields the export reads, the rest skipped), each part first put in its message; the rows'
+/// strings move into the entries. `Err` is the read's error for a row whose `data` is not UTF-8
+/// ([`checked`]): the database is then skipped as unreadable, as when the read itself failed.
+pub fn session(row: &SessionRow, mut rows: SessionRows) -> Result<(Session, Unread), String> {
+    let messages = rows.placed();
+    let stored = checked(&rows.stored, &messages)?;
     let mut unread = Unread::default();
     let reverted_from = row
         .revert
         .as_deref()
         .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
         .and_then(|v| v.get("messageID")?.as_str().map(str::to_string));
-    let mut entries: Vec<Entry> = Vec::with_capacity(rows.messages.len());
-    for m in rows.messages {
+    let mut entries: Vec<Entry> = Vec::with_capacity(messages.len());
+    for m in messages {
         if reverted_from.as_deref().is_some_and(|r| m.id.as_str() >= r) {
             continue;
         }
-        let Some(data) = m.data else {
+        let Some(data) = m.data.parse(stored) else {
             unread.bad_rows += 1;
             continue;
         };
-        let parts: Vec<Option<PartData>> =
-            m.parts.into_iter().map(|p| p.parse(&rows.parts)).collect();
+        let parts: Vec<Option<PartData>> = m.parts.into_iter().map(|p| p.parse(stored)).collect();
         unread.bad_rows += parts.iter().filter(|p| p.is_none()).count();
         let parts = parts.into_iter().flatten();
         let body = match (data.role, data.summary.0) {
@@ -61,14 +65,14 @@ pub fn session(row: &SessionRow, rows: SessionRows) -> (Session, Unread) {
         lines: entries.len(),
         ..ParseStats::default()
     };
-    (
+    Ok((
         Session {
             header,
             entries,
             stats,
         },
         unread,
-    )
+    ))
 }
 
 /// Typed text: not added by opencode itself, not hidden.
@@ -140,7 +144,7 @@ fn key(session: &str, message: &str) -> u64 {
 mod tests {
     use super::*;
     use crate::feed::opencode::db::{MessageRow, PartRow};
-    use crate::feed::opencode::part::MessageData;
+    use crate::feed::opencode::rows::Stored;
 
     fn row() -> SessionRow {
         SessionRow {
@@ -164,15 +168,17 @@ mod tests {
     fn rows(msgs: &[Msg]) -> SessionRows {
         let mut out = SessionRows::default();
         for (id, data, parts) in msgs {
+            let start = out.stored.len();
+            out.stored.extend_from_slice(data.as_bytes());
             let mut m = MessageRow {
                 id: id.to_string(),
-                data: MessageData::parse(data),
+                data: Stored::Raw(start..out.stored.len()),
                 parts: Vec::new(),
             };
             for p in *parts {
-                let start = out.parts.len();
-                out.parts.push_str(p);
-                m.parts.push(PartRow::Raw(start..out.parts.len()));
+                let start = out.stored.len();
+                out.stored.extend_from_slice(p.as_bytes());
+                m.parts.push(PartRow::Raw(start..out.stored.len()));
             }
             out.messages.push(m);
         }
@@ -206,7 +212,7 @@ mod tests {
                 msg("msg_4", "not json", &["{}"]),
             ]
         };
-        let (s, unread) = session(&row(), rows(&msgs()));
+        let (s, unread) = session(&row(), rows(&msgs())).unwrap();
         assert_eq!(unread.bad_rows, 1);
         let bodies: Vec<&Body> = s.branch().into_iter().map(|e| &e.body).collect();
         assert_eq!(
@@ -234,6 +240,9 @@ mod tests {
             revert: Some(r#"{"messageID":"msg_2"}"#.into()),
             ..row()
         };
-        assert_eq!(session(&reverted, rows(&msgs())).0.entries.len(), 1);
+        assert_eq!(
+            session(&reverted, rows(&msgs())).unwrap().0.entries.len(),
+            1
+        );
     }
 }

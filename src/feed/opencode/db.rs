@@ -162,14 +162,14 @@ fn messages_of(
         out.bytes += data.len() as u64;
         out.messages.push(MessageRow {
             id: r.get(0)?,
-            data: MessageData::parse(data),
+            data: super::rows::Stored::Parsed(MessageData::parse(data)),
             parts: Vec::new(),
         });
     }
     let message_bytes = out.bytes;
     if !parts_of(session, &mut parts[0], &mut out, true)? {
         out.messages.iter_mut().for_each(|m| m.parts.clear());
-        out.parts.clear();
+        out.stored.clear();
         out.bytes = message_bytes;
         parts_of(session, &mut parts[1], &mut out, false)?;
     }
@@ -217,9 +217,9 @@ fn parts_of(
             prev_id.push_str(id);
         }
         let data = r.get_ref(2)?.as_str()?;
-        let start = out.parts.len();
-        out.parts.push_str(data);
-        msgs[i].parts.push(PartRow::Raw(start..out.parts.len()));
+        let start = out.stored.len();
+        out.stored.extend_from_slice(data.as_bytes());
+        msgs[i].parts.push(PartRow::Raw(start..out.stored.len()));
         out.bytes += data.len() as u64;
         cur = i;
     }
@@ -275,7 +275,7 @@ mod tests {
                     .parts
                     .iter()
                     .map(|p| match p {
-                        PartRow::Raw(r) => &rows.parts[r.clone()],
+                        PartRow::Raw(r) => std::str::from_utf8(&rows.stored[r.clone()]).unwrap(),
                         PartRow::Parsed(_) => panic!("the index's read parses no part"),
                     })
                     .collect();
@@ -283,7 +283,7 @@ mod tests {
             }
             assert_eq!(
                 rows.bytes,
-                rows.parts.len() as u64 + 2 * rows.messages.len() as u64
+                rows.stored.len() as u64 + 2 * rows.messages.len() as u64
             );
         })
         .unwrap();

@@ -10,7 +10,8 @@ pub const BOUND: usize = 4;
 
 /// Runs `read` on a thread of its own; each item it hands over goes to one of `workers` threads
 /// running `work` (at least one), and `done` sees each output on the calling thread as it comes
-/// (for progress). Returns `read`'s result and every output, in the order they were finished.
+/// (for progress). Returns `read`'s result and every output, in the order `read` handed the items
+/// over.
 pub fn run<T: Send, U: Send, R: Send>(
     workers: usize,
     read: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
@@ -29,16 +30,23 @@ fn run_with<T: Send, U: Send, R: Send>(
     work: impl Fn(T) -> U + Sync,
     mut done: impl FnMut(&U),
 ) -> (std::thread::Result<R>, Vec<U>) {
-    let (tx, rx) = sync_channel::<T>(bound);
+    // Each item with its place in the hand-over order.
+    let (tx, rx) = sync_channel::<(usize, T)>(bound);
     let rx = Mutex::new(rx);
-    let (out_tx, out_rx) = std::sync::mpsc::channel::<U>();
+    let (out_tx, out_rx) = std::sync::mpsc::channel::<(usize, U)>();
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || read(&mut |item| hand(&tx, item, full)));
+        let reader = scope.spawn(move || {
+            let mut n = 0;
+            read(&mut |item| {
+                hand(&tx, (n, item), full);
+                n += 1;
+            })
+        });
         for _ in 0..workers.max(1) {
             let (rx, out_tx, work) = (&rx, out_tx.clone(), &work);
             scope.spawn(move || {
-                while let Some(item) = next(rx) {
-                    if out_tx.send(work(item)).is_err() {
+                while let Some((n, item)) = next(rx) {
+                    if out_tx.send((n, work(item))).is_err() {
                         return;
                     }
                 }
@@ -47,10 +55,11 @@ fn run_with<T: Send, U: Send, R: Send>(
         drop(out_tx);
         let mut out = Vec::new();
         for u in out_rx {
-            done(&u);
+            done(&u.1);
             out.push(u);
         }
-        (reader.join(), out)
+        out.sort_unstable_by_key(|u| u.0);
+        (reader.join(), out.into_iter().map(|u| u.1).collect())
     })
 }
 
@@ -80,22 +89,22 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
     use std::sync::{Condvar, Mutex};
 
-    /// Every item is worked once, whatever the number of workers, and the reader's result comes back.
+    /// Every item is worked once, whatever the number of workers, the outputs in the order the
+    /// items were handed over, and the reader's result comes back.
     #[test]
-    fn every_item_is_worked_once() {
+    fn every_item_is_worked_once_in_order() {
         for workers in [0, 1, 2, 3] {
             let (read, mut out) = run(
                 workers,
                 |each| {
-                    (0..100).for_each(&mut *each);
+                    (0..100).rev().for_each(&mut *each);
                     "read"
                 },
                 |i: u32| i * 2,
                 |_| {},
             );
-            out.sort_unstable();
             assert_eq!(read.unwrap(), "read");
-            assert_eq!(out, (0..100).map(|i| i * 2).collect::<Vec<_>>());
+            assert_eq!(out, (0..100).rev().map(|i| i * 2).collect::<Vec<_>>());
         }
     }
 

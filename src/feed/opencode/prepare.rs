@@ -179,7 +179,7 @@ type RenderedSession = (SessionRow, Option<Rendered>);
 
 /// Reads the database on a thread of its own (`known`: the state's records of it, which pick the
 /// read) while workers, one per core, each parse, render and write ahead one session at a time
-/// ([`pool`]: the read waits when it is [`pool::BOUND`] sessions ahead, so memory holds a few
+/// ([`pool`], outputs in the order the read delivered them: the read waits when it is [`pool::BOUND`] sessions ahead, so memory holds a few
 /// sessions' rows, never the database). Each transcript goes to its temp file as soon as it is
 /// rendered, so the files are written while the read goes on; none is under its name until the
 /// caller commits it, once the read has succeeded (a failed read drops them: the temp files go).
@@ -204,7 +204,7 @@ fn read_and_render(
         },
         {
             let mut done = 0;
-            move |(total, _): &(usize, RenderedSession)| {
+            move |(total, _): &(usize, (SessionRow, Option<Result<Rendered, String>>))| {
                 if let Some(p) = &opts.progress {
                     (p.0)(done, *total);
                 }
@@ -216,21 +216,35 @@ fn read_and_render(
     if let Some(p) = &opts.progress {
         (p.0)(total, total);
     }
-    let read = read.unwrap_or_else(|_| Err("the database reader panicked".to_string()));
+    let mut read = read.unwrap_or_else(|_| Err("the database reader panicked".to_string()));
+    // A row the read did not check: the first delivered with one is the first the read met (a
+    // session is delivered as it completes, and the read checks, and fails on, any row of a session
+    // another's rows come after), and before any failure of the read itself.
+    if let Some(why) = out.iter_mut().find_map(|o| match &mut o.1.1 {
+        Some(Err(why)) => Some(std::mem::take(why)),
+        _ => None,
+    }) {
+        read = Err(why);
+    }
     // Sessions come as they are finished: the run decides and reports them by id.
     out.sort_by(|a, b| a.1.0.id.cmp(&b.1.0.id));
-    (read, out.into_iter().map(|o| o.1).collect())
+    let out = out
+        .into_iter()
+        .map(|(_, (row, rendered))| (row, rendered.and_then(Result::ok)))
+        .collect();
+    (read, out)
 }
 
-/// Convert, gate and render one session, and write its transcript ahead under its plain name.
+/// Convert, gate and render one session, and write its transcript ahead under its plain name;
+/// `Err` is the read's error for a row it read whose `data` is not UTF-8 ([`convert::session`]).
 fn render(
     opts: &PrepareOptions,
     stage_dir: &Path,
     row: &SessionRow,
     rows: db::SessionRows,
-) -> Rendered {
+) -> Result<Rendered, String> {
     let bytes_read = rows.bytes;
-    let (sess, unread) = convert::session(row, rows);
+    let (sess, unread) = convert::session(row, rows)?;
     let t = export::build(&sess, &opts.export);
     let text = gate::check_content(&t.stats, &opts.gate).map(|()| {
         let text = export::render(&t, &HashSet::new(), &opts.export).0;
@@ -241,11 +255,11 @@ fn render(
             opts.fsync,
         )
     });
-    Rendered {
+    Ok(Rendered {
         text,
         bytes_read,
         bad_rows: unread.bad_rows,
-    }
+    })
 }
 
 /// Stage one rendered session.

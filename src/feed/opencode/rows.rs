@@ -24,44 +24,117 @@ pub struct SessionRow {
     pub fingerprint: u64,
 }
 
-/// One `message` row, its `data` parsed for the fields the export reads while the row is borrowed
-/// from SQLite, with its `part` rows' `data` as stored (parsed by the caller, off the read's thread).
-#[derive(Default)]
+/// One `message` row: its `data` as stored (the scan: parsed by the caller, off the read's thread)
+/// or parsed while the row was borrowed from SQLite (the index's read, and a session the scan held),
+/// and its `part` rows in order.
 pub struct MessageRow {
     pub id: String,
-    /// `None` when the message's `data` is not a JSON object.
-    pub data: Option<MessageData>,
-    /// Its parts in order.
+    pub data: Stored<MessageData>,
+    /// Its parts in order (the scan's are in [`SessionRows::loose`] until [`SessionRows::placed`]).
     pub parts: Vec<PartRow>,
 }
 
-/// One `part` row's `data`: as stored (a range of [`SessionRows::parts`], parsed by the caller), or
-/// already parsed down to the fields the export reads (a session the scan held while another's rows
-/// came between its own; `None` when the `data` is not a JSON object).
-pub enum PartRow {
+/// One row's `data`: as stored (a range of [`SessionRows::stored`], parsed by the caller), or
+/// already parsed down to the fields the export reads (`None` when the `data` is not a JSON object).
+pub enum Stored<T> {
     Raw(Range<usize>),
-    Parsed(Option<PartData>),
+    Parsed(Option<T>),
 }
 
-impl PartRow {
-    /// The part's fields, parsed from `stored` (its session's [`SessionRows::parts`]) when it is
-    /// still as stored.
+/// One `part` row's `data`: parsed already by the scan for a session it held while another's rows
+/// came between its own, else as stored.
+pub type PartRow = Stored<PartData>;
+
+impl Stored<PartData> {
+    /// The part's fields, parsed from `stored` (its session's [`SessionRows::stored`], checked) when
+    /// it is still as stored.
     pub fn parse(self, stored: &str) -> Option<PartData> {
         match self {
-            PartRow::Raw(r) => PartData::parse(&stored[r]),
-            PartRow::Parsed(d) => d,
+            Stored::Raw(r) => PartData::parse(&stored[r]),
+            Stored::Parsed(d) => d,
         }
     }
 }
 
-/// One session's messages in order, and the `data` of all its parts in one buffer (one allocation
-/// per session, not per part).
+impl Stored<MessageData> {
+    /// The message's fields, parsed from `stored` when still as stored.
+    pub fn parse(self, stored: &str) -> Option<MessageData> {
+        match self {
+            Stored::Raw(r) => MessageData::parse(&stored[r]),
+            Stored::Parsed(d) => d,
+        }
+    }
+}
+
+impl<T> Stored<T> {
+    fn raw(&self) -> Option<&Range<usize>> {
+        match self {
+            Stored::Raw(r) => Some(r),
+            Stored::Parsed(_) => None,
+        }
+    }
+}
+
+/// A part the scan read and has not put in its message: its message's index, the range of its id
+/// in [`SessionRows::ids`], its `data`.
+pub type Loose = (usize, Range<usize>, PartRow);
+
+/// One session's messages in order, and the `data` of its rows as stored in one buffer (one
+/// allocation per session, not per row).
 #[derive(Default)]
 pub struct SessionRows {
     pub messages: Vec<MessageRow>,
-    pub parts: String,
+    /// The stored `data` of its rows as stored, in the order read, and nothing else: bytes, the
+    /// scan's parts not yet checked for UTF-8 ([`checked`] does it, off the read's thread).
+    pub stored: Vec<u8>,
+    /// The scan's parts, in the order read, and their ids as stored (compared as bytes: the order
+    /// of `ORDER BY id`); [`SessionRows::placed`] puts them in their messages.
+    pub loose: Vec<Loose>,
+    pub ids: Vec<u8>,
     /// The bytes of every message's and part's `data` (what the read took from the database).
     pub bytes: u64,
+}
+
+impl SessionRows {
+    /// Its messages, each with its parts in id order (the loose parts sorted into them, stably).
+    pub fn placed(&mut self) -> Vec<MessageRow> {
+        let mut messages = std::mem::take(&mut self.messages);
+        let mut loose = std::mem::take(&mut self.loose);
+        let ids = &self.ids;
+        loose.sort_by(|a, b| (a.0, &ids[a.1.clone()]).cmp(&(b.0, &ids[b.1.clone()])));
+        for (m, _, p) in loose {
+            messages[m].parts.push(p);
+        }
+        messages
+    }
+}
+
+/// `stored` as text, once every row of `messages` still as stored is UTF-8; else the error the
+/// read gave before it read bytes (SQLite's conversion error, the same text) for the first such
+/// row in the order read (the rows lie in `stored` in that order).
+pub fn checked<'a>(stored: &'a [u8], messages: &[MessageRow]) -> Result<&'a str, String> {
+    let raw = || {
+        messages.iter().flat_map(|m| {
+            m.data
+                .raw()
+                .into_iter()
+                .chain(m.parts.iter().filter_map(Stored::raw))
+        })
+    };
+    // The whole buffer at once: a slice of UTF-8 between two character boundaries is UTF-8.
+    if let Ok(text) = std::str::from_utf8(stored)
+        && raw().all(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end))
+    {
+        return Ok(text);
+    }
+    let mut rows: Vec<&Range<usize>> = raw().collect();
+    rows.sort_by_key(|r| r.start);
+    for r in rows {
+        if let Err(e) = rusqlite::types::ValueRef::Text(&stored[r.clone()]).as_str() {
+            return Err(rusqlite::Error::from(e).to_string());
+        }
+    }
+    unreachable!("`stored` holds the rows' data and nothing else, and each row is UTF-8")
 }
 
 /// One session as the read delivers it: its row, and its messages when the caller asked for them.

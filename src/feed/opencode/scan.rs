@@ -9,10 +9,12 @@
 // writing at once) is held with its parts parsed down to the fields the export reads, never as stored.
 
 use super::part::{MessageData, PartData};
-use super::rows::{Delivered, Head, MessageRow, PartRow, Read, SessionRow, SessionRows};
+use super::rows::{
+    Delivered, Head, Loose, MessageRow, PartRow, Read, SessionRow, SessionRows, Stored,
+};
 use rusqlite::Transaction;
+use rusqlite::types::{FromSqlError, ValueRef};
 use std::collections::HashMap;
-use std::ops::Range;
 
 const SESSIONS: &str =
     "SELECT id, parent_id, directory, title, revert, time_updated FROM session ORDER BY id";
@@ -34,7 +36,7 @@ struct Held {
     /// How many part rows it has (the count read first).
     parts_expected: i64,
     /// Its parts as read: (message index, id range in `ids`, data).
-    parts: Vec<(usize, Range<usize>, PartRow)>,
+    parts: Vec<Loose>,
     /// The parts' ids as stored (compared as bytes: the order of `ORDER BY id`, and no UTF-8 check).
     ids: Vec<u8>,
     rows: SessionRows,
@@ -76,49 +78,69 @@ impl Held {
         let room = |n: usize| n.saturating_mul(expected).saturating_mul(5) / 4;
         self.parts.reserve_exact(expected);
         self.ids.reserve(room(id_bytes));
-        self.rows.parts.reserve(room(part_bytes));
+        self.rows.stored.reserve(room(part_bytes));
     }
 
-    /// Parses every part still as stored and lets the stored copies go.
-    fn park(&mut self) {
+    /// Parses every message and part still as stored (each part checked for UTF-8 in the order
+    /// read, as the read checks it) and lets the stored copies go.
+    fn park(&mut self) -> rusqlite::Result<()> {
+        let stored = &self.rows.stored;
         for (_, _, p) in &mut self.parts {
             if let PartRow::Raw(r) = p {
-                *p = PartRow::Parsed(PartData::parse(&self.rows.parts[r.clone()]));
+                *p = PartRow::Parsed(PartData::parse(utf8(&stored[r.clone()])?));
             }
         }
-        self.rows.parts = String::new();
+        for (_, m) in &mut self.messages {
+            if let Stored::Raw(r) = &m.data {
+                m.data = Stored::Parsed(MessageData::parse(utf8(&stored[r.clone()])?));
+            }
+        }
+        self.rows.stored = Vec::new();
         self.parsed = true;
+        Ok(())
     }
 
-    /// Its rows as the export takes them: each message's parts in id order.
+    /// Its rows, the parts loose as read (the caller puts each message's in id order, off the
+    /// read's thread: [`SessionRows::placed`]).
     fn take(&mut self) -> SessionRows {
-        let mut parts = std::mem::take(&mut self.parts);
-        let ids = &self.ids;
-        parts.sort_by(|a, b| (a.0, &ids[a.1.clone()]).cmp(&(b.0, &ids[b.1.clone()])));
-        let mut messages: Vec<MessageRow> = std::mem::take(&mut self.messages)
+        self.at = None;
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.messages = std::mem::take(&mut self.messages)
             .into_iter()
             .map(|m| m.1)
             .collect();
-        for (m, _, p) in parts {
-            messages[m].parts.push(p);
-        }
-        self.ids = Vec::new();
-        self.at = None;
-        let mut rows = std::mem::take(&mut self.rows);
-        rows.messages = messages;
+        rows.loose = std::mem::take(&mut self.parts);
+        rows.ids = std::mem::take(&mut self.ids);
         rows
     }
 }
 
 /// The sessions' rows in one pass per table; see the module's comment. A part count that the scan
 /// does not meet is an error (it cannot happen inside one read transaction; were it to, the run
-/// skips the database with that reason rather than export a session cut short).
+/// skips the database with that reason rather than export a session cut short). A part read as
+/// stored whose `data` is not UTF-8 fails the read as SQLite's conversion error, whatever error
+/// came after it: the sessions delivered are checked by the caller ([`super::rows::checked`]),
+/// the one being read here, before any error.
 pub(super) fn read_in(
     tx: &Transaction<'_>,
     wanted: &dyn Fn(&SessionRow) -> bool,
     each: &mut dyn FnMut(usize, Delivered),
 ) -> rusqlite::Result<Read> {
     let mut held: Vec<Held> = Vec::new();
+    scan(tx, wanted, each, &mut held).or_else(|e| {
+        for h in held.iter_mut().filter(|h| h.head.is_some() && !h.parsed) {
+            h.park()?;
+        }
+        Err(e)
+    })
+}
+
+fn scan(
+    tx: &Transaction<'_>,
+    wanted: &dyn Fn(&SessionRow) -> bool,
+    each: &mut dyn FnMut(usize, Delivered),
+    held: &mut Vec<Held>,
+) -> rusqlite::Result<Read> {
     let mut at: HashMap<String, usize> = HashMap::new();
     let mut heads = tx.prepare(SESSIONS)?;
     let mut q = heads.query([])?;
@@ -149,11 +171,13 @@ pub(super) fn read_in(
         let data = r.get_ref(4)?.as_str()?;
         h.rows.bytes += data.len() as u64;
         h.message_rows = counted(h.message_rows, r.get(3)?);
+        let start = h.rows.stored.len();
+        h.rows.stored.extend_from_slice(data.as_bytes());
         h.messages.push((
             r.get(2)?,
             MessageRow {
                 id: r.get(1)?,
-                data: MessageData::parse(data),
+                data: Stored::Raw(start..h.rows.stored.len()),
                 parts: Vec::new(),
             },
         ));
@@ -165,7 +189,7 @@ pub(super) fn read_in(
         let rows = wanted(&row).then_some(rows);
         each(total, (row, rows));
     };
-    for h in &mut held {
+    for h in held.iter_mut() {
         h.messages
             .sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
         if h.parts_expected == 0 {
@@ -185,7 +209,7 @@ pub(super) fn read_in(
             && held[l].head.is_some()
             && !held[l].parsed
         {
-            held[l].park();
+            held[l].park()?;
         }
         last = Some(i);
         let h = &mut held[i];
@@ -204,15 +228,15 @@ pub(super) fn read_in(
             let start = h.ids.len();
             h.ids.extend_from_slice(id);
             let ids = start..h.ids.len();
-            let data = r.get_ref(4)?.as_str()?;
+            let data = text(r.get_ref(4)?)?;
             h.rows.bytes += data.len() as u64;
             seen = (seen.0 + 1, seen.1 + data.len(), seen.2 + id.len());
             let part = if h.parsed {
-                PartRow::Parsed(PartData::parse(data))
+                PartRow::Parsed(PartData::parse(utf8(data)?))
             } else {
-                let start = h.rows.parts.len();
-                h.rows.parts.push_str(data);
-                PartRow::Raw(start..h.rows.parts.len())
+                let start = h.rows.stored.len();
+                h.rows.stored.extend_from_slice(data);
+                PartRow::Raw(start..h.rows.stored.len())
             };
             h.parts.push((m, ids, part));
         }
@@ -224,6 +248,19 @@ pub(super) fn read_in(
         return Err(changed());
     }
     Ok(Read::Sessions(total))
+}
+
+/// A text value's bytes, unchecked: anything else is the error `as_str` gives it.
+fn text(v: ValueRef<'_>) -> rusqlite::Result<&[u8]> {
+    match v {
+        ValueRef::Text(t) => Ok(t),
+        _ => Err(FromSqlError::InvalidType.into()),
+    }
+}
+
+/// Stored text checked for UTF-8, failing as `as_str` fails.
+fn utf8(t: &[u8]) -> rusqlite::Result<&str> {
+    Ok(ValueRef::Text(t).as_str()?)
 }
 
 /// The scan met other part counts than it read first (not possible inside one read transaction).
@@ -319,22 +356,22 @@ mod tests {
             assert_eq!(total, 3);
             let mut line = format!("{} {:x} {}:", row.id, row.fingerprint, row.updated_ms);
             for m in rows
-                .map(|r| (r.messages, r.parts))
-                .into_iter()
-                .flat_map(|(ms, stored)| {
+                .map(|mut r| {
+                    let ms = r.placed();
+                    let stored = super::super::rows::checked(&r.stored, &ms).unwrap();
                     ms.into_iter()
-                        .map(move |m| {
+                        .map(|m| {
                             let texts: Vec<String> = m
                                 .parts
                                 .into_iter()
-                                .map(|p| {
-                                    p.parse(&stored).and_then(|d| d.text.0).unwrap_or_default()
-                                })
+                                .map(|p| p.parse(stored).and_then(|d| d.text.0).unwrap_or_default())
                                 .collect();
                             format!(" {} [{}]", m.id, texts.join(" "))
                         })
                         .collect::<Vec<_>>()
                 })
+                .into_iter()
+                .flatten()
             {
                 line.push_str(&m);
             }
