@@ -94,7 +94,7 @@ mod tests {
     #[test]
     fn every_item_is_worked_once_in_order() {
         for workers in [0, 1, 2, 3] {
-            let (read, mut out) = run(
+            let (read, out) = run(
                 workers,
                 |each| {
                     (0..100).rev().for_each(&mut *each);

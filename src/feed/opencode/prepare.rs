@@ -177,6 +177,10 @@ struct Rendered {
 /// A session's row, and its rendering when its messages were read.
 type RenderedSession = (SessionRow, Option<Rendered>);
 
+/// A worker's output: a session's row, and its rendering (or the read's error for a row whose `data`
+/// is not UTF-8) when its messages were read.
+type Worked = (SessionRow, Option<Result<Rendered, String>>);
+
 /// Reads the database on a thread of its own (`known`: the state's records of it, which pick the
 /// read) while workers, one per core, each parse, render and write ahead one session at a time
 /// ([`pool`], outputs in the order the read delivered them: the read waits when it is [`pool::BOUND`] sessions ahead, so memory holds a few
@@ -204,7 +208,7 @@ fn read_and_render(
         },
         {
             let mut done = 0;
-            move |(total, _): &(usize, (SessionRow, Option<Result<Rendered, String>>))| {
+            move |(total, _): &(usize, Worked)| {
                 if let Some(p) = &opts.progress {
                     (p.0)(done, *total);
                 }
