@@ -94,6 +94,9 @@ pub async fn relay(
     wait: Duration,
     started: Instant,
 ) -> Response<Body> {
+    if super::blocking::here(sh) {
+        return super::blocking::relay(sh, up, request, wait, started);
+    }
     let resp = match sh.upstream.send(up, wait).await {
         Ok(r) => r,
         Err(f) => return failed(sh, request, started, f),
@@ -101,19 +104,17 @@ pub async fn relay(
     let status = resp.status().as_u16();
     let (mut parts, body) = resp.into_parts();
     let relay = Relay::new(body, IDLE, hold_on_end(sh, request, status, started));
-    let names: Vec<_> = parts
-        .headers
-        .keys()
-        .filter(|n| hop_by_hop(n))
-        .cloned()
-        .collect();
-    for n in names {
-        parts.headers.remove(n);
-    }
-    parts
-        .headers
-        .insert(header::VIA, HeaderValue::from_static("1.1 mpt-gateway"));
+    relayed_headers(&mut parts.headers);
     Response::from_parts(parts, relay.map_err(|e| e).boxed())
+}
+
+/// A relayed reply's headers: the upstream connection's own dropped, the gateway's `Via` added.
+pub fn relayed_headers(headers: &mut hyper::HeaderMap) {
+    let names: Vec<_> = headers.keys().filter(|n| hop_by_hop(n)).cloned().collect();
+    for n in names {
+        headers.remove(n);
+    }
+    headers.insert(header::VIA, HeaderValue::from_static("1.1 mpt-gateway"));
 }
 
 /// What a streamed reply does when it ends: its response record held (not written: the reply's
@@ -144,6 +145,9 @@ pub async fn fetch(
     wait: Duration,
     limit: usize,
 ) -> Result<(u16, Bytes), Failed> {
+    if super::blocking::here(sh) {
+        return super::blocking::fetch(sh, up, wait, limit);
+    }
     let resp = sh.upstream.send(up, wait).await?;
     let status = resp.status().as_u16();
     let body = tokio::time::timeout(IDLE, Limited::new(resp.into_body(), limit).collect())

@@ -21,9 +21,9 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// And finished its TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections served at once; more wait to be accepted.
-const MAX_CONNECTIONS: usize = 512;
+pub(super) const MAX_CONNECTIONS: usize = 512;
 /// Room for the request line and headers (bodies stream apart from it).
-const MAX_HEAD: usize = 64 * 1024;
+pub(super) const MAX_HEAD: usize = 64 * 1024;
 
 /// Accepts connections until `stop` resolves.
 pub async fn run(
@@ -117,7 +117,7 @@ async fn plain(mut stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
     }
 }
 
-async fn serve<I>(io: I, peer: SocketAddr, shared: Arc<Shared>)
+pub(super) async fn serve<I>(io: I, peer: SocketAddr, shared: Arc<Shared>)
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {

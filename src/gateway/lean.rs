@@ -36,7 +36,7 @@ pub enum Start {
 
 /// What a head read so far says.
 #[derive(Debug, PartialEq, Eq)]
-enum Framing {
+pub(super) enum Framing {
     Partial,
     Hyper,
     Refuse(&'static str),
@@ -63,7 +63,7 @@ fn length(value: &[u8]) -> Option<usize> {
 
 /// Whether the head in `buf` is the lean path's (a `POST /mcp` over HTTP/1.1 framed by one
 /// Content-Length and nothing else), hyper's (anything else), or refused.
-fn classify(buf: &[u8], max_head: usize) -> Framing {
+pub(super) fn classify(buf: &[u8], max_head: usize) -> Framing {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut req = httparse::Request::new(&mut headers);
     let head = match req.parse(buf) {
@@ -116,7 +116,7 @@ fn header_map(parsed: &[httparse::Header<'_>]) -> Option<HeaderMap> {
 }
 
 /// The 400 for framing two readers could disagree on (request smuggling's raw material).
-fn bad_framing(why: &'static str) -> Response<Body> {
+pub(super) fn bad_framing(why: &'static str) -> Response<Body> {
     reply::json(
         StatusCode::BAD_REQUEST,
         &serde_json::json!({"error": "bad_framing", "why": why}),
@@ -197,7 +197,7 @@ pub async fn start(
 
 /// The request hyper would have made of the lean path's head: `POST /mcp` over HTTP/1.1 with
 /// every header.
-fn request(headers: HeaderMap, body: Bytes) -> Request<ClientBody> {
+pub(super) fn request(headers: HeaderMap, body: Bytes) -> Request<ClientBody> {
     let mut r = Request::new(ClientBody::Read(body));
     *r.method_mut() = Method::POST;
     *r.uri_mut() = Uri::from_static("/mcp");

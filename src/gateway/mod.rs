@@ -3,6 +3,7 @@
 
 pub mod audit;
 mod auth;
+mod blocking;
 pub mod envfile;
 mod fanout;
 mod forward;

@@ -29,7 +29,7 @@ fn unreachable(why: impl std::fmt::Display) -> Failed {
 }
 
 /// The request as it goes on the wire: its line, its headers (a Content-Length always), its body.
-fn wire(req: &Request<Full<Bytes>>, body: &[u8]) -> Vec<u8> {
+pub(super) fn wire(req: &Request<Full<Bytes>>, body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(512 + body.len());
     out.extend_from_slice(req.method().as_str().as_bytes());
     out.push(b' ');
@@ -52,11 +52,11 @@ fn wire(req: &Request<Full<Bytes>>, body: &[u8]) -> Vec<u8> {
 
 /// A reply's head: its length in bytes, its status and headers, its body's length (`None`: to
 /// the close).
-type Head = (usize, Response<()>, Option<u64>);
+pub(super) type Head = (usize, Response<()>, Option<u64>);
 
 /// The reply's head in `buf`, once it is whole. A chunked reply is refused (`serve` frames
 /// every `/mcp` reply by its length).
-fn head(buf: &[u8]) -> Result<Option<Head>, Failed> {
+pub(super) fn head(buf: &[u8]) -> Result<Option<Head>, Failed> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut headers);
     let n = match resp.parse(buf) {

@@ -154,8 +154,9 @@ impl Shared {
         e: &Event,
         durable: bool,
     ) -> std::io::Result<u64> {
-        if !durable {
-            return self.audit(e, false);
+        // A blocking front's thread waits for its own fsync: the other threads append meanwhile.
+        if !durable || super::blocking::on_worker() {
+            return self.audit(e, durable);
         }
         let (sh, e) = (Arc::clone(self), e.clone());
         tokio::task::spawn_blocking(move || sh.audit(&e, true))
