@@ -10,7 +10,8 @@
 // MPT_TESTBED names the testbed; BENCH_N (default 2000) the latency samples per side;
 // BENCH_RUNS (default 5) the write runs; BENCH_VERBOSE=1 prints each block; BENCH_BASELINE_MPT
 // names another build's `mpt` whose gateway joins the latency run (before/after a change);
-// BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples.
+// BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples;
+// BENCH_PART=nosearch all but it.
 
 mod common;
 #[path = "bench_gateway/floor.rs"]
@@ -552,6 +553,8 @@ fn main() {
         median(ratios),
         per_run.join(", ")
     );
-    search();
+    if std::env::var("BENCH_PART").as_deref() != Ok("nosearch") {
+        search();
+    }
     println!("load average at end: {}", loadavg());
 }

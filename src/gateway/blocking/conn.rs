@@ -45,7 +45,12 @@ fn more(s: &TcpStream, buf: &mut Vec<u8>, filled: &mut usize) -> Result<bool, ()
             *filled += n;
             Ok(true)
         }
-        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
             Err(())
         }
         Err(_) => Ok(false),
@@ -58,11 +63,13 @@ fn until(s: &TcpStream, deadline: Instant) -> bool {
     !left.is_zero() && s.set_read_timeout(Some(left)).is_ok()
 }
 
-fn start(s: &TcpStream) -> Start {
+/// Reads the request's head (within the header timeout, which the socket has when `inherited`)
+/// and, on the lean path, its whole body (within `BODY_READ`).
+fn start(s: &TcpStream, inherited: bool) -> Start {
     let mut buf = vec![0u8; READ_AHEAD];
     let mut filled = 0;
     let head_by = Instant::now() + HEADER_READ_TIMEOUT;
-    if s.set_read_timeout(Some(HEADER_READ_TIMEOUT)).is_err() {
+    if !inherited && s.set_read_timeout(Some(HEADER_READ_TIMEOUT)).is_err() {
         return Start::Gone;
     }
     let (head, length, headers) = loop {
@@ -124,12 +131,24 @@ fn start(s: &TcpStream) -> Start {
     }
 }
 
-/// Serves the connection `stream` from `peer` to its end on this worker thread.
-pub fn serve(stream: TcpStream, peer: SocketAddr, sh: &Arc<Shared>, slot: &Arc<Slot>) {
-    let _ = stream.set_nodelay(true);
+/// Serves the connection `stream` from `peer` to its end on this worker thread; `inherited`: it
+/// has nodelay and the header timeout from the listener.
+pub fn serve(
+    stream: TcpStream,
+    peer: SocketAddr,
+    inherited: bool,
+    sh: &Arc<Shared>,
+    slot: &Arc<Slot>,
+) {
+    if !inherited {
+        let _ = stream.set_nodelay(true);
+    }
     let s = Tracked::new(stream, slot);
-    let reply = match start(s.get()) {
-        Start::Lean(req) => match exec::block_on(crate::gateway::handler::handle(Arc::clone(sh), peer, req), slot) {
+    let reply = match start(s.get(), inherited) {
+        Start::Lean(req) => match exec::block_on(
+            crate::gateway::handler::handle(Arc::clone(sh), peer, req),
+            slot,
+        ) {
             Some(r) => r,
             None => return,
         },

@@ -159,3 +159,39 @@ pub fn block_on<F: Future>(f: F, slot: &Slot) -> Option<F::Output> {
         std::thread::park();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::net::TcpListener;
+
+    #[test]
+    fn a_blocked_read_returns_once_its_worker_is_cut() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (_server, _) = l.accept().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stopping = Arc::clone(&stop);
+        let reader = std::thread::spawn(move || {
+            let slot = Arc::new(Slot::new(stopping));
+            let s = Tracked::new(client, &slot);
+            tx.send(Arc::clone(&slot)).unwrap();
+            let mut b = [0u8; 1];
+            (&mut s.get()).read(&mut b).map(|n| n == 0).unwrap_or(true)
+        });
+        let slot = rx.recv().unwrap();
+        stop.store(true, Ordering::SeqCst);
+        slot.cut();
+        assert!(reader.join().unwrap(), "the read ended at the cut");
+    }
+
+    #[test]
+    fn a_future_waiting_at_the_stop_is_given_up() {
+        let stop = Arc::new(AtomicBool::new(true));
+        let slot = Slot::new(stop);
+        assert_eq!(block_on(std::future::pending::<()>(), &slot), None);
+        assert_eq!(block_on(async { 7 }, &slot), Some(7));
+    }
+}

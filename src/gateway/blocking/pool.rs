@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::exec::{self, Slot};
-use crate::gateway::front::MAX_CONNECTIONS;
+use crate::gateway::front::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
 use crate::gateway::shared::Shared;
 use crate::{log_debug, log_warn};
 
@@ -31,6 +31,8 @@ struct Pool {
     listener: TcpListener,
     shared: Arc<Shared>,
     rt: tokio::runtime::Handle,
+    /// Whether accepted sockets have nodelay and the header timeout from the listener.
+    inherited: bool,
     stop: Arc<AtomicBool>,
     /// Threads in `accept` now, and all of them.
     idle: AtomicUsize,
@@ -49,10 +51,16 @@ pub async fn run(
         log_warn!("the listener cannot block: {e}");
         return;
     }
+    // Set once on the listener, each accepted socket has them from it (Linux copies a
+    // listener's options to its connections): no nodelay and no header timeout per connection.
+    let sock = socket2::SockRef::from(&listener);
+    let inherited = sock.set_tcp_nodelay(true).is_ok()
+        && sock.set_read_timeout(Some(HEADER_READ_TIMEOUT)).is_ok();
     let pool = Arc::new(Pool {
         listener,
         shared,
         rt: tokio::runtime::Handle::current(),
+        inherited,
         stop: Arc::new(AtomicBool::new(false)),
         idle: AtomicUsize::new(0),
         total: AtomicUsize::new(0),
@@ -111,8 +119,10 @@ impl Pool {
                     if idle < SPARE {
                         self.start();
                     }
-                    super::conn::serve(stream, peer, &self.shared, &slot);
+                    super::conn::serve(stream, peer, self.inherited, &self.shared, &slot);
                 }
+                // The listener's read timeout (the header timeout) also bounds an idle accept.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 Err(e) => {
                     // Out of descriptors, most likely: give the open connections a moment to end.
                     log_debug!("accept failed: {e}");

@@ -21,7 +21,7 @@ use super::exec::{self, Slot, Tracked};
 use crate::gateway::audit::Event;
 use crate::gateway::forward::{self, IDLE};
 use crate::gateway::relay::End;
-use crate::gateway::reply::{BoxError, Body};
+use crate::gateway::reply::{Body, BoxError};
 use crate::gateway::shared::Shared;
 use crate::gateway::upstream::Failed;
 
@@ -38,14 +38,20 @@ fn unreachable(e: impl std::fmt::Display) -> Failed {
 }
 
 fn timed_out(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 /// The upstream's host and port, from its base URL (`scheme://host:port`).
 fn host_port(base: &str) -> Option<(&str, u16)> {
     let rest = base.split_once("://")?.1;
     let (host, port) = rest.rsplit_once(':')?;
-    Some((host.trim_start_matches('[').trim_end_matches(']'), port.parse().ok()?))
+    Some((
+        host.trim_start_matches('[').trim_end_matches(']'),
+        port.parse().ok()?,
+    ))
 }
 
 /// A socket to `addrs`, known to `slot` before it connects (a connect in progress is cut at
@@ -74,7 +80,11 @@ fn connect(addrs: impl Iterator<Item = SocketAddr>, slot: &Arc<Slot>) -> Result<
 }
 
 /// Sends `up` on a connection of its own; the reply's head within `wait`.
-fn exchange(sh: &Shared, up: Request<Full<Bytes>>, wait: Duration) -> Result<Response<UpRead>, Failed> {
+fn exchange(
+    sh: &Shared,
+    up: Request<Full<Bytes>>,
+    wait: Duration,
+) -> Result<Response<UpRead>, Failed> {
     let slot = exec::slot().ok_or_else(|| unreachable("not on a worker thread"))?;
     let (host, port) =
         host_port(&sh.upstream.base).ok_or_else(|| unreachable("the upstream has no host:port"))?;
@@ -82,7 +92,6 @@ fn exchange(sh: &Shared, up: Request<Full<Bytes>>, wait: Duration) -> Result<Res
     let tcp = connect(addrs, &slot)?;
     crate::hop!(GwUpConnected);
     let s = tcp.get();
-    let _ = s.set_nodelay(true);
     let (parts, body) = up.into_parts();
     let body = body
         .collect()
@@ -101,7 +110,10 @@ fn exchange(sh: &Shared, up: Request<Full<Bytes>>, wait: Duration) -> Result<Res
         }
     };
     s.set_read_timeout(Some(wait)).map_err(unreachable)?;
+    // One write, and nothing after it: Nagle holds back nothing of a request that fits the
+    // socket's buffer; a larger one (several writes) gets nodelay and the request's deadline.
     if wire.len() > BIG {
+        let _ = s.set_nodelay(true);
         s.set_write_timeout(Some(wait)).map_err(unreachable)?;
     }
     (&mut &*s).write_all(&wire).map_err(io_failed)?;
@@ -187,7 +199,7 @@ impl UpRead {
             return None;
         }
         let mut chunk = vec![0u8; READ_AHEAD];
-        let mut n = match (&mut &*self.io.get()).read(&mut chunk) {
+        let mut n = match (&mut self.io.get()).read(&mut chunk) {
             Ok(n) => n,
             Err(e) if timed_out(&e) => {
                 let why = format!("the upstream sent nothing for {IDLE:?}");
@@ -196,13 +208,12 @@ impl UpRead {
             Err(e) => return Some(Err(e)),
         };
         if n == 0 {
-            return match self.left {
-                None => None,
-                Some(_) => Some(Err(io::Error::new(
+            return self.left.map(|_| {
+                Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the upstream closed mid-body",
-                ))),
-            };
+                ))
+            });
         }
         if let Some(l) = self.left.as_mut() {
             n = n.min(*l as usize);
@@ -310,7 +321,10 @@ mod tests {
 
     #[test]
     fn the_host_and_port_of_a_base() {
-        assert_eq!(host_port("http://127.0.0.1:8765"), Some(("127.0.0.1", 8765)));
+        assert_eq!(
+            host_port("http://127.0.0.1:8765"),
+            Some(("127.0.0.1", 8765))
+        );
         assert_eq!(host_port("http://[::1]:80"), Some(("::1", 80)));
         assert_eq!(host_port("http://localhost:9"), Some(("localhost", 9)));
     }
