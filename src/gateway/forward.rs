@@ -94,8 +94,8 @@ pub async fn relay(
     wait: Duration,
     started: Instant,
 ) -> Response<Body> {
-    if super::blocking::here(sh) {
-        return super::blocking::relay(sh, up, request, wait, started);
+    if blocking(sh) {
+        return relay_here(sh, up, request, wait, started);
     }
     let resp = match sh.upstream.send(up, wait).await {
         Ok(r) => r,
@@ -145,8 +145,8 @@ pub async fn fetch(
     wait: Duration,
     limit: usize,
 ) -> Result<(u16, Bytes), Failed> {
-    if super::blocking::here(sh) {
-        return super::blocking::fetch(sh, up, wait, limit);
+    if blocking(sh) {
+        return fetch_here(sh, up, wait, limit);
     }
     let resp = sh.upstream.send(up, wait).await?;
     let status = resp.status().as_u16();
@@ -175,4 +175,57 @@ pub fn identity_headers(peer: std::net::IpAddr, device: &str) -> Vec<(&'static s
         ("x-forwarded-for", peer.to_string()),
         ("tailscale-user-login", format!("mpt:{device}")),
     ]
+}
+
+/// Whether the exchange is made on this thread with blocking sockets (`blocking_up.rs`): on a
+/// blocking front's worker, toward a plain-TCP upstream (a TLS one goes through the runtime).
+fn blocking(sh: &Shared) -> bool {
+    !sh.upstream.https && super::worker::on_worker()
+}
+
+/// [`relay`] on a worker thread: sent, its answer relayed as the client takes it, the response
+/// record held when the body ends.
+fn relay_here(
+    sh: &Arc<Shared>,
+    up: Request<Full<Bytes>>,
+    request: Event,
+    wait: Duration,
+    started: Instant,
+) -> Response<Body> {
+    let resp = match super::blocking_up::exchange(sh, up, wait, IDLE) {
+        Ok(r) => r,
+        Err(f) => return failed(sh, request, started, f),
+    };
+    let status = resp.status().as_u16();
+    let (mut parts, mut body) = resp.into_parts();
+    body.on_end(hold_on_end(sh, request, status, started));
+    relayed_headers(&mut parts.headers);
+    Response::from_parts(parts, body.boxed())
+}
+
+/// [`fetch`] on a worker thread: the whole answer, at most `limit` bytes.
+fn fetch_here(
+    sh: &Arc<Shared>,
+    up: Request<Full<Bytes>>,
+    wait: Duration,
+    limit: usize,
+) -> Result<(u16, Bytes), Failed> {
+    let resp = super::blocking_up::exchange(sh, up, wait, IDLE)?;
+    let status = resp.status().as_u16();
+    let mut body = resp.into_body();
+    let mut out = Vec::new();
+    while let Some(piece) = body.next() {
+        let piece = piece.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::TimedOut {
+                Failed::TimedOut
+            } else {
+                Failed::Unreachable(e.to_string())
+            }
+        })?;
+        if out.len() + piece.len() > limit {
+            return Err(Failed::Unreachable("length limit exceeded".into()));
+        }
+        out.extend_from_slice(&piece);
+    }
+    Ok((status, Bytes::from(out)))
 }

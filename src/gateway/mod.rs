@@ -4,6 +4,7 @@
 pub mod audit;
 mod auth;
 mod blocking;
+mod blocking_up;
 pub mod envfile;
 mod fanout;
 mod forward;
@@ -32,5 +33,6 @@ pub mod token;
 pub mod tokens;
 mod upstream;
 mod vector;
+mod worker;
 
 pub use state::StateDir;

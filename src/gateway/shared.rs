@@ -155,7 +155,7 @@ impl Shared {
         durable: bool,
     ) -> std::io::Result<u64> {
         // A blocking front's thread waits for its own fsync: the other threads append meanwhile.
-        if !durable || super::blocking::on_worker() {
+        if !durable || super::worker::on_worker() {
             return self.audit(e, durable);
         }
         let (sh, e) = (Arc::clone(self), e.clone());

@@ -13,12 +13,12 @@ use hyper::body::Body as _;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 
-use super::exec::{self, Slot, Tracked};
 use crate::gateway::forward::{self, ClientBody, IDLE, MAX_BODY, Unread};
 use crate::gateway::front::{self, HEADER_READ_TIMEOUT, MAX_HEAD};
 use crate::gateway::lean::{self, Framing, Prefixed};
 use crate::gateway::reply::{self, Body};
 use crate::gateway::shared::Shared;
+use crate::gateway::worker::{self, Slot, Tracked};
 use crate::log_debug;
 
 const READ_AHEAD: usize = 8 << 10;
@@ -145,7 +145,7 @@ pub fn serve(
     }
     let s = Tracked::new(stream, slot);
     let reply = match start(s.get(), inherited) {
-        Start::Lean(req) => match exec::block_on(
+        Start::Lean(req) => match worker::block_on(
             crate::gateway::handler::handle(Arc::clone(sh), peer, req),
             slot,
         ) {
@@ -223,7 +223,7 @@ fn answer(
     let stopped = || io::Error::other("the gateway is stopping");
     let next = |body: &mut Body| -> io::Result<Option<Bytes>> {
         loop {
-            match exec::block_on(body.frame(), slot).ok_or_else(stopped)? {
+            match worker::block_on(body.frame(), slot).ok_or_else(stopped)? {
                 None => return Ok(None),
                 Some(frame) => {
                     if let Ok(d) = frame.map_err(|_| broke())?.into_data() {

@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::exec::{self, Slot};
 use crate::gateway::front::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
 use crate::gateway::shared::Shared;
+use crate::gateway::worker::{self, Slot};
 use crate::{log_debug, log_warn};
 
 /// Threads waiting in `accept` kept ahead of need: one starts when fewer are left.
@@ -105,7 +105,7 @@ impl Pool {
         let _rt = self.rt.enter();
         let slot = Arc::new(Slot::new(Arc::clone(&self.stop)));
         lock(&self.slots).push(Arc::clone(&slot));
-        exec::enter(&slot);
+        worker::enter(&slot);
         loop {
             self.idle.fetch_add(1, Ordering::SeqCst);
             let accepted = self.listener.accept();

@@ -1,7 +1,7 @@
 //! A worker thread's upstream exchange: a new connection per request, as `upstream.rs` makes it
 //! (5 s to connect, the reply's head within the request's wait), written and read with blocking
 //! sockets in `plain_up.rs`'s wire format and head parser; the body read as the client takes it,
-//! cut after `IDLE` of silence, its end reported once (as `relay.rs` reports a relayed one's).
+//! cut after the idle limit, its end reported once (as `relay.rs` reports a relayed one's).
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
@@ -17,13 +17,11 @@ use hyper::body::{Frame, SizeHint};
 use hyper::{Request, Response};
 use socket2::{Domain, Protocol, SockRef, Socket, Type};
 
-use super::exec::{self, Slot, Tracked};
-use crate::gateway::audit::Event;
-use crate::gateway::forward::{self, IDLE};
-use crate::gateway::relay::End;
-use crate::gateway::reply::{Body, BoxError};
-use crate::gateway::shared::Shared;
-use crate::gateway::upstream::Failed;
+use super::relay::End;
+use super::reply::BoxError;
+use super::shared::Shared;
+use super::upstream::Failed;
+use super::worker::{self, Slot, Tracked};
 
 /// How long connecting may take (`upstream.rs`'s).
 const CONNECT: Duration = Duration::from_secs(5);
@@ -79,13 +77,15 @@ fn connect(addrs: impl Iterator<Item = SocketAddr>, slot: &Arc<Slot>) -> Result<
     Err(last)
 }
 
-/// Sends `up` on a connection of its own; the reply's head within `wait`.
-fn exchange(
+/// Sends `up` on a connection of its own (on a worker thread); the reply's head within `wait`,
+/// then at most `idle` between two reads of its body.
+pub fn exchange(
     sh: &Shared,
     up: Request<Full<Bytes>>,
     wait: Duration,
+    idle: Duration,
 ) -> Result<Response<UpRead>, Failed> {
-    let slot = exec::slot().ok_or_else(|| unreachable("not on a worker thread"))?;
+    let slot = worker::slot().ok_or_else(|| unreachable("not on a worker thread"))?;
     let (host, port) =
         host_port(&sh.upstream.base).ok_or_else(|| unreachable("the upstream has no host:port"))?;
     let addrs = (host, port).to_socket_addrs().map_err(unreachable)?;
@@ -100,7 +100,7 @@ fn exchange(
         .map(|c| c.to_bytes())
         .unwrap_or_default();
     let req = Request::from_parts(parts, Full::new(Bytes::new()));
-    let wire = crate::gateway::plain_up::wire(&req, &body);
+    let wire = super::plain_up::wire(&req, &body);
     let deadline = Instant::now() + wait;
     let io_failed = |e: io::Error| {
         if timed_out(&e) {
@@ -130,7 +130,7 @@ fn exchange(
         }
         filled += n;
         if let Some((n, resp, length)) =
-            crate::gateway::plain_up::head(&buf[..filled]).map_err(Failed::Unreachable)?
+            super::plain_up::head(&buf[..filled]).map_err(Failed::Unreachable)?
         {
             crate::hop!(GwUpHead);
             buf.truncate(filled);
@@ -140,13 +140,14 @@ fn exchange(
             }
             let left = length.map(|l| l - read.len() as u64);
             if left != Some(0) {
-                s.set_read_timeout(Some(IDLE)).map_err(unreachable)?;
+                s.set_read_timeout(Some(idle)).map_err(unreachable)?;
             }
             return Ok(resp.map(|()| UpRead {
                 read,
                 left,
                 io: tcp,
                 bytes: 0,
+                idle,
                 on_end: None,
             }));
         }
@@ -166,10 +167,16 @@ pub struct UpRead {
     left: Option<u64>,
     io: Tracked,
     bytes: u64,
+    idle: Duration,
     on_end: Option<OnEnd>,
 }
 
 impl UpRead {
+    /// What runs once when the body ends (`relay.rs`'s `on_end`): its bytes and how.
+    pub fn on_end(&mut self, f: OnEnd) {
+        self.on_end = Some(f);
+    }
+
     fn finish(&mut self, how: End) {
         if let Some(f) = self.on_end.take() {
             f(self.bytes, how);
@@ -181,7 +188,7 @@ impl UpRead {
     }
 
     /// The next piece of the body (blocking), `None` at its end.
-    fn next(&mut self) -> Option<io::Result<Bytes>> {
+    pub fn next(&mut self) -> Option<io::Result<Bytes>> {
         let got = self.pull();
         match &got {
             Some(Ok(d)) => self.bytes += d.len() as u64,
@@ -202,7 +209,7 @@ impl UpRead {
         let mut n = match (&mut self.io.get()).read(&mut chunk) {
             Ok(n) => n,
             Err(e) if timed_out(&e) => {
-                let why = format!("the upstream sent nothing for {IDLE:?}");
+                let why = format!("the upstream sent nothing for {:?}", self.idle);
                 return Some(Err(io::Error::new(io::ErrorKind::TimedOut, why)));
             }
             Err(e) => return Some(Err(e)),
@@ -266,53 +273,6 @@ impl Drop for UpRead {
         };
         self.finish(how);
     }
-}
-
-/// [`forward::relay`] on a worker thread: sent, its answer relayed as the client takes it, the
-/// response record held when the body ends.
-pub fn relay(
-    sh: &Arc<Shared>,
-    up: Request<Full<Bytes>>,
-    request: Event,
-    wait: Duration,
-    started: Instant,
-) -> Response<Body> {
-    let resp = match exchange(sh, up, wait) {
-        Ok(r) => r,
-        Err(f) => return forward::failed(sh, request, started, f),
-    };
-    let status = resp.status().as_u16();
-    let (mut parts, mut body) = resp.into_parts();
-    body.on_end = Some(forward::hold_on_end(sh, request, status, started));
-    forward::relayed_headers(&mut parts.headers);
-    Response::from_parts(parts, body.boxed())
-}
-
-/// [`forward::fetch`] on a worker thread: the whole answer, at most `limit` bytes.
-pub fn fetch(
-    sh: &Arc<Shared>,
-    up: Request<Full<Bytes>>,
-    wait: Duration,
-    limit: usize,
-) -> Result<(u16, Bytes), Failed> {
-    let resp = exchange(sh, up, wait)?;
-    let status = resp.status().as_u16();
-    let mut body = resp.into_body();
-    let mut out = Vec::new();
-    while let Some(piece) = body.next() {
-        let piece = piece.map_err(|e| {
-            if e.kind() == io::ErrorKind::TimedOut {
-                Failed::TimedOut
-            } else {
-                unreachable(e)
-            }
-        })?;
-        if out.len() + piece.len() > limit {
-            return Err(unreachable("length limit exceeded"));
-        }
-        out.extend_from_slice(&piece);
-    }
-    Ok((status, Bytes::from(out)))
 }
 
 #[cfg(test)]

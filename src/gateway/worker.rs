@@ -1,5 +1,5 @@
-//! A worker thread's own: the sockets it has open (cut at shutdown), and an executor that polls a
-//! future on this thread, parked between polls, given up when the front stops.
+//! A blocking front's worker thread (`blocking/`): the sockets it has open (cut at shutdown), and
+//! an executor that polls a future on this thread, parked between polls, given up at the stop.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -9,8 +9,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
-
-use super::super::shared::Shared;
 
 /// One worker: its sockets open now, its thread, the pool's stop.
 pub struct Slot {
@@ -137,12 +135,6 @@ pub fn slot() -> Option<Arc<Slot>> {
 /// Whether the calling thread is a worker of the blocking front.
 pub fn on_worker() -> bool {
     HERE.with(|h| h.borrow().is_some())
-}
-
-/// Whether an exchange with `sh`'s upstream is made here with blocking sockets: on a worker,
-/// toward a plain-TCP upstream (a TLS one goes through the runtime as before).
-pub fn here(sh: &Shared) -> bool {
-    !sh.upstream.https && on_worker()
 }
 
 /// Polls `f` on this worker thread to its end; `None` when the front stopped first.
