@@ -1,7 +1,9 @@
-//! A POST to a plain-TCP upstream without hyper's client: the request in one write, the reply's
-//! head parsed by httparse, its body (Content-Length or to the close) read as the client takes it.
+//! A POST to a plain-TCP upstream without hyper's client: the request written as the connection is
+//! made, the reply's head parsed by httparse, its body (Content-Length or to the close) read as the
+//! client takes it.
 
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -10,6 +12,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Frame, SizeHint};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response, StatusCode, Version};
+use socket2::{Domain, Protocol, Socket, Type};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -103,21 +106,58 @@ pub(super) fn head(buf: &[u8]) -> Result<Option<Head>, Failed> {
     Ok(Some((n, r, length)))
 }
 
-/// Sends `req` on `tcp` and reads the reply's head; its body is the caller's to read.
-pub async fn exchange(
-    mut tcp: TcpStream,
-    req: Request<Full<Bytes>>,
-) -> Result<Response<PlainBody>, Failed> {
+/// `req` as it goes on the wire, its body taken out of it.
+pub async fn wire_of(req: Request<Full<Bytes>>) -> Vec<u8> {
     let (parts, body) = req.into_parts();
     let body = body
         .collect()
         .await
         .map(|c| c.to_bytes())
         .unwrap_or_default();
-    let req = Request::from_parts(parts, Full::new(Bytes::new()));
-    tcp.write_all(&wire(&req, &body))
-        .await
-        .map_err(unreachable)?;
+    wire(&Request::from_parts(parts, Full::new(Bytes::new())), &body)
+}
+
+/// Connects to `addr` and writes what the socket takes of `wire` at once, in the same turn of the
+/// event loop: on loopback the handshake is done inside `connect()` itself, so waiting for the
+/// socket to turn writable (`TcpStream::connect`'s way) only cost one more wake-up of the
+/// gateway's thread before the request could leave. While the connection is still being made
+/// (a remote upstream) the first write would block: then it waits for the connection, as
+/// `TcpStream::connect` does. The stream and how much of `wire` is sent.
+pub async fn connect(addr: SocketAddr, wire: &[u8]) -> io::Result<(TcpStream, usize)> {
+    let socket = Socket::new(
+        Domain::for_address(addr),
+        Type::STREAM.nonblocking(),
+        Some(Protocol::TCP),
+    )?;
+    socket.set_tcp_nodelay(true)?;
+    match socket.connect(&addr.into()) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
+        Err(e) => return Err(e),
+    }
+    let first = match socket.send_with_flags(wire, libc::MSG_NOSIGNAL) {
+        Ok(n) => Some(n),
+        // Still connecting (a write then blocks, EAGAIN).
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
+        Err(e) => return Err(e),
+    };
+    let tcp = TcpStream::from_std(std::net::TcpStream::from(socket))?;
+    if let Some(n) = first {
+        return Ok((tcp, n));
+    }
+    tcp.writable().await?;
+    if let Some(e) = tcp.take_error()? {
+        return Err(e);
+    }
+    Ok((tcp, 0))
+}
+
+/// Writes the rest of the request on `tcp` and reads the reply's head; its body is the caller's
+/// to read.
+pub async fn exchange(mut tcp: TcpStream, rest: &[u8]) -> Result<Response<PlainBody>, Failed> {
+    if !rest.is_empty() {
+        tcp.write_all(rest).await.map_err(unreachable)?;
+    }
     crate::hop!(GwUpWritten);
     let mut buf = BytesMut::with_capacity(READ_AHEAD);
     loop {
@@ -231,5 +271,46 @@ mod tests {
         ] {
             assert!(head(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
+    }
+
+    #[tokio::test]
+    async fn a_request_written_as_it_connects_arrives_whole_and_gets_its_reply() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let wire = b"POST /mcp HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}".to_vec();
+        let want = wire.len();
+        let peer = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let (mut s, _) = listener.accept().unwrap();
+            let mut got = vec![0u8; want];
+            s.read_exact(&mut got).unwrap();
+            s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nfine")
+                .unwrap();
+            got
+        });
+        // Whether the connection was made inside connect() or waited for, the rest follows.
+        let (tcp, sent) = connect(addr, &wire).await.unwrap();
+        assert!(sent <= wire.len());
+        let resp = exchange(tcp, &wire[sent..]).await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let body = resp.into_body();
+        assert_eq!(&body.read[..], b"fine");
+        assert_eq!(peer.join().unwrap(), wire);
+    }
+
+    #[tokio::test]
+    async fn a_port_nobody_listens_on_is_an_error_not_a_hang() {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        // Refused at connect(), or at the first write: either way an error.
+        let r = match connect(addr, b"GET / HTTP/1.1\r\n\r\n").await {
+            Ok((tcp, sent)) => exchange(tcp, &b"GET / HTTP/1.1\r\n\r\n"[sent..])
+                .await
+                .map(|_| ()),
+            Err(e) => Err(e.to_string()),
+        };
+        assert!(r.is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! close`), its own bearer and Host, the headers it reads and nothing else of the client's.
 
 use std::future::Future;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Mutex;
@@ -52,6 +52,8 @@ pub struct Upstream {
     pub base: String,
     host: String,
     port: u16,
+    /// The host as an address, when it is one (no lookup per request).
+    addr: Option<SocketAddr>,
     /// `host:port`: the Host `serve` pins on a loopback bind.
     authority: HeaderValue,
     bearer: Option<HeaderValue>,
@@ -116,6 +118,10 @@ impl Upstream {
         };
         Ok(Upstream {
             base: format!("{}://{host}:{port}", u.scheme()),
+            addr: bare
+                .parse::<IpAddr>()
+                .ok()
+                .map(|ip| SocketAddr::new(ip, port)),
             host: bare,
             port,
             authority,
@@ -171,6 +177,23 @@ impl Upstream {
         wait: Duration,
     ) -> std::result::Result<Response<UpBody>, Failed> {
         let unreachable = |e: &dyn std::fmt::Display| Failed::Unreachable(e.to_string());
+        // A POST (every `/mcp` call) to a plain upstream: written and read without hyper's
+        // client (`plain_up.rs`), the request sent as the connection is made; a GET (an SSE
+        // stream, a sync route) by hyper.
+        let plain_post = self.tls.is_none() && req.method() == Method::POST;
+        if let (true, Some(addr)) = (plain_post, self.addr) {
+            let wire = super::plain_up::wire_of(req).await;
+            let (tcp, sent) = tokio::time::timeout(CONNECT, super::plain_up::connect(addr, &wire))
+                .await
+                .map_err(|_| Failed::Unreachable("connect timed out".into()))?
+                .map_err(|e| unreachable(&e))?;
+            crate::hop!(GwUpConnected);
+            return tokio::time::timeout(wait, super::plain_up::exchange(tcp, &wire[sent..]))
+                .await
+                .map_err(|_| Failed::TimedOut)?
+                .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
+                .map_err(Failed::Unreachable);
+        }
         let tcp =
             tokio::time::timeout(CONNECT, TcpStream::connect((self.host.as_str(), self.port)))
                 .await
@@ -187,12 +210,14 @@ impl Upstream {
                         .map_err(|e| unreachable(&e))?;
                     exchange(TokioIo::new(Closed::later(tls)), req).await
                 }
-                // A POST (every `/mcp` call) to a plain upstream: written and read without
-                // hyper's client (`plain_up.rs`); a GET (an SSE stream, a sync route) by hyper.
-                None if req.method() == Method::POST => super::plain_up::exchange(tcp, req)
-                    .await
-                    .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
-                    .map_err(Failed::Unreachable),
+                // A POST to a plain upstream named by a host name: the same, after the lookup.
+                None if plain_post => {
+                    let wire = super::plain_up::wire_of(req).await;
+                    super::plain_up::exchange(tcp, &wire)
+                        .await
+                        .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
+                        .map_err(Failed::Unreachable)
+                }
                 None => exchange(TokioIo::new(Closed::later(tcp)), req).await,
             }
         };
