@@ -1,5 +1,5 @@
-//! The front door: the listener (plain or TLS), one request per connection, each on its own task,
-//! at most `MAX_CONNECTIONS` at once; a plain `POST /mcp` by the lean front, the rest by hyper.
+//! The TLS front door (plain HTTP is `blocking/`'s): one request per connection, each on its own
+//! task, at most `MAX_CONNECTIONS` at once, served by hyper (as is what `blocking/` hands over).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,7 +12,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
 use super::forward::ClientBody;
-use super::lean::{self, Start};
 use super::shared::Shared;
 use crate::log_debug;
 
@@ -28,7 +27,7 @@ pub(super) const MAX_HEAD: usize = 64 * 1024;
 /// Accepts connections until `stop` resolves.
 pub async fn run(
     listener: TcpListener,
-    tls: Option<TlsAcceptor>,
+    tls: TlsAcceptor,
     shared: Arc<Shared>,
     stop: impl std::future::Future<Output = ()>,
 ) {
@@ -70,57 +69,12 @@ pub async fn run(
     }
 }
 
-async fn connection(
-    stream: TcpStream,
-    peer: SocketAddr,
-    tls: Option<TlsAcceptor>,
-    shared: Arc<Shared>,
-) {
+async fn connection(stream: TcpStream, peer: SocketAddr, tls: TlsAcceptor, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
-    match tls {
-        None => plain(stream, peer, shared).await,
-        Some(acceptor) => {
-            match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                Ok(Ok(s)) => serve(TokioIo::new(s), peer, shared).await,
-                Ok(Err(e)) => log_debug!("TLS handshake with {peer} failed: {e}"),
-                Err(_) => log_debug!("TLS handshake with {peer} timed out"),
-            }
-        }
-    }
-}
-
-/// A plain connection: a `POST /mcp` framed by its Content-Length is read, answered and closed
-/// by the lean front (`lean.rs`); any other request goes to hyper with the bytes read so far.
-async fn plain(mut stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
-    let reply = match lean::start(
-        &mut stream,
-        MAX_HEAD,
-        HEADER_READ_TIMEOUT,
-        super::forward::BODY_READ,
-    )
-    .await
-    {
-        Start::Lean(req) => super::handler::handle(Arc::clone(&shared), peer, req).await,
-        Start::Refused(reply) => reply,
-        Start::Hyper(read) => {
-            let io = TokioIo::new(lean::Prefixed::new(read, stream));
-            return serve(io, peer, shared).await;
-        }
-        Start::Gone => return,
-    };
-    let (parts, mut body) = reply.into_parts();
-    let sent = lean::answer(&mut stream, parts, &mut body).await;
-    crate::hop!(GwReplied);
-    drop(stream);
-    crate::hop!(GwClosed);
-    // The upstream's connection (a relayed body's) closes after the client's, off its path; a
-    // body cut short holds its record as it drops.
-    drop(body);
-    // The reply is written and the socket closed: its response record goes to the log now.
-    shared.write_held();
-    crate::hop!(GwResponseAudited);
-    if let Err(e) = sent {
-        log_debug!("connection from {peer}: {e}");
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, tls.accept(stream)).await {
+        Ok(Ok(s)) => serve(TokioIo::new(s), peer, shared).await,
+        Ok(Err(e)) => log_debug!("TLS handshake with {peer} failed: {e}"),
+        Err(_) => log_debug!("TLS handshake with {peer} timed out"),
     }
 }
 

@@ -1,38 +1,21 @@
-//! The lean front for the common request, a plain `POST /mcp` with a Content-Length body: its
-//! head parsed by httparse, framing that reads two ways refused, its reply written in one go.
+//! The lean path for the common request, a plain `POST /mcp` with a Content-Length body: its
+//! head parsed by httparse, framing that reads two ways refused (the blocking front reads with it).
 
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use http_body_util::BodyExt;
-use hyper::body::Body as _;
+use bytes::Bytes;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode, Uri, Version};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::forward::{ClientBody, MAX_BODY, Unread, unread_reply};
+use super::forward::ClientBody;
 use super::reply::{self, Body};
 
 /// Headers in one request head (hyper's own limit).
 const MAX_HEADERS: usize = 100;
-/// How much more is read at a time.
-const READ_AHEAD: usize = 8 << 10;
-
-/// What the start of a connection asks for.
-pub enum Start {
-    /// A whole `POST /mcp`, served here.
-    Lean(Request<ClientBody>),
-    /// Refused here: framing that reads two ways, a body past the cap, one that never came.
-    Refused(Response<Body>),
-    /// Anything else, for hyper to serve as before: the bytes read so far.
-    Hyper(Bytes),
-    /// Gone, or no head within the header timeout: nothing to answer.
-    Gone,
-}
 
 /// What a head read so far says.
 #[derive(Debug, PartialEq, Eq)]
@@ -123,78 +106,6 @@ pub(super) fn bad_framing(why: &'static str) -> Response<Body> {
     )
 }
 
-/// Reads into `buf`, keeping room ahead; `false` at the end of the stream or an error.
-async fn more(s: &mut TcpStream, buf: &mut BytesMut) -> bool {
-    if buf.capacity() - buf.len() < READ_AHEAD / 2 {
-        buf.reserve(READ_AHEAD);
-    }
-    matches!(s.read_buf(buf).await, Ok(n) if n > 0)
-}
-
-/// Reads the request's head (within `head_timeout`) and, on the lean path, its whole body
-/// (within `body_timeout`).
-pub async fn start(
-    s: &mut TcpStream,
-    max_head: usize,
-    head_timeout: Duration,
-    body_timeout: Duration,
-) -> Start {
-    let mut buf = BytesMut::with_capacity(READ_AHEAD);
-    let framing = tokio::time::timeout(head_timeout, async {
-        loop {
-            if !more(s, &mut buf).await {
-                return None;
-            }
-            match classify(&buf, max_head) {
-                Framing::Partial => {}
-                f => return Some(f),
-            }
-        }
-    })
-    .await;
-    let (head, length, headers) = match framing {
-        Ok(Some(Framing::Body {
-            head,
-            length,
-            headers,
-        })) => (head, length, headers),
-        Ok(Some(Framing::Refuse(why))) => return Start::Refused(bad_framing(why)),
-        Ok(Some(_)) => return Start::Hyper(buf.freeze()),
-        Ok(None) | Err(_) => return Start::Gone,
-    };
-    crate::hop!(GwHeadRead);
-    if length > MAX_BODY {
-        return Start::Refused(reply::too_large());
-    }
-    let whole = head + length;
-    if buf.len() < whole {
-        buf.reserve(whole - buf.len());
-        let read = tokio::time::timeout(body_timeout, async {
-            while buf.len() < whole {
-                if !more(s, &mut buf).await {
-                    return false;
-                }
-            }
-            true
-        })
-        .await;
-        match read {
-            Ok(true) => {}
-            Ok(false) => return Start::Refused(unread_reply(Unread::Failed)),
-            Err(_) => return Start::Refused(unread_reply(Unread::TimedOut)),
-        }
-    }
-    crate::hop!(GwBodyRead);
-    let bytes = buf.freeze();
-    match headers {
-        Some(h) => Start::Lean(request(h, bytes.slice(head..whole))),
-        None => Start::Refused(reply::json(
-            StatusCode::BAD_REQUEST,
-            &serde_json::json!({"error": "bad_request"}),
-        )),
-    }
-}
-
 /// The request hyper would have made of the lean path's head: `POST /mcp` over HTTP/1.1 with
 /// every header.
 pub(super) fn request(headers: HeaderMap, body: Bytes) -> Request<ClientBody> {
@@ -204,59 +115,6 @@ pub(super) fn request(headers: HeaderMap, body: Bytes) -> Request<ClientBody> {
     *r.version_mut() = Version::HTTP_11;
     *r.headers_mut() = headers;
     r
-}
-
-/// Writes a reply (`parts`, `body`): a body of known length in the same write as the head; one of
-/// unknown length (a stream) after it, frame by frame, delimited by the close. The body stays the
-/// caller's: a relayed one holds the upstream's connection, closed once the client's is.
-pub async fn answer(
-    s: &mut TcpStream,
-    parts: hyper::http::response::Parts,
-    body: &mut Body,
-) -> io::Result<()> {
-    let exact = body.size_hint().exact();
-    let mut out = Vec::with_capacity(512 + exact.unwrap_or(0) as usize);
-    out.extend_from_slice(b"HTTP/1.1 ");
-    out.extend_from_slice(parts.status.as_str().as_bytes());
-    out.push(b' ');
-    out.extend_from_slice(parts.status.canonical_reason().unwrap_or("").as_bytes());
-    out.extend_from_slice(b"\r\n");
-    for (name, value) in &parts.headers {
-        if matches!(
-            name.as_str(),
-            "content-length" | "connection" | "transfer-encoding"
-        ) {
-            continue;
-        }
-        out.extend_from_slice(name.as_str().as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(value.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-    if let Some(n) = exact {
-        out.extend_from_slice(format!("content-length: {n}\r\n").as_bytes());
-    }
-    out.extend_from_slice(b"connection: close\r\n\r\n");
-    let head = out.len();
-    let broke = || io::Error::other("the reply's body failed");
-    if let Some(n) = exact {
-        while let Some(frame) = body.frame().await {
-            if let Ok(d) = frame.map_err(|_| broke())?.into_data() {
-                out.extend_from_slice(&d);
-            }
-        }
-        if (out.len() - head) as u64 != n {
-            return Err(io::Error::other("the reply's body is not its length"));
-        }
-        return s.write_all(&out).await;
-    }
-    s.write_all(&out).await?;
-    while let Some(frame) = body.frame().await {
-        if let Ok(d) = frame.map_err(|_| broke())?.into_data() {
-            s.write_all(&d).await?;
-        }
-    }
-    Ok(())
 }
 
 /// A connection whose first bytes were read already, given back to hyper: those bytes first.

@@ -117,7 +117,7 @@ pub async fn serve(
     match acceptor {
         // TLS on the runtime; plain HTTP on blocking threads (`blocking/`), which hand the
         // runtime what is not a `POST /mcp`.
-        Some(tls) => super::front::run(listener, Some(tls), Arc::clone(&shared), stop).await,
+        Some(tls) => super::front::run(listener, tls, Arc::clone(&shared), stop).await,
         None => match listener.into_std() {
             Ok(l) => super::blocking::run(l, Arc::clone(&shared), stop).await,
             Err(e) => {

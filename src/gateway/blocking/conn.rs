@@ -25,7 +25,7 @@ const READ_AHEAD: usize = 8 << 10;
 /// A reply past this may not fit the socket's buffer: its write may block, so it gets a deadline.
 const BIG: usize = 64 << 10;
 
-/// What the start of a connection asks for (`lean::Start`, on a blocking socket).
+/// What the start of a connection asks for.
 enum Start {
     Lean(Request<ClientBody>),
     Refused(Response<Body>),
@@ -187,7 +187,7 @@ fn to_runtime(stream: TcpStream, read: Bytes, peer: SocketAddr, sh: &Arc<Shared>
     }
 }
 
-/// `lean::answer` on a blocking socket: a body of known length in the same write as the head; one
+/// The reply written: a body of known length in the same write as the head; one
 /// of unknown length (a stream) after it, piece by piece, delimited by the close.
 fn answer(
     s: &TcpStream,
