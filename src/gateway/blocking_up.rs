@@ -251,15 +251,7 @@ impl hyper::body::Body for UpRead {
     }
 
     fn size_hint(&self) -> SizeHint {
-        let read = self.read.len() as u64;
-        match self.left {
-            Some(l) => SizeHint::with_exact(read + l),
-            None => {
-                let mut h = SizeHint::new();
-                h.set_lower(read);
-                h
-            }
-        }
+        super::plain_up::hint(self.read.len() as u64, self.left)
     }
 }
 

@@ -236,14 +236,18 @@ impl PlainBody {
     }
 
     pub fn size_hint(&self) -> SizeHint {
-        let read = self.read.len() as u64;
-        match self.left {
-            Some(l) => SizeHint::with_exact(read + l),
-            None => {
-                let mut h = SizeHint::new();
-                h.set_lower(read);
-                h
-            }
+        hint(self.read.len() as u64, self.left)
+    }
+}
+
+/// A reply body's size: `read` bytes in hand and `left` to come (`None`: to the close).
+pub(super) fn hint(read: u64, left: Option<u64>) -> SizeHint {
+    match left {
+        Some(l) => SizeHint::with_exact(read + l),
+        None => {
+            let mut h = SizeHint::new();
+            h.set_lower(read);
+            h
         }
     }
 }
