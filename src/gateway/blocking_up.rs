@@ -42,16 +42,6 @@ fn timed_out(e: &io::Error) -> bool {
     )
 }
 
-/// The upstream's host and port, from its base URL (`scheme://host:port`).
-fn host_port(base: &str) -> Option<(&str, u16)> {
-    let rest = base.split_once("://")?.1;
-    let (host, port) = rest.rsplit_once(':')?;
-    Some((
-        host.trim_start_matches('[').trim_end_matches(']'),
-        port.parse().ok()?,
-    ))
-}
-
 /// A socket to `addrs`, known to `slot` before it connects (a connect in progress is cut at
 /// shutdown too); the connect's timeout is its send timeout.
 fn connect(addrs: impl Iterator<Item = SocketAddr>, slot: &Arc<Slot>) -> Result<Tracked, Failed> {
@@ -86,9 +76,11 @@ pub fn exchange(
     idle: Duration,
 ) -> Result<Response<UpRead>, Failed> {
     let slot = worker::slot().ok_or_else(|| unreachable("not on a worker thread"))?;
-    let (host, port) =
-        host_port(&sh.upstream.base).ok_or_else(|| unreachable("the upstream has no host:port"))?;
-    let addrs = (host, port).to_socket_addrs().map_err(unreachable)?;
+    let addrs = sh
+        .upstream
+        .target()
+        .to_socket_addrs()
+        .map_err(unreachable)?;
     let tcp = connect(addrs, &slot)?;
     crate::hop!(GwUpConnected);
     let s = tcp.get();
@@ -264,20 +256,5 @@ impl Drop for UpRead {
             End::Dropped
         };
         self.finish(how);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_host_and_port_of_a_base() {
-        assert_eq!(
-            host_port("http://127.0.0.1:8765"),
-            Some(("127.0.0.1", 8765))
-        );
-        assert_eq!(host_port("http://[::1]:80"), Some(("::1", 80)));
-        assert_eq!(host_port("http://localhost:9"), Some(("localhost", 9)));
     }
 }

@@ -63,6 +63,11 @@ pub struct Upstream {
 }
 
 impl Upstream {
+    /// The host (an address or a name, looked up by the caller) and port to connect to.
+    pub fn target(&self) -> (&str, u16) {
+        (&self.host, self.port)
+    }
+
     /// `http(s)://host:port` (a trailing `/` or `/mcp` allowed); the token is sent as its
     /// bearer on every request.
     pub fn new(url: &str, token: Option<&Secret>, ca_file: Option<&Path>) -> Result<Upstream> {
