@@ -183,11 +183,12 @@ type Worked = (SessionRow, Option<Result<Rendered, String>>);
 
 /// Reads the database on a thread of its own (`known`: the state's records of it, which pick the
 /// read) while workers, one per core, each parse, render and write ahead one session at a time
-/// ([`pool`], outputs in the order the read delivered them: the read waits when it is [`pool::BOUND`] sessions ahead, so memory holds a few
-/// sessions' rows, never the database). Each transcript goes to its temp file as soon as it is
-/// rendered, so the files are written while the read goes on; none is under its name until the
-/// caller commits it, once the read has succeeded (a failed read drops them: the temp files go).
-/// Progress counts sessions rendered; the read's result says whether the sessions may be used.
+/// ([`pool`], outputs in the order the read delivered them: the read waits when it is
+/// [`pool::BOUND`] sessions ahead, so memory holds a few sessions' rows, never the database).
+/// Each transcript goes to its temp file as soon as it is rendered, so the files are written while
+/// the read goes on; none is under its name until the caller commits it, once the read has
+/// succeeded (a failed read drops them: the temp files go). Progress counts sessions rendered;
+/// the read's result says whether the sessions may be used.
 fn read_and_render(
     opts: &PrepareOptions,
     stage_dir: &Path,
