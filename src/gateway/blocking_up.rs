@@ -11,8 +11,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use futures_util::FutureExt;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::{Frame, SizeHint};
 use hyper::{Request, Response};
 use socket2::{Domain, Protocol, SockRef, Socket, Type};
@@ -20,11 +19,9 @@ use socket2::{Domain, Protocol, SockRef, Socket, Type};
 use super::relay::End;
 use super::reply::BoxError;
 use super::shared::Shared;
-use super::upstream::Failed;
+use super::upstream::{CONNECT, Failed};
 use super::worker::{self, Slot, Tracked};
 
-/// How long connecting may take (`upstream.rs`'s).
-const CONNECT: Duration = Duration::from_secs(5);
 const READ_AHEAD: usize = 16 << 10;
 /// A request past this may not fit the socket's buffer: its write gets the request's deadline.
 const BIG: usize = 64 << 10;
@@ -84,15 +81,7 @@ pub fn exchange(
     let tcp = connect(addrs, &slot)?;
     crate::hop!(GwUpConnected);
     let s = tcp.get();
-    let (parts, body) = up.into_parts();
-    let body = body
-        .collect()
-        .now_or_never()
-        .and_then(Result::ok)
-        .map(|c| c.to_bytes())
-        .unwrap_or_default();
-    let req = Request::from_parts(parts, Full::new(Bytes::new()));
-    let wire = super::plain_up::wire(&req, &body);
+    let wire = super::plain_up::wire_of(up);
     let deadline = Instant::now() + wait;
     let io_failed = |e: io::Error| {
         if timed_out(&e) {

@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
+use futures_util::FutureExt;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Frame, SizeHint};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
@@ -32,7 +33,7 @@ fn unreachable(why: impl std::fmt::Display) -> Failed {
 }
 
 /// The request as it goes on the wire: its line, its headers (a Content-Length always), its body.
-pub(super) fn wire(req: &Request<Full<Bytes>>, body: &[u8]) -> Vec<u8> {
+fn wire(req: &Request<Full<Bytes>>, body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(512 + body.len());
     out.extend_from_slice(req.method().as_str().as_bytes());
     out.push(b' ');
@@ -106,12 +107,13 @@ pub(super) fn head(buf: &[u8]) -> Result<Option<Head>, Failed> {
     Ok(Some((n, r, length)))
 }
 
-/// `req` as it goes on the wire, its body taken out of it.
-pub async fn wire_of(req: Request<Full<Bytes>>) -> Vec<u8> {
+/// `req` as it goes on the wire, its body taken out of it (a `Full` body is ready at once).
+pub fn wire_of(req: Request<Full<Bytes>>) -> Vec<u8> {
     let (parts, body) = req.into_parts();
     let body = body
         .collect()
-        .await
+        .now_or_never()
+        .and_then(Result::ok)
         .map(|c| c.to_bytes())
         .unwrap_or_default();
     wire(&Request::from_parts(parts, Full::new(Bytes::new())), &body)

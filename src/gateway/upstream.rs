@@ -25,7 +25,7 @@ use crate::config::Secret;
 use crate::error::{MptError, Result};
 
 /// How long connecting (and a TLS handshake) may take.
-const CONNECT: Duration = Duration::from_secs(5);
+pub(super) const CONNECT: Duration = Duration::from_secs(5);
 
 /// The client headers `serve` reads; every other one (Origin, Authorization, forwarding and
 /// `Tailscale-*` headers among them) stays at the gateway.
@@ -187,7 +187,7 @@ impl Upstream {
         // stream, a sync route) by hyper.
         let plain_post = self.tls.is_none() && req.method() == Method::POST;
         if let (true, Some(addr)) = (plain_post, self.addr) {
-            let wire = super::plain_up::wire_of(req).await;
+            let wire = super::plain_up::wire_of(req);
             let (tcp, sent) = tokio::time::timeout(CONNECT, super::plain_up::connect(addr, &wire))
                 .await
                 .map_err(|_| Failed::Unreachable("connect timed out".into()))?
@@ -217,7 +217,7 @@ impl Upstream {
                 }
                 // A POST to a plain upstream named by a host name: the same, after the lookup.
                 None if plain_post => {
-                    let wire = super::plain_up::wire_of(req).await;
+                    let wire = super::plain_up::wire_of(req);
                     super::plain_up::exchange(tcp, &wire)
                         .await
                         .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
