@@ -130,11 +130,16 @@ pub fn checked<'a>(stored: &'a [u8], messages: &[MessageRow]) -> Result<&'a str,
     let mut rows: Vec<&Range<usize>> = raw().collect();
     rows.sort_by_key(|r| r.start);
     for r in rows {
-        if let Err(e) = rusqlite::types::ValueRef::Text(&stored[r.clone()]).as_str() {
-            return Err(rusqlite::Error::from(e).to_string());
+        if let Err(e) = utf8(&stored[r.clone()]) {
+            return Err(e.to_string());
         }
     }
     unreachable!("`stored` holds the rows' data and nothing else, and each row is UTF-8")
+}
+
+/// Stored text checked for UTF-8, failing as the read's `as_str` fails (the same error text).
+pub(super) fn utf8(t: &[u8]) -> rusqlite::Result<&str> {
+    Ok(rusqlite::types::ValueRef::Text(t).as_str()?)
 }
 
 /// One session as the read delivers it: its row, and its messages when the caller asked for them.

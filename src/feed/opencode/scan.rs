@@ -10,7 +10,7 @@
 
 use super::part::{MessageData, PartData};
 use super::rows::{
-    Delivered, Head, Loose, MessageRow, PartRow, Read, SessionRow, SessionRows, Stored,
+    Delivered, Head, Loose, MessageRow, PartRow, Read, SessionRow, SessionRows, Stored, utf8,
 };
 use rusqlite::Transaction;
 use rusqlite::types::{FromSqlError, ValueRef};
@@ -256,11 +256,6 @@ fn text(v: ValueRef<'_>) -> rusqlite::Result<&[u8]> {
         ValueRef::Text(t) => Ok(t),
         _ => Err(FromSqlError::InvalidType.into()),
     }
-}
-
-/// Stored text checked for UTF-8, failing as `as_str` fails.
-fn utf8(t: &[u8]) -> rusqlite::Result<&str> {
-    Ok(ValueRef::Text(t).as_str()?)
 }
 
 /// The scan met other part counts than it read first (not possible inside one read transaction).
