@@ -31,25 +31,18 @@ pub enum Unread {
     Failed,
 }
 
-/// A client's body: still on its connection (hyper's front), or read whole by the lean front
-/// (`lean.rs`), which held it to the same cap and deadline.
-pub enum ClientBody {
-    Streaming(Incoming),
-    Read(Bytes),
-}
-
-/// The whole client body, at most [`MAX_BODY`], within [`BODY_READ`].
-pub async fn read_body(body: ClientBody) -> Result<Bytes, Unread> {
-    let body = match body {
-        ClientBody::Read(b) => return Ok(b),
-        ClientBody::Streaming(b) => b,
-    };
+/// The whole client body, at most [`MAX_BODY`], within [`BODY_READ`]: a declared length past
+/// the cap is refused before a byte of it is read.
+pub async fn read_body(body: Incoming) -> Result<Bytes, Unread> {
     if body.size_hint().lower() > MAX_BODY as u64 {
         return Err(Unread::TooLarge);
     }
     match tokio::time::timeout(BODY_READ, Limited::new(body, MAX_BODY).collect()).await {
         Err(_) => Err(Unread::TimedOut),
-        Ok(Ok(c)) => Ok(c.to_bytes()),
+        Ok(Ok(c)) => {
+            crate::hop!(GwBodyRead);
+            Ok(c.to_bytes())
+        }
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(Unread::TooLarge),
         Ok(Err(_)) => Err(Unread::Failed),
     }
@@ -94,9 +87,6 @@ pub async fn relay(
     wait: Duration,
     started: Instant,
 ) -> Response<Body> {
-    if blocking(sh) {
-        return relay_here(sh, up, request, wait, started);
-    }
     let resp = match sh.upstream.send(up, wait).await {
         Ok(r) => r,
         Err(f) => return failed(sh, request, started, f),
@@ -145,9 +135,6 @@ pub async fn fetch(
     wait: Duration,
     limit: usize,
 ) -> Result<(u16, Bytes), Failed> {
-    if blocking(sh) {
-        return fetch_here(sh, up, wait, limit);
-    }
     let resp = sh.upstream.send(up, wait).await?;
     let status = resp.status().as_u16();
     let body = tokio::time::timeout(IDLE, Limited::new(resp.into_body(), limit).collect())
@@ -175,57 +162,4 @@ pub fn identity_headers(peer: std::net::IpAddr, device: &str) -> Vec<(&'static s
         ("x-forwarded-for", peer.to_string()),
         ("tailscale-user-login", format!("mpt:{device}")),
     ]
-}
-
-/// Whether the exchange is made on this thread with blocking sockets (`blocking_up.rs`): on a
-/// blocking front's worker, toward a plain-TCP upstream (a TLS one goes through the runtime).
-fn blocking(sh: &Shared) -> bool {
-    !sh.upstream.https && super::worker::on_worker()
-}
-
-/// [`relay`] on a worker thread: sent, its answer relayed as the client takes it, the response
-/// record held when the body ends.
-fn relay_here(
-    sh: &Arc<Shared>,
-    up: Request<Full<Bytes>>,
-    request: Event,
-    wait: Duration,
-    started: Instant,
-) -> Response<Body> {
-    let resp = match super::blocking_up::exchange(sh, up, wait, IDLE) {
-        Ok(r) => r,
-        Err(f) => return failed(sh, request, started, f),
-    };
-    let status = resp.status().as_u16();
-    let (mut parts, mut body) = resp.into_parts();
-    body.on_end(hold_on_end(sh, request, status, started));
-    relayed_headers(&mut parts.headers);
-    Response::from_parts(parts, body.boxed())
-}
-
-/// [`fetch`] on a worker thread: the whole answer, at most `limit` bytes.
-fn fetch_here(
-    sh: &Arc<Shared>,
-    up: Request<Full<Bytes>>,
-    wait: Duration,
-    limit: usize,
-) -> Result<(u16, Bytes), Failed> {
-    let resp = super::blocking_up::exchange(sh, up, wait, IDLE)?;
-    let status = resp.status().as_u16();
-    let mut body = resp.into_body();
-    let mut out = Vec::new();
-    while let Some(piece) = body.next() {
-        let piece = piece.map_err(|e| {
-            if e.kind() == std::io::ErrorKind::TimedOut {
-                Failed::TimedOut
-            } else {
-                Failed::Unreachable(e.to_string())
-            }
-        })?;
-        if out.len() + piece.len() > limit {
-            return Err(Failed::Unreachable("length limit exceeded".into()));
-        }
-        out.extend_from_slice(&piece);
-    }
-    Ok((status, Bytes::from(out)))
 }

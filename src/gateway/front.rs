@@ -1,5 +1,5 @@
-//! The TLS front door (plain HTTP is `blocking/`'s): one request per connection, each on its own
-//! task, at most `MAX_CONNECTIONS` at once, served by hyper (as is what `blocking/` hands over).
+//! The front door, plain HTTP and TLS alike: one request per connection, each on its own task,
+//! at most `MAX_CONNECTIONS` at once; the head's framing checked (`framing.rs`), then hyper serves it.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -8,10 +8,11 @@ use std::time::Duration;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
-use super::forward::ClientBody;
+use super::framing::{self, Head, Prefixed};
 use super::shared::Shared;
 use crate::log_debug;
 
@@ -24,10 +25,10 @@ pub(super) const MAX_CONNECTIONS: usize = 512;
 /// Room for the request line and headers (bodies stream apart from it).
 pub(super) const MAX_HEAD: usize = 64 * 1024;
 
-/// Accepts connections until `stop` resolves.
+/// Accepts connections until `stop` resolves; TLS on each when `tls` is given.
 pub async fn run(
     listener: TcpListener,
-    tls: TlsAcceptor,
+    tls: Option<TlsAcceptor>,
     shared: Arc<Shared>,
     stop: impl std::future::Future<Output = ()>,
 ) {
@@ -55,37 +56,49 @@ pub async fn run(
         };
         let shared = Arc::clone(&shared);
         let tls = tls.clone();
-        // Boxed here: the connection's future (the handler's states nested in it) is some 12 KB,
-        // under the 16 KB from which tokio boxes a spawned future itself, so it was copied by
-        // value about ten times from spawn to completion (callgrind: ~120k instructions of
-        // memcpy a request); boxed, those copies are of a pointer.
-        tokio::spawn(Box::pin(async move {
+        tokio::spawn(async move {
             connection(stream, peer, tls, shared).await;
             drop(permit);
-        }));
-        // The new connection runs first, up to its first wait (its request sent upstream); the
-        // next accept (which finds none, most often) comes after it, not before.
-        tokio::task::yield_now().await;
+        });
     }
 }
 
-async fn connection(stream: TcpStream, peer: SocketAddr, tls: TlsAcceptor, shared: Arc<Shared>) {
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    tls: Option<TlsAcceptor>,
+    shared: Arc<Shared>,
+) {
     let _ = stream.set_nodelay(true);
+    let Some(tls) = tls else {
+        return serve(stream, peer, shared).await;
+    };
     match tokio::time::timeout(HANDSHAKE_TIMEOUT, tls.accept(stream)).await {
-        Ok(Ok(s)) => serve(TokioIo::new(s), peer, shared).await,
+        Ok(Ok(s)) => serve(s, peer, shared).await,
         Ok(Err(e)) => log_debug!("TLS handshake with {peer} failed: {e}"),
         Err(_) => log_debug!("TLS handshake with {peer} timed out"),
     }
 }
 
-pub(super) async fn serve<I>(io: I, peer: SocketAddr, shared: Arc<Shared>)
+/// The connection's head read and its framing checked, then the request served by hyper.
+async fn serve<S>(mut io: S, peer: SocketAddr, shared: Arc<Shared>)
 where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    let read = match framing::read_head(&mut io, MAX_HEAD, HEADER_READ_TIMEOUT).await {
+        Head::Serve(read) => read,
+        Head::Refuse(why) => {
+            if let Err(e) = framing::write_reply(&mut io, framing::bad_framing(why)).await {
+                log_debug!("connection from {peer}: {e}");
+            }
+            return;
+        }
+        Head::Gone => return,
+    };
+    crate::hop!(GwHeadRead);
     let held_by = Arc::clone(&shared);
     let service = service_fn(move |req| {
         let shared = Arc::clone(&shared);
-        let req = req.map(ClientBody::Streaming);
         async move { Ok::<_, std::convert::Infallible>(super::handler::handle(shared, peer, req).await) }
     });
     // One request per connection, as `serve` does (`Connection: close`): a client's pooled
@@ -95,10 +108,12 @@ where
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .max_buf_size(MAX_HEAD)
-        .serve_connection(io, service)
+        .serve_connection(TokioIo::new(Prefixed::new(read, io)), service)
         .await;
+    crate::hop!(GwClosed);
     // The reply is flushed and the socket shut: its response record goes to the log now.
     held_by.write_held();
+    crate::hop!(GwResponseAudited);
     if let Err(e) = served {
         log_debug!("connection from {peer}: {e}");
     }

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
 
 use super::audit::Event;
 use super::auth::Who;
-use super::forward::{self, ClientBody};
+use super::forward;
 use super::policy::{Policy, Route};
 use super::reply::{self, Body};
 use super::shared::Shared;
@@ -19,7 +20,7 @@ use super::shared::Shared;
 /// How long a GET (other than the stream) may wait for upstream's answer.
 const GET_WAIT: Duration = Duration::from_secs(120);
 
-pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<ClientBody>) -> Response<Body> {
+pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -> Response<Body> {
     let started = Instant::now();
     let method = req.method().clone();
     if method != Method::GET && method != Method::POST {
@@ -96,7 +97,7 @@ async fn forward_route(
     peer: SocketAddr,
     route: Route,
     mut base: Event,
-    req: Request<ClientBody>,
+    req: Request<Incoming>,
     started: Instant,
 ) -> Response<Body> {
     let decision = policy.route(&who.device, route);

@@ -3,20 +3,17 @@
 
 pub mod audit;
 mod auth;
-mod blocking;
-mod blocking_up;
 pub mod envfile;
 mod fanout;
 mod forward;
+mod framing;
 mod front;
 mod handler;
 mod held;
 pub mod last_used;
-mod lean;
 mod lookup;
 mod mine_call;
 mod mine_slot;
-mod plain_up;
 pub mod policy;
 pub mod rate;
 mod reads;
@@ -33,6 +30,5 @@ pub mod token;
 pub mod tokens;
 mod upstream;
 mod vector;
-mod worker;
 
 pub use state::StateDir;

@@ -5,12 +5,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Map, Value};
 
 use super::audit::Event;
 use super::auth::Who;
-use super::forward::{self, ClientBody, MAX_BODY};
+use super::forward::{self, MAX_BODY};
 use super::policy::{Policy, Rewrite};
 use super::reply::{self, Body};
 use super::shared::Shared;
@@ -45,7 +46,7 @@ pub async fn handle(
     who: &Who,
     peer: std::net::IpAddr,
     mut base: Event,
-    req: Request<ClientBody>,
+    req: Request<Incoming>,
     started: Instant,
 ) -> Response<Body> {
     let (parts, body) = req.into_parts();

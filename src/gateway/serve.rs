@@ -114,18 +114,7 @@ pub async fn serve(
             }
         })
     };
-    match acceptor {
-        // TLS on the runtime; plain HTTP on blocking threads (`blocking/`), which hand the
-        // runtime what is not a `POST /mcp`.
-        Some(tls) => super::front::run(listener, tls, Arc::clone(&shared), stop).await,
-        None => match listener.into_std() {
-            Ok(l) => super::blocking::run(l, Arc::clone(&shared), stop).await,
-            Err(e) => {
-                flusher.abort();
-                return Err(MptError::io("taking the listener off the runtime", &e));
-            }
-        },
-    }
+    super::front::run(listener, acceptor, Arc::clone(&shared), stop).await;
     flusher.abort();
     shared.flush_last_used();
     Ok(())

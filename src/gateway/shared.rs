@@ -154,8 +154,7 @@ impl Shared {
         e: &Event,
         durable: bool,
     ) -> std::io::Result<u64> {
-        // A blocking front's thread waits for its own fsync: the other threads append meanwhile.
-        if !durable || super::worker::on_worker() {
+        if !durable {
             return self.audit(e, durable);
         }
         let (sh, e) = (Arc::clone(self), e.clone());

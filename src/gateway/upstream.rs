@@ -63,11 +63,6 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    /// The host (an address or a name, looked up by the caller) and port to connect to.
-    pub fn target(&self) -> (&str, u16) {
-        (&self.host, self.port)
-    }
-
     /// `http(s)://host:port` (a trailing `/` or `/mcp` allowed); the token is sent as its
     /// bearer on every request.
     pub fn new(url: &str, token: Option<&Secret>, ca_file: Option<&Path>) -> Result<Upstream> {
@@ -182,28 +177,16 @@ impl Upstream {
         wait: Duration,
     ) -> std::result::Result<Response<UpBody>, Failed> {
         let unreachable = |e: &dyn std::fmt::Display| Failed::Unreachable(e.to_string());
-        // A POST (every `/mcp` call) to a plain upstream: written and read without hyper's
-        // client (`plain_up.rs`), the request sent as the connection is made; a GET (an SSE
-        // stream, a sync route) by hyper.
-        let plain_post = self.tls.is_none() && req.method() == Method::POST;
-        if let (true, Some(addr)) = (plain_post, self.addr) {
-            let wire = super::plain_up::wire_of(req);
-            let (tcp, sent) = tokio::time::timeout(CONNECT, super::plain_up::connect(addr, &wire))
-                .await
-                .map_err(|_| Failed::Unreachable("connect timed out".into()))?
-                .map_err(|e| unreachable(&e))?;
-            crate::hop!(GwUpConnected);
-            return tokio::time::timeout(wait, super::plain_up::exchange(tcp, &wire[sent..]))
-                .await
-                .map_err(|_| Failed::TimedOut)?
-                .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
-                .map_err(Failed::Unreachable);
-        }
-        let tcp =
-            tokio::time::timeout(CONNECT, TcpStream::connect((self.host.as_str(), self.port)))
-                .await
-                .map_err(|_| Failed::Unreachable("connect timed out".into()))?
-                .map_err(|e| unreachable(&e))?;
+        let connect = async {
+            match self.addr {
+                Some(addr) => TcpStream::connect(addr).await,
+                None => TcpStream::connect((self.host.as_str(), self.port)).await,
+            }
+        };
+        let tcp = tokio::time::timeout(CONNECT, connect)
+            .await
+            .map_err(|_| Failed::Unreachable("connect timed out".into()))?
+            .map_err(|e| unreachable(&e))?;
         crate::hop!(GwUpConnected);
         let _ = tcp.set_nodelay(true);
         let exchange = async {
@@ -214,14 +197,6 @@ impl Upstream {
                         .map_err(|_| Failed::Unreachable("TLS handshake timed out".into()))?
                         .map_err(|e| unreachable(&e))?;
                     exchange(TokioIo::new(Closed::later(tls)), req).await
-                }
-                // A POST to a plain upstream named by a host name: the same, after the lookup.
-                None if plain_post => {
-                    let wire = super::plain_up::wire_of(req);
-                    super::plain_up::exchange(tcp, &wire)
-                        .await
-                        .map(|r| r.map(|b| UpBody(Inner::Plain(b))))
-                        .map_err(Failed::Unreachable)
                 }
                 None => exchange(TokioIo::new(Closed::later(tcp)), req).await,
             }
@@ -261,28 +236,22 @@ where
         sending.as_mut().poll(cx)
     })
     .await;
+    crate::hop!(GwUpHead);
     match head {
-        Ok(resp) => Ok(resp.map(|body| {
-            UpBody(Inner::Hyper {
-                body,
-                conn: Mutex::new(conn),
-            })
+        Ok(resp) => Ok(resp.map(|body| UpBody {
+            body,
+            conn: Mutex::new(conn),
         })),
         Err(e) => Err(Failed::Unreachable(broke.unwrap_or(e).to_string())),
     }
 }
 
-/// An upstream reply's body: hyper's with the connection that carries it, polled together (the
-/// connection lives until the body is read or dropped, then closes), or a plain POST's.
-pub struct UpBody(Inner);
-
-enum Inner {
-    Hyper {
-        body: Incoming,
-        /// `Mutex` for `Sync` alone (a reply's body must be): only ever reached by `get_mut`.
-        conn: Mutex<Option<Conn>>,
-    },
-    Plain(super::plain_up::PlainBody),
+/// An upstream reply's body, with the connection that carries it, polled together (the
+/// connection lives until the body is read or dropped, then closes).
+pub struct UpBody {
+    body: Incoming,
+    /// `Mutex` for `Sync` alone (a reply's body must be): only ever reached by `get_mut`.
+    conn: Mutex<Option<Conn>>,
 }
 
 impl hyper::body::Body for UpBody {
@@ -293,34 +262,25 @@ impl hyper::body::Body for UpBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<std::result::Result<Frame<Bytes>, BoxError>>> {
-        let (body, conn) = match &mut self.0 {
-            Inner::Plain(p) => return p.poll_frame(cx),
-            Inner::Hyper { body, conn } => (body, conn),
-        };
-        let conn = conn.get_mut().unwrap_or_else(|p| p.into_inner());
+        let this = &mut *self;
+        let conn = this.conn.get_mut().unwrap_or_else(|p| p.into_inner());
         if let Some(c) = conn.as_mut()
             && c.as_mut().poll(cx).is_ready()
         {
             // Its end (or failure) reaches the body: an error, or the body's end.
             *conn = None;
         }
-        Pin::new(body)
+        Pin::new(&mut this.body)
             .poll_frame(cx)
             .map_err(|e| Box::new(e) as BoxError)
     }
 
     fn is_end_stream(&self) -> bool {
-        match &self.0 {
-            Inner::Hyper { body, .. } => body.is_end_stream(),
-            Inner::Plain(p) => p.is_end_stream(),
-        }
+        self.body.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        match &self.0 {
-            Inner::Hyper { body, .. } => body.size_hint(),
-            Inner::Plain(p) => p.size_hint(),
-        }
+        self.body.size_hint()
     }
 }
 

@@ -206,3 +206,54 @@ fn a_clients_probe_for_a_server_stream_is_the_transports_405_not_a_denial() {
     let r = http(s.gw.port, "GET", "/mcp", &[("host", b"127.0.0.1")], b"");
     assert_eq!(r.status, 401);
 }
+
+/// Peak resident memory of process `pid`, in KiB (`VmHWM`).
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn an_unauthenticated_16_mib_body_costs_nothing_before_the_401() {
+    let s = Setup::new(json!({"obs": {"role": "observer"}}));
+    let port = s.gw.port;
+    // Warm: the first requests' one-time allocations (the runtime's, the policy's) are not counted.
+    for _ in 0..3 {
+        assert_eq!(healthz(port).status, 200);
+        let r = post(port, "mptg_not_a_token", "{}");
+        assert_eq!(r.status, 401, "{}", r.text());
+    }
+    let before = peak_kib(s.gw.pid());
+    // A hundred at once, each declaring the 16 MiB `serve` takes and sending a little of it.
+    let mut open = Vec::new();
+    for i in 0..100 {
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let auth = if i % 2 == 0 {
+            "Authorization: Bearer mptg_not_a_token\r\n"
+        } else {
+            ""
+        };
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            16 << 20
+        );
+        c.write_all(head.as_bytes()).unwrap();
+        c.write_all(&[b' '; 1024]).unwrap();
+        open.push(c);
+    }
+    for mut c in open {
+        let mut reply = Vec::new();
+        // The gateway closes with the body unread: a reset may follow the reply.
+        let _ = c.read_to_end(&mut reply);
+        let reply = String::from_utf8_lossy(&reply);
+        assert!(reply.starts_with("HTTP/1.1 401"), "{reply}");
+    }
+    let grew = peak_kib(s.gw.pid()).saturating_sub(before);
+    // One body taken in would be 16 MiB; the hundred heads and tasks are far under 8.
+    assert!(
+        grew < 8 << 10,
+        "the gateway's peak memory grew {grew} KiB over 100 unauthenticated 16 MiB requests"
+    );
+}

@@ -84,6 +84,21 @@ impl Setup {
 
     /// [`Setup::new`] with a whole policy (top-level fields besides `devices`).
     pub fn with_policy(policy: Value) -> Setup {
+        Setup::build(policy, false)
+    }
+
+    /// [`Setup::new`] with the gateway on TLS (a throwaway CA's leaf for 127.0.0.1): the CA's
+    /// PEM is `certs/ca.pem` under the test's folder ([`Setup::ca`]).
+    pub fn tls(devices: Value) -> Setup {
+        Setup::build(policy(devices), true)
+    }
+
+    /// The CA a TLS setup's gateway certificate is signed by.
+    pub fn ca(&self) -> PathBuf {
+        self.env.path("certs").join("ca.pem")
+    }
+
+    fn build(policy: Value, tls: bool) -> Setup {
         let env = TestEnv::new();
         let names: Vec<String> = policy["devices"]
             .as_object()
@@ -99,7 +114,22 @@ impl Setup {
                 (d, t)
             })
             .collect();
-        let gw = Gateway::start(&env, &dir, &p.base_url(), &[], &[]);
+        let certs = env.path("certs");
+        let args: Vec<String> = if tls {
+            std::fs::create_dir_all(&certs).unwrap();
+            super::certs::make_certs(&certs);
+            let path = |f: &str| certs.join(f).to_str().unwrap().to_string();
+            vec![
+                "--tls-cert".into(),
+                path("leaf.pem"),
+                "--tls-key".into(),
+                path("leaf.key"),
+            ]
+        } else {
+            Vec::new()
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let gw = Gateway::start(&env, &dir, &p.base_url(), &args, &[]);
         Setup {
             gw,
             p,
