@@ -83,7 +83,7 @@ impl Health {
     pub fn observe<T>(&self, r: &Result<T, crate::mcp::CallError>) {
         match r {
             Ok(_) => self.ok(),
-            Err(crate::mcp::CallError::Rpc { .. }) => {}
+            Err(crate::mcp::CallError::Rpc { .. } | crate::mcp::CallError::Denied { .. }) => {}
             Err(e) => match e.rate_limited() {
                 Some(d) => self.wait(d, &e.to_string()),
                 None => self.failed_call(e),
@@ -154,10 +154,10 @@ mod tests {
     fn a_rate_limit_pauses_for_its_retry_after_and_a_denial_is_an_answer() {
         use crate::mcp::{CallError, HttpFailure};
         let h = Health::default();
-        h.observe::<()>(&Err(CallError::Rpc {
-            code: -32020,
+        h.observe::<()>(&Err(CallError::Denied {
             message: "refused".into(),
-            data: None,
+            fields: Box::new(serde_json::json!({"rule": "needs:member"})),
+            answer: Box::new(crate::mcp::DeniedAnswer::Error(serde_json::json!({}))),
         }));
         assert!(
             h.usable(),

@@ -12,7 +12,7 @@ use super::merge::{self, ReadKind};
 use super::stamp::Stamper;
 use crate::error::MptError;
 use crate::mcp::stdio::StdioClient;
-use crate::mcp::{CallError, Deadline, Handshake, McpClient, ToolReply, jsonrpc};
+use crate::mcp::{CallError, Deadline, DeniedAnswer, Handshake, McpClient, ToolReply, jsonrpc};
 use crate::outbox::policy::Policy;
 use crate::palace::catalog::{self, Patience, ToolClass};
 
@@ -378,10 +378,17 @@ pub fn call_deadline(
     deadline_for(name).resolve(default)
 }
 
-/// A JSON-RPC error reply for a failed request: a server error keeps its code; a transport
-/// failure becomes -32000 with the fix in `data.hint`.
+/// A JSON-RPC error reply for a failed request: a server error keeps its code; a gateway's
+/// denial goes back as it came (a refused tool call as its `isError` result, which the model
+/// reads); a transport failure becomes -32000 with the fix in `data.hint`.
 fn error_reply(id: &Value, e: CallError) -> Value {
     match e {
+        CallError::Denied { answer, .. } => match *answer {
+            DeniedAnswer::ToolResult(result) => {
+                json!({"jsonrpc": "2.0", "id": id, "result": result})
+            }
+            DeniedAnswer::Error(err) => json!({"jsonrpc": "2.0", "id": id, "error": err}),
+        },
         CallError::Rpc {
             code,
             message,

@@ -73,7 +73,7 @@ impl Proxy {
                     Err(e) if e.rate_limited().is_some() => {
                         rate_limited = Some(format!("{e}: applied locally and queued"));
                     }
-                    // A gateway's denial (-32020) among them: back to the harness, never applied
+                    // A gateway's denial among them: back to the harness, never applied
                     // locally nor queued (the primary would refuse every resend alike).
                     Err(e) if !e.is_transient() => return Err(e),
                     Err(e) => {

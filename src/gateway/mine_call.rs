@@ -1,5 +1,5 @@
 //! One mine at a time across the gateway: a mine holds the slot until its whole answer is in;
-//! a second is 429 with Retry-After (transient: a feed's queued mine comes back), never -32020.
+//! a second is 429 with Retry-After (transient: a feed's queued mine comes back), never a denial.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

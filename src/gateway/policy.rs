@@ -13,6 +13,7 @@ mod call;
 mod check;
 mod decide;
 mod globs;
+mod instead;
 mod mine;
 mod provenance;
 mod reads;

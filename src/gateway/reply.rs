@@ -1,5 +1,6 @@
 //! The replies the gateway makes itself, each with `Server: mpt-gateway`: its refusals (401,
-//! 403, 429, 413, 400, 405, 503, 502), the JSON-RPC denial (-32020), `/healthz` and `/whoami`.
+//! 403, 429, 413, 400, 405, 503, 502), the denials (a tool result with `isError`, or -31020),
+//! `/healthz` and `/whoami`.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -14,8 +15,9 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// What the gateway's own replies say they come from.
 pub const SERVER: &str = "mpt-gateway";
 
-/// The JSON-RPC error code of a call the policy refuses.
-pub const DENIED: i64 = -32020;
+/// The JSON-RPC error code of a method other than `tools/call` the policy refuses (one place:
+/// the readers' `mcp::GATEWAY_DENIED`).
+pub const DENIED: i64 = crate::mcp::GATEWAY_DENIED;
 
 /// Why a token was refused (the whole 401 body).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,26 +162,41 @@ pub fn rpc_error(
     json(status, &json!({"jsonrpc": "2.0", "id": id, "error": err}))
 }
 
-/// A JSON-RPC call the policy refuses: HTTP 200 (a 403 would stop a device's whole flush),
-/// code -32020, `data: {device, tool, rule}`.
+/// A request the policy refuses, HTTP 200 (a 403 would stop a device's whole flush). A
+/// `tools/call` (`tool` given) is answered as a tool result with `isError: true`, whose text the
+/// model reads (what, for whom, the rule, and `instead`: what the device may do) and whose
+/// `_meta["mpt/denial"]` programs read; any other method is a JSON-RPC error -31020 with
+/// `data: {rule, device, method}`.
 pub fn rpc_denied(
     id: &Value,
     device: &str,
     tool: Option<&str>,
     method: &str,
     rule: &str,
+    instead: &str,
 ) -> Response<Body> {
-    let (message, data) = match tool {
-        Some(t) => (
-            format!("the gateway refused {t} for device {device} ({rule})"),
-            json!({"device": device, "tool": t, "rule": rule}),
+    match tool {
+        Some(t) => {
+            let text =
+                format!("mpt gateway refused {t} for device {device} (rule {rule}): {instead}.");
+            let result = json!({
+                "content": [{"type": "text", "text": text}],
+                "isError": true,
+                "_meta": {crate::mcp::DENIAL_META: {"rule": rule, "device": device, "tool": t}},
+            });
+            json(
+                StatusCode::OK,
+                &json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            )
+        }
+        None => rpc_error(
+            StatusCode::OK,
+            id,
+            DENIED,
+            &format!("mpt gateway refused {method} for device {device} (rule {rule}): {instead}"),
+            Some(json!({"rule": rule, "device": device, "method": method})),
         ),
-        None => (
-            format!("the gateway refused {method} for device {device} ({rule})"),
-            json!({"device": device, "method": method, "rule": rule}),
-        ),
-    };
-    rpc_error(StatusCode::OK, id, DENIED, &message, Some(data))
+    }
 }
 
 /// `serve`'s own 413 shape, for a body past the 16 MiB cap.

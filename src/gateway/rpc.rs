@@ -132,6 +132,7 @@ pub async fn handle(
             base.tool.as_deref(),
             msg.method,
             &decision.rule,
+            &policy.instead(&who.device, &decision.rule),
         );
     }
     let (id, listing) = (msg.id, msg.method == "tools/list");

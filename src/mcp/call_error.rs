@@ -107,16 +107,58 @@ pub fn fix_for_device(hint: &str, device: Option<&str>) -> String {
     }
 }
 
-/// The JSON-RPC code `mpt gateway` answers a call its policy refuses with (HTTP 200).
-pub const GATEWAY_DENIED: i64 = -32020;
+/// The JSON-RPC code `mpt gateway` answers a refused method other than `tools/call` with
+/// (outside the range JSON-RPC reserves); a refused `tools/call` is a tool result instead,
+/// `isError: true` with `_meta["mpt/denial"]`, so the model reads it.
+pub const GATEWAY_DENIED: i64 = -31020;
 
-/// A call the primary's gateway refused by its policy (-32020): who, what, and the rule.
+/// What older gateways answered a denial with. MCP 2026-07-28 made -32020 `HeaderMismatch`, so it
+/// is read as a denial only when it carries `data.rule` (a gateway's). Read until mpt 0.3: remove
+/// this and its branch in [`denial_of_error`] then.
+pub const LEGACY_GATEWAY_DENIED: i64 = -32020;
+
+/// Where a refused `tools/call`'s result names its rule.
+pub const DENIAL_META: &str = "mpt/denial";
+
+/// A call the primary's gateway refused by its policy: who, what, and the rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denial {
     pub device: String,
     /// The tool, or the JSON-RPC method when the refusal was not of a tool call.
     pub what: String,
     pub rule: String,
+}
+
+impl Denial {
+    /// From a denial's fields (`_meta["mpt/denial"]`, or a refusal's `error.data`): `None`
+    /// without a `rule` (a string), which every gateway denial carries.
+    fn of(fields: &Value) -> Option<Denial> {
+        let field = |k: &str| fields.get(k).and_then(Value::as_str).map(str::to_string);
+        Some(Denial {
+            rule: field("rule")?,
+            device: field("device").unwrap_or_else(|| "?".into()),
+            what: field("tool")
+                .or_else(|| field("method"))
+                .unwrap_or_else(|| "the call".into()),
+        })
+    }
+}
+
+/// A `tools/call` result the gateway made of a refusal: its `_meta["mpt/denial"]` fields.
+pub fn denial_of_result(result: &Value) -> Option<&Value> {
+    if result.get("isError").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let fields = result.get("_meta")?.get(DENIAL_META)?;
+    Denial::of(fields).map(|_| fields)
+}
+
+/// A JSON-RPC error the gateway made of a refusal (-31020, or an older gateway's -32020), known
+/// by its structure: a `data.rule`. A -32020 without one is some server's HeaderMismatch.
+pub fn denial_of_error(code: i64, data: Option<&Value>) -> Option<&Value> {
+    let data = data?;
+    let ours = code == GATEWAY_DENIED || code == LEGACY_GATEWAY_DENIED;
+    (ours && Denial::of(data).is_some()).then_some(data)
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -161,12 +203,30 @@ pub enum CallError {
         message: String,
         payload: Value,
     },
+    /// The primary's gateway refused the call by its policy. `fields` are the denial's (`rule`,
+    /// `device`, `tool` or `method`); `answer` is what the gateway sent, given back to a harness
+    /// as it came: a tool result with `isError` (its text for the model) or an `error` object.
+    #[error("{message}")]
+    Denied {
+        message: String,
+        fields: Box<Value>,
+        answer: Box<DeniedAnswer>,
+    },
     #[error("{detail}")]
     Http {
         failure: HttpFailure,
         status: Option<u16>,
         detail: String,
     },
+}
+
+/// How the gateway said no: the form a harness gets back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeniedAnswer {
+    /// A refused `tools/call`: the whole `result` (`isError: true`).
+    ToolResult(Value),
+    /// Any other refused method: the whole `error` object.
+    Error(Value),
 }
 
 /// Why MemPalace turned a write away because another process writes to the palace.
@@ -201,30 +261,13 @@ impl CallError {
         }
     }
 
-    /// The gateway's policy refused the call (-32020): nothing applied, and sending it again would
-    /// be refused the same way.
+    /// The gateway's policy refused the call: nothing applied, and sending it again would be
+    /// refused the same way.
     pub fn denial(&self) -> Option<Denial> {
-        let CallError::Rpc {
-            code: GATEWAY_DENIED,
-            data,
-            message,
-        } = self
-        else {
-            return None;
-        };
-        let field = |k: &str| {
-            data.as_ref()
-                .and_then(|d| d.get(k))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
-        Some(Denial {
-            device: field("device").unwrap_or_else(|| "?".into()),
-            what: field("tool")
-                .or_else(|| field("method"))
-                .unwrap_or_else(|| "the call".into()),
-            rule: field("rule").unwrap_or_else(|| format!("unnamed ({message})")),
-        })
+        match self {
+            CallError::Denied { fields, .. } => Denial::of(fields),
+            _ => None,
+        }
     }
 
     /// The gateway's rate limit (429): how long it asked us to wait (1 s when it did not say).
@@ -258,9 +301,10 @@ impl CallError {
                     | HttpFailure::RateLimited { .. }
                     | HttpFailure::NotTls
             ),
-            CallError::Protocol(_) | CallError::ToolFailed { .. } | CallError::NoProgram { .. } => {
-                false
-            }
+            CallError::Protocol(_)
+            | CallError::ToolFailed { .. }
+            | CallError::NoProgram { .. }
+            | CallError::Denied { .. } => false,
         }
     }
 
@@ -349,9 +393,13 @@ fn from_mcp(e: CallError) -> MptError {
             }
             m
         }
-        _ if e.denial().is_some() => {
-            let d = e.denial().expect("checked");
-            let mut m = MptError::new(
+        CallError::Denied { fields, .. } => {
+            let d = Denial::of(fields).unwrap_or_else(|| Denial {
+                device: "?".into(),
+                what: "the call".into(),
+                rule: "unnamed".into(),
+            });
+            let m = MptError::new(
                 ErrorKind::Refused,
                 format!(
                     "the primary's gateway refused {} for device {}: rule {}",
@@ -361,10 +409,7 @@ fn from_mcp(e: CallError) -> MptError {
             .with_hint(
                 "the gateway's policy (policy.json on the primary host) does not let this device do that; sending it again is refused the same way: ask the gateway's operator to change this device's role, or leave it to a device that may",
             );
-            if let CallError::Rpc { data: Some(data), .. } = &e {
-                m = m.with_detail(data.clone());
-            }
-            m
+            m.with_detail((**fields).clone())
         }
         CallError::Rpc { code, data, .. } => {
             let hint = match code {

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::CallError;
+use super::call_error::{self, DeniedAnswer};
 
 pub fn request(id: &Value, method: &str, params: Option<Value>) -> Value {
     let mut v = json!({"jsonrpc": "2.0", "id": id, "method": method});
@@ -65,7 +66,8 @@ pub fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
-/// `result` on success; the `error` object as `CallError::Rpc`.
+/// `result` on success; the `error` object as `CallError::Rpc`; a gateway's refusal (a tool
+/// result with `_meta["mpt/denial"]`, or a -31020 error with `data.rule`) as `CallError::Denied`.
 pub fn into_result(resp: Value) -> Result<Value, CallError> {
     let mut obj = match resp {
         Value::Object(o) => o,
@@ -76,18 +78,38 @@ pub fn into_result(resp: Value) -> Result<Value, CallError> {
         }
     };
     if let Some(err) = obj.remove("error") {
+        let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("(no message)")
+            .to_string();
+        if let Some(fields) = call_error::denial_of_error(code, err.get("data")) {
+            return Err(CallError::Denied {
+                message,
+                fields: Box::new(fields.clone()),
+                answer: Box::new(DeniedAnswer::Error(err.clone())),
+            });
+        }
         return Err(CallError::Rpc {
-            code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("(no message)")
-                .to_string(),
+            code,
+            message,
             data: err.get("data").cloned(),
         });
     }
-    obj.remove("result")
-        .ok_or_else(|| CallError::Protocol("a response with neither result nor error".into()))
+    let result = obj
+        .remove("result")
+        .ok_or_else(|| CallError::Protocol("a response with neither result nor error".into()))?;
+    if let Some(fields) = call_error::denial_of_result(&result) {
+        return Err(CallError::Denied {
+            message: crate::mcp::ToolReply::from_result(&result)
+                .failure
+                .unwrap_or_else(|| "the gateway refused the call".into()),
+            fields: Box::new(fields.clone()),
+            answer: Box::new(DeniedAnswer::ToolResult(result)),
+        });
+    }
+    Ok(result)
 }
 
 #[cfg(test)]

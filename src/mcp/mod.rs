@@ -22,7 +22,8 @@ pub mod whoami;
 use std::time::Duration;
 
 pub use call_error::{
-    CallError, Denial, GATEWAY_DENIED, HttpFailure, PalaceBusy, TokenRefusal, fix_for_device,
+    CallError, DENIAL_META, Denial, DeniedAnswer, GATEWAY_DENIED, HttpFailure,
+    LEGACY_GATEWAY_DENIED, PalaceBusy, TokenRefusal, fix_for_device,
 };
 pub use client::{Handshake, McpClient};
 pub use tool_result::ToolReply;

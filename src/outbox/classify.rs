@@ -30,7 +30,7 @@ pub enum Verdict {
     Hard { sent: Sent, error: CallError },
     /// Our credentials or endpoint are wrong: every op would fail the same way; stop, count nothing.
     Stop { error: CallError },
-    /// The primary's gateway refused this op by its policy (-32020): it applied nothing and a
+    /// The primary's gateway refused this op by its policy: it applied nothing and a
     /// resend is refused the same way: failed at once, never retried, no replay check.
     Denied { error: CallError },
     /// Past this device's rate at the gateway (429): nothing applied, not a failure; wait
@@ -88,6 +88,8 @@ pub fn classify_error(e: CallError) -> Verdict {
                 || message.contains("another mine is in progress");
             (Sent::No, lock_refusal)
         }
+        // Returned above: refused before anything ran.
+        CallError::Denied { .. } => (Sent::No, false),
         CallError::Rpc { code, .. } => match code {
             // The writer lease is held elsewhere; integrity, diverged index, stale library:
             // the primary must be fixed or freed, the op is fine.
@@ -221,18 +223,40 @@ mod tests {
 
     #[test]
     fn a_gateway_denial_fails_at_once_and_a_rate_limit_waits() {
-        let denied = CallError::Rpc {
-            code: -32020,
-            message: "the gateway refused mempalace_hook_settings for device lap (needs:admin)"
-                .into(),
-            data: Some(
-                json!({"device": "lap", "tool": "mempalace_hook_settings", "rule": "needs:admin"}),
+        // Each form a gateway answers a denial with, as it comes off the wire.
+        let wire = |resp: Value| crate::mcp::jsonrpc::into_result(resp).unwrap_err();
+        let fields =
+            json!({"device": "lap", "tool": "mempalace_hook_settings", "rule": "needs:admin"});
+        for denied in [
+            wire(json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "content": [{"type": "text", "text": "refused: needs:admin"}],
+                "isError": true,
+                "_meta": {"mpt/denial": fields},
+            }})),
+            wire(
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -31020, "message": "refused", "data": fields}}),
             ),
-        };
-        assert!(matches!(
-            classify_error(denied),
-            Verdict::Denied { ref error } if error.denial().unwrap().rule == "needs:admin"
-        ));
+            // An older gateway's, for one release.
+            wire(
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "refused", "data": fields}}),
+            ),
+        ] {
+            assert!(matches!(
+                classify_error(denied),
+                Verdict::Denied { ref error } if error.denial().unwrap().rule == "needs:admin"
+            ));
+        }
+        // MCP 2026-07-28's HeaderMismatch from some other server: no rule, not a denial.
+        let mismatch = wire(
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "HeaderMismatch"}}),
+        );
+        assert!(mismatch.denial().is_none());
+        assert!(!matches!(classify_error(mismatch), Verdict::Denied { .. }));
+        // An isError result without the gateway's fields is the tool's own failure.
+        let own = crate::mcp::jsonrpc::into_result(json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": "boom"}], "isError": true,
+        }}));
+        assert!(own.is_ok());
         let limited = |s| CallError::Http {
             failure: HttpFailure::RateLimited { retry_after_s: s },
             status: Some(429),

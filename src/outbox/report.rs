@@ -42,7 +42,7 @@ pub struct Counts {
     pub verified_present: u64,
     pub hard_failures: u64,
     pub transient_failures: u64,
-    /// Ops the primary's gateway refused by its policy (-32020): failed at once.
+    /// Ops the primary's gateway refused by its policy: failed at once.
     pub denied: u64,
     /// Waits for a gateway's `Retry-After` (429): not failures.
     pub rate_limited: u64,

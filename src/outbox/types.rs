@@ -140,7 +140,7 @@ impl Op {
         crate::palace::catalog::bare(&self.tool_name)
     }
 
-    /// The rule of the primary's gateway that refused this op (-32020), when it was refused so.
+    /// The rule of the primary's gateway that refused this op , when it was refused so.
     pub fn denied_by(&self) -> Option<&str> {
         self.error.as_ref()?.get("rule")?.as_str()
     }

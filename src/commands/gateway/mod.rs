@@ -20,8 +20,10 @@ const GATEWAY_AFTER: &str = "\
 State lives in MPT_GATEWAY_DIR (else $XDG_STATE_HOME/mpt/gateway): policy.json (written by you),
 tokens.json (hashes only, written by `mpt gateway token`), audit.jsonl and audit.head.json.
 A refused token is HTTP 401 {\"error\": \"malformed\"|\"unknown_token\"|\"expired\"|\"revoked\"}; a
-tools/call the role does not allow is a JSON-RPC error -32020 (HTTP 200); a route it does not
-allow is 403; past the device's rate, 429 with Retry-After.";
+tools/call the role does not allow is HTTP 200 with a tool result {\"isError\": true}, its text
+naming the rule and what the device may do, its _meta[\"mpt/denial\"] {rule, device, tool}; any
+other method it does not allow is a JSON-RPC error -31020 with data {rule, device, method}; a
+route it does not allow is 403; past the device's rate, 429 with Retry-After.";
 
 #[derive(Debug, Args)]
 #[command(after_help = GATEWAY_AFTER)]

@@ -103,7 +103,15 @@ pub async fn handle(
             base.allowed = false;
             base.rule = rule;
             let _ = sh.audit(&base, false);
-            return reply::rpc_denied(&id, &who.device, Some(tool), "tools/call", &base.rule);
+            let instead = policy.instead(&who.device, &base.rule);
+            return reply::rpc_denied(
+                &id,
+                &who.device,
+                Some(tool),
+                "tools/call",
+                &base.rule,
+                &instead,
+            );
         }
     };
     let durable = row.class != ToolClass::Read;

@@ -34,7 +34,7 @@ fn denials(s: &Setup, device: &str) -> Vec<Value> {
 
 #[test]
 fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
-    let s = Setup::new(json!({"lap": {"role": "member"}}));
+    let s = Setup::new(json!({"lap": {"role": "member", "wings": {"write": ["wing_lap*"]}}}));
     let lap = s.device("lap");
     let mut h = lap.session("pi", &[]);
 
@@ -102,6 +102,24 @@ fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
         "{check}"
     );
     assert_eq!(denials(&s, "lap").len(), 1, "no flush resent it");
+
+    // `mpt call` of a write outside the member's wings: exit 4, naming the rule.
+    let o = lap.mpt(&[
+        "--json",
+        "call",
+        "add_drawer",
+        r#"{"wing": "wing_desk", "room": "r", "content": "not lap's wing"}"#,
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}{}", stdout(&o), stderr(&o));
+    let v = parse_json(&o);
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("rule wings.write:wing_desk"),
+        "{v}"
+    );
+    assert_eq!(v["detail"]["rule"], "wings.write:wing_desk", "{v}");
 }
 
 #[test]
@@ -110,14 +128,19 @@ fn an_observers_direct_write_goes_back_to_the_harness_and_is_neither_applied_nor
     let ci = s.device("ci");
     let mut h = ci.session("pi", &[]);
     let body = "an ask an observer may not make";
-    let e = h
-        .call(
-            "mempalace_event_append",
-            json!({"type": "task.request", "stream": "s", "room": "r", "to_agent": "codex@desk", "status": "open", "body": body}),
-        )
-        .unwrap_err();
-    assert_eq!(e["code"], -32020, "{e}");
-    assert_eq!(e["data"]["rule"], "needs:member", "{e}");
+    let r = h.request(
+        "tools/call",
+        json!({"name": "mempalace_event_append", "arguments": {"type": "task.request", "stream": "s", "room": "r", "to_agent": "codex@desk", "status": "open", "body": body}}),
+    );
+    // The gateway's tool error as it sent it, so the harness's model reads what it may do.
+    let result = &r["result"];
+    assert_eq!(result["isError"], true, "{r}");
+    assert_eq!(result["_meta"]["mpt/denial"]["rule"], "needs:member", "{r}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("needs:member") && text.contains("may only read"),
+        "{text}"
+    );
     assert_eq!(
         ci.local_count("body = ?1", body),
         0,

@@ -40,15 +40,35 @@ pub fn made_by_gateway(r: &Reply, sent: &[&str]) {
     }
 }
 
-/// A JSON-RPC -32020 denial in an HTTP 200, with its data.
+/// A refused `tools/call` in an HTTP 200: a tool result with `isError`, its text (what the
+/// model reads) naming the tool, the device and the rule, its `_meta["mpt/denial"]` the fields.
 pub fn denied(r: &Reply, device: &str, tool: &str, rule: &str) {
     assert_eq!(r.status, 200, "{}", r.text());
     made_by_gateway(r, &[]);
     let v = r.json();
-    assert_eq!(v["error"]["code"], -32020, "{v}");
+    assert!(v.get("error").is_none(), "a tool result, not an error: {v}");
+    let result = &v["result"];
+    assert_eq!(result["isError"], true, "{v}");
+    assert_eq!(
+        result["_meta"]["mpt/denial"],
+        serde_json::json!({"device": device, "tool": tool, "rule": rule}),
+        "{v}"
+    );
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    for said in [tool, device, rule] {
+        assert!(text.contains(said), "the model reads {said:?}: {text}");
+    }
+}
+
+/// A refused method other than `tools/call`: HTTP 200, JSON-RPC error -31020 with its data.
+pub fn method_denied(r: &Reply, device: &str, method: &str, rule: &str) {
+    assert_eq!(r.status, 200, "{}", r.text());
+    made_by_gateway(r, &[]);
+    let v = r.json();
+    assert_eq!(v["error"]["code"], -31020, "{v}");
     assert_eq!(
         v["error"]["data"],
-        serde_json::json!({"device": device, "tool": tool, "rule": rule}),
+        serde_json::json!({"device": device, "method": method, "rule": rule}),
         "{v}"
     );
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{denied, on_primary};
+use super::{denied, method_denied, on_primary};
 use crate::support::gateway::{Setup, call, get, payload, post};
 use mpt::palace::catalog::{self, Tier};
 
@@ -52,6 +52,13 @@ fn each_role_may_do_what_its_tier_allows_and_no_more() {
         46,
         "an admin sees all but sync (refused without allow_sync)"
     );
+    // A method the observer's role does not open: -31020 with its rule, not a tool result.
+    let r = post(
+        gw.port,
+        &obs,
+        r#"{"jsonrpc": "2.0", "id": 2, "method": "resources/list"}"#,
+    );
+    method_denied(&r, "obs", "resources/list", "needs:admin (unknown method)");
     let member_sees = tool_names(&post(gw.port, &mem, list).json());
     assert!(member_sees.contains(&"mempalace_add_drawer".to_string()));
     assert!(!member_sees.contains(&"mempalace_delete_drawer".to_string()));

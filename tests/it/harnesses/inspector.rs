@@ -165,7 +165,7 @@ fn the_inspector_over_http_reaches_the_primary_through_the_gateway_with_a_device
         .unwrap();
     assert_eq!(on_primary["drawer_id"], added["drawer_id"]);
 
-    // A tool the role does not open: the gateway's -32020, as the Inspector reports it.
+    // A tool the role does not open: the gateway's tool error, its text as the Inspector shows it.
     let o = run_inspector(
         &s.env,
         &server,
@@ -179,9 +179,12 @@ fn the_inspector_over_http_reaches_the_primary_through_the_gateway_with_a_device
         ],
     );
     let said = format!("{}{}", stdout(&o), stderr(&o));
-    assert!(!o.status.success(), "{said}");
+    // A tool result, not a protocol error: the text reaches the client (and so the model).
+    let shown: Value = serde_json::from_str(&stdout(&o)).expect(&said);
+    assert_eq!(shown["isError"], true, "{said}");
+    let text = shown["content"][0]["text"].as_str().unwrap_or_default();
     assert!(
-        said.contains("-32020") && said.contains("needs:admin"),
+        text.contains("needs:admin") && text.contains("only an admin device may use this"),
         "{said}"
     );
     let audit =
