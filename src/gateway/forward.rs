@@ -14,6 +14,7 @@ use super::audit::Event;
 use super::relay::{End, Relay};
 use super::reply::{self, Body};
 use super::shared::Shared;
+use super::step::Done;
 use super::upstream::{Failed, hop_by_hop};
 
 /// `serve`'s own request cap.
@@ -86,7 +87,7 @@ pub async fn relay(
     request: Event,
     wait: Duration,
     started: Instant,
-) -> Response<Body> {
+) -> Done {
     let resp = match sh.upstream.send(up, wait).await {
         Ok(r) => r,
         Err(f) => return failed(sh, request, started, f),
@@ -95,7 +96,26 @@ pub async fn relay(
     let (mut parts, body) = resp.into_parts();
     let relay = Relay::new(body, IDLE, hold_on_end(sh, request, status, started));
     relayed_headers(&mut parts.headers);
-    Response::from_parts(parts, relay.map_err(|e| e).boxed())
+    Done::Streaming(Response::from_parts(parts, relay.map_err(|e| e).boxed()))
+}
+
+/// A whole reply the gateway made of the upstream's (`status`, `body`), with its record.
+pub fn answered(
+    request: Event,
+    status: u16,
+    started: Instant,
+    content_type: &'static str,
+    body: Vec<u8>,
+) -> Done {
+    let record = responded(
+        request,
+        Some(status),
+        started,
+        body.len() as u64,
+        "complete",
+    );
+    let code = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+    Done::Answered(record, reply::bytes(code, content_type, body))
 }
 
 /// A relayed reply's headers: the upstream connection's own dropped, the gateway's `Via` added.
@@ -144,15 +164,28 @@ pub async fn fetch(
     Ok((status, body.to_bytes()))
 }
 
-/// Upstream gave no answer: recorded, and 502 (or 504) to the client.
-pub fn failed(sh: &Shared, request: Event, started: Instant, f: Failed) -> Response<Body> {
+/// Upstream gave no answer: its record, and 502 (or 504) to the client.
+pub fn failed(sh: &Shared, request: Event, started: Instant, f: Failed) -> Done {
+    let (record, reply) = failure(sh, request, started, f);
+    Done::Answered(record, reply)
+}
+
+/// [`failed`]'s record and reply.
+pub fn failure(
+    sh: &Shared,
+    request: Event,
+    started: Instant,
+    f: Failed,
+) -> (Event, Response<Body>) {
     let timed_out = matches!(f, Failed::TimedOut);
     if let Failed::Unreachable(why) = &f {
         crate::log_warn!("the upstream {} did not answer: {why}", sh.upstream.base);
     }
     let end = if timed_out { "timeout" } else { "unreachable" };
-    let _ = sh.audit(&responded(request, None, started, 0, end), false);
-    reply::upstream_failed(timed_out)
+    (
+        responded(request, None, started, 0, end),
+        reply::upstream_failed(timed_out),
+    )
 }
 
 /// The headers the gateway adds toward upstream: the client's address and the device, so

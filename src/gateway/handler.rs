@@ -1,5 +1,6 @@
 //! One request through the gateway: `/healthz` answered at once; bad headers refused; the token
-//! authenticated; the device's rate taken; then `/whoami`, `POST /mcp`, or a route decided and forwarded.
+//! authenticated; the device's rate taken; then `/whoami`, `POST /mcp`, or a route decided and
+//! forwarded. The stages return a [`Step`]; [`handle`] alone writes their audit records.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,22 +17,84 @@ use super::forward;
 use super::policy::{Policy, Route};
 use super::reply::{self, Body};
 use super::shared::Shared;
+use super::step::{Done, Plan, Step};
 
 /// How long a GET (other than the stream) may wait for upstream's answer.
 const GET_WAIT: Duration = Duration::from_secs(120);
 
 pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -> Response<Body> {
     let started = Instant::now();
+    match decide(&sh, peer, req, started).await {
+        Step::Reply(r) => r,
+        Step::Recorded(record, r) => {
+            let _ = sh.audit(&record, false);
+            r
+        }
+        Step::Forward {
+            record,
+            durable,
+            plan,
+        } => {
+            // A write's record is on disk before the write goes; one that cannot be written
+            // stops it.
+            if sh.audit_forwarded(&record, durable).await.is_err() && durable {
+                return reply::audit_unavailable();
+            }
+            crate::hop!(GwRequestAudited);
+            match exchange(&sh, plan, record, started).await {
+                Done::Answered(record, r) => {
+                    let _ = sh.audit(&record, false);
+                    r
+                }
+                Done::Streaming(r) => r,
+            }
+        }
+    }
+}
+
+/// Carries out an allowed request's plan; `record` is its request record, already written.
+async fn exchange(sh: &Arc<Shared>, plan: Plan<'_>, record: Event, started: Instant) -> Done {
+    match plan {
+        Plan::Relay { up, wait } => forward::relay(sh, up, record, wait, started).await,
+        Plan::ToolsList {
+            up,
+            policy,
+            device,
+            id,
+        } => {
+            let listed = |tool: &str| policy.lists(&device, tool);
+            super::rpc::tools_list(sh, up, &listed, &id, record, started).await
+        }
+        Plan::Mine { held, up, wait } => {
+            super::mine_call::forward(sh, held, up, record, wait, started).await
+        }
+        Plan::Read(read) => super::reads::carry_out(sh, read, record, started).await,
+        Plan::Vector { up } => super::vector::trimmed(sh, up, record, started).await,
+        Plan::Stream(join) => super::sse::subscribe(sh, join, record, started).await,
+    }
+}
+
+/// What the request asks for, decided: its stages in order, each returning at its refusal.
+async fn decide(
+    sh: &Arc<Shared>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+    started: Instant,
+) -> Step<'_> {
     let method = req.method().clone();
     if method != Method::GET && method != Method::POST {
-        return reply::not_allowed();
+        return Step::Reply(reply::not_allowed());
     }
     let path = req.uri().path().to_string();
     if method == Method::GET && path == "/healthz" {
-        return reply::bytes(StatusCode::OK, "text/plain; charset=utf-8", "ok\n");
+        return Step::Reply(reply::bytes(
+            StatusCode::OK,
+            "text/plain; charset=utf-8",
+            "ok\n",
+        ));
     }
     if let Some(name) = super::auth::bad_header(req.headers()) {
-        return reply::bad_header(name);
+        return Step::Reply(reply::bad_header(name));
     }
     let route = Route::of(method.as_str(), &path);
     let mut base = Event {
@@ -46,8 +109,7 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -
         Err(refused) => {
             base.token_id = refused.token_id;
             base.rule = format!("auth:{}", refused.why.as_str());
-            let _ = sh.audit(&base, false);
-            return reply::unauthorized(refused.why);
+            return Step::Recorded(base, reply::unauthorized(refused.why));
         }
     };
     crate::hop!(GwAuthed);
@@ -58,18 +120,17 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -
         // A client's probe for a server-initiated stream (opencode's, the Inspector's): none
         // here, said as the MCP transport says it; not a decision, nothing forwarded, no
         // request of the device's rate.
-        return reply::no_stream();
+        return Step::Reply(reply::no_stream());
     }
     let policy = sh.policy();
     if let Err(secs) = sh.take_rate(&who.device, &policy) {
         base.rule = "rate".into();
-        let _ = sh.audit(&base, false);
-        return reply::rate_limited(secs);
+        return Step::Recorded(base, reply::rate_limited(secs));
     }
     match route {
-        Route::Whoami => whoami(&who, &policy),
-        Route::Mcp => super::rpc::handle(&sh, &policy, &who, peer.ip(), base, req, started).await,
-        _ => forward_route(&sh, &policy, &who, peer, route, base, req, started).await,
+        Route::Whoami => Step::Reply(whoami(&who, &policy)),
+        Route::Mcp => super::rpc::decide(sh, &policy, &who, peer.ip(), base, req, started).await,
+        _ => decide_route(sh, &policy, &who, peer, route, base, req).await,
     }
 }
 
@@ -89,62 +150,66 @@ fn whoami(who: &Who, policy: &Policy) -> Response<Body> {
 
 /// A route other than `/mcp`: decided by the role, then forwarded with an empty body (GET) or
 /// the client's (an admin's POST elsewhere).
-#[allow(clippy::too_many_arguments)]
-async fn forward_route(
-    sh: &Arc<Shared>,
+async fn decide_route<'a>(
+    sh: &'a Arc<Shared>,
     policy: &Policy,
     who: &Who,
     peer: SocketAddr,
     route: Route,
     mut base: Event,
     req: Request<Incoming>,
-    started: Instant,
-) -> Response<Body> {
+) -> Step<'a> {
     let decision = policy.route(&who.device, route);
     base.allowed = decision.allowed;
     base.rule = decision.rule.clone();
     if !decision.allowed {
-        let _ = sh.audit(&base, false);
-        return reply::route_denied(&who.device, &base.route, &decision.rule);
+        let r = reply::route_denied(&who.device, &base.route, &decision.rule);
+        return Step::Recorded(base, r);
     }
     if route == Route::LogStream {
-        let query = req.uri().query().unwrap_or("").to_string();
-        return super::sse::subscribe(
-            sh,
-            policy,
-            &who.device,
-            &query,
-            req.headers(),
-            base,
-            started,
-        )
-        .await;
+        let query = req.uri().query().unwrap_or("");
+        return match super::sse::decide(policy, &who.device, query, req.headers()) {
+            Ok(join) => Step::Forward {
+                record: base,
+                durable: false,
+                plan: Plan::Stream(join),
+            },
+            Err(rule) => {
+                base.allowed = false;
+                base.rule = rule;
+                let r = reply::route_denied(&who.device, &base.route, &base.rule);
+                Step::Recorded(base, r)
+            }
+        };
     }
     let (parts, body) = req.into_parts();
     let body = if parts.method == Method::POST {
         match forward::read_body(body).await {
             Ok(b) => b,
-            Err(u) => return forward::unread_reply(u),
+            Err(u) => return Step::Reply(forward::unread_reply(u)),
         }
     } else {
         Bytes::new()
     };
     base.bytes_in = body.len() as u64;
     let durable = parts.method == Method::POST;
-    if sh.audit_forwarded(&base, durable).await.is_err() && durable {
-        return reply::audit_unavailable();
-    }
     let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let extra = forward::identity_headers(peer.ip(), &who.device);
     let up = sh
         .upstream
         .request(parts.method.clone(), target, &parts.headers, &extra, body);
-    if route == Route::Vector
+    let trimmed = route == Route::Vector
         && policy
             .device(&who.device)
-            .is_some_and(|d| d.role < super::policy::Role::Admin)
-    {
-        return super::vector::trimmed(sh, up, base, started).await;
+            .is_some_and(|d| d.role < super::policy::Role::Admin);
+    let plan = if trimmed {
+        Plan::Vector { up }
+    } else {
+        Plan::Relay { up, wait: GET_WAIT }
+    };
+    Step::Forward {
+        record: base,
+        durable,
+        plan,
     }
-    forward::relay(sh, up, base, GET_WAIT, started).await
 }

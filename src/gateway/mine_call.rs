@@ -15,6 +15,7 @@ use super::forward::{self, MAX_BODY};
 use super::mine_slot::Held;
 use super::reply::{self, Body};
 use super::shared::Shared;
+use super::step::Done;
 
 /// What a second mine is told to wait (a feed's mine takes seconds to minutes).
 const RETRY_AFTER_S: u64 = 30;
@@ -36,20 +37,16 @@ pub async fn forward(
     sh: &Arc<Shared>,
     held: Held<'_>,
     up: Request<Full<Bytes>>,
-    base: Event,
+    request: Event,
     wait: Duration,
     started: Instant,
-) -> Response<Body> {
+) -> Done {
     let answer = forward::fetch(sh, up, wait, MAX_BODY).await;
     drop(held);
-    let (status, bytes) = match answer {
-        Ok(a) => a,
-        Err(f) => return forward::failed(sh, base, started, f),
-    };
-    let _ = sh.audit(
-        &forward::responded(base, Some(status), started, bytes.len() as u64, "complete"),
-        false,
-    );
-    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-    reply::bytes(code, "application/json", bytes)
+    match answer {
+        Ok((status, bytes)) => {
+            forward::answered(request, status, started, "application/json", bytes.to_vec())
+        }
+        Err(f) => forward::failed(sh, request, started, f),
+    }
 }

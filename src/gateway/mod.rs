@@ -25,6 +25,7 @@ pub mod serve;
 mod shared;
 mod sse;
 pub mod state;
+mod step;
 mod tls;
 pub mod token;
 pub mod tokens;

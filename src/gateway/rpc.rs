@@ -6,15 +6,16 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hyper::body::Incoming;
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use serde_json::{Map, Value};
 
 use super::audit::Event;
 use super::auth::Who;
 use super::forward::{self, MAX_BODY};
 use super::policy::{Policy, Rewrite};
-use super::reply::{self, Body};
+use super::reply;
 use super::shared::Shared;
+use super::step::{Done, Plan, Step};
 use crate::palace::catalog::{self, Patience, ToolClass};
 
 /// How long a protocol method or a plain call may wait for upstream's answer (research §6.1).
@@ -40,29 +41,31 @@ impl<'a> Message<'a> {
     }
 }
 
-pub async fn handle(
-    sh: &Arc<Shared>,
-    policy: &Policy,
+/// `POST /mcp` decided: the body read and parsed, a call judged by the policy (its wings looked
+/// up on the primary where the server would judge them there), then how it goes upstream.
+pub async fn decide<'a>(
+    sh: &'a Arc<Shared>,
+    policy: &Arc<Policy>,
     who: &Who,
     peer: std::net::IpAddr,
     mut base: Event,
     req: Request<Incoming>,
     started: Instant,
-) -> Response<Body> {
+) -> Step<'a> {
     let (parts, body) = req.into_parts();
     let bytes = match forward::read_body(body).await {
         Ok(b) => b,
-        Err(u) => return forward::unread_reply(u),
+        Err(u) => return Step::Reply(forward::unread_reply(u)),
     };
     base.bytes_in = bytes.len() as u64;
     let Ok(mut parsed) = serde_json::from_slice::<Value>(&bytes) else {
-        return reply::rpc_error(
+        return Step::Reply(reply::rpc_error(
             StatusCode::BAD_REQUEST,
             &Value::Null,
             -32700,
             "Parse error",
             None,
-        );
+        ));
     };
     let Some(obj) = parsed.as_object() else {
         let why = if parsed.is_array() {
@@ -70,7 +73,13 @@ pub async fn handle(
         } else {
             "Invalid Request"
         };
-        return reply::rpc_error(StatusCode::BAD_REQUEST, &Value::Null, -32600, why, None);
+        return Step::Reply(reply::rpc_error(
+            StatusCode::BAD_REQUEST,
+            &Value::Null,
+            -32600,
+            why,
+            None,
+        ));
     };
     let msg = Message::of(obj);
     base.rpc = Some(msg.method.to_string());
@@ -83,13 +92,13 @@ pub async fn handle(
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str)
         else {
-            return reply::rpc_error(
+            return Step::Reply(reply::rpc_error(
                 StatusCode::OK,
                 &msg.id,
                 -32602,
                 "Invalid params: tools/call needs a tool name (a string)",
                 None,
-            );
+            ));
         };
         // Arguments that are not an object name no wing and no wait (`serve` refuses them).
         let args = msg
@@ -111,7 +120,10 @@ pub async fn handle(
                 home: sh.mine_home.clone(),
                 ..c
             },
-            Err(f) => return forward::failed(sh, base, started, f),
+            Err(f) => {
+                let (record, r) = forward::failure(sh, base, started, f);
+                return Step::Recorded(record, r);
+            }
         };
         base.wings.extend(current.wing.clone());
         let verdict = policy.call(&who.device, &who.token_id, name, args, &current);
@@ -125,8 +137,7 @@ pub async fn handle(
     base.allowed = decision.allowed;
     base.rule = decision.rule.clone();
     if !decision.allowed {
-        let _ = sh.audit(&base, false);
-        return reply::rpc_denied(
+        let r = reply::rpc_denied(
             &msg.id,
             &who.device,
             base.tool.as_deref(),
@@ -134,6 +145,7 @@ pub async fn handle(
             &decision.rule,
             &policy.instead(&who.device, &decision.rule),
         );
+        return Step::Recorded(base, r);
     }
     let (id, listing) = (msg.id, msg.method == "tools/list");
     let mine = match base.tool.as_deref().map(catalog::bare) {
@@ -142,8 +154,7 @@ pub async fn handle(
             None => {
                 base.allowed = false;
                 base.rule = "mine:in_progress".into();
-                let _ = sh.audit(&base, false);
-                return super::mine_call::busy();
+                return Step::Recorded(base, super::mine_call::busy());
             }
         },
         _ => None,
@@ -163,27 +174,10 @@ pub async fn handle(
             .cloned()
             .unwrap_or(Value::Null);
         let extra = forward::identity_headers(peer, &who.device);
-        return super::reads::handle(
-            sh,
-            policy,
-            who,
-            &tool,
-            &args,
-            id,
-            &parts.headers,
-            &extra,
-            base,
-            started,
-        )
-        .await;
+        return super::reads::decide(policy, who, &tool, args, id, parts.headers, extra, base);
     }
-    // A write's record is on disk before the write goes; one that cannot be written stops it.
     let durable = base.tool.is_some()
         && catalog::classify(base.tool.as_deref().unwrap_or("")) != ToolClass::Read;
-    if sh.audit_forwarded(&base, durable).await.is_err() && durable {
-        return reply::audit_unavailable();
-    }
-    crate::hop!(GwRequestAudited);
     // The gateway's own serialisation, never the client's bytes: with a key given twice, the
     // upstream sees the one value the policy decided on.
     let body = Bytes::from(serde_json::to_vec(&parsed).unwrap_or_default());
@@ -191,57 +185,58 @@ pub async fn handle(
     let up = sh
         .upstream
         .request(Method::POST, "/mcp", &parts.headers, &extra, body);
-    if listing {
-        return tools_list(sh, policy, who, up, base, started, &id).await;
+    let plan = if listing {
+        Plan::ToolsList {
+            up,
+            policy: Arc::clone(policy),
+            device: who.device.clone(),
+            id,
+        }
+    } else if let Some(held) = mine {
+        Plan::Mine { held, up, wait }
+    } else {
+        Plan::Relay { up, wait }
+    };
+    Step::Forward {
+        record: base,
+        durable,
+        plan,
     }
-    if let Some(held) = mine {
-        return super::mine_call::forward(sh, held, up, base, wait, started).await;
-    }
-    forward::relay(sh, up, base, wait, started).await
 }
 
-/// `tools/list` with only the tools the device may call (as `--read-only` hides what it refuses).
-async fn tools_list(
+/// `tools/list` with only the tools the device may call (`listed`), as `--read-only` hides
+/// what it refuses.
+pub async fn tools_list(
     sh: &Arc<Shared>,
-    policy: &Policy,
-    who: &Who,
     up: Request<http_body_util::Full<Bytes>>,
-    base: Event,
-    started: Instant,
+    listed: &(dyn Fn(&str) -> bool + Sync),
     id: &Value,
-) -> Response<Body> {
+    request: Event,
+    started: Instant,
+) -> Done {
     let (status, bytes) = match forward::fetch(sh, up, PLAIN_WAIT, MAX_BODY).await {
         Ok(r) => r,
-        Err(f) => return forward::failed(sh, base, started, f),
+        Err(f) => return forward::failed(sh, request, started, f),
     };
     let mut v: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) => {
-            let _ = sh.audit(
-                &forward::responded(base, Some(status), started, 0, "failed"),
-                false,
-            );
-            return reply::rpc_error(
+            let r = reply::rpc_error(
                 StatusCode::BAD_GATEWAY,
                 id,
                 -32603,
                 "the upstream's tools/list is not JSON",
                 None,
             );
+            return Done::Answered(
+                forward::responded(request, Some(status), started, 0, "failed"),
+                r,
+            );
         }
     };
     if let Some(tools) = v.pointer_mut("/result/tools").and_then(Value::as_array_mut) {
-        tools.retain(|t| {
-            t.get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|n| policy.lists(&who.device, n))
-        });
+        tools.retain(|t| t.get("name").and_then(Value::as_str).is_some_and(listed));
     }
     let out = serde_json::to_vec(&v).unwrap_or_default();
-    let _ = sh.audit(
-        &forward::responded(base, Some(status), started, out.len() as u64, "complete"),
-        false,
-    );
-    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    reply::bytes(code, "application/json", out)
+    forward::answered(request, status, started, "application/json", out)
 }

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Frame as BodyFrame;
 use hyper::header::{self, HeaderValue};
-use hyper::{HeaderMap, Response, StatusCode};
+use hyper::{HeaderMap, Response};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
@@ -19,8 +19,9 @@ use super::audit::Event;
 use super::forward;
 use super::policy::{Policy, StreamFilter};
 use super::relay::End;
-use super::reply::{self, Body, BoxError};
+use super::reply::BoxError;
 use super::shared::Shared;
+use super::step::Done;
 
 use super::fanout::{Frame, Hub, Refused};
 
@@ -73,43 +74,54 @@ fn encode(filters: &[(String, String)]) -> String {
     u.query().unwrap_or("").to_string()
 }
 
-pub async fn subscribe(
-    sh: &Arc<Shared>,
+/// A stream the device may read: its filters, its cursor, and what of it the device sees.
+pub struct Join {
+    filters: Vec<(String, String)>,
+    cursor: Option<String>,
+    filter: Option<StreamFilter>,
+}
+
+/// Whether `device` may open the stream `query` asks for; the rule refusing it otherwise.
+pub fn decide(
     policy: &Policy,
     device: &str,
     query: &str,
     headers: &HeaderMap,
-    mut base: Event,
-    started: Instant,
-) -> Response<Body> {
+) -> Result<Join, String> {
     let (filters, cursor) = parse(query, headers);
     let streams = policy.stream_reads(device);
-    let named = filters
-        .iter()
-        .find(|(k, _)| k == "stream")
-        .map(|(_, v)| v.clone());
-    if let (Some(g), Some(s)) = (&streams, &named)
+    let named = filters.iter().find(|(k, _)| k == "stream").map(|(_, v)| v);
+    if let (Some(g), Some(s)) = (&streams, named)
         && !g.sees(s)
     {
-        base.allowed = false;
-        base.rule = format!("streams.read:{s}");
-        let _ = sh.audit(&base, false);
-        return reply::route_denied(device, &base.route, &base.rule);
+        return Err(format!("streams.read:{s}"));
     }
     let filter = streams.map(|g| g.owned());
-    if sh.audit_forwarded(&base, false).await.is_err() {
-        crate::log_warn!("the stream's audit record was not written");
-    }
+    Ok(Join {
+        filters,
+        cursor,
+        filter,
+    })
+}
+
+/// Joins the stream (`request` is its record, written); its events from the cursor first.
+pub async fn subscribe(sh: &Arc<Shared>, join: Join, request: Event, started: Instant) -> Done {
+    let Join {
+        filters,
+        cursor,
+        filter,
+    } = join;
     let (hub, live) = match sh.hubs.join(&sh.upstream, &encode(&filters)).await {
         Ok(h) => h,
-        Err(Refused::Failed(f)) => return forward::failed(sh, base, started, f),
+        Err(Refused::Failed(f)) => return forward::failed(sh, request, started, f),
         Err(Refused::Answered(status, body)) => {
-            let _ = sh.audit(
-                &forward::responded(base, Some(status), started, body.len() as u64, "complete"),
-                false,
+            return forward::answered(
+                request,
+                status,
+                started,
+                "application/json; charset=utf-8",
+                body.to_vec(),
             );
-            let code = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-            return reply::bytes(code, "application/json; charset=utf-8", body);
         }
     };
     // Subscribed before the replay is read: an event landing meanwhile is in one or both.
@@ -118,12 +130,10 @@ pub async fn subscribe(
             Ok(r) => r,
             Err(answer) => {
                 let out = serde_json::to_vec(&answer).unwrap_or_default();
-                let _ = sh.audit(
-                    &forward::responded(base, Some(400), started, out.len() as u64, "complete"),
-                    false,
-                );
-                return reply::bytes(
-                    StatusCode::BAD_REQUEST,
+                return forward::answered(
+                    request,
+                    400,
+                    started,
                     "application/json; charset=utf-8",
                     out,
                 );
@@ -133,7 +143,7 @@ pub async fn subscribe(
     };
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(forward_frames(hub, live, replayed, filter, tx));
-    let on_end = forward::hold_on_end(sh, base, 200, started);
+    let on_end = forward::hold_on_end(sh, request, 200, started);
     let body = Subscriber {
         rx,
         bytes: 0,
@@ -148,7 +158,7 @@ pub async fn subscribe(
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     h.insert(header::VIA, HeaderValue::from_static("1.1 mpt-gateway"));
-    r
+    Done::Streaming(r)
 }
 
 /// The events after `cursor` matching `filters` (as `serve` replays them, `event_list` page by

@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::{Request, Response, StatusCode};
+use hyper::Request;
 use serde_json::{Map, Value, json};
 
 use super::audit::Event;
 use super::forward::{self, MAX_BODY};
-use super::reply::{self, Body};
 use super::shared::Shared;
+use super::step::Done;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -20,23 +20,24 @@ const WAIT: Duration = Duration::from_secs(30);
 pub async fn trimmed(
     sh: &Arc<Shared>,
     up: Request<Full<Bytes>>,
-    base: Event,
+    request: Event,
     started: Instant,
-) -> Response<Body> {
+) -> Done {
     let (status, bytes) = match forward::fetch(sh, up, WAIT, MAX_BODY).await {
         Ok(r) => r,
-        Err(f) => return forward::failed(sh, base, started, f),
+        Err(f) => return forward::failed(sh, request, started, f),
     };
     let out = match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if status == 200 => super::reads::pyjson::compact(&trim(&v)),
         _ => bytes.to_vec(),
     };
-    let _ = sh.audit(
-        &forward::responded(base, Some(status), started, out.len() as u64, "complete"),
-        false,
-    );
-    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    reply::bytes(code, "application/json; charset=utf-8", out)
+    forward::answered(
+        request,
+        status,
+        started,
+        "application/json; charset=utf-8",
+        out,
+    )
 }
 
 /// The fields a device needs of the primary's vector.

@@ -5,15 +5,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use hyper::{HeaderMap, Method, Response, StatusCode};
+use hyper::{HeaderMap, Method};
 use serde_json::{Value, json};
 
 use super::audit::Event;
 use super::auth::Who;
 use super::forward::{self, MAX_BODY};
 use super::policy::{Policy, Reads, Role, StreamGlobs};
-use super::reply::{self, Body};
+use super::reply;
 use super::shared::Shared;
+use super::step::{Done, Plan, Step};
 use super::upstream::Failed;
 use crate::palace::catalog::{self, Reveals, ToolClass};
 
@@ -40,6 +41,18 @@ pub fn applies(policy: &Policy, device: &str, tool: &str) -> bool {
         }
         _ => policy.reads(device).is_some(),
     }
+}
+
+/// A read planned and allowed, to be sent and filtered: what [`carry_out`] needs.
+pub struct Read {
+    policy: Arc<Policy>,
+    device: String,
+    tool: String,
+    args: Value,
+    id: Value,
+    headers: HeaderMap,
+    extra: Vec<(&'static str, String)>,
+    plan: plan::Plan,
 }
 
 /// The upstream calls of one filtered read, all made as the client's request was.
@@ -81,30 +94,41 @@ fn text_of(envelope: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A read of `tool` held to the device's grants: planned, or refused by the rule the plan names.
 #[allow(clippy::too_many_arguments)]
-pub async fn handle(
-    sh: &Arc<Shared>,
-    policy: &Policy,
+pub fn decide<'a>(
+    policy: &Arc<Policy>,
     who: &Who,
     tool: &str,
-    args: &Value,
+    args: Value,
     id: Value,
-    headers: &HeaderMap,
-    extra: &[(&'static str, String)],
+    headers: HeaderMap,
+    extra: Vec<(&'static str, String)>,
     mut base: Event,
-    started: Instant,
-) -> Response<Body> {
+) -> Step<'a> {
     let row = catalog::tool(tool);
     let reads = policy.reads(&who.device);
     let streams = policy.stream_reads(&who.device);
-    let plan = match plan::plan(row.reveals, reads, streams, args) {
-        Ok(p) => p,
+    match plan::plan(row.reveals, reads, streams, &args) {
+        Ok(plan) => Step::Forward {
+            record: base,
+            durable: row.class != ToolClass::Read,
+            plan: Plan::Read(Read {
+                policy: Arc::clone(policy),
+                device: who.device.clone(),
+                tool: tool.to_string(),
+                args,
+                id,
+                headers,
+                extra,
+                plan,
+            }),
+        },
         Err(rule) => {
             base.allowed = false;
             base.rule = rule;
-            let _ = sh.audit(&base, false);
             let instead = policy.instead(&who.device, &base.rule);
-            return reply::rpc_denied(
+            let r = reply::rpc_denied(
                 &id,
                 &who.device,
                 Some(tool),
@@ -112,36 +136,50 @@ pub async fn handle(
                 &base.rule,
                 &instead,
             );
+            Step::Recorded(base, r)
         }
-    };
-    let durable = row.class != ToolClass::Read;
-    if sh.audit_forwarded(&base, durable).await.is_err() && durable {
-        return reply::audit_unavailable();
     }
-    let caller = Caller {
-        sh,
+}
+
+/// Sends a planned read (`request` is its record, written) and answers with its reply filtered.
+pub async fn carry_out(sh: &Arc<Shared>, read: Read, request: Event, started: Instant) -> Done {
+    let Read {
+        policy,
+        device,
+        tool,
+        args,
+        id,
         headers,
         extra,
-        id: id.clone(),
+        plan,
+    } = read;
+    let reads = policy.reads(&device);
+    let streams = policy.stream_reads(&device);
+    let caller = Caller {
+        sh,
+        headers: &headers,
+        extra: &extra,
+        id,
     };
     let admin = policy
-        .device(&who.device)
+        .device(&device)
         .is_some_and(|d| d.role >= Role::Admin);
-    let answered = answer(&caller, tool, args, &plan, reads, streams, admin).await;
+    let answered = answer(&caller, &tool, &args, &plan, reads, streams, admin).await;
     let (status, mut envelope, payload) = match answered {
         Ok(a) => a,
-        Err(f) => return forward::failed(sh, base, started, f),
+        Err(f) => return forward::failed(sh, request, started, f),
     };
     if let (Some(p), Some(block)) = (payload, last_block(&mut envelope)) {
         *block = Value::String(pyjson::indented(&p));
     }
     let out = pyjson::compact(&envelope);
-    let _ = sh.audit(
-        &forward::responded(base, Some(status), started, out.len() as u64, "complete"),
-        false,
-    );
-    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    reply::bytes(code, "application/json; charset=utf-8", out)
+    forward::answered(
+        request,
+        status,
+        started,
+        "application/json; charset=utf-8",
+        out,
+    )
 }
 
 /// The reply's result text block, to write the filtered payload into.
