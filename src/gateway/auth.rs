@@ -4,8 +4,10 @@
 use hyper::header::{self, HeaderMap, HeaderName};
 
 use super::reply::Unauthorized;
-use super::shared::Shared;
+use std::sync::Arc;
+
 use super::token;
+use super::tokens::TokenFile;
 
 /// A device whose token the gateway let in.
 #[derive(Debug, Clone)]
@@ -56,18 +58,22 @@ fn bearer(h: &HeaderMap) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-impl Shared {
-    /// The device behind the request's token. Missing, duplicated, non-ASCII or not of the
-    /// token format: malformed; a good format whose id or digest is not in `tokens.json`
-    /// (read again first: a token used the instant it is issued works): unknown.
-    pub fn authenticate(&self, h: &HeaderMap, now_s: i64) -> Result<Who, Refused> {
+/// The device behind the request's token. Missing, duplicated, non-ASCII or not of the token
+/// format: malformed; a good format whose id or digest is not in `tokens.json` (`tokens_for`
+/// reads it again first: a token used the instant it is issued works): unknown.
+pub fn authenticate(
+    h: &HeaderMap,
+    now_s: i64,
+    tokens_for: impl FnOnce(&str) -> Arc<TokenFile>,
+) -> Result<Who, Refused> {
+    {
         let refused = |why, id: Option<&str>| Refused {
             why,
             token_id: id.map(str::to_string),
         };
         let token = bearer(h).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
         let id = token::parse(token).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
-        let file = self.tokens_for(id);
+        let file = tokens_for(id);
         let entry = file
             .find(id)
             .ok_or_else(|| refused(Unauthorized::UnknownToken, Some(id)))?;

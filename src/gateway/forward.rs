@@ -11,11 +11,10 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response};
 
 use super::audit::Event;
+use super::held::Held;
 use super::relay::{End, Relay};
 use super::reply::{self, Body};
-use super::shared::Shared;
-use super::step::Done;
-use super::upstream::{Failed, hop_by_hop};
+use super::upstream::{Failed, Upstream, hop_by_hop};
 
 /// `serve`'s own request cap.
 pub const MAX_BODY: usize = 16 << 20;
@@ -80,21 +79,32 @@ pub fn responded(
     e
 }
 
+/// How an exchange ended (moved once, as `step::Step`).
+#[allow(clippy::large_enum_variant)]
+pub enum Done {
+    /// The whole reply is here, and the response's record with it.
+    Answered(Event, Response<Body>),
+    /// The reply's body streams: its record is held when the body ends (`forward::hold_on_end`)
+    /// and written once the connection has sent it.
+    Streaming(Response<Body>),
+}
+
 /// Sends `up` and relays the answer; `request` is the request's audit record (already written).
 pub async fn relay(
-    sh: &Arc<Shared>,
+    upstream: &Upstream,
+    held: &Arc<Held>,
     up: Request<Full<Bytes>>,
     request: Event,
     wait: Duration,
     started: Instant,
 ) -> Done {
-    let resp = match sh.upstream.send(up, wait).await {
+    let resp = match upstream.send(up, wait).await {
         Ok(r) => r,
-        Err(f) => return failed(sh, request, started, f),
+        Err(f) => return failed(upstream, request, started, f),
     };
     let status = resp.status().as_u16();
     let (mut parts, body) = resp.into_parts();
-    let relay = Relay::new(body, IDLE, hold_on_end(sh, request, status, started));
+    let relay = Relay::new(body, IDLE, hold_on_end(held, request, status, started));
     relayed_headers(&mut parts.headers);
     Done::Streaming(Response::from_parts(parts, relay.map_err(|e| e).boxed()))
 }
@@ -130,12 +140,12 @@ pub fn relayed_headers(headers: &mut hyper::HeaderMap) {
 /// What a streamed reply does when it ends: its response record held (not written: the reply's
 /// last bytes do not wait for the audit write).
 pub fn hold_on_end(
-    sh: &Arc<Shared>,
+    held: &Arc<Held>,
     request: Event,
     status: u16,
     started: Instant,
 ) -> Box<dyn FnOnce(u64, End) + Send + Sync> {
-    let shared = Arc::clone(sh);
+    let held = Arc::clone(held);
     Box::new(move |bytes: u64, end: End| {
         crate::hop!(GwUpBodyEnd);
         let how = match end {
@@ -143,19 +153,19 @@ pub fn hold_on_end(
             End::Failed => "failed",
             End::Dropped => "dropped",
         };
-        shared.hold(responded(request, Some(status), started, bytes, how));
+        held.hold(responded(request, Some(status), started, bytes, how));
     })
 }
 
 /// Sends `up` and returns the whole answer (at most `limit` bytes): for replies the gateway
 /// rewrites. The response record is the caller's to write.
 pub async fn fetch(
-    sh: &Arc<Shared>,
+    upstream: &Upstream,
     up: Request<Full<Bytes>>,
     wait: Duration,
     limit: usize,
 ) -> Result<(u16, Bytes), Failed> {
-    let resp = sh.upstream.send(up, wait).await?;
+    let resp = upstream.send(up, wait).await?;
     let status = resp.status().as_u16();
     let body = tokio::time::timeout(IDLE, Limited::new(resp.into_body(), limit).collect())
         .await
@@ -165,21 +175,21 @@ pub async fn fetch(
 }
 
 /// Upstream gave no answer: its record, and 502 (or 504) to the client.
-pub fn failed(sh: &Shared, request: Event, started: Instant, f: Failed) -> Done {
-    let (record, reply) = failure(sh, request, started, f);
+pub fn failed(upstream: &Upstream, request: Event, started: Instant, f: Failed) -> Done {
+    let (record, reply) = failure(upstream, request, started, f);
     Done::Answered(record, reply)
 }
 
 /// [`failed`]'s record and reply.
 pub fn failure(
-    sh: &Shared,
+    upstream: &Upstream,
     request: Event,
     started: Instant,
     f: Failed,
 ) -> (Event, Response<Body>) {
     let timed_out = matches!(f, Failed::TimedOut);
     if let Failed::Unreachable(why) = &f {
-        crate::log_warn!("the upstream {} did not answer: {why}", sh.upstream.base);
+        crate::log_warn!("the upstream {} did not answer: {why}", upstream.base);
     }
     let end = if timed_out { "timeout" } else { "unreachable" };
     (

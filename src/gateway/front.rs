@@ -1,19 +1,22 @@
 //! The front door, plain HTTP and TLS alike: one request per connection, each on its own task,
 //! at most `MAX_CONNECTIONS` at once; the head's framing checked (`framing.rs`), then hyper serves it.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
+use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
 use super::framing::{self, Head, Prefixed};
-use super::shared::Shared;
+use super::reply::Body;
 use crate::log_debug;
 
 /// A client must have sent its request headers this long after it starts them.
@@ -25,12 +28,24 @@ pub(super) const MAX_CONNECTIONS: usize = 512;
 /// Room for the request line and headers (bodies stream apart from it).
 pub(super) const MAX_HEAD: usize = 64 * 1024;
 
+/// What the front serves (the gateway's handler): one request, and the end of its connection.
+pub trait Service: Send + Sync + 'static {
+    fn call(
+        self: Arc<Self>,
+        peer: SocketAddr,
+        req: Request<Incoming>,
+    ) -> impl Future<Output = Response<Body>> + Send;
+
+    /// The connection's reply is flushed and its socket shut.
+    fn closed(&self);
+}
+
 /// Accepts connections until `stop` resolves; TLS on each when `tls` is given.
-pub async fn run(
+pub async fn run<S: Service>(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
-    shared: Arc<Shared>,
-    stop: impl std::future::Future<Output = ()>,
+    shared: Arc<S>,
+    stop: impl Future<Output = ()>,
 ) {
     let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     tokio::pin!(stop);
@@ -63,11 +78,11 @@ pub async fn run(
     }
 }
 
-async fn connection(
+async fn connection<S: Service>(
     stream: TcpStream,
     peer: SocketAddr,
     tls: Option<TlsAcceptor>,
-    shared: Arc<Shared>,
+    shared: Arc<S>,
 ) {
     let _ = stream.set_nodelay(true);
     let Some(tls) = tls else {
@@ -81,9 +96,10 @@ async fn connection(
 }
 
 /// The connection's head read and its framing checked, then the request served by hyper.
-async fn serve<S>(mut io: S, peer: SocketAddr, shared: Arc<Shared>)
+async fn serve<I, S>(mut io: I, peer: SocketAddr, shared: Arc<S>)
 where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: Service,
 {
     let read = match framing::read_head(&mut io, MAX_HEAD, HEADER_READ_TIMEOUT).await {
         Head::Serve(read) => read,
@@ -99,7 +115,7 @@ where
     let held_by = Arc::clone(&shared);
     let service = service_fn(move |req| {
         let shared = Arc::clone(&shared);
-        async move { Ok::<_, std::convert::Infallible>(super::handler::handle(shared, peer, req).await) }
+        async move { Ok::<_, std::convert::Infallible>(shared.call(peer, req).await) }
     });
     // One request per connection, as `serve` does (`Connection: close`): a client's pooled
     // connection can then never meet the header timeout of an idle one mid-request.
@@ -112,7 +128,7 @@ where
         .await;
     crate::hop!(GwClosed);
     // The reply is flushed and the socket shut: its response record goes to the log now.
-    held_by.write_held();
+    held_by.closed();
     crate::hop!(GwResponseAudited);
     if let Err(e) = served {
         log_debug!("connection from {peer}: {e}");

@@ -14,13 +14,28 @@ use serde_json::json;
 use super::audit::Event;
 use super::auth::Who;
 use super::forward;
+use super::forward::Done;
 use super::policy::{Policy, Route};
 use super::reply::{self, Body};
 use super::shared::Shared;
-use super::step::{Done, Plan, Step};
+use super::step::{Plan, Step};
 
 /// How long a GET (other than the stream) may wait for upstream's answer.
 const GET_WAIT: Duration = Duration::from_secs(120);
+
+impl super::front::Service for Shared {
+    fn call(
+        self: Arc<Self>,
+        peer: SocketAddr,
+        req: Request<Incoming>,
+    ) -> impl std::future::Future<Output = Response<Body>> + Send {
+        handle(self, peer, req)
+    }
+
+    fn closed(&self) {
+        self.write_held();
+    }
+}
 
 pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -> Response<Body> {
     let started = Instant::now();
@@ -53,9 +68,12 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -
 }
 
 /// Carries out an allowed request's plan; `record` is its request record, already written.
-async fn exchange(sh: &Arc<Shared>, plan: Plan<'_>, record: Event, started: Instant) -> Done {
+async fn exchange(sh: &Shared, plan: Plan<'_>, record: Event, started: Instant) -> Done {
+    let cx = sh.ctx();
     match plan {
-        Plan::Relay { up, wait } => forward::relay(sh, up, record, wait, started).await,
+        Plan::Relay { up, wait } => {
+            forward::relay(cx.upstream, cx.held, up, record, wait, started).await
+        }
         Plan::ToolsList {
             up,
             policy,
@@ -63,14 +81,14 @@ async fn exchange(sh: &Arc<Shared>, plan: Plan<'_>, record: Event, started: Inst
             id,
         } => {
             let listed = |tool: &str| policy.lists(&device, tool);
-            super::rpc::tools_list(sh, up, &listed, &id, record, started).await
+            super::rpc::tools_list(cx.upstream, up, &listed, &id, record, started).await
         }
         Plan::Mine { held, up, wait } => {
-            super::mine_call::forward(sh, held, up, record, wait, started).await
+            super::mine_call::forward(cx.upstream, held, up, record, wait, started).await
         }
-        Plan::Read(read) => super::reads::carry_out(sh, read, record, started).await,
-        Plan::Vector { up } => super::vector::trimmed(sh, up, record, started).await,
-        Plan::Stream(join) => super::sse::subscribe(sh, join, record, started).await,
+        Plan::Read(read) => super::reads::carry_out(cx.upstream, read, record, started).await,
+        Plan::Vector { up } => super::vector::trimmed(cx.upstream, up, record, started).await,
+        Plan::Stream(join) => super::sse::subscribe(cx, join, record, started).await,
     }
 }
 
@@ -129,7 +147,9 @@ async fn decide(
     }
     match route {
         Route::Whoami => Step::Reply(whoami(&who, &policy)),
-        Route::Mcp => super::rpc::decide(sh, &policy, &who, peer.ip(), base, req, started).await,
+        Route::Mcp => {
+            super::rpc::decide(sh.ctx(), &policy, &who, peer.ip(), base, req, started).await
+        }
         _ => decide_route(sh, &policy, &who, peer, route, base, req).await,
     }
 }

@@ -2,7 +2,6 @@
 //! (`get_drawer`; it may move between the look-up and the update: that race is accepted), and
 //! `event_ack`'s target's stream (`event_list` around its id; events never change).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -11,8 +10,8 @@ use serde_json::{Value, json};
 
 use super::forward::{self, MAX_BODY};
 use super::policy::{Current, Policy};
-use super::shared::Shared;
-use super::upstream::Failed;
+
+use super::upstream::{Failed, Upstream};
 
 /// A look-up is one small read: a network's deadline, not a mine's.
 const LOOKUP_WAIT: Duration = Duration::from_secs(30);
@@ -20,7 +19,7 @@ const LOOKUP_WAIT: Duration = Duration::from_secs(30);
 /// What `policy` needs looked up to decide `tool` with `args` for `device` (nothing when it
 /// needs nothing). A drawer the primary does not have has no wing: the update then fails there.
 pub async fn current(
-    sh: &Arc<Shared>,
+    upstream: &Upstream,
     policy: &Policy,
     device: &str,
     tool: &str,
@@ -31,7 +30,7 @@ pub async fn current(
             return Ok(Current::default());
         };
         return Ok(Current {
-            stream: event_stream(sh, id.trim()).await?,
+            stream: event_stream(upstream, id.trim()).await?,
             ..Current::default()
         });
     }
@@ -41,7 +40,7 @@ pub async fn current(
     let Some(id) = args.get("drawer_id").and_then(Value::as_str) else {
         return Ok(Current::default());
     };
-    let bytes = lookup(sh, "mempalace_get_drawer", json!({"drawer_id": id})).await?;
+    let bytes = lookup(upstream, "mempalace_get_drawer", json!({"drawer_id": id})).await?;
     Ok(Current {
         wing: drawer_wing(&bytes),
         ..Current::default()
@@ -49,24 +48,24 @@ pub async fn current(
 }
 
 /// One tool call of the gateway's own, its reply's bytes.
-pub async fn lookup(sh: &Arc<Shared>, tool: &str, args: Value) -> Result<Bytes, Failed> {
+pub async fn lookup(upstream: &Upstream, tool: &str, args: Value) -> Result<Bytes, Failed> {
     let body = json!({"jsonrpc": "2.0", "id": "mpt-gateway-lookup", "method": "tools/call",
         "params": {"name": tool, "arguments": args}});
-    let up = sh.upstream.request(
+    let up = upstream.request(
         Method::POST,
         "/mcp",
         &HeaderMap::new(),
         &[],
         Bytes::from(body.to_string()),
     );
-    Ok(forward::fetch(sh, up, LOOKUP_WAIT, MAX_BODY).await?.1)
+    Ok(forward::fetch(upstream, up, LOOKUP_WAIT, MAX_BODY).await?.1)
 }
 
 /// The stream of the event `id` (`None`: no such event; the ack then fails on the primary).
 /// No tool reads one event by id, so: the event just before it, then the first one after that.
-async fn event_stream(sh: &Arc<Shared>, id: &str) -> Result<Option<String>, Failed> {
+async fn event_stream(upstream: &Upstream, id: &str) -> Result<Option<String>, Failed> {
     let before = lookup(
-        sh,
+        upstream,
         "mempalace_event_list",
         json!({"before_event_id": id, "order": "desc", "limit": 1}),
     )
@@ -81,7 +80,7 @@ async fn event_stream(sh: &Arc<Shared>, id: &str) -> Result<Option<String>, Fail
     if let Some(prev) = before.pointer("/events/0/id") {
         next["since_event_id"] = prev.clone();
     }
-    let found = payload(&lookup(sh, "mempalace_event_list", next).await?);
+    let found = payload(&lookup(upstream, "mempalace_event_list", next).await?);
     let event = found.as_ref().and_then(|f| f.pointer("/events/0"));
     Ok(event
         .filter(|e| e.get("id").and_then(Value::as_str) == Some(id))

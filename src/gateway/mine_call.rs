@@ -1,7 +1,6 @@
 //! One mine at a time across the gateway: a mine holds the slot until its whole answer is in;
 //! a second is 429 with Retry-After (transient: a feed's queued mine comes back), never a denial.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -11,11 +10,11 @@ use hyper::{Request, Response, StatusCode};
 use serde_json::json;
 
 use super::audit::Event;
+use super::forward::Done;
 use super::forward::{self, MAX_BODY};
 use super::mine_slot::Held;
 use super::reply::{self, Body};
-use super::shared::Shared;
-use super::step::Done;
+use super::upstream::Upstream;
 
 /// What a second mine is told to wait (a feed's mine takes seconds to minutes).
 const RETRY_AFTER_S: u64 = 30;
@@ -34,19 +33,19 @@ pub fn busy() -> Response<Body> {
 /// Sends a mine and answers with its whole reply, holding the slot until it is in (a mine's
 /// reply is a summary, small: read whole rather than streamed).
 pub async fn forward(
-    sh: &Arc<Shared>,
+    upstream: &Upstream,
     held: Held<'_>,
     up: Request<Full<Bytes>>,
     request: Event,
     wait: Duration,
     started: Instant,
 ) -> Done {
-    let answer = forward::fetch(sh, up, wait, MAX_BODY).await;
+    let answer = forward::fetch(upstream, up, wait, MAX_BODY).await;
     drop(held);
     match answer {
         Ok((status, bytes)) => {
             forward::answered(request, status, started, "application/json", bytes.to_vec())
         }
-        Err(f) => forward::failed(sh, request, started, f),
+        Err(f) => forward::failed(upstream, request, started, f),
     }
 }

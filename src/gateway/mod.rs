@@ -3,6 +3,7 @@
 
 pub mod audit;
 mod auth;
+mod ctx;
 pub mod envfile;
 mod fanout;
 mod forward;

@@ -1,6 +1,7 @@
 //! `POST /mcp`: the body parsed once (a batch refused), every `tools/call` decided by the policy
 //! whatever its id, the gateway's own re-serialised JSON forwarded, `tools/list` filtered.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,11 +12,13 @@ use serde_json::{Map, Value};
 
 use super::audit::Event;
 use super::auth::Who;
+use super::ctx::Ctx;
+use super::forward::Done;
 use super::forward::{self, MAX_BODY};
 use super::policy::{Policy, Rewrite};
 use super::reply;
-use super::shared::Shared;
-use super::step::{Done, Plan, Step};
+use super::step::{Plan, Step};
+use super::upstream::Upstream;
 use crate::palace::catalog::{self, Patience, ToolClass};
 
 /// How long a protocol method or a plain call may wait for upstream's answer (research §6.1).
@@ -44,7 +47,7 @@ impl<'a> Message<'a> {
 /// `POST /mcp` decided: the body read and parsed, a call judged by the policy (its wings looked
 /// up on the primary where the server would judge them there), then how it goes upstream.
 pub async fn decide<'a>(
-    sh: &'a Arc<Shared>,
+    cx: Ctx<'a>,
     policy: &Arc<Policy>,
     who: &Who,
     peer: std::net::IpAddr,
@@ -115,16 +118,17 @@ pub async fn decide<'a>(
         base.tool = Some(name.to_string());
         base.class = row.class.as_str().to_string();
         base.wings = catalog::wings(name, args);
-        let current = match super::lookup::current(sh, policy, &who.device, name, args).await {
-            Ok(c) => super::policy::Current {
-                home: sh.mine_home.clone(),
-                ..c
-            },
-            Err(f) => {
-                let (record, r) = forward::failure(sh, base, started, f);
-                return Step::Recorded(record, r);
-            }
-        };
+        let current =
+            match super::lookup::current(cx.upstream, policy, &who.device, name, args).await {
+                Ok(c) => super::policy::Current {
+                    home: cx.mine_home.map(Path::to_path_buf),
+                    ..c
+                },
+                Err(f) => {
+                    let (record, r) = forward::failure(cx.upstream, base, started, f);
+                    return Step::Recorded(record, r);
+                }
+            };
         base.wings.extend(current.wing.clone());
         let verdict = policy.call(&who.device, &who.token_id, name, args, &current);
         rewrites = verdict.rewrites;
@@ -149,7 +153,7 @@ pub async fn decide<'a>(
     }
     let (id, listing) = (msg.id, msg.method == "tools/list");
     let mine = match base.tool.as_deref().map(catalog::bare) {
-        Some("mine") => match sh.mine.try_take() {
+        Some("mine") => match cx.mine.try_take() {
             Some(held) => Some(held),
             None => {
                 base.allowed = false;
@@ -182,7 +186,7 @@ pub async fn decide<'a>(
     // upstream sees the one value the policy decided on.
     let body = Bytes::from(serde_json::to_vec(&parsed).unwrap_or_default());
     let extra = forward::identity_headers(peer, &who.device);
-    let up = sh
+    let up = cx
         .upstream
         .request(Method::POST, "/mcp", &parts.headers, &extra, body);
     let plan = if listing {
@@ -207,16 +211,16 @@ pub async fn decide<'a>(
 /// `tools/list` with only the tools the device may call (`listed`), as `--read-only` hides
 /// what it refuses.
 pub async fn tools_list(
-    sh: &Arc<Shared>,
+    upstream: &Upstream,
     up: Request<http_body_util::Full<Bytes>>,
     listed: &(dyn Fn(&str) -> bool + Sync),
     id: &Value,
     request: Event,
     started: Instant,
 ) -> Done {
-    let (status, bytes) = match forward::fetch(sh, up, PLAIN_WAIT, MAX_BODY).await {
+    let (status, bytes) = match forward::fetch(upstream, up, PLAIN_WAIT, MAX_BODY).await {
         Ok(r) => r,
-        Err(f) => return forward::failed(sh, request, started, f),
+        Err(f) => return forward::failed(upstream, request, started, f),
     };
     let mut v: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,

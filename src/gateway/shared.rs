@@ -5,6 +5,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::audit::{AuditLog, Event, Synced};
+use super::auth::{Refused, Who};
+use super::ctx::Ctx;
 use super::held::Held;
 use super::last_used::LastUsed;
 use super::mine_slot::MineSlot;
@@ -22,7 +24,7 @@ pub struct Shared {
     policy: Mutex<Watched<Policy>>,
     tokens: Mutex<Watched<TokenFile>>,
     audit: Mutex<AuditLog>,
-    held: Held,
+    held: Arc<Held>,
     synced: Synced,
     rate: Mutex<Buckets>,
     last_used: Mutex<LastUsed>,
@@ -66,7 +68,7 @@ impl Shared {
             policy: Mutex::new(policy),
             tokens: Mutex::new(tokens),
             audit: Mutex::new(audit),
-            held: Held::default(),
+            held: Arc::default(),
             synced: Synced::default(),
             rate: Mutex::new(Buckets::default()),
             last_used: Mutex::new(last_used),
@@ -93,6 +95,23 @@ impl Shared {
             report("tokens.json", w.refresh(true));
         }
         w.get()
+    }
+
+    /// The device behind the request's token ([`super::auth::authenticate`], against
+    /// `tokens.json` as it is on disk now).
+    pub fn authenticate(&self, h: &hyper::HeaderMap, now_s: i64) -> Result<Who, Refused> {
+        super::auth::authenticate(h, now_s, |id| self.tokens_for(id))
+    }
+
+    /// What a request's stages reach besides the policy.
+    pub fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            upstream: &self.upstream,
+            held: &self.held,
+            hubs: &self.hubs,
+            mine: &self.mine,
+            mine_home: self.mine_home.as_deref(),
+        }
     }
 
     /// Appends an audit record; its seq.
@@ -124,12 +143,6 @@ impl Shared {
             log_warn!("the audit record could not be written: {err}");
         }
         r
-    }
-
-    /// Keeps a response record until its reply is sent ([`Shared::write_held`]), or until the
-    /// next record, which it precedes.
-    pub fn hold(&self, e: Event) {
-        self.held.hold(e);
     }
 
     /// Writes the records held so far: a connection's reply has been sent.
@@ -237,14 +250,14 @@ mod tests {
             root: tmp.path().join("gw"),
         };
         let sh = shared(&dir);
-        sh.hold(event("/a"));
+        sh.ctx().held.hold(event("/a"));
         assert!(routes(&dir).is_empty(), "held while its reply is sent");
         sh.audit(&event("/b"), false).unwrap();
         assert_eq!(routes(&dir), ["/a", "/b"], "before the next record");
-        sh.hold(event("/c"));
+        sh.ctx().held.hold(event("/c"));
         sh.write_held();
         assert_eq!(routes(&dir), ["/a", "/b", "/c"], "once the reply is sent");
-        sh.hold(event("/d"));
+        sh.ctx().held.hold(event("/d"));
         drop(sh);
         assert_eq!(
             routes(&dir),

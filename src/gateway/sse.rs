@@ -16,12 +16,13 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
 use super::audit::Event;
+use super::ctx::Ctx;
 use super::forward;
+use super::forward::Done;
 use super::policy::{Policy, StreamFilter};
 use super::relay::End;
 use super::reply::BoxError;
-use super::shared::Shared;
-use super::step::Done;
+use super::upstream::Upstream;
 
 use super::fanout::{Frame, Hub, Refused};
 
@@ -105,15 +106,15 @@ pub fn decide(
 }
 
 /// Joins the stream (`request` is its record, written); its events from the cursor first.
-pub async fn subscribe(sh: &Arc<Shared>, join: Join, request: Event, started: Instant) -> Done {
+pub async fn subscribe(cx: Ctx<'_>, join: Join, request: Event, started: Instant) -> Done {
     let Join {
         filters,
         cursor,
         filter,
     } = join;
-    let (hub, live) = match sh.hubs.join(&sh.upstream, &encode(&filters)).await {
+    let (hub, live) = match cx.hubs.join(cx.upstream, &encode(&filters)).await {
         Ok(h) => h,
-        Err(Refused::Failed(f)) => return forward::failed(sh, request, started, f),
+        Err(Refused::Failed(f)) => return forward::failed(cx.upstream, request, started, f),
         Err(Refused::Answered(status, body)) => {
             return forward::answered(
                 request,
@@ -126,7 +127,7 @@ pub async fn subscribe(sh: &Arc<Shared>, join: Join, request: Event, started: In
     };
     // Subscribed before the replay is read: an event landing meanwhile is in one or both.
     let replayed = match cursor {
-        Some(c) => match replay(sh, &filters, &c, filter.as_ref()).await {
+        Some(c) => match replay(cx.upstream, &filters, &c, filter.as_ref()).await {
             Ok(r) => r,
             Err(answer) => {
                 let out = serde_json::to_vec(&answer).unwrap_or_default();
@@ -143,7 +144,7 @@ pub async fn subscribe(sh: &Arc<Shared>, join: Join, request: Event, started: In
     };
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(forward_frames(hub, live, replayed, filter, tx));
-    let on_end = forward::hold_on_end(sh, request, 200, started);
+    let on_end = forward::hold_on_end(cx.held, request, 200, started);
     let body = Subscriber {
         rx,
         bytes: 0,
@@ -164,7 +165,7 @@ pub async fn subscribe(sh: &Arc<Shared>, join: Join, request: Event, started: In
 /// The events after `cursor` matching `filters` (as `serve` replays them, `event_list` page by
 /// page), as frames; the log's own error (`{"error": …}`, a 400 at `serve`) for a bad cursor.
 async fn replay(
-    sh: &Arc<Shared>,
+    upstream: &Upstream,
     filters: &[(String, String)],
     cursor: &str,
     filter: Option<&StreamFilter>,
@@ -177,7 +178,7 @@ async fn replay(
         args.insert("since_event_id".into(), json!(after));
         args.insert("limit".into(), json!(PAGE));
         args.insert("order".into(), json!("asc"));
-        let reply = super::lookup::lookup(sh, "mempalace_event_list", Value::Object(args))
+        let reply = super::lookup::lookup(upstream, "mempalace_event_list", Value::Object(args))
             .await
             .map_err(|_| json!({"error": "the upstream did not answer the replay"}))?;
         let page = super::lookup::payload(&reply).unwrap_or(Value::Null);

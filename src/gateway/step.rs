@@ -59,13 +59,3 @@ pub enum Plan<'a> {
     /// The log stream, joined (`sse.rs`).
     Stream(super::sse::Join),
 }
-
-/// How an exchange ended (moved once, as [`Step`]).
-#[allow(clippy::large_enum_variant)]
-pub enum Done {
-    /// The whole reply is here, and the response's record with it.
-    Answered(Event, Response<Body>),
-    /// The reply's body streams: its record is held when the body ends (`forward::hold_on_end`)
-    /// and written once the connection has sent it.
-    Streaming(Response<Body>),
-}

@@ -1,7 +1,6 @@
 //! `GET /sync/version_vector` for a non-admin: `replica_id`, the vector and the embedder
 //! (`profile.accelerator.embedder`, what an edge's merge gate and doctor read), nothing else.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -10,22 +9,22 @@ use hyper::Request;
 use serde_json::{Map, Value, json};
 
 use super::audit::Event;
+use super::forward::Done;
 use super::forward::{self, MAX_BODY};
-use super::shared::Shared;
-use super::step::Done;
+use super::upstream::Upstream;
 
 const WAIT: Duration = Duration::from_secs(30);
 
 /// Sends `up` and answers with the trimmed vector (any other answer as it came).
 pub async fn trimmed(
-    sh: &Arc<Shared>,
+    upstream: &Upstream,
     up: Request<Full<Bytes>>,
     request: Event,
     started: Instant,
 ) -> Done {
-    let (status, bytes) = match forward::fetch(sh, up, WAIT, MAX_BODY).await {
+    let (status, bytes) = match forward::fetch(upstream, up, WAIT, MAX_BODY).await {
         Ok(r) => r,
-        Err(f) => return forward::failed(sh, request, started, f),
+        Err(f) => return forward::failed(upstream, request, started, f),
     };
     let out = match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if status == 200 => super::reads::pyjson::compact(&trim(&v)),

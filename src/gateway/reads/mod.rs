@@ -10,12 +10,12 @@ use serde_json::{Value, json};
 
 use super::audit::Event;
 use super::auth::Who;
+use super::forward::Done;
 use super::forward::{self, MAX_BODY};
 use super::policy::{Policy, Reads, Role, StreamGlobs};
 use super::reply;
-use super::shared::Shared;
-use super::step::{Done, Plan, Step};
-use super::upstream::Failed;
+use super::step::{Plan, Step};
+use super::upstream::{Failed, Upstream};
 use crate::palace::catalog::{self, Reveals, ToolClass};
 
 mod filter;
@@ -57,7 +57,7 @@ pub struct Read {
 
 /// The upstream calls of one filtered read, all made as the client's request was.
 struct Caller<'a> {
-    sh: &'a Arc<Shared>,
+    upstream: &'a Upstream,
     headers: &'a HeaderMap,
     extra: &'a [(&'static str, String)],
     id: Value,
@@ -68,14 +68,14 @@ impl Caller<'_> {
     async fn call(&self, tool: &str, args: &Value) -> Result<(u16, Value, Option<Value>), Failed> {
         let body = json!({"jsonrpc": "2.0", "id": self.id, "method": "tools/call",
             "params": {"name": catalog::full_name(tool), "arguments": args}});
-        let up = self.sh.upstream.request(
+        let up = self.upstream.request(
             Method::POST,
             "/mcp",
             self.headers,
             self.extra,
             Bytes::from(pyjson::compact(&body)),
         );
-        let (status, bytes) = forward::fetch(self.sh, up, WAIT, MAX_BODY).await?;
+        let (status, bytes) = forward::fetch(self.upstream, up, WAIT, MAX_BODY).await?;
         let envelope: Value = serde_json::from_slice(&bytes)
             .map_err(|_| Failed::Unreachable("the upstream's reply is not JSON".into()))?;
         let payload = text_of(&envelope).and_then(|t| serde_json::from_str(&t).ok());
@@ -142,7 +142,7 @@ pub fn decide<'a>(
 }
 
 /// Sends a planned read (`request` is its record, written) and answers with its reply filtered.
-pub async fn carry_out(sh: &Arc<Shared>, read: Read, request: Event, started: Instant) -> Done {
+pub async fn carry_out(upstream: &Upstream, read: Read, request: Event, started: Instant) -> Done {
     let Read {
         policy,
         device,
@@ -156,7 +156,7 @@ pub async fn carry_out(sh: &Arc<Shared>, read: Read, request: Event, started: In
     let reads = policy.reads(&device);
     let streams = policy.stream_reads(&device);
     let caller = Caller {
-        sh,
+        upstream,
         headers: &headers,
         extra: &extra,
         id,
@@ -167,7 +167,7 @@ pub async fn carry_out(sh: &Arc<Shared>, read: Read, request: Event, started: In
     let answered = answer(&caller, &tool, &args, &plan, reads, streams, admin).await;
     let (status, mut envelope, payload) = match answered {
         Ok(a) => a,
-        Err(f) => return forward::failed(sh, request, started, f),
+        Err(f) => return forward::failed(upstream, request, started, f),
     };
     if let (Some(p), Some(block)) = (payload, last_block(&mut envelope)) {
         *block = Value::String(pyjson::indented(&p));
