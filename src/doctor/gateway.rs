@@ -3,8 +3,8 @@
 
 use super::{Check, Inputs, Status};
 use crate::gateway::StateDir;
+use crate::gateway::keys::tokens::TokenFile;
 use crate::gateway::state::mode;
-use crate::gateway::tokens::TokenFile;
 
 /// A live token closer than this to its expiry is worth rotating now.
 const SOON_S: i64 = 7 * 86_400;

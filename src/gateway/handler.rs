@@ -11,19 +11,19 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
 
-use super::audit::Event;
-use super::auth::Who;
-use super::forward;
-use super::forward::Done;
-use super::policy::{Policy, Route};
-use super::reply::{self, Body};
-use super::shared::Shared;
-use super::step::{Plan, Step};
+use crate::gateway::decide::auth::Who;
+use crate::gateway::decide::policy::{Policy, Route};
+use crate::gateway::decide::step::{Plan, Step};
+use crate::gateway::http::forward;
+use crate::gateway::http::forward::Done;
+use crate::gateway::http::reply::{self, Body};
+use crate::gateway::record::audit::Event;
+use crate::gateway::shared::Shared;
 
 /// How long a GET (other than the stream) may wait for upstream's answer.
 const GET_WAIT: Duration = Duration::from_secs(120);
 
-impl super::front::Service for Shared {
+impl crate::gateway::http::front::Service for Shared {
     fn call(
         self: Arc<Self>,
         peer: SocketAddr,
@@ -81,14 +81,22 @@ async fn exchange(sh: &Shared, plan: Plan<'_>, record: Event, started: Instant) 
             id,
         } => {
             let listed = |tool: &str| policy.lists(&device, tool);
-            super::rpc::tools_list(cx.upstream, up, &listed, &id, record, started).await
+            crate::gateway::decide::rpc::tools_list(cx.upstream, up, &listed, &id, record, started)
+                .await
         }
         Plan::Mine { held, up, wait } => {
-            super::mine_call::forward(cx.upstream, held, up, record, wait, started).await
+            crate::gateway::decide::mine_call::forward(cx.upstream, held, up, record, wait, started)
+                .await
         }
-        Plan::Read(read) => super::reads::carry_out(cx.upstream, read, record, started).await,
-        Plan::Vector { up } => super::vector::trimmed(cx.upstream, up, record, started).await,
-        Plan::Stream(join) => super::sse::subscribe(cx, join, record, started).await,
+        Plan::Read(read) => {
+            crate::gateway::decide::reads::carry_out(cx.upstream, read, record, started).await
+        }
+        Plan::Vector { up } => {
+            crate::gateway::decide::vector::trimmed(cx.upstream, up, record, started).await
+        }
+        Plan::Stream(join) => {
+            crate::gateway::decide::sse::subscribe(cx, join, record, started).await
+        }
     }
 }
 
@@ -111,7 +119,7 @@ async fn decide(
             "ok\n",
         ));
     }
-    if let Some(name) = super::auth::bad_header(req.headers()) {
+    if let Some(name) = crate::gateway::decide::auth::bad_header(req.headers()) {
         return Step::Reply(reply::bad_header(name));
     }
     let route = Route::of(method.as_str(), &path);
@@ -148,7 +156,16 @@ async fn decide(
     match route {
         Route::Whoami => Step::Reply(whoami(&who, &policy)),
         Route::Mcp => {
-            super::rpc::decide(sh.ctx(), &policy, &who, peer.ip(), base, req, started).await
+            crate::gateway::decide::rpc::decide(
+                sh.ctx(),
+                &policy,
+                &who,
+                peer.ip(),
+                base,
+                req,
+                started,
+            )
+            .await
         }
         _ => decide_route(sh, &policy, &who, peer, route, base, req).await,
     }
@@ -188,7 +205,8 @@ async fn decide_route<'a>(
     }
     if route == Route::LogStream {
         let query = req.uri().query().unwrap_or("");
-        return match super::sse::decide(policy, &who.device, query, req.headers()) {
+        return match crate::gateway::decide::sse::decide(policy, &who.device, query, req.headers())
+        {
             Ok(join) => Step::Forward {
                 record: base,
                 durable: false,
@@ -221,7 +239,7 @@ async fn decide_route<'a>(
     let trimmed = route == Route::Vector
         && policy
             .device(&who.device)
-            .is_some_and(|d| d.role < super::policy::Role::Admin);
+            .is_some_and(|d| d.role < crate::gateway::decide::policy::Role::Admin);
     let plan = if trimmed {
         Plan::Vector { up }
     } else {

@@ -6,15 +6,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::audit::AuditLog;
-use super::policy::Policy;
-use super::reload::Watched;
-use super::shared::Shared;
-use super::state::{StateDir, tighten};
-use super::tokens::TokenFile;
-use super::upstream::Upstream;
 use crate::config::gateway::GatewayKnobs;
 use crate::error::{MptError, Result};
+use crate::gateway::decide::policy::Policy;
+use crate::gateway::http::upstream::Upstream;
+use crate::gateway::keys::reload::Watched;
+use crate::gateway::keys::tokens::TokenFile;
+use crate::gateway::record::audit::AuditLog;
+use crate::gateway::shared::Shared;
+use crate::gateway::state::{StateDir, tighten};
 use crate::log_warn;
 
 /// How often the last-used times are written.
@@ -77,7 +77,7 @@ pub async fn serve(
     let (audit, note) = AuditLog::open(dir, opts.knobs.audit_max_bytes)?;
     notes.extend(note);
     let acceptor = match &opts.tls {
-        Some((cert, key)) => Some(super::tls::acceptor(cert, key)?),
+        Some((cert, key)) => Some(crate::gateway::http::tls::acceptor(cert, key)?),
         None => None,
     };
     let listener = tokio::net::TcpListener::bind(opts.listen)
@@ -114,7 +114,7 @@ pub async fn serve(
             }
         })
     };
-    super::front::run(listener, acceptor, Arc::clone(&shared), stop).await;
+    crate::gateway::http::front::run(listener, acceptor, Arc::clone(&shared), stop).await;
     flusher.abort();
     shared.flush_last_used();
     Ok(())

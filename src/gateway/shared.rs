@@ -4,18 +4,18 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::audit::{AuditLog, Event, Synced};
-use super::auth::{Refused, Who};
-use super::ctx::Ctx;
-use super::held::Held;
-use super::last_used::LastUsed;
-use super::mine_slot::MineSlot;
-use super::policy::Policy;
-use super::rate::Buckets;
-use super::reload::{Refresh, Watched};
-use super::state::StateDir;
-use super::tokens::TokenFile;
-use super::upstream::Upstream;
+use crate::gateway::decide::auth::{Refused, Who};
+use crate::gateway::decide::ctx::Ctx;
+use crate::gateway::decide::mine_slot::MineSlot;
+use crate::gateway::decide::policy::Policy;
+use crate::gateway::decide::rate::Buckets;
+use crate::gateway::http::upstream::Upstream;
+use crate::gateway::keys::reload::{Refresh, Watched};
+use crate::gateway::keys::tokens::TokenFile;
+use crate::gateway::record::audit::{AuditLog, Event, Synced};
+use crate::gateway::record::held::Held;
+use crate::gateway::record::last_used::LastUsed;
+use crate::gateway::state::StateDir;
 use crate::{log_debug, log_warn};
 
 pub struct Shared {
@@ -33,7 +33,7 @@ pub struct Shared {
     /// Where a scoped mine's `~` points (`GatewayKnobs::mine_home`).
     pub mine_home: Option<std::path::PathBuf>,
     /// The upstream SSE streams, one per filter, fanned out to every subscribed device.
-    pub hubs: super::fanout::Hubs,
+    pub hubs: crate::gateway::http::fanout::Hubs,
 }
 
 /// A lock whose holder panicked still guards sound data here (each change is one assignment).
@@ -74,7 +74,7 @@ impl Shared {
             last_used: Mutex::new(last_used),
             mine: MineSlot::default(),
             mine_home,
-            hubs: super::fanout::Hubs::default(),
+            hubs: crate::gateway::http::fanout::Hubs::default(),
         }
     }
 
@@ -97,10 +97,10 @@ impl Shared {
         w.get()
     }
 
-    /// The device behind the request's token ([`super::auth::authenticate`], against
+    /// The device behind the request's token ([`crate::gateway::decide::auth::authenticate`], against
     /// `tokens.json` as it is on disk now).
     pub fn authenticate(&self, h: &hyper::HeaderMap, now_s: i64) -> Result<Who, Refused> {
-        super::auth::authenticate(h, now_s, |id| self.tokens_for(id))
+        crate::gateway::decide::auth::authenticate(h, now_s, |id| self.tokens_for(id))
     }
 
     /// What a request's stages reach besides the policy.
@@ -181,7 +181,7 @@ impl Shared {
         let rate = policy.device(device).and_then(|d| d.rate);
         lock(&self.rate)
             .take(device, rate, Instant::now())
-            .map_err(super::rate::retry_after_secs)
+            .map_err(crate::gateway::decide::rate::retry_after_secs)
     }
 
     /// Notes a use of token `id`, written at once the first time (else by `flush_last_used`).
@@ -228,7 +228,7 @@ mod tests {
     }
 
     fn routes(dir: &StateDir) -> Vec<String> {
-        super::super::audit::read::records(dir)
+        crate::gateway::record::audit::read::records(dir)
             .unwrap()
             .into_iter()
             .map(|(_, v)| v["route"].as_str().unwrap().to_string())
@@ -265,7 +265,7 @@ mod tests {
             "when the gateway stops"
         );
         assert!(
-            super::super::audit::read::verify(&dir)
+            crate::gateway::record::audit::read::verify(&dir)
                 .unwrap()
                 .bad
                 .is_none()

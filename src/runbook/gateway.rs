@@ -9,8 +9,8 @@ use super::scan::ScanSet;
 use super::serve_configs::find;
 use super::{Inputs, State, Step, cannot_run};
 use crate::gateway::StateDir;
-use crate::gateway::policy::Policy;
-use crate::gateway::tokens::{TokenFile, TokenState};
+use crate::gateway::decide::policy::Policy;
+use crate::gateway::keys::tokens::{TokenFile, TokenState};
 
 /// The gateway's state folder here, when it exists.
 fn state_dir(inputs: &Inputs) -> Option<StateDir> {
@@ -113,7 +113,7 @@ pub fn known_devices(dir: &StateDir) -> BTreeSet<String> {
     if let Ok(t) = TokenFile::load(&dir.tokens()) {
         out.extend(t.tokens.into_iter().map(|e| e.device));
     }
-    if let Ok(records) = crate::gateway::audit::read::records(dir) {
+    if let Ok(records) = crate::gateway::record::audit::read::records(dir) {
         out.extend(
             records
                 .iter()
@@ -220,7 +220,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
 fn device_token(inputs: &Inputs) -> Option<String> {
     let config = inputs.config.as_ref().ok()?;
     let (secret, _) = config.remote.as_ref()?.token.as_ref()?;
-    crate::gateway::token::parse(secret.expose()).map(str::to_string)
+    crate::gateway::keys::token::parse(secret.expose()).map(str::to_string)
 }
 
 /// Step `gateway-tokens`: on the primary host every device in the policy holds a working
@@ -313,7 +313,7 @@ pub fn audit(inputs: &Inputs) -> Step {
     let Some(dir) = state_dir(inputs) else {
         return Step::new(id, State::NotApplicable, "no gateway here");
     };
-    let verdict = match crate::gateway::audit::read::verify(&dir) {
+    let verdict = match crate::gateway::record::audit::read::verify(&dir) {
         Ok(v) => v,
         Err(e) => return cannot_run(id, &e),
     };
@@ -367,7 +367,7 @@ pub fn loose(dir: &StateDir) -> Vec<Loose> {
         (dir.last_used(), 0o077, 0o600),
         (dir.audit_head(), 0o077, 0o600),
     ];
-    if let Ok(files) = crate::gateway::audit::read::files(dir) {
+    if let Ok(files) = crate::gateway::record::audit::read::files(dir) {
         want.extend(files.into_iter().map(|f| (f, 0o077, 0o600)));
     }
     let policy = dir.policy();

@@ -13,7 +13,7 @@ use super::scan::ScanSet;
 use super::{Inputs, State};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::gateway::StateDir;
-use crate::gateway::policy::{Policy, valid_device_name};
+use crate::gateway::decide::policy::{Policy, valid_device_name};
 
 /// `apply gateway-policy`: writes a starter policy (each device a member) where none exists.
 pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {

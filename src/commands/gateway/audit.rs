@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
-use crate::gateway::audit::read::{Query, select, verify};
+use crate::gateway::record::audit::read::{Query, select, verify};
 use crate::output::Style;
 
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
-use crate::gateway::policy::{Current, Policy};
+use crate::gateway::decide::policy::{Current, Policy};
 use crate::output::Style;
 use crate::palace::catalog;
 

@@ -9,11 +9,11 @@ use serde_json::{Value, json};
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
-use crate::gateway::envfile::write_token_line;
-use crate::gateway::last_used::LastUsed;
-use crate::gateway::policy::Policy;
-use crate::gateway::tokens::edit::{Editor, Issued};
-use crate::gateway::tokens::{Entry, TokenFile};
+use crate::gateway::decide::policy::Policy;
+use crate::gateway::keys::envfile::write_token_line;
+use crate::gateway::keys::tokens::edit::{Editor, Issued};
+use crate::gateway::keys::tokens::{Entry, TokenFile};
+use crate::gateway::record::last_used::LastUsed;
 use crate::time::{now_unix, parse_duration};
 
 #[derive(Debug, Args)]

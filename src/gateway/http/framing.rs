@@ -11,7 +11,7 @@ use http_body_util::BodyExt;
 use hyper::{Response, StatusCode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 
-use super::reply::{self, Body};
+use crate::gateway::http::reply::{self, Body};
 
 /// Headers in one request head (hyper's own limit).
 const MAX_HEADERS: usize = 100;

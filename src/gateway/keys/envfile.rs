@@ -4,8 +4,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use super::state::write_private;
 use crate::error::{MptError, Result};
+use crate::gateway::state::write_private;
 
 const KEY: &str = "MEMPALACE_REMOTE_TOKEN=";
 

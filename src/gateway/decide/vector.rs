@@ -8,10 +8,10 @@ use http_body_util::Full;
 use hyper::Request;
 use serde_json::{Map, Value, json};
 
-use super::audit::Event;
-use super::forward::Done;
-use super::forward::{self, MAX_BODY};
-use super::upstream::Upstream;
+use crate::gateway::http::forward::Done;
+use crate::gateway::http::forward::{self, MAX_BODY};
+use crate::gateway::http::upstream::Upstream;
+use crate::gateway::record::audit::Event;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -27,7 +27,7 @@ pub async fn trimmed(
         Err(f) => return forward::failed(upstream, request, started, f),
     };
     let out = match serde_json::from_slice::<Value>(&bytes) {
-        Ok(v) if status == 200 => super::reads::pyjson::compact(&trim(&v)),
+        Ok(v) if status == 200 => crate::gateway::decide::reads::pyjson::compact(&trim(&v)),
         _ => bytes.to_vec(),
     };
     forward::answered(

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::gateway::policy::{Reads, StreamGlobs};
+use crate::gateway::decide::policy::{Reads, StreamGlobs};
 use crate::palace::catalog::Reveals;
 
 /// `payload` (a tool's result) filtered for `reads`; `args` are the client's. Returns how many

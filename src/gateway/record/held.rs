@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use super::audit::Event;
+use crate::gateway::record::audit::Event;
 
 /// The records a relayed body handed over when it ended, not yet in the log.
 #[derive(Debug, Default)]

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::gateway::policy::{Reads, StreamGlobs};
+use crate::gateway::decide::policy::{Reads, StreamGlobs};
 use crate::palace::catalog::{self, Reveals};
 
 /// Search's own cap on `limit` (`_MAX_RESULTS`): what an over-fetch asks.

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{StateDir, open_private_append, open_private_rw};
 use crate::error::{ErrorKind, MptError, Result};
+use crate::gateway::state::{StateDir, open_private_append, open_private_rw};
 
 pub mod chain;
 pub mod read;

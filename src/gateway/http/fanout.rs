@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-use super::upstream::{Failed, UpBody, Upstream};
+use crate::gateway::http::upstream::{Failed, UpBody, Upstream};
 
 /// How many frames a slow subscriber may fall behind before its stream is ended (its client
 /// reconnects with `Last-Event-ID` and is replayed what it missed).

@@ -15,16 +15,16 @@ use hyper::{HeaderMap, Response};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
-use super::audit::Event;
-use super::ctx::Ctx;
-use super::forward;
-use super::forward::Done;
-use super::policy::{Policy, StreamFilter};
-use super::relay::End;
-use super::reply::BoxError;
-use super::upstream::Upstream;
+use crate::gateway::decide::ctx::Ctx;
+use crate::gateway::decide::policy::{Policy, StreamFilter};
+use crate::gateway::http::forward;
+use crate::gateway::http::forward::Done;
+use crate::gateway::http::relay::End;
+use crate::gateway::http::reply::BoxError;
+use crate::gateway::http::upstream::Upstream;
+use crate::gateway::record::audit::Event;
 
-use super::fanout::{Frame, Hub, Refused};
+use crate::gateway::http::fanout::{Frame, Hub, Refused};
 
 /// The stream's filters (`http.py`'s), the hub's key; `since_event_id` is each subscriber's own.
 const FILTERS: &[&str] = &[
@@ -178,10 +178,14 @@ async fn replay(
         args.insert("since_event_id".into(), json!(after));
         args.insert("limit".into(), json!(PAGE));
         args.insert("order".into(), json!("asc"));
-        let reply = super::lookup::lookup(upstream, "mempalace_event_list", Value::Object(args))
-            .await
-            .map_err(|_| json!({"error": "the upstream did not answer the replay"}))?;
-        let page = super::lookup::payload(&reply).unwrap_or(Value::Null);
+        let reply = crate::gateway::decide::lookup::lookup(
+            upstream,
+            "mempalace_event_list",
+            Value::Object(args),
+        )
+        .await
+        .map_err(|_| json!({"error": "the upstream did not answer the replay"}))?;
+        let page = crate::gateway::decide::lookup::payload(&reply).unwrap_or(Value::Null);
         if let Some(e) = page.get("error") {
             return Err(json!({"error": e}));
         }
@@ -200,7 +204,7 @@ async fn replay(
             if filter.is_none_or(|f| f.sees(stream)) {
                 let frame = format!(
                     "id: {id}\nevent: logstream\ndata: {}\n\n",
-                    String::from_utf8_lossy(&super::reads::pyjson::compact(e))
+                    String::from_utf8_lossy(&crate::gateway::decide::reads::pyjson::compact(e))
                 );
                 out.push((id.clone(), Bytes::from(frame)));
             }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::state::write_private;
+use crate::gateway::state::write_private;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct LastUsed {

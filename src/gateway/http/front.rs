@@ -15,8 +15,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
-use super::framing::{self, Head, Prefixed};
-use super::reply::Body;
+use crate::gateway::http::framing::{self, Head, Prefixed};
+use crate::gateway::http::reply::Body;
 use crate::log_debug;
 
 /// A client must have sent its request headers this long after it starts them.

@@ -9,8 +9,8 @@ use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
 
-use super::reply::BoxError;
-use super::upstream::UpBody;
+use crate::gateway::http::reply::BoxError;
+use crate::gateway::http::upstream::UpBody;
 
 /// How a relayed body ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

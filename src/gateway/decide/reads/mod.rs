@@ -8,15 +8,14 @@ use bytes::Bytes;
 use hyper::{HeaderMap, Method};
 use serde_json::{Value, json};
 
-use super::audit::Event;
-use super::auth::Who;
-use super::forward::Done;
-use super::forward::{self, MAX_BODY};
-use super::policy::{Policy, Reads, Role, StreamGlobs};
-use super::reply;
-use super::step::{Plan, Step};
-use super::upstream::{Failed, Upstream};
-use crate::palace::catalog::{self, Reveals, ToolClass};
+use crate::gateway::decide::auth::Who;
+use crate::gateway::decide::policy::{Policy, Reads, Role, StreamGlobs};
+
+use crate::gateway::http::forward::Done;
+use crate::gateway::http::forward::{self, MAX_BODY};
+use crate::gateway::http::upstream::{Failed, Upstream};
+use crate::gateway::record::audit::Event;
+use crate::palace::catalog::{self, Reveals};
 
 mod filter;
 mod pages;
@@ -94,9 +93,9 @@ fn text_of(envelope: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
-/// A read of `tool` held to the device's grants: planned, or refused by the rule the plan names.
+/// A read of `tool` held to the device's grants: planned, or the rule refusing it.
 #[allow(clippy::too_many_arguments)]
-pub fn decide<'a>(
+pub fn decide(
     policy: &Arc<Policy>,
     who: &Who,
     tool: &str,
@@ -104,41 +103,21 @@ pub fn decide<'a>(
     id: Value,
     headers: HeaderMap,
     extra: Vec<(&'static str, String)>,
-    mut base: Event,
-) -> Step<'a> {
+) -> Result<Read, String> {
     let row = catalog::tool(tool);
     let reads = policy.reads(&who.device);
     let streams = policy.stream_reads(&who.device);
-    match plan::plan(row.reveals, reads, streams, &args) {
-        Ok(plan) => Step::Forward {
-            record: base,
-            durable: row.class != ToolClass::Read,
-            plan: Plan::Read(Read {
-                policy: Arc::clone(policy),
-                device: who.device.clone(),
-                tool: tool.to_string(),
-                args,
-                id,
-                headers,
-                extra,
-                plan,
-            }),
-        },
-        Err(rule) => {
-            base.allowed = false;
-            base.rule = rule;
-            let instead = policy.instead(&who.device, &base.rule);
-            let r = reply::rpc_denied(
-                &id,
-                &who.device,
-                Some(tool),
-                "tools/call",
-                &base.rule,
-                &instead,
-            );
-            Step::Recorded(base, r)
-        }
-    }
+    let plan = plan::plan(row.reveals, reads, streams, &args)?;
+    Ok(Read {
+        policy: Arc::clone(policy),
+        device: who.device.clone(),
+        tool: tool.to_string(),
+        args,
+        id,
+        headers,
+        extra,
+        plan,
+    })
 }
 
 /// Sends a planned read (`request` is its record, written) and answers with its reply filtered.

@@ -8,10 +8,10 @@ use bytes::Bytes;
 use hyper::{HeaderMap, Method};
 use serde_json::{Value, json};
 
-use super::forward::{self, MAX_BODY};
-use super::policy::{Current, Policy};
+use crate::gateway::decide::policy::{Current, Policy};
+use crate::gateway::http::forward::{self, MAX_BODY};
 
-use super::upstream::{Failed, Upstream};
+use crate::gateway::http::upstream::{Failed, Upstream};
 
 /// A look-up is one small read: a network's deadline, not a mine's.
 const LOOKUP_WAIT: Duration = Duration::from_secs(30);

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::policy::Rate;
+use crate::gateway::decide::policy::Rate;
 
 #[derive(Debug)]
 struct Bucket {

@@ -3,11 +3,11 @@
 
 use hyper::header::{self, HeaderMap, HeaderName};
 
-use super::reply::Unauthorized;
+use crate::gateway::http::reply::Unauthorized;
 use std::sync::Arc;
 
-use super::token;
-use super::tokens::TokenFile;
+use crate::gateway::keys::token;
+use crate::gateway::keys::tokens::TokenFile;
 
 /// A device whose token the gateway let in.
 #[derive(Debug, Clone)]
@@ -81,8 +81,12 @@ pub fn authenticate(
             return Err(refused(Unauthorized::UnknownToken, Some(id)));
         }
         match entry.state(now_s) {
-            super::tokens::TokenState::Revoked => Err(refused(Unauthorized::Revoked, Some(id))),
-            super::tokens::TokenState::Expired => Err(refused(Unauthorized::Expired, Some(id))),
+            crate::gateway::keys::tokens::TokenState::Revoked => {
+                Err(refused(Unauthorized::Revoked, Some(id)))
+            }
+            crate::gateway::keys::tokens::TokenState::Expired => {
+                Err(refused(Unauthorized::Expired, Some(id)))
+            }
             _ => Ok(Who {
                 device: entry.device.clone(),
                 token_id: entry.id.clone(),

@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use super::{Entry, TokenFile, TokenState, stamp};
 use crate::error::{ErrorKind, MptError, Result};
-use crate::gateway::policy::Policy;
+use crate::gateway::keys::token;
 use crate::gateway::state::{StateDir, write_private};
-use crate::gateway::token;
 use crate::lock::PidLock;
 
 /// How long a second `mpt gateway token` waits for the first.
@@ -35,6 +34,13 @@ impl std::fmt::Debug for Issued {
     }
 }
 
+/// The devices a policy names: a token is issued only to one of them (the gateway's policy
+/// answers this; the tokens do not read the policy themselves).
+pub trait Devices {
+    /// `Ok` when the policy at `path` names `device`; else a refusal naming the fix.
+    fn require(&self, device: &str, path: &std::path::Path) -> Result<()>;
+}
+
 impl Editor {
     pub fn open(dir: &StateDir) -> Result<Editor> {
         dir.prepare()?;
@@ -55,15 +61,15 @@ impl Editor {
         })
     }
 
-    /// A new token for `device`, which the policy must name.
+    /// A new token for `device`, which the policy must name (`policy.require`).
     pub fn issue(
         &mut self,
-        policy: &Policy,
+        policy: &impl Devices,
         device: &str,
         expires: Option<Duration>,
         now_s: i64,
     ) -> Result<Issued> {
-        policy.require_device(device, &self.dir.policy())?;
+        policy.require(device, &self.dir.policy())?;
         let (id, token) = loop {
             let (id, token) =
                 token::mint().map_err(|e| MptError::io("reading /dev/urandom", &e))?;
@@ -89,7 +95,7 @@ impl Editor {
     /// long as `expires`, else as long as the one it replaces was given.
     pub fn rotate(
         &mut self,
-        policy: &Policy,
+        policy: &impl Devices,
         device: &str,
         overlap: Duration,
         expires: Option<Duration>,
@@ -162,6 +168,7 @@ impl Editor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gateway::decide::policy::Policy;
 
     fn setup() -> (tempfile::TempDir, StateDir, Policy) {
         let tmp = tempfile::tempdir().unwrap();
@@ -171,7 +178,7 @@ mod tests {
         let policy = Policy::parse(
             &format!(
                 r#"{{"schema": "{}", "devices": {{"lap": {{"role": "member"}}}}}}"#,
-                crate::gateway::policy::SCHEMA
+                crate::gateway::decide::policy::SCHEMA
             ),
             &dir.policy(),
         )

@@ -9,12 +9,12 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
 
-use super::audit::Event;
-use super::forward::Done;
-use super::forward::{self, MAX_BODY};
-use super::mine_slot::Held;
-use super::reply::{self, Body};
-use super::upstream::Upstream;
+use crate::gateway::decide::mine_slot::Held;
+use crate::gateway::http::forward::Done;
+use crate::gateway::http::forward::{self, MAX_BODY};
+use crate::gateway::http::reply::{self, Body};
+use crate::gateway::http::upstream::Upstream;
+use crate::gateway::record::audit::Event;
 
 /// What a second mine is told to wait (a feed's mine takes seconds to minutes).
 const RETRY_AFTER_S: u64 = 30;

@@ -4,10 +4,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::fanout::Hubs;
-use super::held::Held;
-use super::mine_slot::MineSlot;
-use super::upstream::Upstream;
+use crate::gateway::decide::mine_slot::MineSlot;
+use crate::gateway::http::fanout::Hubs;
+use crate::gateway::http::upstream::Upstream;
+use crate::gateway::record::held::Held;
 
 /// Borrowed from the gateway's shared state for one request (`Shared::ctx`).
 #[derive(Clone, Copy)]

@@ -20,9 +20,9 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::reply::BoxError;
 use crate::config::Secret;
 use crate::error::{MptError, Result};
+use crate::gateway::http::reply::BoxError;
 
 /// How long connecting (and a TLS handshake) may take.
 pub(super) const CONNECT: Duration = Duration::from_secs(5);
@@ -112,7 +112,7 @@ impl Upstream {
         let tls = if https {
             let name = ServerName::try_from(bare.clone())
                 .map_err(|_| bad("has a host TLS cannot name"))?;
-            Some((super::tls::connector(ca_file)?, name))
+            Some((crate::gateway::http::tls::connector(ca_file)?, name))
         } else {
             None
         };

@@ -10,15 +10,15 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, StatusCode};
 use serde_json::{Map, Value};
 
-use super::audit::Event;
-use super::auth::Who;
-use super::ctx::Ctx;
-use super::forward::Done;
-use super::forward::{self, MAX_BODY};
-use super::policy::{Policy, Rewrite};
-use super::reply;
-use super::step::{Plan, Step};
-use super::upstream::Upstream;
+use crate::gateway::decide::auth::Who;
+use crate::gateway::decide::ctx::Ctx;
+use crate::gateway::decide::policy::{Policy, Rewrite};
+use crate::gateway::decide::step::{Plan, Step};
+use crate::gateway::http::forward::Done;
+use crate::gateway::http::forward::{self, MAX_BODY};
+use crate::gateway::http::reply;
+use crate::gateway::http::upstream::Upstream;
+use crate::gateway::record::audit::Event;
 use crate::palace::catalog::{self, Patience, ToolClass};
 
 /// How long a protocol method or a plain call may wait for upstream's answer (research §6.1).
@@ -118,17 +118,24 @@ pub async fn decide<'a>(
         base.tool = Some(name.to_string());
         base.class = row.class.as_str().to_string();
         base.wings = catalog::wings(name, args);
-        let current =
-            match super::lookup::current(cx.upstream, policy, &who.device, name, args).await {
-                Ok(c) => super::policy::Current {
-                    home: cx.mine_home.map(Path::to_path_buf),
-                    ..c
-                },
-                Err(f) => {
-                    let (record, r) = forward::failure(cx.upstream, base, started, f);
-                    return Step::Recorded(record, r);
-                }
-            };
+        let current = match crate::gateway::decide::lookup::current(
+            cx.upstream,
+            policy,
+            &who.device,
+            name,
+            args,
+        )
+        .await
+        {
+            Ok(c) => crate::gateway::decide::policy::Current {
+                home: cx.mine_home.map(Path::to_path_buf),
+                ..c
+            },
+            Err(f) => {
+                let (record, r) = forward::failure(cx.upstream, base, started, f);
+                return Step::Recorded(record, r);
+            }
+        };
         base.wings.extend(current.wing.clone());
         let verdict = policy.call(&who.device, &who.token_id, name, args, &current);
         rewrites = verdict.rewrites;
@@ -158,7 +165,7 @@ pub async fn decide<'a>(
             None => {
                 base.allowed = false;
                 base.rule = "mine:in_progress".into();
-                return Step::Recorded(base, super::mine_call::busy());
+                return Step::Recorded(base, crate::gateway::decide::mine_call::busy());
             }
         },
         _ => None,
@@ -167,10 +174,10 @@ pub async fn decide<'a>(
     if !rewrites.is_empty()
         && let Some(args) = parsed.pointer_mut("/params/arguments")
     {
-        super::policy::apply(args, &rewrites);
+        crate::gateway::decide::policy::apply(args, &rewrites);
     }
     if let Some(tool) = base.tool.clone()
-        && super::reads::applies(policy, &who.device, &tool)
+        && crate::gateway::decide::reads::applies(policy, &who.device, &tool)
     {
         // Held to the device's read grants: planned, sent and filtered there.
         let args = parsed
@@ -178,7 +185,35 @@ pub async fn decide<'a>(
             .cloned()
             .unwrap_or(Value::Null);
         let extra = forward::identity_headers(peer, &who.device);
-        return super::reads::decide(policy, who, &tool, args, id, parts.headers, extra, base);
+        let planned = crate::gateway::decide::reads::decide(
+            policy,
+            who,
+            &tool,
+            args,
+            id.clone(),
+            parts.headers,
+            extra,
+        );
+        return match planned {
+            Ok(read) => Step::Forward {
+                record: base,
+                durable: catalog::classify(&tool) != ToolClass::Read,
+                plan: Plan::Read(read),
+            },
+            Err(rule) => {
+                base.allowed = false;
+                base.rule = rule;
+                let r = reply::rpc_denied(
+                    &id,
+                    &who.device,
+                    Some(&tool),
+                    "tools/call",
+                    &base.rule,
+                    &policy.instead(&who.device, &base.rule),
+                );
+                Step::Recorded(base, r)
+            }
+        };
     }
     let durable = base.tool.is_some()
         && catalog::classify(base.tool.as_deref().unwrap_or("")) != ToolClass::Read;

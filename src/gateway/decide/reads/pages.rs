@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::Caller;
-use crate::gateway::policy::Reads;
-use crate::gateway::upstream::Failed;
+use crate::gateway::decide::policy::Reads;
+use crate::gateway::http::upstream::Failed;
 
 /// The server's defaults and caps for (`limit`, its cap) of each list.
 fn limits(items: &str) -> (u64, u64) {

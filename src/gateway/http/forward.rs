@@ -10,11 +10,11 @@ use hyper::body::{Body as _, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response};
 
-use super::audit::Event;
-use super::held::Held;
-use super::relay::{End, Relay};
-use super::reply::{self, Body};
-use super::upstream::{Failed, Upstream, hop_by_hop};
+use crate::gateway::http::relay::{End, Relay};
+use crate::gateway::http::reply::{self, Body};
+use crate::gateway::http::upstream::{Failed, Upstream, hop_by_hop};
+use crate::gateway::record::audit::Event;
+use crate::gateway::record::held::Held;
 
 /// `serve`'s own request cap.
 pub const MAX_BODY: usize = 16 << 20;

@@ -8,10 +8,10 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Request, Response};
 
-use super::audit::Event;
-use super::mine_slot::Held;
-use super::policy::Policy;
-use super::reply::Body;
+use crate::gateway::decide::mine_slot::Held;
+use crate::gateway::decide::policy::Policy;
+use crate::gateway::http::reply::Body;
+use crate::gateway::record::audit::Event;
 
 /// What the stages decided about one request. Made and moved once a request: its variants'
 /// sizes are left unboxed (an allocation would buy nothing).
@@ -53,9 +53,9 @@ pub enum Plan<'a> {
         wait: Duration,
     },
     /// A read held to the device's read grants (`reads/`).
-    Read(super::reads::Read),
+    Read(crate::gateway::decide::reads::Read),
     /// A non-admin's version vector, trimmed (`vector.rs`).
     Vector { up: Request<Full<Bytes>> },
     /// The log stream, joined (`sse.rs`).
-    Stream(super::sse::Join),
+    Stream(crate::gateway::decide::sse::Join),
 }

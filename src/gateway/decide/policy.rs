@@ -205,6 +205,12 @@ impl Policy {
     }
 }
 
+impl crate::gateway::keys::tokens::edit::Devices for Policy {
+    fn require(&self, device: &str, path: &Path) -> Result<()> {
+        self.require_device(device, path).map(|_| ())
+    }
+}
+
 /// A device name goes into audit records, `/whoami` and file names: printable, no spaces.
 pub fn valid_device_name(name: &str) -> bool {
     !name.is_empty()
