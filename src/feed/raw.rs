@@ -106,13 +106,10 @@ impl<'de> Deserialize<'de> for LBool {
 }
 
 /// A string field read without a copy when the JSON text holds it unescaped (any other JSON type
-/// reads as `None`): for fields only compared, never kept (opencode's serde reading, kept as the
-/// tests' reference for its own parser).
-#[cfg(test)]
+/// reads as `None`): for fields only compared, never kept (opencode's part type and role).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(super) struct LCow<'a>(pub Option<Cow<'a, str>>);
 
-#[cfg(test)]
 impl<'de> Deserialize<'de> for LCow<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;

@@ -5,14 +5,12 @@
 // at); `db` reads the session index and the rows of the sessions that need exporting, or, for a
 // first export, `scan` reads each table once (each message's fields parsed as `part` says while
 // the row is read, the parts' data copied into one buffer per session), both delivering what
-// `rows` describes; `part` reads a row's fields (with `json`, a cursor accepting what serde_json
-// accepts); `convert` parses the parts and turns one session into entries; `prepare` is
+// `rows` describes; `part` reads a row's fields (serde's derive of the few it uses); `convert` parses the parts and turns one session into entries; `prepare` is
 // the run, sharing pi's gate, export, state fast path and staging. The tables are described in
 // docs/research/opencode-sessions.md.
 
 pub mod convert;
 pub mod db;
-mod json;
 pub mod part;
 mod pool;
 pub mod prepare;
