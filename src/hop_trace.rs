@@ -215,7 +215,8 @@ mod recorder {
             Ordering::Release,
         );
         // SAFETY: `dump` and `on_signal` are `extern "C"` functions that only read statics and
-        // make async-signal-safe calls (open, write, close, rename).
+        // make async-signal-safe calls (open, write, close, rename). Safe code will not do: no
+        // safe wrapper installs a raw signal handler or an atexit hook.
         unsafe {
             libc::atexit(at_exit);
             libc::signal(libc::SIGUSR2, on_signal as *const () as libc::sighandler_t);
@@ -223,15 +224,8 @@ mod recorder {
         ON.store(true, Ordering::Release);
     }
 
-    fn clock(id: libc::clockid_t) -> u64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid timespec to write to.
-        unsafe {
-            libc::clock_gettime(id, &mut ts);
-        }
+    fn clock(id: rustix::time::ClockId) -> u64 {
+        let ts = rustix::time::clock_gettime(id);
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
     }
 
@@ -242,12 +236,12 @@ mod recorder {
         if !ON.load(Ordering::Relaxed) {
             return;
         }
-        let ns = clock(libc::CLOCK_MONOTONIC);
+        let ns = clock(rustix::time::ClockId::Monotonic);
         let i = COUNTS[hop as usize].fetch_add(1, Ordering::Relaxed);
         if i < CAP {
             STAMPS[hop as usize][i].store(ns, Ordering::Relaxed);
             if CPU.load(Ordering::Relaxed) {
-                let cpu = clock(libc::CLOCK_THREAD_CPUTIME_ID);
+                let cpu = clock(rustix::time::ClockId::ThreadCPUTime);
                 CPU_STAMPS[hop as usize][i].store(cpu, Ordering::Relaxed);
             }
         }
@@ -280,7 +274,8 @@ mod recorder {
     fn write_dump(to: &Paths, counts: &[u64; HOPS], stamps: &Stamps) {
         // SAFETY: plain syscalls on a file we create; every buffer is a live static or local
         // of the length given (an AtomicU64 has u64's layout; x86-64 and arm64 are little-endian,
-        // as `decode` reads it).
+        // as `decode` reads it). Safe code will not do: this runs in a signal handler, so no
+        // allocation and no lock, and the atomics are written out as the bytes they hold.
         unsafe {
             let fd = libc::open(
                 to.tmp.as_ptr(),
@@ -376,12 +371,7 @@ mod tests {
 
     #[cfg(feature = "hop-trace")]
     fn now() -> u64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid timespec to write to.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
     }
 }

@@ -34,6 +34,7 @@ pub mod schema;
 pub mod secrets;
 pub mod state_dir;
 pub mod suggest;
+pub mod sys;
 pub mod time;
 pub mod which;
 

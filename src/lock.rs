@@ -155,7 +155,9 @@ mod sys {
 
     /// One whole-file OFD lock call; `Ok(None)` when another description holds a conflicting lock.
     fn fcntl(file: &File, cmd: libc::c_int, kind: libc::c_int) -> io::Result<Option<libc::flock>> {
-        // SAFETY: a zeroed `flock` is valid (l_pid must be 0 for OFD commands).
+        // SAFETY: a zeroed `flock` is valid (l_pid must be 0 for OFD commands). Safe code will
+        // not do: std's `File::lock` and rustix's `fcntl_lock` take a lock but cannot ask who
+        // holds one (F_OFD_GETLK), which the lock's holder check needs.
         let mut fl: libc::flock = unsafe { std::mem::zeroed() };
         fl.l_type = kind as libc::c_short;
         fl.l_whence = libc::SEEK_SET as libc::c_short;
@@ -213,9 +215,7 @@ mod sys {
             Some(p) => p as i32,
             None => return Ok(false),
         };
-        // SAFETY: signal 0 only checks that the process exists.
-        let r = unsafe { libc::kill(pid, 0) };
-        Ok(r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+        Ok(crate::sys::alive(pid as u32))
     }
 }
 

@@ -124,12 +124,8 @@ pub fn writable(dir: &Path) -> bool {
 }
 
 fn may_write(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a valid NUL-terminated path; access(2) only reads it.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+    use rustix::fs::Access;
+    rustix::fs::access(dir, Access::WRITE_OK | Access::EXEC_OK).is_ok()
 }
 
 #[cfg(test)]
@@ -151,7 +147,7 @@ mod tests {
         assert_eq!(s.home_dir, home.join(".mempalace/edge"));
         // Root writes anywhere a mode forbids: the rest is for everyone else (the tests in
         // tests/it use a read-only mount, which binds root too).
-        if unsafe { libc::geteuid() } == 0 {
+        if crate::sys::euid() == 0 {
             return;
         }
         std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o555)).unwrap();

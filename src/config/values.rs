@@ -163,16 +163,12 @@ pub fn check_device(env: &Env) -> Result<()> {
     )))
 }
 
-/// This machine's host name (`gethostname`); `None` when the system gives none.
+/// This machine's host name (`uname`'s node name, what `gethostname` reads); `None` when the
+/// system gives none.
 pub fn hostname() -> Option<String> {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into a buffer we own.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return None;
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
+    let name = rustix::system::uname();
+    let name = name.nodename().to_bytes();
+    (!name.is_empty()).then(|| String::from_utf8_lossy(name).into_owned())
 }
 
 #[cfg(test)]

@@ -182,7 +182,8 @@ pub fn bounded_start(
     let limit = memory.map(address_limit);
     let lock_fd = lock.map(PidLock::as_raw_fd);
     // SAFETY: the closure runs between fork and exec and makes only async-signal-safe system
-    // calls (prctl, getppid, setrlimit, fcntl); it allocates nothing and takes no lock.
+    // calls (prctl, getppid, setrlimit, fcntl); it allocates nothing and takes no lock. Safe
+    // code will not do: `pre_exec` is the one way to run code in the child before its exec.
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(
@@ -218,13 +219,8 @@ pub fn bounded_start(
 
 /// `RLIMIT_AS` at `bytes`, never above the hard limit this process already has.
 fn address_limit(bytes: u64) -> libc::rlimit {
-    let mut now = libc::rlimit {
-        rlim_cur: libc::RLIM_INFINITY,
-        rlim_max: libc::RLIM_INFINITY,
-    };
-    // SAFETY: `now` is a valid rlimit for getrlimit to fill.
-    unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut now) };
-    let cap = (bytes as libc::rlim_t).min(now.rlim_max);
+    let hard = rustix::process::getrlimit(rustix::process::Resource::As).maximum;
+    let cap = (bytes as libc::rlim_t).min(hard.unwrap_or(libc::RLIM_INFINITY));
     libc::rlimit {
         rlim_cur: cap,
         rlim_max: cap,

@@ -14,6 +14,8 @@ use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
+use rustix::fs::{FileType, OFlags};
+use rustix::stdio as fds;
 use tokio::io::unix::{AsyncFd, AsyncFdRegisterError};
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 
@@ -53,13 +55,7 @@ pub fn socket_halves(
 /// non-blocking: `None` for a terminal or a file (tokio's own stdio serves those). `Stdio`
 /// puts their blocking mode back when dropped.
 pub fn stdio() -> Option<(QuietRead<File>, QuietWrite<File>, Stdio)> {
-    // SAFETY: stdin and stdout stay open for the life of the process.
-    let (stdin, stdout) = unsafe {
-        (
-            BorrowedFd::borrow_raw(libc::STDIN_FILENO),
-            BorrowedFd::borrow_raw(libc::STDOUT_FILENO),
-        )
-    };
+    let (stdin, stdout) = (fds::stdin(), fds::stdout());
     if !pollable(stdin) || !pollable(stdout) {
         return None;
     }
@@ -76,42 +72,41 @@ pub fn stdio() -> Option<(QuietRead<File>, QuietWrite<File>, Stdio)> {
 /// stdin's and stdout's file status flags as they were (their descriptions are shared with
 /// whoever started us).
 pub struct Stdio {
-    flags: [Option<libc::c_int>; 2],
+    flags: [Option<OFlags>; 2],
 }
 
 impl Drop for Stdio {
     fn drop(&mut self) {
-        for (fd, flags) in [0, 1].into_iter().zip(self.flags) {
+        let ends = [fds::stdin(), fds::stdout()];
+        for (fd, flags) in ends.into_iter().zip(self.flags) {
             if let Some(f) = flags {
-                // SAFETY: fcntl on stdin/stdout, which live as long as the process.
-                unsafe { libc::fcntl(fd, libc::F_SETFL, f) };
+                let _ = rustix::fs::fcntl_setfl(fd, f);
             }
         }
     }
 }
 
 fn pollable(fd: BorrowedFd<'_>) -> bool {
-    // SAFETY: fstat into a zeroed stat on a descriptor we borrow.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-        return false;
-    }
-    matches!(st.st_mode & libc::S_IFMT, libc::S_IFIFO | libc::S_IFSOCK)
+    rustix::fs::fstat(fd).is_ok_and(|st| {
+        matches!(
+            FileType::from_raw_mode(st.st_mode),
+            FileType::Fifo | FileType::Socket
+        )
+    })
 }
 
 /// Sets O_NONBLOCK; the flags before (`None`: could not).
-fn nonblocking(fd: BorrowedFd<'_>) -> Option<libc::c_int> {
-    // SAFETY: fcntl on a descriptor we borrow.
-    let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
-    let set = flags >= 0
-        && unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } == 0;
-    set.then_some(flags)
+fn nonblocking(fd: BorrowedFd<'_>) -> Option<OFlags> {
+    let flags = rustix::fs::fcntl_getfl(fd).ok()?;
+    rustix::fs::fcntl_setfl(fd, flags | OFlags::NONBLOCK).ok()?;
+    Some(flags)
 }
 
 /// `end` on the reactor for `interest`.
 fn watch<T: AsRawFd>(end: T, interest: Interest) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
     // SAFETY: a `UnixStream` or a `File` owns its descriptor until it is dropped (with the
     // `AsyncFd`) or handed back by `into_inner`: it stays open and the same all that time.
+    // Tokio's safe constructors (`with_interest`) are deprecated as unsound: this is the one left.
     unsafe { AsyncFd::register_with_interest(end, interest) }
 }
 

@@ -65,8 +65,8 @@ pub async fn stop(paths: &OwnerPaths, progress: impl Fn(&str)) -> Result<Vec<Sto
     if let Some(pid) = owner::lingering_pid(paths).filter(|p| is_edge_owner(*p)) {
         // No socket, no child, no session: it only flushes the outbox. SIGTERM ends its wait;
         // what it has not sent stays queued for the next flush.
-        // SAFETY: kill(2) with a pid the kernel says holds our linger lock.
-        unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+        // A pid the kernel says holds our linger lock.
+        crate::sys::signal(pid, crate::sys::Sig::TERM);
         gone(pid, "lingering flusher", QUIET_EXIT).await?;
         stopped.push(Stopped {
             pid,

@@ -115,10 +115,8 @@ pub fn push(
             Err(e) => return Err(PushError::Spawn(e)),
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            // SAFETY: signalling the process group of a child we spawned as its group leader.
-            unsafe {
-                libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
-            }
+            // The process group of a child we spawned as its group's leader.
+            crate::sys::signal_group(child.id(), crate::sys::Sig::KILL);
             let _ = child.wait();
             return Err(PushError::Timeout(started.elapsed()));
         }

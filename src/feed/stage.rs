@@ -222,7 +222,8 @@ pub fn write_ahead(dir: &Path, name: &str, content: &[u8], fsync: bool) -> io::R
 /// that follows is what makes the data durable.
 fn start_writeback(f: &fs::File) {
     #[cfg(target_os = "linux")]
-    // SAFETY: sync_file_range on a descriptor `f` owns and keeps open for the call.
+    // SAFETY: sync_file_range on a descriptor `f` owns and keeps open for the call. Safe code
+    // will not do: neither std nor rustix wraps sync_file_range.
     unsafe {
         libc::sync_file_range(
             std::os::fd::AsRawFd::as_raw_fd(f),

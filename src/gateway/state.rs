@@ -74,8 +74,7 @@ impl StateDir {
 pub fn tighten(path: &Path, mode: u32) -> io::Result<Option<u32>> {
     let meta = std::fs::metadata(path)?;
     let old = meta.permissions().mode() & 0o777;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if meta.uid() == unsafe { libc::geteuid() } && old & 0o077 != 0 {
+    if meta.uid() == crate::sys::euid() && old & 0o077 != 0 {
         std::fs::set_permissions(path, Permissions::from_mode(mode))?;
         return Ok(Some(old));
     }

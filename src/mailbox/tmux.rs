@@ -178,10 +178,8 @@ fn ask(tmux: &std::path::Path, socket: &str, args: &[&str], env: &Env) -> Result
         let _ = tx.send((child.wait(), text));
     });
     let Ok((status, (stdout, stderr))) = rx.recv_timeout(ANSWER_DEADLINE) else {
-        // SAFETY: the waiting thread has not reaped it yet (no answer came), so the pid is ours.
-        unsafe {
-            libc::kill(pid as libc::pid_t, libc::SIGKILL);
-        }
+        // The waiting thread has not reaped it yet (no answer came), so the pid is still ours.
+        crate::sys::signal(pid, crate::sys::Sig::KILL);
         return Err(format!(
             "tmux ({socket}) did not answer within {} s",
             ANSWER_DEADLINE.as_secs()

@@ -120,8 +120,7 @@ pub fn client(paths: &OwnerPaths, harness: &str, timeout: Option<Duration>) -> M
 }
 
 pub fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+    crate::sys::euid()
 }
 
 /// The folders an owner's socket may live in, preferred first: `$XDG_RUNTIME_DIR/mpt` when that

@@ -167,9 +167,7 @@ fn asked_of(outbox: &Path, holder: u32) -> bool {
 }
 
 fn alive(pid: u32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    crate::sys::alive(pid)
 }
 
 pub fn busy(outbox: &Path, what: &str) -> MptError {

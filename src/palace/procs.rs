@@ -191,8 +191,7 @@ fn read(pid: u32) -> Option<Proc> {
 
 /// This user's processes: same uid and, when readable, the same HOME (containers run all as root).
 pub fn mine(all: &[Proc], home: &Path) -> Vec<Proc> {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = crate::sys::uid();
     all.iter()
         .filter(|p| p.uid == uid && p.pid != std::process::id())
         .filter(|p| {

@@ -177,10 +177,8 @@ impl Session {
                 return;
             }
         }
-        // SAFETY: kill(2) on the pid of a child we spawned and have not yet reaped.
-        unsafe {
-            libc::kill(self.pid as libc::pid_t, libc::SIGTERM);
-        }
+        // The pid of a child we spawned and have not yet reaped.
+        crate::sys::signal(self.pid, crate::sys::Sig::TERM);
         if tokio::time::timeout(grace, child.wait()).await.is_err() {
             log_debug!("child {} ignored SIGTERM; sending SIGKILL", self.pid);
             let _ = child.kill().await;

@@ -1,10 +1,12 @@
 //! Whether a followed file may have changed, without a `stat` per request: inotify on the file
 //! and on its folder, read without blocking; `None` (a `stat` each time) where inotify cannot tell.
 
-use std::ffi::{CString, OsString};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
 
 /// Its writes in place, its mode and links (a rename over it, an unlink), its removal.
 const ON_FILE: u32 = libc::IN_MODIFY
@@ -58,13 +60,7 @@ impl Notes {
         if !plain(path) || remote(folder) {
             return None;
         }
-        // SAFETY: inotify_init1 has no preconditions; a descriptor it returns is ours alone.
-        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-        if fd < 0 {
-            return None;
-        }
-        // SAFETY: `fd` is a fresh descriptor nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC).ok()?;
         let mut notes = Notes {
             fd,
             path: path.to_path_buf(),
@@ -80,10 +76,7 @@ impl Notes {
     }
 
     fn add(&self, path: &Path, mask: u32) -> Option<i32> {
-        let c = CString::new(path.as_os_str().as_bytes()).ok()?;
-        // SAFETY: a valid descriptor and a NUL-terminated path.
-        let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), c.as_ptr(), mask) };
-        (wd >= 0).then_some(wd)
+        inotify::add_watch(&self.fd, path, WatchFlags::from_bits_retain(mask)).ok()
     }
 
     /// Watches the file now at the path (a new one after a rename over it); none while absent
@@ -99,15 +92,15 @@ impl Notes {
         let mut buf = std::mem::take(&mut self.buf);
         let mut hit = self.blind;
         loop {
-            // SAFETY: `buf` is writable for its whole length; the descriptor is ours.
-            let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n <= 0 {
-                let again = n < 0
-                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock;
-                hit |= !again;
-                break;
+            match rustix::io::read(&self.fd, &mut buf[..]) {
+                Ok(n) if n > 0 => hit |= self.about_the_file(&buf[..n]),
+                Err(rustix::io::Errno::AGAIN) => break,
+                // The end of the queue's file, or a failed read: nothing is heard any more.
+                _ => {
+                    hit = true;
+                    break;
+                }
             }
-            hit |= self.about_the_file(&buf[..n as usize]);
         }
         self.buf = buf;
         if hit {
@@ -142,15 +135,9 @@ pub fn plain(path: &Path) -> bool {
 }
 
 fn remote(folder: &Path) -> bool {
-    let Ok(c) = CString::new(folder.as_os_str().as_bytes()) else {
-        return true;
-    };
-    // SAFETY: a zeroed statfs is a valid out-parameter; the path is NUL-terminated.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return true;
-    }
-    REMOTE.contains(&(st.f_type as i64))
+    // `f_type`'s width is the platform's (i64 on x86_64, i32 elsewhere).
+    #[allow(clippy::unnecessary_cast)]
+    rustix::fs::statfs(folder).map_or(true, |st| REMOTE.contains(&(st.f_type as i64)))
 }
 
 #[cfg(test)]
