@@ -7,7 +7,7 @@
 //! each stamp also reads the thread's CPU time (CLOCK_THREAD_CPUTIME_ID: a syscall, about 0.4 µs
 //! here), written beside it to `<prefix>.<pid>.cpu` in the same format. `bench_edge`
 //! (`BENCH_HOPS`) joins the edge's stamps with the harness's own by time, call by call;
-//! `examples/gateway_trace.rs` cuts the gateway's into requests. Without the feature every `hop!`
+//! `benches/gateway_trace.rs` cuts the gateway's into requests. Without the feature every `hop!`
 //! compiles to nothing and the variables are never read.
 
 /// The points of a call's path that the edge stamps, in the order a call passes them: a read's

@@ -9,6 +9,8 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod coord;
+#[cfg(test)]
+mod docs_rules;
 pub mod doctor;
 pub mod edge;
 pub mod error;

@@ -118,7 +118,7 @@ pub fn check(inputs: &Inputs) -> Check {
             ),
         )
         .evidence(evidence)
-        .fix("mpt outbox flush   # or a timer: README \"Outbox\", flushing without a session");
+        .fix("mpt outbox flush   # or a timer: docs/outbox.md \"Flushing without a session\"");
     }
     if let Some(last) = last_error.filter(|_| open > 0) {
         let summary = format!(

@@ -227,7 +227,7 @@ fn queue_mine(f: &FleetFeed, source: &str) -> Result<Queued, MptError> {
 }
 
 /// Where this device's conversations end up under its opt-in state (doctor's `feeder` evidence;
-/// the README's table says the same): `local`, `primary`, `both` or `nowhere`, and how.
+/// docs/feed.md's table says the same): `local`, `primary`, `both` or `nowhere`, and how.
 pub fn destination(config: &crate::config::Config, env: &crate::config::Env) -> String {
     let knobs = &config.feed;
     if !knobs.enabled {

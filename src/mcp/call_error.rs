@@ -38,7 +38,7 @@ pub enum HttpFailure {
     Status,
 }
 
-/// Why `mpt gateway` refused a device's token: its 401 body `{"error": …}` (README "Gateway").
+/// Why `mpt gateway` refused a device's token: its 401 body `{"error": …}` (docs/reference.md "The refusal contract").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenRefusal {
     /// Missing, cut short, mistyped, or not a gateway token at all (the primary's shared one).

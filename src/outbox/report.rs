@@ -146,7 +146,7 @@ impl FlushReport {
 }
 
 impl Stop {
-    /// The exit code a flush that ended this way returns (README "Outbox").
+    /// The exit code a flush that ended this way returns (docs/outbox.md).
     pub fn exit_code(self, error: Option<&MptError>) -> crate::error::Exit {
         use crate::error::Exit;
         match self {

@@ -10,7 +10,7 @@ use crate::error::{ErrorKind, MptError, Result};
 /// The schema this build writes. A file with a higher version was made by a newer mpt.
 pub const SCHEMA_VERSION: i64 = 5;
 
-/// How hard a commit waits for the disk (README "Outbox": what an enqueue survives).
+/// How hard a commit waits for the disk (docs/outbox.md: what an enqueue survives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Synchronous {
     /// fsync of the WAL at every commit: a returned enqueue survives a process kill and a

@@ -100,7 +100,7 @@ pub fn front(inputs: &Inputs, scan: &ScanSet) -> Step {
         )
     } else {
         Step::new(id, State::ToDo, todo.join("; ")).manual(
-            "bind serve to loopback (`mempalace serve --host 127.0.0.1 --port 8765 …`, its token in MEMPALACE_MCP_HTTP_TOKEN) and put the gateway in front: `mpt gateway serve --listen 0.0.0.0:8443 --upstream http://127.0.0.1:8765 --tls-cert cert.pem --tls-key key.pem` (README \"Per-device tokens\")",
+            "bind serve to loopback (`mempalace serve --host 127.0.0.1 --port 8765 …`, its token in MEMPALACE_MCP_HTTP_TOKEN) and put the gateway in front: `mpt gateway serve --listen 0.0.0.0:8443 --upstream http://127.0.0.1:8765 --tls-cert cert.pem --tls-key key.pem` (docs/gateway.md \"Per-device tokens\")",
         )
     };
     s.evidence = evidence;

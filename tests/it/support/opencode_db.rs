@@ -1,5 +1,5 @@
 //! opencode databases built from the schema the real opencode 1.18.33 writes
-//! (tests/fixtures/feed/opencode-1.18.33.sql); shared by the tests and `examples/bench_feed.rs`.
+//! (tests/fixtures/feed/opencode-1.18.33.sql); shared by the tests and `benches/bench_feed.rs`.
 
 use std::path::Path;
 

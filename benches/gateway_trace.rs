@@ -4,7 +4,7 @@
 // Usage: cargo build --release --features hop-trace --bin mpt, then run the gateway with
 // MPT_HOP_TRACE=<prefix> (and MPT_HOP_TRACE_CPU=1 for the CPU columns), e.g. through
 // bench_gateway (it passes both to its gateways), then:
-//   cargo run --release --example gateway_trace -- <prefix>.<pid> [--skip N] [--take N]
+//   cargo bench --bench gateway_trace -- <prefix>.<pid> [--skip N] [--take N]
 // Requests are cut at each `GwAccepted` stamp: right for serial requests (the bench's latency
 // part), not for concurrent ones. A segment runs from one stamp a request passed to the next it
 // passed; "between requests" from the response's record to the next accept (the wall time there
@@ -57,7 +57,10 @@ struct Row {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args()
+        .filter(|a| a != "--bench")
+        .skip(1)
+        .collect();
     let (mut skip, mut take) = (0, usize::MAX);
     let mut files = Vec::new();
     let mut it = args.iter();

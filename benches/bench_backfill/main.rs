@@ -1,7 +1,7 @@
 //! Backfill's bench, side by side in one run: an N-drawer local palace queued by `mpt outbox
 //! backfill --yes`, sent by `mpt outbox flush`, vs the same drawers added directly, one at a time.
 
-// Usage: cargo build --release && cargo run --release --example bench_backfill -- [--n N] [--rounds R]
+// Usage: cargo bench --bench bench_backfill -- [--n N] [--rounds R]
 // [--concurrent]. N drawers (default 10,000); R rounds (default 1), each with two fresh empty
 // primaries, the flush and the direct side alternating which goes first, or with --concurrent
 // running at once (one core each: MemPalace's add_drawer is single-threaded CPU), so both see the
@@ -28,7 +28,7 @@ fn main() {
     let (n, rounds, concurrent) = args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let testbed = common::testbed();
-    let mpt = root.join("target/release/mpt");
+    let mpt = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mpt"));
     assert!(
         mpt.exists(),
         "{} is missing: run `cargo build --release` first",
@@ -167,7 +167,7 @@ fn main() {
 
 fn args() -> (usize, usize, bool) {
     let (mut n, mut rounds, mut concurrent) = (10_000, 1, false);
-    let mut it = std::env::args().skip(1);
+    let mut it = std::env::args().filter(|a| a != "--bench").skip(1);
     while let Some(a) = it.next() {
         let slot = match a.as_str() {
             "--n" => &mut n,

@@ -1,7 +1,6 @@
 //! `mpt doctor` timings side by side in one run: `--offline` against the process floor
 //! (`/bin/true`), and a full local doctor against the child's own handshake (spawn to tools/list).
-//! Needs the testbed: `tests/testbed/provision.sh && cargo build --release &&
-//! cargo run --release --example bench_doctor`.
+//! Needs the testbed: `cargo bench --bench bench_doctor` (the testbed is provisioned by `tests/testbed/provision.sh`).
 
 mod common;
 
@@ -30,10 +29,9 @@ fn run(program: &Path, args: &[&str], env: &[(String, String)]) -> f64 {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tb = common::testbed();
     let bin = tb.join("venv-mempalace-3.11.0/bin");
-    let mpt = root.join("target/release/mpt");
+    let mpt = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mpt"));
     let tmp = std::env::temp_dir().join(format!("mpt-bench-doctor-{}", std::process::id()));
     let home = common::model_home(&tmp, &tb);
     let palace = tmp.join("local/palace");

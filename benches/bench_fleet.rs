@@ -2,7 +2,7 @@
 //! (facts, events, and artifacts with the asks that reference them by their local id) drained
 //! at once into a real `mempalace serve` after a heal, vs the same ops sent directly, serially.
 
-// Usage: cargo build --release --example bench_fleet && target/release/examples/bench_fleet
+// Usage: cargo bench --bench bench_fleet
 // MPT_TESTBED names the testbed (default target/testbed); BENCH_VERBOSE=1 prints each block.
 
 mod common;

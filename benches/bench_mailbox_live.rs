@@ -1,10 +1,9 @@
 //! Ask-to-announcement latency of `mpt mailbox watch`, side by side in one run on a real
 //! `mempalace serve`: pushed by the live stream vs polling, median of 20 each.
 
-// Usage: cargo build --release && cargo run --release --example bench_mailbox_live
+// Usage: cargo bench --bench bench_mailbox_live
 // MPT_TESTBED names the testbed; BENCH_N (default 20) the asks per side; BENCH_POLL_MS (default
-// 2000) the short interval polling is measured at; BENCH_MPT another `mpt` (default
-// target/release/mpt).
+// 2000) the short interval polling is measured at; BENCH_MPT another `mpt` (default the mpt `cargo bench` builds).
 //
 // Polling at the 5-minute default cannot be waited for 20 times (an hour and a half), so it is
 // measured at a short interval I with each ask appended at a random phase of the poll (a uniform
@@ -50,7 +49,7 @@ impl Watch {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("target/release/mpt (cargo build --release)");
+            .expect("the mpt under test starts");
         let out = BufReader::new(child.stdout.take().unwrap());
         let (tx, lines) = channel();
         std::thread::spawn(move || {
@@ -130,10 +129,9 @@ fn measure(
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mpt = std::env::var_os("BENCH_MPT")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join("target/release/mpt"));
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_BIN_EXE_mpt")));
     let n = env_count("BENCH_N", 20);
     let poll_ms = env_count("BENCH_POLL_MS", 2000) as u64;
     let tmp = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! `mpt runbook` (all twelve steps) timed side by side with `mpt doctor --offline` and the process
 //! floor (`/bin/true`), on a HOME holding a stranded 1,000-triple graph and a compose file.
-//! `cargo build --release && cargo run --release --example bench_runbook`.
+//! `cargo bench --bench bench_runbook`.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -26,7 +26,7 @@ fn run(program: &Path, args: &[&str], env: &[(String, String)], cwd: &Path) -> f
 }
 
 fn main() {
-    let mpt = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/mpt");
+    let mpt = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mpt"));
     let tmp = std::env::temp_dir().join(format!("mpt-bench-runbook-{}", std::process::id()));
     let home = tmp.join("home");
     std::fs::create_dir_all(home.join(".mempalace")).unwrap();

@@ -1,7 +1,7 @@
 //! The outbox's bars side by side in one run: durable enqueues/s (FULL vs NORMAL), and the flush
 //! rate against a real `mempalace serve` vs the same calls made directly, serially.
 
-// Usage: cargo build --release --example bench_outbox && target/release/examples/bench_outbox [N]
+// Usage: cargo bench --bench bench_outbox [N]
 // N ops per flush block (default 200); MPT_TESTBED names the testbed (default target/testbed);
 // BENCH_VERBOSE=1 prints each block.
 
@@ -23,6 +23,7 @@ const ENQUEUES_PER_BLOCK: usize = 1_000;
 
 fn main() {
     let n: usize = std::env::args()
+        .filter(|a| a != "--bench")
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(200);

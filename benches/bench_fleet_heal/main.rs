@@ -2,8 +2,8 @@
 //! (shim, owner, `mempalace-mcp` child) behind its own link, queue 32 writes while the link is a
 //! black hole that keeps every connection it took hung; the figure is heal → every outbox empty.
 
-// Usage: cargo build --release --example bench_fleet_heal && target/release/examples/bench_fleet_heal
-// BENCH_MPT: the mpt under test (default target/release/mpt); BENCH_BASELINE_MPT: another one to
+// Usage: cargo bench --bench bench_fleet_heal
+// BENCH_MPT: the mpt under test (default the mpt `cargo bench` builds); BENCH_BASELINE_MPT: another one to
 // run the same rounds with (e.g. main's build), each capped at BENCH_CAP_S (default 420 s);
 // BENCH_ROUNDS (default 3; the baseline's BENCH_BASELINE_ROUNDS, default 1: a stalled round takes
 // minutes); MPT_TESTBED names the testbed; BENCH_VERBOSE=1 prints each round.
@@ -30,8 +30,8 @@ const OUTAGE: Duration = Duration::from_secs(10);
 
 fn main() {
     let env = |k: &str| std::env::var_os(k).map(PathBuf::from);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let under_test = env("BENCH_MPT").unwrap_or_else(|| root.join("target/release/mpt"));
+    let under_test =
+        env("BENCH_MPT").unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_BIN_EXE_mpt")));
     let baseline = env("BENCH_BASELINE_MPT");
     let cap = Duration::from_secs(
         std::env::var("BENCH_CAP_S")

@@ -1,7 +1,7 @@
 //! The cost of the edge's pull of the primary's coordination log, side by side in one run:
 //! 10,000 events into an empty local palace, and a pull with nothing new, against their floors.
 
-// Usage: cargo build --release --example bench_pull && target/release/examples/bench_pull
+// Usage: cargo bench --bench bench_pull
 // MPT_TESTBED names the testbed (default target/testbed); BENCH_VERBOSE=1 prints each block.
 // Floors: the same `/sync/ops` pages and artifacts fetched over HTTP alone (the primary serving
 // and the transfer, nothing applied); the child's Python starting and importing the sync engine.

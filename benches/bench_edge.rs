@@ -1,7 +1,7 @@
 //! The edge's cost, side by side in one run, on a real MemPalace: calls made directly to the child
 //! vs through `mpt edge` (shared owner, and `--standalone`), MemPalace's own hub proxy as the peer,
 //! KG reads through the edge vs the primary directly, merged search vs the slower side alone.
-//! `cargo build --release --bin mpt --example bench_edge && target/release/examples/bench_edge`
+//! `cargo bench --bench bench_edge`
 //! (needs the testbed). BENCH_N calls a side a round (400), BENCH_ROUNDS interleaved rounds (3),
 //! BENCH_QUICK=1 the kg_stats and status rows only, BENCH_BASELINE_MPT=<another build's mpt> adds
 //! its edge to the rounds, BENCH_STRACE=<k> counts each edge's syscalls over k more calls
@@ -293,13 +293,12 @@ fn main() {
     if edge_hops::relay::run_if_asked() {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tb = common::testbed();
     let tmp = std::env::temp_dir().join(format!("mpt-bench-edge-{}", std::process::id()));
     let home = common::model_home(&tmp, &tb);
     let bed = Bed {
         bin: tb.join("venv-mempalace-3.11.0/bin"),
-        mpt: root.join("target/release/mpt"),
+        mpt: std::path::PathBuf::from(env!("CARGO_BIN_EXE_mpt")),
         env: vec![
             ("HOME".into(), home.display().to_string()),
             (

@@ -3,7 +3,7 @@
 //! with the real schema: the first export beside a `cp` of the file (bar <= 2x) and the no-change
 //! re-run, beside pi's, with the floors any opencode exporter pays (the read alone both ways, then with
 //! every needed field parsed, rendered, the staging alone with and without fsync; CPU time beside the
-//! wall time): `cargo run --release --example bench_feed`.
+//! wall time): `cargo bench --bench bench_feed`.
 
 #[path = "../tests/it/support/opencode_db.rs"]
 mod opencode_db;
@@ -248,8 +248,9 @@ fn median_ms(n: usize, mut f: impl FnMut()) -> f64 {
 
 fn main() {
     let mpt = std::env::args()
+        .filter(|a| a != "--bench")
         .nth(1)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mpt").to_string());
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_mpt").to_string());
     let tmp = tempfile::tempdir().unwrap();
     if std::env::var("BENCH_FEED").as_deref() == Ok("opencode") {
         // The opencode half alone (for profiling it), without pi's figures beside it.

@@ -1,5 +1,5 @@
 //! Derivation bench: 10,000 synthetic events, 50 runs, median and p95 in ms (bar <= 50 ms).
-//! Reports only; run with `cargo run --release --example bench_mailbox`.
+//! Reports only; run with `cargo bench --bench bench_mailbox`.
 
 use std::time::Instant;
 

@@ -4,7 +4,7 @@
 //! twenty devices writing at once through the gateway vs direct, and `search` by a device whose
 //! reads are filtered beside an unrestricted one (`search.rs`).
 
-// Usage: cargo build --release --example bench_gateway && target/release/examples/bench_gateway
+// Usage: cargo bench --bench bench_gateway
 // Needs the testbed (tests/testbed/provision.sh) and nginx: Debian's, installed here when missing
 // (tests/testbed/debian.sh: apt-get as root or through sudo; never by CI or the tests).
 // MPT_TESTBED names the testbed; BENCH_N (default 2000) the latency samples per side;
@@ -355,8 +355,7 @@ fn per_request(fronts: &[(&Side, u32, &str)], n: usize, body: &str, tmp: &Path) 
 
 fn main() {
     floor::child_main();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mpt = root.join("target/release/mpt");
+    let mpt = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mpt"));
     assert!(mpt.exists(), "build it first: cargo build --release");
     let tmp = tempfile::tempdir().unwrap();
     let load_before = loadavg();

@@ -1,5 +1,5 @@
 //! Start-up cost of the `mpt` binary, side by side with the floor (`/bin/true`, a process that
-//! does nothing) in one run. Usage: cargo build --release && cargo run --release --example bench_startup
+//! does nothing) in one run. Usage: cargo bench --bench bench_startup
 
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -27,8 +27,9 @@ fn time(program: &str, args: &[&str]) -> Vec<f64> {
 
 fn main() {
     let mpt = std::env::args()
+        .filter(|a| a != "--bench")
         .nth(1)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/mpt").to_string());
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_mpt").to_string());
     let floor = time("/bin/true", &[]);
     println!(
         "{:<34} {:>9} {:>9} {:>12}",
