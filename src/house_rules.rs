@@ -90,7 +90,11 @@ fn commands_and_engines_print_only_through_output_and_log() {
 fn engines_do_not_import_output() {
     let mut found = Vec::new();
     for (file, text) in sources() {
-        if TOP.iter().any(|t| file.starts_with(t)) || file == "src/house_rules.rs" {
+        // The rules' own modules (test-only) read every floor, the CLI's definition among them.
+        if TOP.iter().any(|t| file.starts_with(t))
+            || file == "src/house_rules.rs"
+            || file == "src/docs_rules.rs"
+        {
             continue;
         }
         for (n, line) in code_lines(&text) {
