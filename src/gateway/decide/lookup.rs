@@ -30,7 +30,7 @@ pub async fn current(
             return Ok(Current::default());
         };
         return Ok(Current {
-            stream: event_stream(upstream, id.trim()).await?,
+            stream: event_stream(upstream, crate::palace::catalog::py_strip(id)).await?,
             ..Current::default()
         });
     }

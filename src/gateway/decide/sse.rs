@@ -51,7 +51,7 @@ fn parse(query: &str, headers: &HeaderMap) -> (Vec<(String, String)>, Option<Str
         pairs
             .iter()
             .find(|(n, _)| n == k)
-            .map(|(_, v)| v.trim().to_string())
+            .map(|(_, v)| crate::palace::catalog::py_strip(v).to_string())
             .filter(|v| !v.is_empty())
     };
     let filters = FILTERS

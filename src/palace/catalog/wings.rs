@@ -1,5 +1,5 @@
 //! The wings one call names, read from its arguments at the catalog's wing arguments and
-//! normalised as MemPalace 3.11 does (`sanitize_name` strips; a diary's wing is derived).
+//! normalised as MemPalace 3.11 does (`sanitize_name` strips as Python does; a diary's wing is derived).
 
 use serde_json::Value;
 
@@ -10,7 +10,7 @@ use super::WingArg;
 pub fn wings(tool: &str, args: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in sent(tool, args) {
-        let w = w.value.trim().to_string();
+        let w = py_strip(&w.value).to_string();
         if !out.contains(&w) {
             out.push(w);
         }
@@ -47,11 +47,37 @@ pub fn sent(tool: &str, args: &Value) -> Vec<Sent> {
 /// `normalize_wing_name` (`config.py`: lowercase, `-` and space as `_`, outer `_` stripped),
 /// which the tunnel tools compare by while drawer metadata keeps the exact spelling.
 pub fn canonical(wing: &str) -> String {
-    wing.trim()
+    py_strip(wing)
         .to_lowercase()
         .replace([' ', '-'], "_")
         .trim_matches('_')
         .to_string()
+}
+
+/// Whether Python 3.11's `str.isspace()` holds for `c`: what `str.strip()` (and so the server's
+/// `sanitize_name` and `_sanitize_routing`) takes off either end. Rust's `trim` takes a different
+/// set (not `\x1c`-`\x1f`): a name padded with those would read two ways.
+pub fn py_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t'..='\r'
+            | '\x1c'..='\x1f'
+            | ' '
+            | '\u{85}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+/// `s.strip()` as Python 3.11 strips it.
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(py_space)
 }
 
 /// The strings at `pointer` (a `*` segment: each element of an array) that are not blank, as sent.
@@ -60,7 +86,7 @@ fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
         None => v
             .pointer(pointer)
             .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
+            .filter(|s| !py_strip(s).is_empty())
             .map(str::to_string)
             .into_iter()
             .collect(),
@@ -86,7 +112,7 @@ fn diary_wing(args: &Value, at: &str) -> Option<Sent> {
         diary
             .get(k)
             .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
+            .filter(|s| !py_strip(s).is_empty())
     };
     match text("wing") {
         Some(w) => Some(Sent {
@@ -94,7 +120,7 @@ fn diary_wing(args: &Value, at: &str) -> Option<Sent> {
             derived: false,
         }),
         None => text("agent_name").map(|a| Sent {
-            value: format!("wing_{}", a.trim().to_lowercase().replace(' ', "_")),
+            value: format!("wing_{}", py_strip(a).to_lowercase().replace(' ', "_")),
             derived: true,
         }),
     }
@@ -162,8 +188,35 @@ mod tests {
             ("wing-pi", "wing_pi"),
             ("wing pi", "wing_pi"),
             ("_wing_pi_", "wing_pi"),
+            // Python's strip set, which Rust's `trim` does not share: the server stores these
+            // as `wing_pi`, so the policy must judge `wing_pi`.
+            ("\x1cwing_pi", "wing_pi"),
+            ("wing_pi\x1f", "wing_pi"),
+            ("\u{85}wing_pi\u{3000}", "wing_pi"),
         ] {
             assert_eq!(canonical(w), c, "{w:?}");
         }
+        assert_eq!(
+            wings("mempalace_add_drawer", &json!({"wing": "\x1dwing_ops"})),
+            ["wing_ops"]
+        );
+        // Padding only: no wing at all, as the server refuses an empty name.
+        assert!(wings("mempalace_add_drawer", &json!({"wing": "\x1e\u{2028}"})).is_empty());
+    }
+
+    #[test]
+    fn python_whitespace_is_pythons_exactly() {
+        // `[hex(c) for c in range(0x110000) if chr(c).isspace()]` on Python 3.11.
+        let python: Vec<u32> = vec![
+            0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000,
+            0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028,
+            0x2029, 0x202f, 0x205f, 0x3000,
+        ];
+        let ours: Vec<u32> = (0..=0x10ffffu32)
+            .filter_map(char::from_u32)
+            .filter(|c| py_space(*c))
+            .map(u32::from)
+            .collect();
+        assert_eq!(ours, python);
     }
 }

@@ -2,6 +2,7 @@
 //! `mempalace serve`, each refusal, each role, tokens over their life, the audit chain, the modes.
 
 mod audit;
+mod differential;
 mod fleet;
 mod framing;
 mod mine;

@@ -107,15 +107,33 @@ fn a_restricted_device_sees_nothing_of_a_hidden_wing_in_any_read() {
         "mempalace_search",
         "wings.read:wing_desk",
     );
-    denied(
-        &read(
+    // The server turns plain text on by Python truthiness: every truthy value is refused (H1).
+    for on in [
+        json!(true),
+        json!(1),
+        json!("true"),
+        json!("yes"),
+        json!(1.5),
+        json!([1]),
+        json!({"a": 1}),
+    ] {
+        denied(
+            &read(
+                "mempalace_search",
+                json!({"query": "kestrels", "cli_compatible": on}),
+            ),
+            "lap",
             "mempalace_search",
-            json!({"query": "kestrels", "cli_compatible": true}),
-        ),
-        "lap",
-        "mempalace_search",
-        "wings.read:cli_compatible",
-    );
+            "wings.read:cli_compatible",
+        );
+    }
+    for off in [json!(false), Value::Null] {
+        let r = read(
+            "mempalace_search",
+            json!({"query": "kestrels", "cli_compatible": off}),
+        );
+        assert!(r.json()["result"].get("isError").is_none(), "{}", r.text());
+    }
 
     let wings = clean(&read("mempalace_list_wings", json!({})));
     assert_eq!(

@@ -45,6 +45,11 @@ fn each_alias_of_a_wing_is_refused_and_globs_and_protected_wings_hold() {
         "wing_lap ",
         "wing-lap",
         "_wing_lap",
+        // Python strips these and Rust's `trim` does not (H3).
+        "\x1cwing_lap",
+        "wing_lap\x1f",
+        "\u{85}wing_lap",
+        "wing_lap\u{3000}",
     ] {
         denied(
             &add(gw.port, &lap, alias, "an alias"),
@@ -65,6 +70,30 @@ fn each_alias_of_a_wing_is_refused_and_globs_and_protected_wings_hold() {
         t,
         "protected_wings:wing_rules",
     );
+    // A protected wing padded with what Python's strip takes and Rust's `trim` leaves (H3): refused
+    // in every tool that names a wing; the count of wing_rules below shows nothing landed.
+    for pad in ['\x1c', '\x1d', '\x1e', '\x1f'] {
+        let w = format!("{pad}wing_rules");
+        let rule = "wing:not_canonical:wing_rules";
+        denied(&add(gw.port, &lap, &w, "padded"), "lap", t, rule);
+        let calls = [
+            (
+                "mempalace_diary_write",
+                json!({"agent_name": "pi", "entry": "x", "wing": w}),
+            ),
+            (
+                "mempalace_checkpoint",
+                json!({"items": [{"wing": w, "room": "r", "content": "x"}]}),
+            ),
+            (
+                "mempalace_create_tunnel",
+                json!({"source_wing": "wing_lap", "source_room": "a", "target_wing": w, "target_room": "b"}),
+            ),
+        ];
+        for (tool, args) in calls {
+            denied(&call(gw.port, &lap, tool, args), "lap", tool, rule);
+        }
+    }
     let tunnel = json!({"source_wing": "wing_lap", "source_room": "a", "target_wing": "wing_desk", "target_room": "b"});
     denied(
         &call(gw.port, &lap, "mempalace_create_tunnel", tunnel),

@@ -114,7 +114,7 @@ fn check_agent_name(d: &Device, args: &Value, at: &str) -> Result<(), String> {
     };
     let parent = &at[..at.len() - "/agent_name".len()];
     let name = match args.pointer(at).and_then(Value::as_str) {
-        Some(s) => s.trim().to_lowercase(),
+        Some(s) => crate::palace::catalog::py_strip(s).to_lowercase(),
         // A checkpoint's diary without an agent writes as the server's default.
         None if !parent.is_empty() && args.pointer(parent).is_some_and(Value::is_object) => {
             CHECKPOINT_AGENT.to_string()

@@ -33,7 +33,7 @@ impl<'a> StreamGlobs<'a> {
 
     /// Whether `stream` (stripped, as `logstream` stores it) matches.
     pub fn sees(&self, stream: &str) -> bool {
-        self.globs.matches(stream.trim())
+        self.globs.matches(crate::palace::catalog::py_strip(stream))
     }
 
     /// An owned copy, for a stream that outlives the request's policy.
@@ -56,7 +56,7 @@ pub struct StreamFilter(Globs);
 
 impl StreamFilter {
     pub fn sees(&self, stream: &str) -> bool {
-        self.0.matches(stream.trim())
+        self.0.matches(crate::palace::catalog::py_strip(stream))
     }
 }
 

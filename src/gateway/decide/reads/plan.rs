@@ -54,7 +54,7 @@ pub fn plan(
     let named = |k: &str| {
         args.get(k)
             .and_then(Value::as_str)
-            .is_some_and(|s| !s.trim().is_empty())
+            .is_some_and(|s| !catalog::py_strip(s).is_empty())
     };
     if reveals == Reveals::Events {
         // Held to `streams.read`: a stream named was checked; none: the one, or filtered.
@@ -84,8 +84,13 @@ pub fn plan(
             plan.counted = true;
         }
         Reveals::Search => {
-            if args.get("cli_compatible") == Some(&Value::Bool(true)) {
-                // Plain text: nothing the gateway can filter.
+            // Plain text (`cli_output`): nothing the gateway can filter. The server tests it by
+            // Python truthiness (`1`, `"yes"`, `[1]` all turn it on): only absent, `null` or
+            // `false` leave the reply a filterable shape.
+            if !matches!(
+                args.get("cli_compatible"),
+                None | Some(Value::Null) | Some(Value::Bool(false))
+            ) {
                 return Err("wings.read:cli_compatible".into());
             }
             plan.counted = true;
