@@ -90,6 +90,18 @@ fn a_devices_streams_hold_its_event_calls_its_sse_frames_and_its_pull() {
         json!({"event_id": desk, "from_agent": "pi"}),
         "streams.write:project/desk",
     );
+    // Padded as Python strips it, the id still finds desk's event: judged on desk's stream (M3).
+    refused(
+        "mempalace_event_ack",
+        json!({"event_id": format!("\x1c{desk}\x1f"), "from_agent": "pi"}),
+        "streams.write:project/desk",
+    );
+    // An id the primary does not have: its stream is unknown, refused rather than guessed.
+    refused(
+        "mempalace_event_ack",
+        json!({"event_id": "evt_no_such_event", "from_agent": "pi"}),
+        "streams.write:unknown_event",
+    );
     let acked = payload(&call(
         port,
         &lap,

@@ -121,7 +121,7 @@ pub fn refusal(
     let text = |at: &str| {
         args.pointer(at)
             .and_then(Value::as_str)
-            .map(str::trim)
+            .map(crate::palace::catalog::py_strip)
             .filter(|s| !s.is_empty())
     };
     let stream = match row.stream {
@@ -130,7 +130,12 @@ pub fn refusal(
             "project/{}",
             task_slug(text(at).unwrap_or(""), "project")
         )),
-        StreamArg::AckTarget => target.map(str::to_string),
+        // An ack whose target the primary does not have (or that could not be found) is refused:
+        // its stream is unknown, and the server might still file it somewhere (fail closed).
+        StreamArg::AckTarget => match target {
+            Some(t) => Some(t.to_string()),
+            None => return Some(format!("streams.{dir}:unknown_event")),
+        },
         StreamArg::Artifacts => return Some(format!("streams.{dir}:artifacts")),
         StreamArg::None => None,
     }?;
@@ -223,8 +228,30 @@ mod tests {
             "streams.write:fleet"
         );
         assert_eq!(
-            rule(&p, "lap", "mempalace_event_ack", ack, Some("project/lap")),
+            rule(
+                &p,
+                "lap",
+                "mempalace_event_ack",
+                ack.clone(),
+                Some("project/lap")
+            ),
             "role:member"
+        );
+        // A target the primary does not have: its stream is unknown, refused (M3).
+        assert_eq!(
+            rule(&p, "lap", "mempalace_event_ack", ack, None),
+            "streams.write:unknown_event"
+        );
+        // A stream padded as Python strips it is judged stripped, as the server stores it.
+        assert_eq!(
+            rule(
+                &p,
+                "lap",
+                "mempalace_event_append",
+                append("\x1cfleet"),
+                None
+            ),
+            "streams.write:fleet"
         );
         assert_eq!(
             rule(
