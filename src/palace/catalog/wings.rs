@@ -100,6 +100,9 @@ fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
     }
 }
 
+/// The agent a checkpoint's diary is filed as when it names none (MemPalace 3.11's default).
+const CHECKPOINT_AGENT: &str = "cursor-ide";
+
 /// A diary's wing as `tools_diary.py` settles it: its `wing`, else `wing_<agent_name>` with the
 /// name stripped, lowercased and its spaces made `_`.
 fn diary_wing(args: &Value, at: &str) -> Option<Sent> {
@@ -119,10 +122,16 @@ fn diary_wing(args: &Value, at: &str) -> Option<Sent> {
             value: w.to_string(),
             derived: false,
         }),
-        None => text("agent_name").map(|a| Sent {
-            value: format!("wing_{}", py_strip(a).to_lowercase().replace(' ', "_")),
-            derived: true,
-        }),
+        None => {
+            // A checkpoint's diary with no `agent_name` is the server's default agent's
+            // (`tools_diary.py`, `tool_checkpoint`: `diary.get("agent_name", "cursor-ide")`).
+            let default =
+                (!at.is_empty() && diary.get("agent_name").is_none()).then_some(CHECKPOINT_AGENT);
+            text("agent_name").or(default).map(|a| Sent {
+                value: format!("wing_{}", py_strip(a).to_lowercase().replace(' ', "_")),
+                derived: true,
+            })
+        }
     }
 }
 
@@ -163,6 +172,9 @@ mod tests {
         );
         let cp = json!({"items": [{"wing": "a"}, {"wing": "b"}, {"wing": "a"}], "diary": {"agent_name": "pi"}});
         assert_eq!(wings("mempalace_checkpoint", &cp), ["a", "b", "wing_pi"]);
+        // A checkpoint's diary without an agent is the server's default agent's (L1).
+        let unnamed = json!({"items": [], "diary": {"entry": "e"}});
+        assert_eq!(wings("mempalace_checkpoint", &unnamed), ["wing_cursor-ide"]);
         assert!(wings("mempalace_kg_add", &json!({"subject": "s"})).is_empty());
         assert!(wings("mempalace_search", &json!({"query": "q"})).is_empty());
         assert!(wings("mempalace_brand_new", &json!({"wing": "w"})).is_empty());

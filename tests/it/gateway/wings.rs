@@ -112,6 +112,14 @@ fn each_alias_of_a_wing_is_refused_and_globs_and_protected_wings_hold() {
         "mempalace_diary_write",
         "wings.write:wing_pi",
     );
+    // A checkpoint's diary naming no agent lands in the server's default agent's wing (L1).
+    let unnamed = json!({"items": [{"wing": "wing_lap", "room": "r", "content": "ok"}], "diary": {"entry": "a session"}});
+    denied(
+        &call(gw.port, &lap, "mempalace_checkpoint", unnamed),
+        "lap",
+        "mempalace_checkpoint",
+        "wings.write:wing_cursor_ide",
+    );
     let cp = json!({"items": [{"wing": "wing_lap", "room": "r", "content": "ok"}, {"wing": "wing_Lap", "room": "r", "content": "alias"}]});
     denied(
         &call(gw.port, &lap, "mempalace_checkpoint", cp),
@@ -124,7 +132,13 @@ fn each_alias_of_a_wing_is_refused_and_globs_and_protected_wings_hold() {
             .as_array()
             .map_or(0, Vec::len)
     };
-    for w in ["Wing_Lap", "wing-lap", "wing_desk", "wing_rules"] {
+    for w in [
+        "Wing_Lap",
+        "wing-lap",
+        "wing_desk",
+        "wing_rules",
+        "wing_cursor-ide",
+    ] {
         assert_eq!(on(w), 0, "nothing refused reached the primary ({w})");
     }
 
