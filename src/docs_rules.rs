@@ -359,6 +359,8 @@ fn every_fact_a_user_relies_on_is_written_down() {
         "mine:mode_not_convos",
         "mine:wing_required",
         "mine:source_not_found",
+        "source_file:outside_mine_prefix",
+        "streams.write:unknown_event",
         "mine_in_progress",
         "rate_limited",
         "bad_framing",

@@ -18,6 +18,7 @@ mod mine;
 mod provenance;
 mod reads;
 mod rewrite;
+mod source;
 mod streams;
 mod wings;
 

@@ -112,6 +112,19 @@ fn each_alias_of_a_wing_is_refused_and_globs_and_protected_wings_hold() {
         "mempalace_diary_write",
         "wings.write:wing_pi",
     );
+    // A mined file's `source_file` on a member's own drawer (whose edits purge that file's
+    // closets): refused unless under the member's own mine prefix, which lap has none of (M7).
+    denied(
+        &call(
+            gw.port,
+            &lap,
+            t,
+            json!({"wing": "wing_lap", "room": "r", "content": "c", "source_file": "/srv/feed/inbox/desk/s.md"}),
+        ),
+        "lap",
+        t,
+        "source_file:outside_mine_prefix",
+    );
     // A checkpoint's diary naming no agent lands in the server's default agent's wing (L1).
     let unnamed = json!({"items": [{"wing": "wing_lap", "room": "r", "content": "ok"}], "diary": {"entry": "a session"}});
     denied(

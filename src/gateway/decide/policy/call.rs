@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::rewrite::Rewrite;
-use super::{Decision, Policy, mine, provenance, reads, streams, wings};
+use super::{Decision, Policy, mine, provenance, reads, source, streams, wings};
 use crate::palace::catalog;
 
 /// What a decision needs from the primary: the drawer's wing for `update_drawer` (looked up by
@@ -101,6 +101,9 @@ impl Policy {
             };
         }
         if let Some(rule) = wings::refusal(self, d, tool, args, current.wing.as_deref()) {
+            return Verdict::deny(rule);
+        }
+        if let Some(rule) = source::refusal(d, tool, args) {
             return Verdict::deny(rule);
         }
         if let Some(rule) = reads::refusal(self, device, d, tool, args) {

@@ -52,6 +52,10 @@ impl Policy {
                 (None, _) => "this device may not mine".into(),
             },
             "role" => format!("device {device} is {}", d.role.as_str()),
+            "source_file" => match &d.mine {
+                Some(m) => format!("name only files under {} as source_file, or none", m.source_prefix),
+                None => "leave out source_file: it names a mined file, which only admins do".into(),
+            },
             _ => "ask the gateway's operator to change this device's grants in policy.json".into(),
         }
     }
