@@ -360,6 +360,7 @@ fn every_fact_a_user_relies_on_is_written_down() {
         "mine:wing_required",
         "mine:source_not_found",
         "source_file:outside_mine_prefix",
+        "tunnel:drawer_outside_wing",
         "streams.write:unknown_event",
         "mine_in_progress",
         "rate_limited",

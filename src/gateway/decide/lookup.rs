@@ -37,6 +37,20 @@ pub async fn current(
     if !policy.needs_current(device, tool) {
         return Ok(Current::default());
     }
+    if crate::palace::catalog::bare(tool) == "create_tunnel" {
+        let mut drawers = std::collections::BTreeMap::new();
+        for arg in ["source_drawer_id", "target_drawer_id"] {
+            if let Some(id) = args.get(arg).and_then(Value::as_str) {
+                let bytes =
+                    lookup(upstream, "mempalace_get_drawer", json!({"drawer_id": id})).await?;
+                drawers.insert(arg.to_string(), drawer_wing(&bytes));
+            }
+        }
+        return Ok(Current {
+            drawers,
+            ..Current::default()
+        });
+    }
     let Some(id) = args.get("drawer_id").and_then(Value::as_str) else {
         return Ok(Current::default());
     };

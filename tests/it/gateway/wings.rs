@@ -243,3 +243,38 @@ fn update_drawer_is_judged_on_the_drawers_wing_on_the_primary_and_the_new_one() 
         "the drawer's wing is looked up at each update"
     );
 }
+
+#[test]
+fn a_tunnels_drawer_ids_must_lie_in_its_ends_wings() {
+    let s = setup();
+    let gw = &s.gw;
+    let (lap, hub) = (s.token("lap"), s.token("hub"));
+    let id = |r: crate::support::gateway::Reply| {
+        let p = payload(&r);
+        assert_eq!(p["success"], true, "{p}");
+        p["drawer_id"].as_str().unwrap().to_string()
+    };
+    let desk = id(add(gw.port, &hub, "wing_desk", "desk's private plan"));
+    let mine = id(add(gw.port, &lap, "wing_lap", "lap's note"));
+    let other = id(add(gw.port, &lap, "wing_lap_b", "lap's other note"));
+    let tunnel = |target_drawer: &str| {
+        json!({"source_wing": "wing_lap", "source_room": "notes", "target_wing": "wing_lap_b",
+            "target_room": "notes", "source_drawer_id": mine, "target_drawer_id": target_drawer})
+    };
+    let t = "mempalace_create_tunnel";
+    // Another wing's drawer on lap's own tunnel: follow_tunnels would preview it (H2).
+    denied(
+        &call(gw.port, &lap, t, tunnel(&desk)),
+        "lap",
+        t,
+        "tunnel:drawer_outside_wing:target",
+    );
+    denied(
+        &call(gw.port, &lap, t, tunnel("drawer_no_such_drawer")),
+        "lap",
+        t,
+        "tunnel:drawer_outside_wing:target",
+    );
+    let made = payload(&call(gw.port, &lap, t, tunnel(&other)));
+    assert_eq!(made["target"]["drawer_id"], other.as_str(), "{made}");
+}

@@ -26,6 +26,10 @@ pub struct Current {
     /// The stream of the event an `event_ack` acknowledges.
     #[serde(default)]
     pub stream: Option<String>,
+    /// The wing of each drawer a `create_tunnel` names, by its argument (`source_drawer_id`,
+    /// `target_drawer_id`); `None`: the primary has no such drawer.
+    #[serde(default)]
+    pub drawers: std::collections::BTreeMap<String, Option<String>>,
 }
 
 /// The decision on a call and, when allowed, what to change before it goes.
@@ -48,7 +52,8 @@ impl Policy {
     /// Whether deciding `tool` for `device` needs the target drawer's wing from the primary
     /// (`update_drawer` by a device the wing rules can refuse).
     pub fn needs_current(&self, device: &str, tool: &str) -> bool {
-        catalog::bare(tool) == "update_drawer" && self.device(device).is_some_and(wings::restricted)
+        matches!(catalog::bare(tool), "update_drawer" | "create_tunnel")
+            && self.device(device).is_some_and(wings::restricted)
     }
 
     /// Whether `tools/list` shows `tool` to `device`: what its role may call, and `mine` to a
@@ -101,6 +106,9 @@ impl Policy {
             };
         }
         if let Some(rule) = wings::refusal(self, d, tool, args, current.wing.as_deref()) {
+            return Verdict::deny(rule);
+        }
+        if let Some(rule) = wings::tunnel_drawers(d, tool, args, &current.drawers) {
             return Verdict::deny(rule);
         }
         if let Some(rule) = source::refusal(d, tool, args) {

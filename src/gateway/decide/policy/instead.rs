@@ -52,6 +52,7 @@ impl Policy {
                 (None, _) => "this device may not mine".into(),
             },
             "role" => format!("device {device} is {}", d.role.as_str()),
+            "tunnel" => "name only drawers that lie in that end's wing, or none".into(),
             "source_file" => match &d.mine {
                 Some(m) => format!("name only files under {} as source_file, or none", m.source_prefix),
                 None => "leave out source_file: it names a mined file, which only admins do".into(),

@@ -45,6 +45,36 @@ pub fn refusal(
     names.iter().find_map(|w| wing_refusal(policy, d, admin, w))
 }
 
+/// A tunnel's drawer ids, for a restricted device: each must name a drawer in that end's wing
+/// (`drawers`: each id's wing, looked up on the primary), else `follow_tunnels` would preview a
+/// drawer of a wing the tunnel's maker may not name.
+pub fn tunnel_drawers(
+    d: &Device,
+    tool: &str,
+    args: &Value,
+    drawers: &std::collections::BTreeMap<String, Option<String>>,
+) -> Option<String> {
+    if catalog::bare(tool) != "create_tunnel" || !restricted(d) {
+        return None;
+    }
+    for end in ["source", "target"] {
+        let id_arg = format!("{end}_drawer_id");
+        let Some(id) = args.get(&id_arg).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let wing = args.get(format!("{end}_wing")).and_then(Value::as_str);
+        let found = drawers.get(&id_arg).cloned().flatten();
+        let same = match (id.as_str(), wing, found) {
+            (Some(_), Some(w), Some(f)) => catalog::canonical(w) == catalog::canonical(&f),
+            _ => false,
+        };
+        if !same {
+            return Some(format!("tunnel:drawer_outside_wing:{end}"));
+        }
+    }
+    None
+}
+
 fn wing_refusal(policy: &Policy, d: &Device, admin: bool, wing: &str) -> Option<String> {
     if !admin && policy.protected_wings.matches(wing) {
         return Some(format!("protected_wings:{wing}"));
