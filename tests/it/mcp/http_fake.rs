@@ -91,6 +91,13 @@ async fn handler(
                 .body(Body::from_stream(futures_stream(chunks)))
                 .unwrap()
         }
+        // MCP 2026-07-28's HeaderMismatch, which an older gateway's denial shared a code with.
+        "mismatch" if method == "tools/call" => Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from(
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32020, "message": "HeaderMismatch: Mcp-Method does not match the body"}}).to_string(),
+            ))
+            .unwrap(),
         "stall" if method == "tools/call" => {
             tokio::time::sleep(Duration::from_secs(30)).await;
             Response::new(Body::empty())
@@ -178,6 +185,20 @@ async fn sse_replies_are_read_past_notifications() {
         last.get("content-length").is_some() && last.get("transfer-encoding").is_none(),
         "Content-Length bodies, never chunked"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_minus_32020_without_a_rule_is_not_taken_for_a_gateways_denial() {
+    let (base, _) = serve().await;
+    let c = client(&base, "mismatch");
+    c.handshake().await.unwrap();
+    let e = call(&c).await.unwrap_err();
+    assert!(e.denial().is_none(), "{e:?}");
+    assert!(
+        matches!(e, CallError::Rpc { code: -32020, .. }),
+        "a plain JSON-RPC error: {e:?}"
+    );
+    assert!(!e.is_transient(), "not retried either: {e:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
