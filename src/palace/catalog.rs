@@ -10,7 +10,7 @@ mod table;
 mod wings;
 
 pub use reads::{Reveals, StreamArg};
-pub use wings::{Sent, canonical, py_space, py_strip, sent, wings};
+pub use wings::{CHECKPOINT_AGENT, Sent, canonical, py_space, py_strip, sent, wings};
 
 /// The prefix every MemPalace tool name carries.
 pub const PREFIX: &str = "mempalace_";

@@ -55,8 +55,11 @@ pub async fn current(
         return Ok(Current::default());
     };
     let bytes = lookup(upstream, "mempalace_get_drawer", json!({"drawer_id": id})).await?;
+    let room =
+        payload(&bytes).and_then(|p| p.get("room").and_then(Value::as_str).map(str::to_string));
     Ok(Current {
         wing: drawer_wing(&bytes),
+        room,
         ..Current::default()
     })
 }

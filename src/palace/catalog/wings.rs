@@ -101,7 +101,7 @@ fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
 }
 
 /// The agent a checkpoint's diary is filed as when it names none (MemPalace 3.11's default).
-const CHECKPOINT_AGENT: &str = "cursor-ide";
+pub const CHECKPOINT_AGENT: &str = "cursor-ide";
 
 /// A diary's wing as `tools_diary.py` settles it: its `wing`, else `wing_<agent_name>` with the
 /// name stripped, lowercased and its spaces made `_`.

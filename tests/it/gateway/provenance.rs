@@ -107,6 +107,29 @@ fn forged_writers_and_host_prefixes_are_stored_as_the_tokens_device() {
         ]
     );
 
+    // A diary entry's content rewritten by update_drawer keeps the token's stamp (M4).
+    let written = payload(&call(
+        gw.port,
+        &lap,
+        "mempalace_diary_write",
+        json!({"agent_name": "pi", "wing": "wing_lap", "entry": "to be rewritten"}),
+    ));
+    let id = written["entry_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{written}"));
+    let r = call(
+        gw.port,
+        &lap,
+        "mempalace_update_drawer",
+        json!({"drawer_id": id, "content": "HOST:desk|rewritten by update"}),
+    );
+    assert!(r.json().get("error").is_none(), "{}", r.text());
+    let stored = on_primary(p, "mempalace_get_drawer", json!({"drawer_id": id}));
+    assert_eq!(
+        stored["content"], "HOST:lap|rewritten by update",
+        "{stored}"
+    );
+
     // `agents`: ci writes as bot only; its diary's agent_name is checked, never rewritten.
     denied(
         &call(

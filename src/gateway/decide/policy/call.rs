@@ -26,11 +26,18 @@ pub struct Current {
     /// The stream of the event an `event_ack` acknowledges.
     #[serde(default)]
     pub stream: Option<String>,
+    /// The room of the drawer an `update_drawer` changes (`diary`: a diary entry, whose stamp
+    /// its new content keeps).
+    #[serde(default)]
+    pub room: Option<String>,
     /// The wing of each drawer a `create_tunnel` names, by its argument (`source_drawer_id`,
     /// `target_drawer_id`); `None`: the primary has no such drawer.
     #[serde(default)]
     pub drawers: std::collections::BTreeMap<String, Option<String>>,
 }
+
+/// The room MemPalace files diary entries in (`tools_diary.py`).
+const DIARY_ROOM: &str = "diary";
 
 /// The decision on a call and, when allowed, what to change before it goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +129,13 @@ impl Policy {
             return Verdict::deny(rule);
         }
         let mode = d.provenance.unwrap_or(self.provenance);
-        match provenance::plan(d, device, token_id, mode, tool, args) {
+        let diary_drawer = current.room.as_deref() == Some(DIARY_ROOM)
+            || args
+                .get("room")
+                .and_then(Value::as_str)
+                .map(crate::palace::catalog::py_strip)
+                == Some(DIARY_ROOM);
+        match provenance::plan(d, device, token_id, mode, tool, args, diary_drawer) {
             Ok(stamps) => rewrites.extend(stamps),
             Err(rule) => return Verdict::deny(rule),
         }

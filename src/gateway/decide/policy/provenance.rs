@@ -7,8 +7,6 @@ use super::rewrite::Rewrite;
 use super::{Device, Provenance};
 use crate::palace::catalog::{self, ToolClass};
 
-/// The agent `checkpoint`'s diary writes as when it names none (`tools_diary.py`).
-const CHECKPOINT_AGENT: &str = "cursor-ide";
 /// The agent a writer field gets when the client sent none.
 const DEFAULT_AGENT: &str = "mcp";
 
@@ -30,6 +28,7 @@ pub fn plan(
     mode: Provenance,
     tool: &str,
     args: &Value,
+    diary_drawer: bool,
 ) -> Result<Vec<Rewrite>, String> {
     let row = catalog::tool(tool);
     if !matches!(row.class, ToolClass::Write | ToolClass::Maintenance) {
@@ -54,7 +53,14 @@ pub fn plan(
             Some(_) => out.push(Rewrite::forged(at, want)),
         }
     }
-    for &at in row.diary_entry {
+    // `update_drawer`'s new content for a diary entry (a drawer in room `diary`) keeps the
+    // entry's stamp as a diary write's does.
+    let updated: &[&str] = if diary_drawer && catalog::bare(tool) == "update_drawer" {
+        &["/content"]
+    } else {
+        &[]
+    };
+    for &at in row.diary_entry.iter().chain(updated) {
         let Some(Value::String(s)) = args.pointer(at) else {
             continue;
         };
@@ -117,7 +123,7 @@ fn check_agent_name(d: &Device, args: &Value, at: &str) -> Result<(), String> {
         Some(s) => crate::palace::catalog::py_strip(s).to_lowercase(),
         // A checkpoint's diary without an agent writes as the server's default.
         None if !parent.is_empty() && args.pointer(parent).is_some_and(Value::is_object) => {
-            CHECKPOINT_AGENT.to_string()
+            catalog::CHECKPOINT_AGENT.to_string()
         }
         None => return Ok(()),
     };
@@ -153,10 +159,21 @@ mod tests {
     }
 
     fn planned(d: &Device, tool: &str, args: Value) -> Result<Value, String> {
-        let rewrites = plan(d, "lap", "tok1", Provenance::Stamp, tool, &args)?;
+        let diary = args.get("drawer_id").is_some();
+        let rewrites = plan(d, "lap", "tok1", Provenance::Stamp, tool, &args, diary)?;
         let mut args = args;
         super::super::rewrite::apply(&mut args, &rewrites);
         Ok(args)
+    }
+
+    #[test]
+    fn a_diary_entrys_new_content_keeps_its_stamp() {
+        let any = device(None);
+        let update = |content: &str| json!({"drawer_id": "diary_x", "content": content});
+        for sent in ["HOST:desk|rewritten", "rewritten"] {
+            let a = planned(&any, "mempalace_update_drawer", update(sent)).unwrap();
+            assert_eq!(a["content"], "HOST:lap|rewritten", "{sent}");
+        }
     }
 
     #[test]
@@ -246,7 +263,8 @@ mod tests {
                 "t",
                 Provenance::Strict,
                 "mempalace_diary_write",
-                &same
+                &same,
+                false
             )
             .unwrap()
             .is_empty()
@@ -256,7 +274,7 @@ mod tests {
     #[test]
     fn agent_name_is_checked_never_rewritten_and_strict_refuses() {
         let d = device(Some(&["pi"]));
-        let run = |mode, tool: &str, args: Value| plan(&d, "lap", "t", mode, tool, &args);
+        let run = |mode, tool: &str, args: Value| plan(&d, "lap", "t", mode, tool, &args, false);
         let (stamp, strict) = (Provenance::Stamp, Provenance::Strict);
         let diary = "mempalace_diary_write";
         let refused = run(stamp, diary, json!({"agent_name": "Claude", "entry": "e"}));
