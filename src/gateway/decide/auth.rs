@@ -1,13 +1,13 @@
 //! Who is asking: the headers refused before anything (duplicated or non-ASCII Host, Origin,
 //! Authorization), then the bearer token parsed, looked up by id and compared by digest.
 
+use std::sync::Arc;
+
 use hyper::header::{self, HeaderMap, HeaderName};
 
 use crate::gateway::http::reply::Unauthorized;
-use std::sync::Arc;
-
 use crate::gateway::keys::token;
-use crate::gateway::keys::tokens::TokenFile;
+use crate::gateway::keys::tokens::{TokenFile, TokenState};
 
 /// A device whose token the gateway let in.
 #[derive(Debug, Clone)]
@@ -66,33 +66,27 @@ pub fn authenticate(
     now_s: i64,
     tokens_for: impl FnOnce(&str) -> Arc<TokenFile>,
 ) -> Result<Who, Refused> {
-    {
-        let refused = |why, id: Option<&str>| Refused {
-            why,
-            token_id: id.map(str::to_string),
-        };
-        let token = bearer(h).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
-        let id = token::parse(token).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
-        let file = tokens_for(id);
-        let entry = file
-            .find(id)
-            .ok_or_else(|| refused(Unauthorized::UnknownToken, Some(id)))?;
-        if !token::same_digest(&entry.sha256, &token::digest(token)) {
-            return Err(refused(Unauthorized::UnknownToken, Some(id)));
-        }
-        match entry.state(now_s) {
-            crate::gateway::keys::tokens::TokenState::Revoked => {
-                Err(refused(Unauthorized::Revoked, Some(id)))
-            }
-            crate::gateway::keys::tokens::TokenState::Expired => {
-                Err(refused(Unauthorized::Expired, Some(id)))
-            }
-            _ => Ok(Who {
-                device: entry.device.clone(),
-                token_id: entry.id.clone(),
-                expires: entry.expires.clone(),
-            }),
-        }
+    let refused = |why, id: Option<&str>| Refused {
+        why,
+        token_id: id.map(str::to_string),
+    };
+    let token = bearer(h).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
+    let id = token::parse(token).ok_or_else(|| refused(Unauthorized::Malformed, None))?;
+    let file = tokens_for(id);
+    let entry = file
+        .find(id)
+        .ok_or_else(|| refused(Unauthorized::UnknownToken, Some(id)))?;
+    if !token::same_digest(&entry.sha256, &token::digest(token)) {
+        return Err(refused(Unauthorized::UnknownToken, Some(id)));
+    }
+    match entry.state(now_s) {
+        TokenState::Revoked => Err(refused(Unauthorized::Revoked, Some(id))),
+        TokenState::Expired => Err(refused(Unauthorized::Expired, Some(id))),
+        _ => Ok(Who {
+            device: entry.device.clone(),
+            token_id: entry.id.clone(),
+            expires: entry.expires.clone(),
+        }),
     }
 }
 
