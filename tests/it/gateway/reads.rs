@@ -18,6 +18,7 @@ fn seeded() -> Palace {
     let mut pol = policy(json!({
         "lap": {"role": "member", "wings": {"read": ["wing_lap*", "wing_pi"], "write": ["wing_lap*", "wing_pi"]}, "kg": "read"},
         "obs": {"role": "observer"},
+        "held": {"role": "member", "wings": {"read": ["wing_lap*"]}},
         "hub": {"role": "admin"}}));
     pol["allow_sync"] = json!(false);
     let s = Setup::with_policy(pol);
@@ -71,6 +72,14 @@ fn a_restricted_device_sees_nothing_of_a_hidden_wing_in_any_read() {
     let pal = seeded();
     let (port, lap, hub) = (pal.s.gw.port, pal.s.token("lap"), pal.s.token("hub"));
     let read = |tool: &str, args: Value| call(port, &lap, tool, args);
+    // No `kg` beside `wings.read`: the graph, which has no wing to hold facts to, is refused (L3).
+    let held = pal.s.token("held");
+    denied(
+        &call(port, &held, "mempalace_kg_stats", json!({})),
+        "held",
+        "mempalace_kg_stats",
+        "kg:none",
+    );
 
     let all = payload(&call(
         port,

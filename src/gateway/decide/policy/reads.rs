@@ -65,7 +65,12 @@ pub fn refusal(
         } else {
             KgGrant::Write
         };
-        return match d.kg {
+        // Absent, the role's grant, except for a non-admin whose reads are held to some wings:
+        // the graph has no wing to hold its facts to, so it gets none until the policy says.
+        let grant = d.kg.or_else(|| {
+            (d.role < super::Role::Admin && policy.reads(device).is_some()).then_some(KgGrant::None)
+        });
+        return match grant {
             Some(g) if g < needed => Some(format!(
                 "kg:{}",
                 serde_json::to_value(g)
@@ -166,6 +171,20 @@ mod tests {
         );
         assert_eq!(rule(&p, "lap", "mempalace_kg_add", fact.clone()), "kg:read");
         assert_eq!(rule(&p, "one", "mempalace_kg_stats", json!({})), "kg:none");
+        // No `kg` beside `wings.read`: none (L3); without `wings.read`, the role's.
+        let q = Policy::parse(
+            &json!({"schema": super::super::SCHEMA, "devices": {
+                "held": {"role": "member", "wings": {"read": ["wing_held"]}},
+                "free": {"role": "member"}}})
+            .to_string(),
+            std::path::Path::new("/p.json"),
+        )
+        .unwrap();
+        assert_eq!(rule(&q, "held", "mempalace_kg_stats", json!({})), "kg:none");
+        assert_eq!(
+            rule(&q, "free", "mempalace_kg_stats", json!({})),
+            "role:member"
+        );
         assert_eq!(rule(&p, "hub", "mempalace_kg_add", fact), "role:admin");
     }
 }
