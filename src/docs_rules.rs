@@ -351,6 +351,7 @@ fn every_fact_a_user_relies_on_is_written_down() {
         "wings.write",
         "wings.read",
         "protected_wings",
+        "protected_wings:lookalike",
         "streams.read",
         "streams.write",
         "agents:not_allowed",

@@ -14,6 +14,7 @@ mod check;
 mod decide;
 mod globs;
 mod instead;
+mod lookalike;
 mod mine;
 mod provenance;
 mod reads;

@@ -125,6 +125,18 @@ fn each_alias_of_a_wing_is_refused_and_globs_and_protected_wings_hold() {
         t,
         "source_file:outside_mine_prefix",
     );
+    // Look-alikes of a protected wing (L2): a Cyrillic і, a full-width ｗ, a digit one for an l.
+    for alike in ["w\u{456}ng_rules", "\u{ff57}ing_rules", "wing_ru1es"] {
+        denied(
+            &add(gw.port, &lap, alike, "a look-alike"),
+            "lap",
+            t,
+            "protected_wings:lookalike:wing_rules*",
+        );
+    }
+    // Other Unicode names stay the server's to allow.
+    let muller = payload(&add(gw.port, &lap, "wing_lap_m\u{fc}ller", "umlaut"));
+    assert_eq!(muller["success"], true, "{muller}");
     // A checkpoint's diary naming no agent lands in the server's default agent's wing (L1).
     let unnamed = json!({"items": [{"wing": "wing_lap", "room": "r", "content": "ok"}], "diary": {"entry": "a session"}});
     denied(

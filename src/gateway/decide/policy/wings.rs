@@ -79,6 +79,9 @@ fn wing_refusal(policy: &Policy, d: &Device, admin: bool, wing: &str) -> Option<
     if !admin && policy.protected_wings.matches(wing) {
         return Some(format!("protected_wings:{wing}"));
     }
+    if !admin && let Some(glob) = super::lookalike::imitated(&policy.protected_wings, wing) {
+        return Some(format!("protected_wings:lookalike:{glob}"));
+    }
     match d.wings.as_ref().map(|w| &w.write) {
         Some(globs) if !globs.is_empty() && !globs.matches(wing) => {
             Some(format!("wings.write:{wing}"))
