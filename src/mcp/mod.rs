@@ -4,6 +4,7 @@
 pub mod body;
 mod call_error;
 pub mod client;
+mod denial;
 pub mod handshake;
 pub mod http;
 pub mod jsonrpc;
@@ -22,10 +23,10 @@ pub mod whoami;
 use std::time::Duration;
 
 pub use call_error::{
-    CallError, DENIAL_META, Denial, DeniedAnswer, GATEWAY_DENIED, HttpFailure,
-    LEGACY_GATEWAY_DENIED, PalaceBusy, TokenRefusal, fix_for_device,
+    CallError, DeniedAnswer, HttpFailure, PalaceBusy, TokenRefusal, fix_for_device,
 };
 pub use client::{Handshake, McpClient};
+pub use denial::{DENIAL_META, Denial, GATEWAY_DENIED, LEGACY_GATEWAY_DENIED};
 pub use tool_result::ToolReply;
 
 /// The protocol version `mpt` offers in `initialize` (the newest 3.11 knows).
