@@ -72,8 +72,7 @@ mod tests {
 
     fn tools() -> Vec<Value> {
         let fixture: Value =
-            serde_json::from_str(include_str!("../../tests/fixtures/tools-list-3.11.json"))
-                .unwrap();
+            serde_json::from_str(crate::palace::catalog::args::TOOLS_LIST).unwrap();
         fixture["result"]["tools"].as_array().unwrap().clone()
     }
 

@@ -5,10 +5,12 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub mod args;
 mod reads;
 mod table;
 mod wings;
 
+pub use args::{Kind, Shape, py_int};
 pub use reads::{Reveals, StreamArg};
 pub use wings::{CHECKPOINT_AGENT, Sent, canonical, py_space, py_strip, sent, wings};
 
@@ -289,9 +291,7 @@ mod tests {
     #[test]
     fn covers_the_real_tool_list() {
         // The 47 tools of MemPalace 3.11, each a row of its own, in the server's order.
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../tests/fixtures/tools-list-3.11.json"))
-                .unwrap();
+        let fixture: serde_json::Value = serde_json::from_str(args::TOOLS_LIST).unwrap();
         let real: Vec<&str> = fixture["result"]["tools"]
             .as_array()
             .unwrap()
@@ -330,9 +330,7 @@ mod tests {
 
     #[test]
     fn every_declared_argument_the_catalog_names_exists() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../tests/fixtures/tools-list-3.11.json"))
-                .unwrap();
+        let fixture: serde_json::Value = serde_json::from_str(args::TOOLS_LIST).unwrap();
         for t in fixture["result"]["tools"].as_array().unwrap() {
             let row = tool(t["name"].as_str().unwrap());
             let props = t["inputSchema"]["properties"].as_object().unwrap();

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::read::{CONFIG_FILE_LIMIT, Named, config_text, read_regular};
 use crate::error::{MptError, Result};
 
+mod arguments;
 mod call;
 mod check;
 mod decide;

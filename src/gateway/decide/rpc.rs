@@ -110,14 +110,8 @@ pub async fn decide<'a>(
             .filter(|a| a.is_object())
             .unwrap_or(&Value::Null);
         let row = catalog::tool(name);
-        wait = match row.patience {
-            Patience::Fixed(d) => d + MARGIN,
-            Patience::LongPoll { .. } => row.patience.poll_wait(args).unwrap_or_default() + MARGIN,
-            Patience::Default => PLAIN_WAIT,
-        };
         base.tool = Some(name.to_string());
         base.class = row.class.as_str().to_string();
-        base.wings = catalog::wings(name, args);
         let current = match crate::gateway::decide::lookup::current(
             cx.upstream,
             policy,
@@ -136,9 +130,18 @@ pub async fn decide<'a>(
                 return Step::Recorded(record, r);
             }
         };
-        base.wings.extend(current.wing.clone());
         let verdict = policy.call(&who.device, &who.token_id, name, args, &current);
         rewrites = verdict.rewrites;
+        // The wait and the audit's wings read the arguments as they are sent.
+        let mut sent = args.clone();
+        crate::gateway::decide::policy::apply(&mut sent, &rewrites);
+        wait = match row.patience {
+            Patience::Fixed(d) => d + MARGIN,
+            Patience::LongPoll { .. } => row.patience.poll_wait(&sent).unwrap_or_default() + MARGIN,
+            Patience::Default => PLAIN_WAIT,
+        };
+        base.wings = catalog::wings(name, &sent);
+        base.wings.extend(current.wing.clone());
         verdict.decision
     } else {
         base.class = "protocol".into();

@@ -178,8 +178,7 @@ mod tests {
 
     fn schemas() -> Schemas {
         let fixture: Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/tools-list-3.11.json"))
-                .unwrap();
+            serde_json::from_str(crate::palace::catalog::args::TOOLS_LIST).unwrap();
         Schemas::from_tools(fixture["result"]["tools"].as_array().unwrap())
     }
 

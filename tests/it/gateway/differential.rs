@@ -1,6 +1,6 @@
-//! The gateway's reading of a name beside MemPalace's own, run from the testbed's Python over a
-//! generated corpus: whatever the gateway lets a non-admin send is stored by the server exactly as
-//! the policy matched it, and whatever the server would store differently is refused.
+//! The gateway's reading of a call beside MemPalace's own, run from the testbed's Python over
+//! generated corpora: a name, an integer and the arguments a tool takes, each as the server reads
+//! them; what the server would read differently from what the policy judged is refused.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -78,8 +78,19 @@ fn corpus() -> Vec<String> {
 }
 
 fn server(inputs: &[String]) -> Vec<Value> {
+    run_python(SERVER, &json!(inputs))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Runs `program` in the testbed's Python with `input` on its stdin; its stdout, parsed.
+fn run_python(program: &str, input: &Value) -> Value {
+    let home = tempfile::tempdir().unwrap();
     let mut child = Command::new(venv_bin("python3"))
-        .args(["-c", SERVER])
+        .args(["-c", program])
+        .env_clear()
+        .env("HOME", home.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -89,7 +100,7 @@ fn server(inputs: &[String]) -> Vec<Value> {
         .stdin
         .take()
         .unwrap()
-        .write_all(json!(inputs).to_string().as_bytes())
+        .write_all(input.to_string().as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
@@ -155,4 +166,137 @@ fn what_the_gateway_allows_a_non_admin_the_server_stores_as_the_policy_matched_i
         "the corpus exercises both sides: {allowed} allowed, {refused} refused"
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `serve`'s coercion of an integer argument (`protocol.py`: `int(value)` unless already an
+/// int; a bool is one and acts as 0 or 1) over `inputs`: the int, or `null` where it refuses.
+const SERVER_INT: &str = r#"
+import json, sys
+out = []
+for v in json.load(sys.stdin):
+    try:
+        out.append(int(v if isinstance(v, int) else int(v)))
+    except (ValueError, TypeError, OverflowError):
+        out.append(None)
+json.dump(out, sys.stdout)
+"#;
+
+/// Integers in every form a client might send one: strings padded with every Python space,
+/// signs, underscores, other digits, floats and large numbers, booleans and containers.
+fn integer_corpus() -> Vec<Value> {
+    let mut out: Vec<Value> = vec![
+        json!(0),
+        json!(-7),
+        json!(i64::MAX),
+        json!(u64::MAX),
+        json!(1.9),
+        json!(-1.9),
+        json!(1e15),
+        json!(1e17),
+        json!(1e300),
+        json!(true),
+        json!(false),
+        Value::Null,
+        json!([1]),
+        json!({"a": 1}),
+    ];
+    let texts = [
+        "5",
+        "+5",
+        "-5",
+        "05",
+        "1_000",
+        "1__0",
+        "_1",
+        "1_",
+        "٣",
+        "１",
+        "0x10",
+        "1.0",
+        "1e3",
+        "",
+        "-",
+        "+-1",
+        "9223372036854775807",
+        "9223372036854775808",
+        "99999999999999999999",
+    ];
+    let pads: Vec<char> = (0u32..0x21)
+        .chain([0x85, 0xa0, 0x1680, 0x200b, 0x2028, 0x2029, 0x3000, 0xfeff])
+        .chain(0x2000..=0x200a)
+        .filter_map(char::from_u32)
+        .collect();
+    for t in texts {
+        out.push(json!(t));
+        for p in &pads {
+            out.push(json!(format!("{p}{t}")));
+            out.push(json!(format!("{t}{p}")));
+        }
+    }
+    out
+}
+
+#[test]
+fn an_integer_the_gateway_allows_is_the_one_the_tool_sees() {
+    let inputs = integer_corpus();
+    let answers = run_python(SERVER_INT, &json!(inputs));
+    let (mut same, mut refused) = (0, 0);
+    let mut wrong = Vec::new();
+    for (v, s) in inputs.iter().zip(answers.as_array().unwrap()) {
+        match (catalog::py_int(v), s.as_i64()) {
+            (Some(ours), Some(theirs)) if ours == theirs => same += 1,
+            (Some(ours), theirs) => wrong.push(format!(
+                "{v}: the gateway sends {ours}, the server reads {theirs:?}"
+            )),
+            (None, _) => refused += 1,
+        }
+    }
+    assert!(
+        same >= 200 && refused >= 300,
+        "both sides: {same} the same, {refused} refused"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every tool's declared arguments and their types, from the live server's own table (stdout
+/// kept aside first: the server's import points it at stderr, the MCP channel being stdout).
+const SERVER_SCHEMAS: &str = r#"
+import json, os
+out = os.fdopen(os.dup(1), "w")
+from mempalace.mcp_server import TOOLS
+json.dump({n: {k: p.get("type") for k, p in t["input_schema"].get("properties", {}).items()}
+           for n, t in TOOLS.items()}, out)
+out.close()
+"#;
+
+#[test]
+fn the_arguments_the_gateway_allows_are_the_servers_declared_ones() {
+    let theirs = run_python(SERVER_SCHEMAS, &json!(null));
+    let theirs = theirs.as_object().unwrap();
+    assert_eq!(theirs.len(), catalog::all().len());
+    for (tool, props) in theirs {
+        let ours = catalog::args::shape(tool).unwrap_or_else(|| panic!("{tool} has no shape"));
+        let ours: serde_json::Map<String, Value> = ours
+            .fields
+            .iter()
+            .filter(|(k, _)| props.get(k.as_str()).is_some())
+            .map(|(k, kind)| {
+                let name = match kind {
+                    catalog::Kind::String => "string",
+                    catalog::Kind::Integer => "integer",
+                    catalog::Kind::Number => "number",
+                    catalog::Kind::Boolean => "boolean",
+                    catalog::Kind::Object(_) | catalog::Kind::FreeObject => "object",
+                    catalog::Kind::Array(_) => "array",
+                };
+                (k.clone(), json!(name))
+            })
+            .collect();
+        assert_eq!(&Value::Object(ours), props, "{tool}");
+        assert_eq!(
+            catalog::args::shape(tool).unwrap().fields.len(),
+            props.as_object().unwrap().len(),
+            "{tool}: no argument beyond the server's"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! `mpt gateway` (issue 27): a real `mpt gateway serve` on loopback in front of a real
 //! `mempalace serve`, each refusal, each role, tokens over their life, the audit chain, the modes.
 
+mod arguments;
 mod audit;
 mod differential;
 mod fleet;

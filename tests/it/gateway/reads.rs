@@ -116,9 +116,18 @@ fn a_restricted_device_sees_nothing_of_a_hidden_wing_in_any_read() {
         "mempalace_search",
         "wings.read:wing_desk",
     );
-    // The server turns plain text on by Python truthiness: every truthy value is refused (H1).
+    // The server turns plain text on by Python truthiness (H1): `true` is refused for what it
+    // shows, every other truthy value already as not a boolean.
+    denied(
+        &read(
+            "mempalace_search",
+            json!({"query": "kestrels", "cli_compatible": true}),
+        ),
+        "lap",
+        "mempalace_search",
+        "wings.read:cli_compatible",
+    );
     for on in [
-        json!(true),
         json!(1),
         json!("true"),
         json!("yes"),
@@ -133,7 +142,7 @@ fn a_restricted_device_sees_nothing_of_a_hidden_wing_in_any_read() {
             ),
             "lap",
             "mempalace_search",
-            "wings.read:cli_compatible",
+            "arguments:type:/cli_compatible:boolean",
         );
     }
     for off in [json!(false), Value::Null] {

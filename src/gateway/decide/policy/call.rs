@@ -1,5 +1,5 @@
-//! One `tools/call` decided on its arguments: the role (or a scoped mine), the wing rules, then
-//! provenance; the rewrites it needs are returned, for the body the gateway forwards.
+//! One `tools/call` decided on its arguments: the role (or a scoped mine), a non-admin's arguments
+//! held to the tool's, the wing rules, then provenance; the rewrites it needs are returned.
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::rewrite::Rewrite;
-use super::{Decision, Policy, mine, provenance, reads, source, streams, wings};
+use super::{Decision, Policy, arguments, mine, provenance, reads, source, streams, wings};
 use crate::palace::catalog;
 
 /// What a decision needs from the primary: the drawer's wing for `update_drawer` (looked up by
@@ -74,6 +74,8 @@ impl Policy {
     }
 
     /// The whole decision on `tools/call` of `tool` with `args` by the token `token_id` of `device`.
+    /// A non-admin's arguments are judged as the server will read them: its rewrites come first,
+    /// and every rule after reads the arguments they make.
     pub fn call(
         &self,
         device: &str,
@@ -112,6 +114,19 @@ impl Policy {
                 rewrites: Vec::new(),
             };
         }
+        let judged;
+        let args = if d.role < super::Role::Admin {
+            match arguments::normalize(tool, args) {
+                Ok(made) => {
+                    judged = arguments::normalized(args, &made);
+                    rewrites.extend(made);
+                    &judged
+                }
+                Err(rule) => return Verdict::deny(rule),
+            }
+        } else {
+            args
+        };
         if let Some(rule) = wings::refusal(self, d, tool, args, current.wing.as_deref()) {
             return Verdict::deny(rule);
         }

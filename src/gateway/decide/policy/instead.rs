@@ -53,12 +53,33 @@ impl Policy {
             },
             "role" => format!("device {device} is {}", d.role.as_str()),
             "tunnel" => "name only drawers that lie in that end's wing, or none".into(),
+            "arguments" => arguments(rest),
             "source_file" => match &d.mine {
                 Some(m) => format!("name only files under {} as source_file, or none", m.source_prefix),
                 None => "leave out source_file: it names a mined file, which only admins do".into(),
             },
             _ => "ask the gateway's operator to change this device's grants in policy.json".into(),
         }
+    }
+}
+
+/// The sentence for a refused argument (`unknown:<pointer>`, `type:<pointer>:<type>`,
+/// `stamp_lookalike:<pointer>`).
+fn arguments(rest: &str) -> String {
+    let (kind, at) = rest.split_once(':').unwrap_or((rest, ""));
+    match kind {
+        "unknown" => format!(
+            "leave out {at}: the tool does not take it (tools/list gives each tool's arguments)"
+        ),
+        "type" => match at.rsplit_once(':') {
+            Some(("", want)) => format!("send the arguments as a JSON {want}"),
+            Some((at, want)) => format!("send {at} as a JSON {want}, or leave it out"),
+            None => "send each argument with the type tools/list gives it".into(),
+        },
+        "stamp_lookalike" => format!(
+            "rename the metadata key {at}: it passes for the `mpt` stamp, which only the gateway writes"
+        ),
+        _ => "send the arguments tools/list declares, each with its type".into(),
     }
 }
 
@@ -101,5 +122,13 @@ mod tests {
                 .contains("not in the gateway's policy")
         );
         assert!(!p.instead("lap", "something:new").is_empty());
+        assert_eq!(
+            p.instead("lap", "arguments:type:/limit:integer"),
+            "send /limit as a JSON integer, or leave it out"
+        );
+        assert!(
+            p.instead("lap", "arguments:unknown:/items/0/source_file")
+                .starts_with("leave out /items/0/source_file")
+        );
     }
 }
