@@ -59,12 +59,18 @@ fn seeded() -> Palace {
     Palace { s, desk, lap }
 }
 
-/// The reply to a restricted read: a good one, with nothing of the hidden wing in it.
+/// The reply to a restricted read: a good one, with nothing of the hidden wing in it, and every
+/// key of the real server's reply one the gateway's allow-list knows (none dropped).
 fn clean(r: &Reply) -> Value {
     for hidden in ["wing_desk", SECRET, "desk's diary"] {
         assert!(!r.text().contains(hidden), "{hidden:?} shows: {}", r.text());
     }
-    payload(r)
+    let p = payload(r);
+    assert!(
+        p.get("mpt_dropped").is_none(),
+        "a key the allow-list lacks: {p}"
+    );
+    p
 }
 
 #[test]
@@ -315,4 +321,115 @@ fn a_hidden_drawer_answers_byte_for_byte_as_a_missing_one() {
         "an id lookup never says so"
     );
     assert!(!many.to_string().contains(SECRET), "{many}");
+}
+
+#[test]
+fn a_tunnel_previews_only_a_drawer_the_device_may_read() {
+    let pal = seeded();
+    let (port, lap, hub) = (pal.s.gw.port, pal.s.token("lap"), pal.s.token("hub"));
+    // An admin's tunnels may name any drawer at an end, whatever that end's wing (H2).
+    for (wing, room, drawer) in [
+        ("wing_lap_archive", "notes", &pal.desk),
+        ("wing_pi", "diary", &pal.lap),
+    ] {
+        let t = payload(&call(
+            port,
+            &hub,
+            "mempalace_create_tunnel",
+            json!({"source_wing": "wing_lap", "source_room": "notes", "target_wing": wing,
+                "target_room": room, "target_drawer_id": drawer}),
+        ));
+        assert!(t.get("error").is_none(), "{t}");
+    }
+    let args = json!({"wing": "wing_lap", "room": "notes"});
+    let all = payload(&call(port, &hub, "mempalace_follow_tunnels", args.clone()));
+    assert!(
+        all.to_string().contains(SECRET),
+        "the admin sees the preview: {all}"
+    );
+    let follow = clean(&call(port, &lap, "mempalace_follow_tunnels", args));
+    let by_wing = |w: &str| {
+        follow
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["connected_wing"] == w)
+            .cloned()
+            .unwrap_or_else(|| panic!("{w}: {follow}"))
+    };
+    let hidden = by_wing("wing_lap_archive");
+    assert_eq!(hidden["drawer_id"], Value::Null, "its id names its wing");
+    assert!(hidden.get("drawer_preview").is_none(), "{hidden}");
+    let seen = by_wing("wing_pi");
+    assert_eq!(
+        seen["drawer_preview"], "lap note about kestrels nesting",
+        "a readable drawer keeps its preview: {seen}"
+    );
+    // The tunnel list holds its ends' drawers the same way.
+    let tunnels = clean(&call(port, &lap, "mempalace_list_tunnels", json!({})));
+    let ends: Vec<(Value, Value)> = tunnels
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["target"]["wing"].clone(),
+                t["target"]["drawer_id"].clone(),
+            )
+        })
+        .collect();
+    assert!(
+        ends.contains(&(json!("wing_lap_archive"), Value::Null)),
+        "{tunnels}"
+    );
+    assert!(
+        ends.contains(&(json!("wing_pi"), json!(pal.lap))),
+        "{tunnels}"
+    );
+}
+
+#[test]
+fn a_key_the_gateway_does_not_know_is_dropped_and_counted() {
+    use crate::support::gateway::Gateway;
+    use crate::support::proxy::{Proxy, Rules};
+    let mut pal = seeded();
+    // A newer server's reply: a key this gateway was not built with, and a structured copy.
+    let newer = Proxy::start(
+        &pal.s.p.url(),
+        Rules {
+            add_to_results: Some(("every_wing".into(), json!({"wing_desk": 1}))),
+            ..Rules::default()
+        },
+    );
+    pal.s.gw.stop();
+    let gw = Gateway::start(
+        &pal.s.env,
+        &pal.s.dir,
+        &format!("http://127.0.0.1:{}", newer.port),
+        &[],
+        &[],
+    );
+    let r = call(
+        gw.port,
+        &pal.s.token("lap"),
+        "mempalace_list_wings",
+        json!({}),
+    );
+    for hidden in ["wing_desk", "every_wing", "structuredContent"] {
+        assert!(!r.text().contains(hidden), "{hidden:?} shows: {}", r.text());
+    }
+    let p = payload(&r);
+    assert_eq!(p["mpt_dropped"], 2, "the key and the structured copy: {p}");
+    assert_eq!(p["mpt_filtered"], 1, "the hidden wing, apart: {p}");
+    let admin = call(
+        gw.port,
+        &pal.s.token("hub"),
+        "mempalace_list_wings",
+        json!({}),
+    );
+    assert!(
+        admin.text().contains("every_wing"),
+        "an admin's is relayed: {}",
+        admin.text()
+    );
 }

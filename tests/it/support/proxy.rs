@@ -23,6 +23,9 @@ pub struct Rules {
     /// How many of the first tools/call are never forwarded nor answered (held until the client
     /// gives up); the rest, and every other request, pass.
     pub hang_first: u32,
+    /// A key set in every tools/call result's payload, and a `structuredContent` copy beside it:
+    /// a server that says more than the one the gateway was built against.
+    pub add_to_results: Option<(String, Value)>,
 }
 
 #[derive(Default)]
@@ -100,10 +103,12 @@ async fn forward(State(ctx): State<Ctx>, headers: HeaderMap, body: Bytes) -> Res
     let mut drop_it = false;
     let mut hang = false;
     let mut delay = Duration::ZERO;
+    let mut add = None;
     if msg["method"] == "tools/call" {
         let tool = msg["params"]["name"].as_str().unwrap_or("").to_string();
         let mut s = ctx.shared.lock().unwrap();
         delay = s.rules.delay;
+        add = s.rules.add_to_results.clone();
         if s.rules.hang_first > 0 {
             s.rules.hang_first -= 1;
             hang = true;
@@ -146,7 +151,10 @@ async fn forward(State(ctx): State<Ctx>, headers: HeaderMap, body: Bytes) -> Res
         .get("content-type")
         .cloned()
         .unwrap_or_else(|| "application/json".parse().unwrap());
-    let bytes = resp.bytes().await.unwrap_or_default();
+    let mut bytes = resp.bytes().await.unwrap_or_default();
+    if let Some((key, value)) = add {
+        bytes = Bytes::from(with_key(&bytes, &key, value));
+    }
     if drop_it {
         // The primary applied it; the client gets half a reply and a dead connection.
         let half = bytes.slice(..bytes.len() / 2);
@@ -166,6 +174,24 @@ async fn forward(State(ctx): State<Ctx>, headers: HeaderMap, body: Bytes) -> Res
         .header("content-type", ctype)
         .body(Body::from(bytes))
         .unwrap()
+}
+
+/// A tools/call reply with `key` set in its payload (the last text block's JSON object) and
+/// the payload repeated as `structuredContent`; any other reply as it was.
+fn with_key(bytes: &[u8], key: &str, value: Value) -> Vec<u8> {
+    let Ok(mut env) = serde_json::from_slice::<Value>(bytes) else {
+        return bytes.to_vec();
+    };
+    let Some(Value::String(text)) = env.pointer_mut("/result/content/0/text") else {
+        return bytes.to_vec();
+    };
+    let Ok(Value::Object(mut payload)) = serde_json::from_str::<Value>(text) else {
+        return bytes.to_vec();
+    };
+    payload.insert(key.to_string(), value);
+    *text = Value::Object(payload.clone()).to_string();
+    env["result"]["structuredContent"] = Value::Object(payload);
+    env.to_string().into_bytes()
 }
 
 struct Chunks(std::vec::IntoIter<Result<Bytes, std::io::Error>>);

@@ -18,9 +18,11 @@ use crate::gateway::record::audit::Event;
 use crate::palace::catalog::{self, Reveals};
 
 mod filter;
+mod keys;
 mod pages;
 mod plan;
 pub mod pyjson;
+mod tunnel_drawers;
 
 use plan::Fetch;
 
@@ -144,10 +146,20 @@ pub async fn carry_out(upstream: &Upstream, read: Read, request: Event, started:
         .device(&device)
         .is_some_and(|d| d.role >= Role::Admin);
     let answered = answer(&caller, &tool, &args, &plan, reads, streams, admin).await;
-    let (status, mut envelope, payload) = match answered {
+    let (status, mut envelope, mut payload) = match answered {
         Ok(a) => a,
         Err(f) => return forward::failed(upstream, request, started, f),
     };
+    // Only the keys each shape knows, envelope included: a new server key fails closed.
+    let mut dropped = keys::envelope(&mut envelope, payload.is_some());
+    if let Some(p) = payload.as_mut() {
+        dropped += keys::keep(catalog::tool(&tool).reveals, p);
+        if dropped > 0
+            && let Value::Object(m) = p
+        {
+            m.insert("mpt_dropped".into(), json!(dropped));
+        }
+    }
     if let (Some(p), Some(block)) = (payload, last_block(&mut envelope)) {
         *block = Value::String(pyjson::indented(&p));
     }
@@ -229,6 +241,9 @@ async fn answer(
         _ => 0,
     };
     hidden += filter::filter(reveals, &reads, args, p);
+    if matches!(reveals, Reveals::Connections | Reveals::Tunnels) {
+        hidden += tunnel_drawers::hold(c, &reads, p).await?;
+    }
     if let Some(n) = plan.cut_to
         && let Some(Value::Array(results)) = p.get_mut("results")
     {
