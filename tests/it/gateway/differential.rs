@@ -168,17 +168,29 @@ fn what_the_gateway_allows_a_non_admin_the_server_stores_as_the_policy_matched_i
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// `serve`'s coercion of an integer argument (`protocol.py`: `int(value)` unless already an
-/// int; a bool is one and acts as 0 or 1) over `inputs`: the int, or `null` where it refuses.
-const SERVER_INT: &str = r#"
-import json, sys
-out = []
+/// `serve`'s own dispatch (`handle_request`, its schema coercions) of `search` with each input
+/// as `limit` (an integer), `cli_compatible` (a boolean) and `max_distance` (a number), the
+/// handler replaced by one that records what it was given: per input, what the tool saw for each
+/// (`{"v": value, "type": its Python type}`), or `null` where the server refused the call.
+const SERVER_DISPATCH: &str = r#"
+import json, os, sys
+out = os.fdopen(os.dup(1), "w")
+import mempalace.mcp_server as m
+seen = {}
+def echo(**kw):
+    seen.clear(); seen.update(kw); return {}
+m.TOOLS["mempalace_search"]["handler"] = echo
+rows = []
 for v in json.load(sys.stdin):
-    try:
-        out.append(int(v if isinstance(v, int) else int(v)))
-    except (ValueError, TypeError, OverflowError):
-        out.append(None)
-json.dump(out, sys.stdout)
+    row = {}
+    for arg in ["limit", "cli_compatible", "max_distance"]:
+        r = m.handle_request({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "mempalace_search", "arguments": {"query": "q", arg: v}}})
+        got = seen.get(arg) if "error" not in r else None
+        row[arg] = None if "error" in r else {"v": got, "type": type(got).__name__}
+    rows.append(row)
+json.dump(rows, out)
+out.close()
 "#;
 
 /// Integers in every form a client might send one: strings padded with every Python space,
@@ -237,23 +249,54 @@ fn integer_corpus() -> Vec<Value> {
 }
 
 #[test]
-fn an_integer_the_gateway_allows_is_the_one_the_tool_sees() {
+fn an_integer_boolean_or_number_the_gateway_allows_is_the_one_the_tool_sees() {
+    let policy = mpt::gateway::decide::policy::Policy::parse(
+        &json!({"schema": mpt::schema::GATEWAY_POLICY, "devices": {"lap": {"role": "member"}}})
+            .to_string(),
+        std::path::Path::new("policy.json"),
+    )
+    .unwrap();
     let inputs = integer_corpus();
-    let answers = run_python(SERVER_INT, &json!(inputs));
-    let (mut same, mut refused) = (0, 0);
+    let answers = run_python(SERVER_DISPATCH, &json!(inputs));
+    let (mut allowed, mut refused) = (0, 0);
     let mut wrong = Vec::new();
-    for (v, s) in inputs.iter().zip(answers.as_array().unwrap()) {
-        match (catalog::py_int(v), s.as_i64()) {
-            (Some(ours), Some(theirs)) if ours == theirs => same += 1,
-            (Some(ours), theirs) => wrong.push(format!(
-                "{v}: the gateway sends {ours}, the server reads {theirs:?}"
-            )),
-            (None, _) => refused += 1,
+    for (v, server) in inputs.iter().zip(answers.as_array().unwrap()) {
+        for arg in ["limit", "cli_compatible", "max_distance"] {
+            let args = json!({"query": "q", arg: v});
+            let verdict = policy.call("lap", "t", "mempalace_search", &args, &Default::default());
+            if !verdict.decision.allowed {
+                refused += 1;
+                continue;
+            }
+            allowed += 1;
+            let mut sent = args.clone();
+            mpt::gateway::decide::policy::apply(&mut sent, &verdict.rewrites);
+            // What the tool sees of what was allowed, judged as the gateway judged it.
+            let judged = sent.get(arg).cloned().unwrap_or(Value::Null);
+            let seen = &server[arg];
+            let same = match arg {
+                "limit" => {
+                    judged.as_i64().is_some()
+                        && seen["v"].as_i64().or(seen["v"].as_bool().map(i64::from))
+                            == judged.as_i64()
+                }
+                "cli_compatible" => {
+                    judged.is_boolean() && seen["type"] == "bool" && seen["v"] == judged
+                }
+                _ => judged.is_number() && seen["v"].as_f64() == judged.as_f64(),
+            };
+            // A null is left out: the tool sees its own default, which the gateway judged too.
+            let absent = v.is_null() && sent.get(arg).is_none();
+            if !same && !absent {
+                wrong.push(format!(
+                    "{arg}={v}: the gateway judged {judged}, the tool saw {seen}"
+                ));
+            }
         }
     }
     assert!(
-        same >= 200 && refused >= 300,
-        "both sides: {same} the same, {refused} refused"
+        allowed >= 200 && refused >= 300,
+        "both sides: {allowed} allowed, {refused} refused"
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
