@@ -131,11 +131,25 @@ async fn decide(
         ..Event::default()
     };
     let who = match sh.authenticate(req.headers(), crate::time::now_unix()) {
-        Ok(w) => w,
+        Ok(w) => {
+            // A good token: the connection leaves the unproven budget.
+            if let Some(admit) = req
+                .extensions()
+                .get::<crate::gateway::http::admission::Admit>()
+            {
+                admit.admit();
+            }
+            w
+        }
         Err(refused) => {
             base.token_id = refused.token_id;
             base.rule = format!("auth:{}", refused.why.as_str());
-            return Step::Recorded(base, reply::unauthorized(refused.why));
+            let r = reply::unauthorized(refused.why);
+            // A peer's first refusal now; the rest of its window in one record.
+            return match sh.refusals.note(base) {
+                Some(first) => Step::Recorded(first, r),
+                None => Step::Reply(r),
+            };
         }
     };
     crate::hop!(GwAuthed);

@@ -110,13 +110,18 @@ pub async fn serve(
                 every.tick().await;
                 // Its write is fsynced: on a blocking thread, not a worker a request waits for.
                 let sh = Arc::clone(&shared);
-                let _ = tokio::task::spawn_blocking(move || sh.flush_last_used()).await;
+                let _ = tokio::task::spawn_blocking(move || {
+                    sh.flush_last_used();
+                    sh.flush_refusals(false);
+                })
+                .await;
             }
         })
     };
     crate::gateway::http::front::run(listener, acceptor, Arc::clone(&shared), stop).await;
     flusher.abort();
     shared.flush_last_used();
+    shared.flush_refusals(true);
     Ok(())
 }
 

@@ -23,7 +23,12 @@ pub struct Shared {
     pub upstream: Upstream,
     policy: Mutex<Watched<Policy>>,
     tokens: Mutex<Watched<TokenFile>>,
+    /// When `tokens.json` was last read again for an id it did not have (at most once a
+    /// `REREAD_EVERY`: unknown ids never make a read each).
+    reread: Mutex<Option<std::time::Instant>>,
     audit: Mutex<AuditLog>,
+    /// Refusals without a good token, gathered per peer.
+    pub refusals: crate::gateway::record::refusals::Refusals,
     held: Arc<Held>,
     synced: Synced,
     rate: Mutex<Buckets>,
@@ -35,6 +40,10 @@ pub struct Shared {
     /// The upstream SSE streams, one per filter, fanned out to every subscribed device.
     pub hubs: crate::gateway::http::fanout::Hubs,
 }
+
+/// How often an id `tokens.json` does not have may make it be read again regardless of its
+/// modification time.
+const REREAD_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A lock whose holder panicked still guards sound data here (each change is one assignment).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -67,7 +76,9 @@ impl Shared {
             upstream,
             policy: Mutex::new(policy),
             tokens: Mutex::new(tokens),
+            reread: Mutex::new(None),
             audit: Mutex::new(audit),
+            refusals: Default::default(),
             held: Arc::default(),
             synced: Synced::default(),
             rate: Mutex::new(Buckets::default()),
@@ -92,7 +103,11 @@ impl Shared {
         let mut w = lock(&self.tokens);
         report("tokens.json", w.refresh(false));
         if w.get().find(id).is_none() {
-            report("tokens.json", w.refresh(true));
+            let mut last = lock(&self.reread);
+            if last.is_none_or(|t| t.elapsed() >= REREAD_EVERY) {
+                *last = Some(std::time::Instant::now());
+                report("tokens.json", w.refresh(true));
+            }
         }
         w.get()
     }
@@ -146,6 +161,15 @@ impl Shared {
     }
 
     /// Writes the records held so far: a connection's reply has been sent.
+    /// The records of the refusal windows that ended (every window when `all`).
+    pub fn flush_refusals(&self, all: bool) {
+        for e in self.refusals.due(all) {
+            if let Err(err) = self.audit(&e, false) {
+                log_warn!("the audit record could not be written: {err}");
+            }
+        }
+    }
+
     pub fn write_held(&self) {
         let mut log = lock(&self.audit);
         self.append_held(&mut log);

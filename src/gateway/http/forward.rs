@@ -187,15 +187,15 @@ pub fn failure(
     started: Instant,
     f: Failed,
 ) -> (Event, Response<Body>) {
-    let timed_out = matches!(f, Failed::TimedOut);
-    if let Failed::Unreachable(why) = &f {
-        crate::log_warn!("the upstream {} did not answer: {why}", upstream.base);
-    }
-    let end = if timed_out { "timeout" } else { "unreachable" };
-    (
-        responded(request, None, started, 0, end),
-        reply::upstream_failed(timed_out),
-    )
+    let (end, r) = match &f {
+        Failed::TimedOut => ("timeout", reply::upstream_failed(true)),
+        Failed::Busy => ("busy", reply::upstream_busy()),
+        Failed::Unreachable(why) => {
+            crate::log_warn!("the upstream {} did not answer: {why}", upstream.base);
+            ("unreachable", reply::upstream_failed(false))
+        }
+    };
+    (responded(request, None, started, 0, end), r)
 }
 
 /// The headers the gateway adds toward upstream: the client's address and the device, so

@@ -1,5 +1,5 @@
 //! The front door, plain HTTP and TLS alike: one request per connection, each on its own task,
-//! at most `MAX_CONNECTIONS` at once; the head's framing checked (`framing.rs`), then hyper serves it.
+//! the unproven ones within a budget (`admission.rs`); the head's framing checked, then hyper serves it.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -15,6 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
+use crate::gateway::http::admission::{Admit, PRE_AUTH, Ticket, Unproven};
 use crate::gateway::http::framing::{self, Head, Prefixed};
 use crate::gateway::http::reply::Body;
 use crate::log_debug;
@@ -23,8 +24,6 @@ use crate::log_debug;
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// And finished its TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections served at once; more wait to be accepted.
-pub(super) const MAX_CONNECTIONS: usize = 512;
 /// Room for the request line and headers (bodies stream apart from it).
 pub(super) const MAX_HEAD: usize = 64 * 1024;
 
@@ -40,19 +39,17 @@ pub trait Service: Send + Sync + 'static {
     fn closed(&self);
 }
 
-/// Accepts connections until `stop` resolves; TLS on each when `tls` is given.
+/// Accepts connections until `stop` resolves (never waiting for room first: past the budget the
+/// oldest unproven connection is closed instead); TLS on each when `tls` is given.
 pub async fn run<S: Service>(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
     shared: Arc<S>,
     stop: impl Future<Output = ()>,
 ) {
-    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let unproven = Unproven::new(PRE_AUTH);
     tokio::pin!(stop);
     loop {
-        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
-            return;
-        };
         let accepted = tokio::select! {
             () = &mut stop => return,
             a = listener.accept() => a,
@@ -71,9 +68,12 @@ pub async fn run<S: Service>(
         };
         let shared = Arc::clone(&shared);
         let tls = tls.clone();
+        let ticket = unproven.enter();
         tokio::spawn(async move {
-            connection(stream, peer, tls, shared).await;
-            drop(permit);
+            tokio::select! {
+                () = connection(stream, peer, tls, shared, Arc::clone(&ticket)) => {}
+                () = ticket.evicted() => log_debug!("connection from {peer}: closed, unproven past the budget"),
+            }
         });
     }
 }
@@ -83,20 +83,21 @@ async fn connection<S: Service>(
     peer: SocketAddr,
     tls: Option<TlsAcceptor>,
     shared: Arc<S>,
+    ticket: Arc<Ticket>,
 ) {
     let _ = stream.set_nodelay(true);
     let Some(tls) = tls else {
-        return serve(stream, peer, shared).await;
+        return serve(stream, peer, shared, ticket).await;
     };
     match tokio::time::timeout(HANDSHAKE_TIMEOUT, tls.accept(stream)).await {
-        Ok(Ok(s)) => serve(s, peer, shared).await,
+        Ok(Ok(s)) => serve(s, peer, shared, ticket).await,
         Ok(Err(e)) => log_debug!("TLS handshake with {peer} failed: {e}"),
         Err(_) => log_debug!("TLS handshake with {peer} timed out"),
     }
 }
 
 /// The connection's head read and its framing checked, then the request served by hyper.
-async fn serve<I, S>(mut io: I, peer: SocketAddr, shared: Arc<S>)
+async fn serve<I, S>(mut io: I, peer: SocketAddr, shared: Arc<S>, ticket: Arc<Ticket>)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     S: Service,
@@ -113,8 +114,11 @@ where
     };
     crate::hop!(GwHeadRead);
     let held_by = Arc::clone(&shared);
-    let service = service_fn(move |req| {
+    let admit = Admit::new(ticket);
+    let service = service_fn(move |mut req: Request<Incoming>| {
         let shared = Arc::clone(&shared);
+        // The handler admits the connection once its token is good.
+        req.extensions_mut().insert(admit.clone());
         async move { Ok::<_, std::convert::Infallible>(shared.call(peer, req).await) }
     });
     // One request per connection, as `serve` does (`Connection: close`): a client's pooled

@@ -6,6 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Mutex;
+
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ use tokio_rustls::TlsConnector;
 
 use crate::config::Secret;
 use crate::error::{MptError, Result};
+use crate::gateway::http::gate::Gate;
 use crate::gateway::http::reply::BoxError;
 
 /// How long connecting (and a TLS handshake) may take.
@@ -45,6 +47,9 @@ pub enum Failed {
     Unreachable(String),
     /// No response head within the request's deadline.
     TimedOut,
+    /// As many exchanges as `serve` is given are under way, and the queue for one is full or
+    /// waited long enough: the client is told to come back (503, `Retry-After`).
+    Busy,
 }
 
 pub struct Upstream {
@@ -60,6 +65,7 @@ pub struct Upstream {
     tls: Option<(TlsConnector, ServerName<'static>)>,
     pub loopback: bool,
     pub https: bool,
+    gate: Gate,
 }
 
 impl Upstream {
@@ -129,6 +135,7 @@ impl Upstream {
             tls,
             loopback,
             https,
+            gate: Gate::default(),
         })
     }
 
@@ -176,6 +183,7 @@ impl Upstream {
         req: Request<Full<Bytes>>,
         wait: Duration,
     ) -> std::result::Result<Response<UpBody>, Failed> {
+        let permit = self.gate.enter().await?;
         let unreachable = |e: &dyn std::fmt::Display| Failed::Unreachable(e.to_string());
         let connect = async {
             match self.addr {
@@ -201,9 +209,13 @@ impl Upstream {
                 None => exchange(TokioIo::new(Closed::later(tcp)), req).await,
             }
         };
-        tokio::time::timeout(wait, exchange)
+        let resp = tokio::time::timeout(wait, exchange)
             .await
-            .map_err(|_| Failed::TimedOut)?
+            .map_err(|_| Failed::TimedOut)??;
+        Ok(resp.map(|body| UpBody {
+            _permit: Some(permit),
+            ..body
+        }))
     }
 }
 
@@ -241,6 +253,7 @@ where
         Ok(resp) => Ok(resp.map(|body| UpBody {
             body,
             conn: Mutex::new(conn),
+            _permit: None,
         })),
         Err(e) => Err(Failed::Unreachable(broke.unwrap_or(e).to_string())),
     }
@@ -252,6 +265,8 @@ pub struct UpBody {
     body: Incoming,
     /// `Mutex` for `Sync` alone (a reply's body must be): only ever reached by `get_mut`.
     conn: Mutex<Option<Conn>>,
+    /// Its place at the gate, given back when the body is read or dropped.
+    _permit: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl hyper::body::Body for UpBody {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::gateway::state::{StateDir, open_private_append, open_private_rw};
 
+mod bound;
 pub mod chain;
 pub mod read;
 
@@ -36,6 +37,18 @@ pub struct Event {
     pub bytes_out: Option<u64>,
     /// How a relayed reply ended: `complete`, `failed` (upstream), `dropped` (the client left).
     pub end: Option<&'static str>,
+    /// A peer's refusals gathered into one record (`refusals.rs`).
+    pub aggregate: Option<Aggregate>,
+}
+
+/// One peer's refusals without a good token over a window, after the first (recorded apart).
+#[derive(Debug, Clone, Serialize)]
+pub struct Aggregate {
+    pub count: u64,
+    pub first: String,
+    pub last: String,
+    /// The distinct rules, at most 8.
+    pub reasons: Vec<String>,
 }
 
 impl Event {
@@ -69,6 +82,8 @@ struct Record<'a> {
     bytes_out: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     end: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refused: Option<&'a Aggregate>,
     prev: &'a str,
 }
 
@@ -95,6 +110,7 @@ impl<'a> Record<'a> {
             bytes_in: e.bytes_in,
             bytes_out: e.bytes_out,
             end: e.end,
+            refused: e.aggregate.as_ref(),
             prev,
         }
     }
@@ -252,7 +268,8 @@ impl AuditLog {
         }
         let seq = self.next_seq;
         let ts = self.ts.now();
-        let rec = Record::of(e, seq, ts, &self.head);
+        let e = bound::bounded(e);
+        let rec = Record::of(&e, seq, ts, &self.head);
         let line = &mut self.line;
         line.clear();
         serde_json::to_writer(&mut *line, &rec).map_err(io::Error::other)?;

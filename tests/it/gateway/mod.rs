@@ -4,6 +4,7 @@
 mod arguments;
 mod audit;
 mod differential;
+mod exhaustion;
 mod fleet;
 mod framing;
 mod mine;
