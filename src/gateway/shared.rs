@@ -37,7 +37,7 @@ pub struct Shared {
     pub mine: MineSlot,
     /// Where a scoped mine's `~` points (`GatewayKnobs::mine_home`).
     pub mine_home: Option<std::path::PathBuf>,
-    /// The upstream SSE streams, one per filter, fanned out to every subscribed device.
+    /// The upstream SSE stream (one, unfiltered), fanned out to every subscribed device.
     pub hubs: crate::gateway::http::fanout::Hubs,
 }
 

@@ -1,5 +1,5 @@
 //! `GET /logstream/stream` through the gateway: a stream the device may not read refused, the
-//! others joined to one upstream stream per filter (fanned out), each frame held to `streams.read`.
+//! others joined to the one upstream stream, each frame held to its filters and `streams.read`.
 
 use std::collections::HashSet;
 use std::pin::Pin;
@@ -26,7 +26,8 @@ use crate::gateway::record::audit::Event;
 
 use crate::gateway::http::fanout::{Frame, Hub, Refused};
 
-/// The stream's filters (`http.py`'s), the hub's key; `since_event_id` is each subscriber's own.
+/// The stream's filters (`http.py`'s, `list_events`' equality, `to_agent` also matching `*`),
+/// applied by the gateway to the one upstream stream; `since_event_id` is each subscriber's own.
 const FILTERS: &[&str] = &[
     "stream",
     "room",
@@ -67,12 +68,35 @@ fn parse(query: &str, headers: &HeaderMap) -> (Vec<(String, String)>, Option<Str
     (filters, cursor)
 }
 
-fn encode(filters: &[(String, String)]) -> String {
-    let mut u = reqwest::Url::parse("http://gateway/").expect("a constant URL");
-    if !filters.is_empty() {
-        u.query_pairs_mut().extend_pairs(filters);
+/// Whether the event in `frame` passes `filters` as `list_events` would pass it (a ping does).
+fn passes(frame: &Frame, filters: &[(String, String)]) -> bool {
+    frame.id.is_none()
+        || filters.iter().all(|(k, v)| {
+            let field = frame.field(k);
+            field == Some(v.as_str()) || (k == "to_agent" && field == Some("*"))
+        })
+}
+
+/// The filters checked by the log itself (`serve` checks them the same way before it streams):
+/// the log's own error for a bad one.
+async fn check_filters(upstream: &Upstream, filters: &[(String, String)]) -> Result<(), Value> {
+    if filters.is_empty() {
+        return Ok(());
     }
-    u.query().unwrap_or("").to_string()
+    let mut args: serde_json::Map<String, Value> =
+        filters.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    args.insert("limit".into(), json!(1));
+    let reply = crate::gateway::decide::lookup::lookup(
+        upstream,
+        "mempalace_event_list",
+        Value::Object(args),
+    )
+    .await
+    .map_err(|_| json!({"error": "the upstream did not answer the filter check"}))?;
+    match crate::gateway::decide::lookup::payload(&reply).and_then(|p| p.get("error").cloned()) {
+        Some(e) => Err(json!({"error": e})),
+        None => Ok(()),
+    }
 }
 
 /// A stream the device may read: its filters, its cursor, and what of it the device sees.
@@ -112,7 +136,22 @@ pub async fn subscribe(cx: Ctx<'_>, join: Join, request: Event, started: Instant
         cursor,
         filter,
     } = join;
-    let (hub, live) = match cx.hubs.join(cx.upstream, &encode(&filters)).await {
+    let checked = match &cursor {
+        // The replay reads the log with the filters: it checks them.
+        Some(_) => Ok(()),
+        None => check_filters(cx.upstream, &filters).await,
+    };
+    if let Err(answer) = checked {
+        let out = serde_json::to_vec(&answer).unwrap_or_default();
+        return forward::answered(
+            request,
+            400,
+            started,
+            "application/json; charset=utf-8",
+            out,
+        );
+    }
+    let (hub, live) = match cx.hubs.join(cx.upstream).await {
         Ok(h) => h,
         Err(Refused::Failed(f)) => return forward::failed(cx.upstream, request, started, f),
         Err(Refused::Answered(status, body)) => {
@@ -143,7 +182,7 @@ pub async fn subscribe(cx: Ctx<'_>, join: Join, request: Event, started: Instant
         None => Vec::new(),
     };
     let (tx, rx) = mpsc::channel(64);
-    tokio::spawn(forward_frames(hub, live, replayed, filter, tx));
+    tokio::spawn(forward_frames(hub, live, replayed, filters, filter, tx));
     let on_end = forward::hold_on_end(cx.held, request, 200, started);
     let body = Subscriber {
         rx,
@@ -221,6 +260,7 @@ async fn forward_frames(
     hub: Arc<Hub>,
     mut live: broadcast::Receiver<Frame>,
     replayed: Vec<(String, Bytes)>,
+    filters: Vec<(String, String)>,
     filter: Option<StreamFilter>,
     tx: mpsc::Sender<Bytes>,
 ) {
@@ -241,11 +281,13 @@ async fn forward_frames(
                 Err(_) => return,
             },
         };
-        if frame.id.as_ref().is_some_and(|id| seen.remove(id)) {
+        if frame.id.as_ref().is_some_and(|id| seen.remove(id)) || !passes(&frame, &filters) {
             continue;
         }
-        if let (Some(f), Some(s)) = (&filter, &frame.stream)
-            && !f.sees(s)
+        // An event of a stream the device may not read, or of none it can tell, is not sent.
+        if let Some(f) = &filter
+            && frame.id.is_some()
+            && !frame.field("stream").is_some_and(|s| f.sees(s))
         {
             continue;
         }

@@ -1,7 +1,6 @@
-//! One upstream `/logstream/stream` per filter the gateway needs, its frames split and sent to
-//! every subscriber; it ends when its last subscriber leaves (`serve` allows 8 streams in all).
+//! One upstream `/logstream/stream`, unfiltered, its frames split and sent to every subscriber,
+//! each filtering for itself: devices never take `serve`'s 8 stream slots; it ends with its last.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -26,25 +25,35 @@ const IDLE: Duration = Duration::from_secs(60);
 #[derive(Debug, Clone)]
 pub struct Frame {
     pub bytes: Bytes,
-    /// The event's id and stream (`None` for a ping).
+    /// The event's id (`None` for a ping).
     pub id: Option<String>,
-    pub stream: Option<String>,
+    /// The event's routing fields a stream filters on (`stream`, `to_agent`, ...).
+    pub fields: Arc<serde_json::Map<String, Value>>,
 }
 
 impl Frame {
     fn parse(bytes: Bytes) -> Frame {
         let text = String::from_utf8_lossy(&bytes);
-        let (mut id, mut stream) = (None, None);
+        let (mut id, mut fields) = (None, serde_json::Map::new());
         for line in text.lines() {
             if let Some(i) = line.strip_prefix("id: ") {
                 id = Some(i.to_string());
-            } else if let Some(d) = line.strip_prefix("data: ") {
-                stream = serde_json::from_str::<Value>(d)
-                    .ok()
-                    .and_then(|v| v.get("stream")?.as_str().map(str::to_string));
+            } else if let Some(d) = line.strip_prefix("data: ")
+                && let Ok(Value::Object(m)) = serde_json::from_str::<Value>(d)
+            {
+                fields = m;
             }
         }
-        Frame { bytes, id, stream }
+        Frame {
+            bytes,
+            id,
+            fields: Arc::new(fields),
+        }
+    }
+
+    /// The event's `key` (a string field), if it has one.
+    pub fn field(&self, key: &str) -> Option<&str> {
+        self.fields.get(key).and_then(Value::as_str)
     }
 }
 
@@ -79,28 +88,28 @@ pub enum Refused {
     Failed(Failed),
 }
 
-/// The live hubs by their canonical query.
+/// The live hub, if any (weak: it lives while a subscriber holds it).
 #[derive(Default)]
 pub struct Hubs {
-    live: tokio::sync::Mutex<HashMap<String, Weak<Hub>>>,
+    live: tokio::sync::Mutex<Weak<Hub>>,
 }
 
 impl Hubs {
-    /// The hub for `query` (the stream's filters, canonical), opened upstream when none is live.
-    pub async fn join(&self, upstream: &Upstream, query: &str) -> Result<Joined, Refused> {
+    /// The hub, its upstream stream opened when none is live.
+    pub async fn join(&self, upstream: &Upstream) -> Result<Joined, Refused> {
         let mut live = self.live.lock().await;
-        live.retain(|_, w| w.strong_count() > 0);
-        if let Some(hub) = live.get(query).and_then(Weak::upgrade)
+        if let Some(hub) = live.upgrade()
             && let Some(rx) = hub.subscribe()
         {
             return Ok((hub, rx));
         }
-        let target = if query.is_empty() {
-            "/logstream/stream".to_string()
-        } else {
-            format!("/logstream/stream?{query}")
-        };
-        let up = upstream.request(Method::GET, &target, &HeaderMap::new(), &[], Bytes::new());
+        let up = upstream.request(
+            Method::GET,
+            "/logstream/stream",
+            &HeaderMap::new(),
+            &[],
+            Bytes::new(),
+        );
         let resp = upstream.send(up, START).await.map_err(Refused::Failed)?;
         if resp.status() != 200 {
             let status = resp.status().as_u16();
@@ -116,7 +125,7 @@ impl Hubs {
         let weak = tx.downgrade();
         let task = tokio::spawn(pump(resp.into_body(), tx));
         let hub = Arc::new(Hub { tx: weak, task });
-        live.insert(query.to_string(), Arc::downgrade(&hub));
+        *live = Arc::downgrade(&hub);
         Ok((hub, rx))
     }
 }

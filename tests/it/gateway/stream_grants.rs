@@ -174,18 +174,34 @@ fn nine_devices_stream_at_once_through_one_upstream_stream() {
     let port = s.gw.port;
     let mem = s.token("mem");
     runtime().block_on(async {
+        // Nine filters: nine upstream streams would pass `serve`'s eight; the gateway takes one.
         let mut bodies = Vec::new();
-        for n in &names {
-            let resp = open(port, &s.token(n), "stream=s%2Ffan").await;
+        for (i, n) in names.iter().enumerate() {
+            let resp = open(port, &s.token(n), &format!("stream=s%2Ffan{i}")).await;
             assert_eq!(resp.status(), 200, "{n}: serve's cap is eight streams");
             bodies.push(resp.into_body());
         }
-        let id = tokio::task::spawn_blocking(move || append(port, &mem, "s/fan", "to all nine"))
-            .await
-            .unwrap();
-        for (n, body) in names.iter().zip(bodies.iter_mut()) {
-            let seen = until(body, &id).await;
+        // A filter the log refuses is the log's own 400, as `serve` answers it.
+        let bad = open(port, &s.token("d1"), "status=bogus").await;
+        assert_eq!(bad.status(), 400);
+        let ids = tokio::task::spawn_blocking(move || {
+            (0..9)
+                .map(|i| append(port, &mem, &format!("s/fan{i}"), &format!("to d{}", i + 1)))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap();
+        // Each sees its own stream's event, and none of those appended before it (its filter
+        // held by the gateway).
+        for (i, (n, body)) in names.iter().zip(bodies.iter_mut()).enumerate() {
+            let seen = until(body, &ids[i]).await;
             assert!(seen.contains("event: logstream"), "{n}: {seen}");
+            for (j, other) in ids.iter().enumerate() {
+                assert!(
+                    j == i || !seen.contains(other.as_str()),
+                    "{n} sees {other}: {seen}"
+                );
+            }
         }
     });
 }
