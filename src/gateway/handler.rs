@@ -68,7 +68,7 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -
 }
 
 /// Carries out an allowed request's plan; `record` is its request record, already written.
-async fn exchange(sh: &Shared, plan: Plan<'_>, record: Event, started: Instant) -> Done {
+async fn exchange(sh: &Arc<Shared>, plan: Plan<'_>, record: Event, started: Instant) -> Done {
     let cx = sh.ctx();
     match plan {
         Plan::Relay { up, wait } => {
@@ -89,13 +89,24 @@ async fn exchange(sh: &Shared, plan: Plan<'_>, record: Event, started: Instant) 
                 .await
         }
         Plan::Read(read) => {
-            crate::gateway::decide::reads::carry_out(cx.upstream, read, record, started).await
+            let token_id = read.token_id().to_string();
+            let done =
+                crate::gateway::decide::reads::carry_out(cx.upstream, read, record, started).await;
+            // A token revoked while the read waited (a long poll) gets nothing of its answer.
+            match (done, sh.token_refused(&token_id)) {
+                (Done::Answered(mut record, _), Some(why)) => {
+                    record.end = Some("revoked");
+                    Done::Answered(record, reply::unauthorized(why))
+                }
+                (done, _) => done,
+            }
         }
         Plan::Vector { up } => {
             crate::gateway::decide::vector::trimmed(cx.upstream, up, record, started).await
         }
         Plan::Stream(join) => {
-            crate::gateway::decide::sse::subscribe(cx, join, record, started).await
+            let still = Arc::clone(sh) as Arc<dyn crate::gateway::decide::sse::Still>;
+            crate::gateway::decide::sse::subscribe(cx, join, still, record, started).await
         }
     }
 }
@@ -219,8 +230,14 @@ async fn decide_route<'a>(
     }
     if route == Route::LogStream {
         let query = req.uri().query().unwrap_or("");
-        return match crate::gateway::decide::sse::decide(policy, &who.device, query, req.headers())
-        {
+        let joined = crate::gateway::decide::sse::decide(
+            policy,
+            &who.device,
+            &who.token_id,
+            query,
+            req.headers(),
+        );
+        return match joined {
             Ok(join) => Step::Forward {
                 record: base,
                 durable: false,

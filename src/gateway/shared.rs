@@ -118,6 +118,26 @@ impl Shared {
         crate::gateway::decide::auth::authenticate(h, now_s, |id| self.tokens_for(id))
     }
 
+    /// Why the token `token_id` would be refused now (revoked, expired, gone), if it would: what
+    /// an open stream and a long poll check before they deliver more.
+    pub fn token_refused(
+        &self,
+        token_id: &str,
+    ) -> Option<crate::gateway::http::reply::Unauthorized> {
+        use crate::gateway::http::reply::Unauthorized;
+        use crate::gateway::keys::tokens::TokenState;
+        let file = self.tokens_for(token_id);
+        match file
+            .find(token_id)
+            .map(|e| e.state(crate::time::now_unix()))
+        {
+            None => Some(Unauthorized::UnknownToken),
+            Some(TokenState::Revoked) => Some(Unauthorized::Revoked),
+            Some(TokenState::Expired) => Some(Unauthorized::Expired),
+            Some(TokenState::Active | TokenState::Overlap) => None,
+        }
+    }
+
     /// What a request's stages reach besides the policy.
     pub fn ctx(&self) -> Ctx<'_> {
         Ctx {
@@ -227,6 +247,21 @@ impl Drop for Shared {
     /// A body relayed when the gateway stopped ends with it: its record is not lost.
     fn drop(&mut self) {
         self.write_held();
+    }
+}
+
+impl crate::gateway::decide::sse::Still for Shared {
+    fn stream_grant(
+        &self,
+        device: &str,
+        token_id: &str,
+    ) -> Option<Option<crate::gateway::decide::policy::StreamFilter>> {
+        if self.token_refused(token_id).is_some() {
+            return None;
+        }
+        let policy = self.policy();
+        policy.device(device)?;
+        Some(policy.stream_reads(device).map(|g| g.owned()))
     }
 }
 

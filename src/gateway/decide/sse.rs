@@ -99,17 +99,28 @@ async fn check_filters(upstream: &Upstream, filters: &[(String, String)]) -> Res
     }
 }
 
-/// A stream the device may read: its filters, its cursor, and what of it the device sees.
+/// A stream the device may read: its filters, its cursor, what of it the device sees, and who
+/// it is (checked again at each frame).
 pub struct Join {
     filters: Vec<(String, String)>,
     cursor: Option<String>,
     filter: Option<StreamFilter>,
+    device: String,
+    token_id: String,
 }
 
-/// Whether `device` may open the stream `query` asks for; the rule refusing it otherwise.
+/// Whether a subscriber may still read what it joined with: its token still good and its
+/// `streams.read` what it was. `None`: the stream ends at its next frame or ping.
+pub trait Still: Send + Sync {
+    fn stream_grant(&self, device: &str, token_id: &str) -> Option<Option<StreamFilter>>;
+}
+
+/// Whether `device` (by its token `token_id`) may open the stream `query` asks for; the rule
+/// refusing it otherwise.
 pub fn decide(
     policy: &Policy,
     device: &str,
+    token_id: &str,
     query: &str,
     headers: &HeaderMap,
 ) -> Result<Join, String> {
@@ -126,15 +137,26 @@ pub fn decide(
         filters,
         cursor,
         filter,
+        device: device.to_string(),
+        token_id: token_id.to_string(),
     })
 }
 
-/// Joins the stream (`request` is its record, written); its events from the cursor first.
-pub async fn subscribe(cx: Ctx<'_>, join: Join, request: Event, started: Instant) -> Done {
+/// Joins the stream (`request` is its record, written); its events from the cursor first, each
+/// frame sent while `still` says the device may read it.
+pub async fn subscribe(
+    cx: Ctx<'_>,
+    join: Join,
+    still: Arc<dyn Still>,
+    request: Event,
+    started: Instant,
+) -> Done {
     let Join {
         filters,
         cursor,
         filter,
+        device,
+        token_id,
     } = join;
     let checked = match &cursor {
         // The replay reads the log with the filters: it checks them.
@@ -182,7 +204,15 @@ pub async fn subscribe(cx: Ctx<'_>, join: Join, request: Event, started: Instant
         None => Vec::new(),
     };
     let (tx, rx) = mpsc::channel(64);
-    tokio::spawn(forward_frames(hub, live, replayed, filters, filter, tx));
+    let guard = Guard {
+        still,
+        device,
+        token_id,
+        joined: filter.clone(),
+    };
+    tokio::spawn(forward_frames(
+        hub, live, replayed, filters, filter, guard, tx,
+    ));
     let on_end = forward::hold_on_end(cx.held, request, 200, started);
     let body = Subscriber {
         rx,
@@ -255,6 +285,25 @@ async fn replay(
     }
 }
 
+/// A subscriber's check, made at each frame and ping: a revoked or expired token, a device gone
+/// from the policy or a `streams.read` changed ends the stream (its client is judged anew when
+/// it reconnects).
+struct Guard {
+    still: Arc<dyn Still>,
+    device: String,
+    token_id: String,
+    joined: Option<StreamFilter>,
+}
+
+impl Guard {
+    fn holds(&self) -> bool {
+        self.still
+            .stream_grant(&self.device, &self.token_id)
+            .as_ref()
+            == Some(&self.joined)
+    }
+}
+
 /// One subscriber's frames: the replay, then the hub's live frames it may read, each event once.
 async fn forward_frames(
     hub: Arc<Hub>,
@@ -262,9 +311,13 @@ async fn forward_frames(
     replayed: Vec<(String, Bytes)>,
     filters: Vec<(String, String)>,
     filter: Option<StreamFilter>,
+    guard: Guard,
     tx: mpsc::Sender<Bytes>,
 ) {
     let _held = hub;
+    if !guard.holds() {
+        return;
+    }
     let mut seen = HashSet::new();
     for (id, frame) in replayed {
         seen.insert(id);
@@ -281,6 +334,13 @@ async fn forward_frames(
                 Err(_) => return,
             },
         };
+        if !guard.holds() {
+            crate::log_debug!(
+                "{}'s stream ended: its token or its streams.read changed",
+                guard.device
+            );
+            return;
+        }
         if frame.id.as_ref().is_some_and(|id| seen.remove(id)) || !passes(&frame, &filters) {
             continue;
         }

@@ -205,3 +205,106 @@ fn nine_devices_stream_at_once_through_one_upstream_stream() {
         }
     });
 }
+
+#[test]
+fn a_revoked_device_hears_nothing_more_on_its_open_stream_or_its_long_poll() {
+    let s = Setup::new(json!({"lap": {"role": "observer"}, "mem": {"role": "member"}}));
+    let (port, lap, mem) = (s.gw.port, s.token("lap"), s.token("mem"));
+    let id = get(port, &lap, "/whoami").json()["token_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (env, dir) = (&s.env, &s.dir);
+    runtime().block_on(async {
+        let resp = open(port, &lap, "stream=s%2Frev").await;
+        assert_eq!(resp.status(), 200);
+        let mut body = resp.into_body();
+        let m = mem.clone();
+        let before = tokio::task::spawn_blocking(move || append(port, &m, "s/rev", "before"))
+            .await
+            .unwrap();
+        until(&mut body, &before).await;
+        // A long poll for what comes next, waiting while the token is revoked.
+        let (l, b) = (lap.clone(), before.clone());
+        let waiting = tokio::task::spawn_blocking(move || {
+            call(
+                port,
+                &l,
+                "mempalace_event_wait",
+                json!({"stream": "s/rev", "since_event_id": b, "timeout_ms": 30000}),
+            )
+        });
+        let o = crate::support::gateway::mpt(env, dir, &["gateway", "token", "revoke", &id]);
+        assert!(o.status.success(), "{}", crate::support::stderr(&o));
+        let m = mem.clone();
+        let after =
+            tokio::task::spawn_blocking(move || append(port, &m, "s/rev", "after revocation"))
+                .await
+                .unwrap();
+        // The stream ends at the next frame, without it.
+        let mut seen = String::new();
+        loop {
+            let frame = tokio::time::timeout(
+                std::time::Duration::from_secs(120),
+                http_body_util::BodyExt::frame(&mut body),
+            )
+            .await
+            .expect("the stream ends within two minutes");
+            match frame {
+                Some(Ok(f)) => {
+                    if let Some(d) = f.data_ref() {
+                        seen.push_str(&String::from_utf8_lossy(d));
+                    }
+                }
+                _ => break,
+            }
+        }
+        assert!(!seen.contains(&after), "after the revocation: {seen}");
+        let r = waiting.await.unwrap();
+        assert_eq!(r.status, 401, "{}", r.text());
+        assert!(!r.text().contains("after revocation"), "{}", r.text());
+    });
+}
+
+#[test]
+fn a_narrowed_stream_grant_ends_the_open_stream() {
+    let grant = |globs: &[&str]| {
+        policy(
+            json!({"lap": {"role": "observer", "streams": {"read": globs}},
+            "mem": {"role": "member"}}),
+        )
+    };
+    let s = Setup::with_policy(grant(&["s/*"]));
+    let (port, lap, mem) = (s.gw.port, s.token("lap"), s.token("mem"));
+    runtime().block_on(async {
+        let resp = open(port, &lap, "").await;
+        assert_eq!(resp.status(), 200);
+        let mut body = resp.into_body();
+        let m = mem.clone();
+        let first = tokio::task::spawn_blocking(move || append(port, &m, "s/x", "first"))
+            .await
+            .unwrap();
+        until(&mut body, &first).await;
+        crate::support::gateway::write_policy(&s.dir, &grant(&["t/*"]));
+        let m = mem.clone();
+        let later = tokio::task::spawn_blocking(move || append(port, &m, "s/x", "later"))
+            .await
+            .unwrap();
+        let mut seen = String::new();
+        loop {
+            let frame = tokio::time::timeout(
+                std::time::Duration::from_secs(120),
+                http_body_util::BodyExt::frame(&mut body),
+            )
+            .await
+            .expect("the stream ends within two minutes");
+            match frame {
+                Some(Ok(f)) => seen.push_str(&String::from_utf8_lossy(
+                    f.data_ref().map(|d| &d[..]).unwrap_or_default(),
+                )),
+                _ => break,
+            }
+        }
+        assert!(!seen.contains(&later), "after its grant narrowed: {seen}");
+    });
+}

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer};
 
 /// Globs as the policy names them, and compiled. One that does not parse matches nothing (the
 /// policy's own checks refuse it by name at load, before a gateway uses it).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Globs {
     names: Vec<String>,
     compiled: Vec<glob::Pattern>,

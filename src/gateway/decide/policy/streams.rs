@@ -51,7 +51,7 @@ impl<'a> StreamGlobs<'a> {
 }
 
 /// [`StreamGlobs`] owned (an SSE subscriber's frame filter).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamFilter(Globs);
 
 impl StreamFilter {

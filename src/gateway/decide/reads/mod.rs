@@ -35,7 +35,10 @@ pub fn applies(policy: &Policy, device: &str, tool: &str) -> bool {
     let reveals = catalog::tool(tool).reveals;
     match reveals {
         Reveals::Nothing | Reveals::Kg => false,
-        Reveals::Events => policy.stream_reads(device).is_some(),
+        // `event_wait` for everyone: what it waited for is checked against a revocation meanwhile.
+        Reveals::Events => {
+            policy.stream_reads(device).is_some() || catalog::bare(tool) == "event_wait"
+        }
         Reveals::Status => {
             policy.reads(device).is_some()
                 || policy.device(device).is_some_and(|d| d.role < Role::Admin)
@@ -48,6 +51,7 @@ pub fn applies(policy: &Policy, device: &str, tool: &str) -> bool {
 pub struct Read {
     policy: Arc<Policy>,
     device: String,
+    token_id: String,
     tool: String,
     args: Value,
     id: Value,
@@ -84,6 +88,13 @@ impl Caller<'_> {
     }
 }
 
+impl Read {
+    /// The token the read was made with (checked again once it is answered).
+    pub fn token_id(&self) -> &str {
+        &self.token_id
+    }
+}
+
 /// The tool's result text of a `tools/call` reply (its last text block).
 fn text_of(envelope: &Value) -> Option<String> {
     envelope
@@ -113,6 +124,7 @@ pub fn decide(
     Ok(Read {
         policy: Arc::clone(policy),
         device: who.device.clone(),
+        token_id: who.token_id.clone(),
         tool: tool.to_string(),
         args,
         id,
@@ -127,6 +139,7 @@ pub async fn carry_out(upstream: &Upstream, read: Read, request: Event, started:
     let Read {
         policy,
         device,
+        token_id: _,
         tool,
         args,
         id,
@@ -150,9 +163,15 @@ pub async fn carry_out(upstream: &Upstream, read: Read, request: Event, started:
         Ok(a) => a,
         Err(f) => return forward::failed(upstream, request, started, f),
     };
-    // Only the keys each shape knows, envelope included: a new server key fails closed.
-    let mut dropped = keys::envelope(&mut envelope, payload.is_some());
-    if let Some(p) = payload.as_mut() {
+    // Only the keys each shape knows, envelope included: a new server key fails closed (an
+    // admin held to nothing gets the server's reply as it is).
+    let held = !admin || reads.is_some() || streams.is_some();
+    let mut dropped = if held {
+        keys::envelope(&mut envelope, payload.is_some())
+    } else {
+        0
+    };
+    if let Some(p) = payload.as_mut().filter(|_| held) {
         dropped += keys::keep(catalog::tool(&tool).reveals, p);
         if dropped > 0
             && let Value::Object(m) = p
