@@ -183,7 +183,7 @@ impl Upstream {
         req: Request<Full<Bytes>>,
         wait: Duration,
     ) -> std::result::Result<Response<UpBody>, Failed> {
-        let permit = self.gate.enter().await?;
+        let permit = self.gate.enter().await.map_err(|_| Failed::Busy)?;
         let unreachable = |e: &dyn std::fmt::Display| Failed::Unreachable(e.to_string());
         let connect = async {
             match self.addr {
