@@ -371,6 +371,9 @@ fn every_fact_a_user_relies_on_is_written_down() {
         "bad_framing",
         "bad_header",
         "audit_unavailable",
+        "upstream_busy",
+        "connections_busy",
+        "auth:refused_again",
     ] {
         if !text.contains(rule) {
             missing.push(format!("the refusal {rule}"));

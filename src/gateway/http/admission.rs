@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 
 /// Connections between accept and an authenticated head, at most.
-pub const PRE_AUTH: usize = 256;
+pub const PRE_AUTH: usize = 1024;
 
 /// The connections still unproven, oldest first, each with the bell that closes it.
 #[derive(Default)]

@@ -69,12 +69,7 @@ pub async fn run<S: Service>(
         let shared = Arc::clone(&shared);
         let tls = tls.clone();
         let ticket = unproven.enter();
-        tokio::spawn(async move {
-            tokio::select! {
-                () = connection(stream, peer, tls, shared, Arc::clone(&ticket)) => {}
-                () = ticket.evicted() => log_debug!("connection from {peer}: closed, unproven past the budget"),
-            }
-        });
+        tokio::spawn(connection(stream, peer, tls, shared, ticket));
     }
 }
 
@@ -89,11 +84,19 @@ async fn connection<S: Service>(
     let Some(tls) = tls else {
         return serve(stream, peer, shared, ticket).await;
     };
-    match tokio::time::timeout(HANDSHAKE_TIMEOUT, tls.accept(stream)).await {
+    let shaken = tokio::select! {
+        s = tokio::time::timeout(HANDSHAKE_TIMEOUT, tls.accept(stream)) => s,
+        () = ticket.evicted() => return evicted(peer),
+    };
+    match shaken {
         Ok(Ok(s)) => serve(s, peer, shared, ticket).await,
         Ok(Err(e)) => log_debug!("TLS handshake with {peer} failed: {e}"),
         Err(_) => log_debug!("TLS handshake with {peer} timed out"),
     }
+}
+
+fn evicted(peer: SocketAddr) {
+    log_debug!("connection from {peer}: closed, unproven past the budget");
 }
 
 /// The connection's head read and its framing checked, then the request served by hyper.
@@ -102,7 +105,16 @@ where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     S: Service,
 {
-    let read = match framing::read_head(&mut io, MAX_HEAD, HEADER_READ_TIMEOUT).await {
+    let head = tokio::select! {
+        h = framing::read_head(&mut io, MAX_HEAD, HEADER_READ_TIMEOUT) => h,
+        () = ticket.evicted() => {
+            // A client that is only slow is told to come back; an idle one does not read it.
+            let busy = framing::write_reply(&mut io, crate::gateway::http::reply::connections_busy());
+            let _ = tokio::time::timeout(Duration::from_secs(1), busy).await;
+            return evicted(peer);
+        }
+    };
+    let read = match head {
         Head::Serve(read) => read,
         Head::Refuse(why) => {
             if let Err(e) = framing::write_reply(&mut io, framing::bad_framing(why)).await {
@@ -114,7 +126,7 @@ where
     };
     crate::hop!(GwHeadRead);
     let held_by = Arc::clone(&shared);
-    let admit = Admit::new(ticket);
+    let admit = Admit::new(Arc::clone(&ticket));
     let service = service_fn(move |mut req: Request<Incoming>| {
         let shared = Arc::clone(&shared);
         // The handler admits the connection once its token is good.
@@ -123,13 +135,17 @@ where
     });
     // One request per connection, as `serve` does (`Connection: close`): a client's pooled
     // connection can then never meet the header timeout of an idle one mid-request.
-    let served = http1::Builder::new()
+    let serving = http1::Builder::new()
         .keep_alive(false)
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .max_buf_size(MAX_HEAD)
-        .serve_connection(TokioIo::new(Prefixed::new(read, io)), service)
-        .await;
+        .serve_connection(TokioIo::new(Prefixed::new(read, io)), service);
+    // Closed by the budget only until its token is good (an admitted ticket is never rung).
+    let served = tokio::select! {
+        s = serving => s,
+        () = ticket.evicted() => return evicted(peer),
+    };
     crate::hop!(GwClosed);
     // The reply is flushed and the socket shut: its response record goes to the log now.
     held_by.closed();

@@ -125,6 +125,17 @@ pub fn upstream_failed(timed_out: bool) -> Response<Body> {
     json(status, &json!({"error": what}))
 }
 
+/// A connection closed by the budget of unproven ones before its head was whole.
+pub fn connections_busy() -> Response<Body> {
+    let mut r = json(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &json!({"error": "connections_busy"}),
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
 /// Every exchange with the upstream is taken and the queue is full: come back in a second.
 pub fn upstream_busy() -> Response<Body> {
     let mut r = json(

@@ -83,7 +83,10 @@ fn two_thousand_idle_peers_never_starve_a_device_with_a_good_token() {
     }
     // The budget closed the oldest idle ones as the new ones came (not their head timeout).
     let evicted = s.gw.stderr().matches("unproven past the budget").count();
-    assert!(evicted >= 2_000 - 256, "{evicted} closed by the budget");
+    println!(
+        "2,000 idle peers: 20 of 20 calls answered, {evicted} idle connections closed by the budget"
+    );
+    assert!(evicted >= 2_000 - 1_024, "{evicted} closed by the budget");
     let mut shut = 0;
     assert!(
         wait_for(10.0, || {
@@ -92,7 +95,7 @@ fn two_thousand_idle_peers_never_starve_a_device_with_a_good_token() {
                 shut += usize::from(gone);
                 !gone
             });
-            shut >= 2_000 - 256
+            shut >= 2_000 - 1_024
         }),
         "{shut} idle connections closed"
     );
@@ -201,6 +204,10 @@ fn records_stay_small_and_refusals_without_a_token_are_gathered() {
         .iter()
         .filter(|r| r["rule"].as_str().unwrap_or("").starts_with("auth:"))
         .collect();
+    println!(
+        "records: the longest {longest} bytes; 1,000 refusals without a token in {} records",
+        refused.len()
+    );
     assert!(
         refused.len() <= 5,
         "1,000 refusals in {} records",

@@ -236,6 +236,7 @@ fn a_revoked_device_hears_nothing_more_on_its_open_stream_or_its_long_poll() {
         });
         let o = crate::support::gateway::mpt(env, dir, &["gateway", "token", "revoke", &id]);
         assert!(o.status.success(), "{}", crate::support::stderr(&o));
+        let revoked = std::time::Instant::now();
         let m = mem.clone();
         let after =
             tokio::task::spawn_blocking(move || append(port, &m, "s/rev", "after revocation"))
@@ -259,6 +260,10 @@ fn a_revoked_device_hears_nothing_more_on_its_open_stream_or_its_long_poll() {
                 _ => break,
             }
         }
+        println!(
+            "a revoked device's stream ended {:?} after the revocation (an event appended after it)",
+            revoked.elapsed()
+        );
         assert!(!seen.contains(&after), "after the revocation: {seen}");
         let r = waiting.await.unwrap();
         assert_eq!(r.status, 401, "{}", r.text());
