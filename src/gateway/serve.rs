@@ -63,6 +63,20 @@ pub async fn serve(
             upstream.base
         );
     }
+    // One gateway per folder: two would append the same sequence numbers and fork the chain.
+    let held = crate::lock::try_acquire(&dir.serve_lock(), "mpt gateway serve")
+        .map_err(|e| MptError::io(format!("locking {}", dir.serve_lock().display()), &e))?;
+    let Some(_serving) = held else {
+        return Err(MptError::new(
+            crate::error::ErrorKind::Busy,
+            format!(
+                "another gateway ({}) already serves {}: two would fork its audit chain",
+                crate::lock::describe_holder(&dir.serve_lock()),
+                dir.root.display()
+            ),
+        )
+        .with_hint("stop that gateway first, or give this one its own folder (MPT_GATEWAY_DIR)"));
+    };
     let policy = Watched::open(&dir.policy(), Policy::load_tested)?;
     let tokens = Watched::open(&dir.tokens(), TokenFile::load)?;
     if dir.tokens().exists()

@@ -52,6 +52,11 @@ impl StateDir {
         self.root.join("audit.jsonl")
     }
 
+    /// Held by the running gateway for its life: one writer of the audit and `last_used.json`.
+    pub fn serve_lock(&self) -> PathBuf {
+        self.root.join("gateway.lock")
+    }
+
     /// The audit chain's head, so an edit of the last record or a truncation shows.
     pub fn audit_head(&self) -> PathBuf {
         self.root.join("audit.head.json")

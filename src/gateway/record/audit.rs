@@ -183,6 +183,8 @@ pub struct AuditLog {
     head_bytes: Vec<u8>,
     /// The current second's `ts` up to its milliseconds, and which second it is.
     ts: Ts,
+    /// Why the log is no longer this gateway's to append to (removed or cut under it).
+    broken: Option<String>,
 }
 
 impl AuditLog {
@@ -245,6 +247,7 @@ impl AuditLog {
             line: Vec::with_capacity(1024),
             head_bytes: Vec::with_capacity(HEAD_LEN),
             ts: Ts::default(),
+            broken: None,
         };
         let sized = log.head_file.metadata().map(|m| m.len()).unwrap_or(0) == HEAD_LEN as u64;
         if note.is_some() || (next_seq > 1 && !sized) {
@@ -263,6 +266,7 @@ impl AuditLog {
     /// kernel holds; a power cut may leave the checkpoint behind the log (`open` accepts it
     /// when the chain holds from it).
     pub fn append(&mut self, e: &Event) -> io::Result<u64> {
+        self.still_whole()?;
         if self.size >= self.max_bytes {
             self.rotate()?;
         }
@@ -280,11 +284,50 @@ impl AuditLog {
             let _ = self.file.set_len(self.size);
             return Err(e);
         }
-        self.size += line.len() as u64;
-        self.head = hash;
+        // The record counts only with its checkpoint: one whose head cannot be written is
+        // taken back out, so no record says "allow" for a write that was then refused.
+        let before = std::mem::replace(&mut self.head, hash);
+        if let Err(e) = self.checkpoint(seq, false) {
+            self.head = before;
+            let _ = self.file.set_len(self.size);
+            return Err(e);
+        }
+        self.size += self.line.len() as u64;
         self.next_seq += 1;
-        self.checkpoint(seq, false)?;
         Ok(seq)
+    }
+
+    /// The log file is still the one this gateway writes, as long as it wrote it: not removed
+    /// (its last link gone) nor cut below what was written. Once either is seen every append
+    /// fails (writes get 503, as for an unwritable log) until a restart, which then finds the
+    /// chain cut and stops.
+    fn still_whole(&mut self) -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        if self.broken.is_none() {
+            let m = self.file.metadata()?;
+            let why = if m.nlink() == 0 {
+                Some(format!("{} was removed", self.dir.audit().display()))
+            } else if m.len() < self.size {
+                Some(format!(
+                    "{} was cut from {} to {} bytes",
+                    self.dir.audit().display(),
+                    self.size,
+                    m.len()
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                crate::log_warn!(
+                    "{why} under the running gateway: its records are no longer its own, so writes are refused until it restarts (`mpt gateway audit verify` says what is missing)"
+                );
+                self.broken = Some(why);
+            }
+        }
+        match &self.broken {
+            Some(why) => Err(io::Error::other(why.clone())),
+            None => Ok(()),
+        }
     }
 
     /// The current file and the last seq it holds, for [`Synced::through`] (records of earlier

@@ -3,6 +3,7 @@
 
 mod arguments;
 mod audit;
+mod audit_integrity;
 mod differential;
 mod exhaustion;
 mod fleet;

@@ -285,3 +285,64 @@ fn a_record_time_is_formatted_as_before_across_seconds() {
         assert_eq!(ts.at(ms), as_before(ms), "at {ms}");
     }
 }
+
+#[test]
+fn a_record_whose_checkpoint_cannot_be_written_is_taken_back_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = StateDir {
+        root: tmp.path().to_path_buf(),
+    };
+    let (mut log, _) = AuditLog::open(&dir, 1 << 20).unwrap();
+    log.append(&event(1)).unwrap();
+    let before = std::fs::read(dir.audit()).unwrap();
+    // The head's descriptor refuses writes (as a failing disk would; as root no mode can).
+    log.head_file = File::open(dir.audit_head()).unwrap();
+    let refused = Event {
+        tool: Some("mempalace_add_drawer".into()),
+        ..event(2)
+    };
+    assert!(log.append(&refused).is_err());
+    assert_eq!(
+        std::fs::read(dir.audit()).unwrap(),
+        before,
+        "no record says allow for a write that was refused"
+    );
+    log.head_file = open_private_rw(&dir.audit_head()).unwrap();
+    assert_eq!(
+        log.append(&event(3)).unwrap(),
+        2,
+        "the chain goes on where it was"
+    );
+    drop(log);
+    let v = read::verify(&dir).unwrap();
+    assert!(v.bad.is_none(), "{:?}", v.bad);
+    assert_eq!(v.records, 2);
+}
+
+#[test]
+fn a_log_removed_or_cut_under_the_gateway_refuses_every_append() {
+    for cut in [true, false] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir {
+            root: tmp.path().to_path_buf(),
+        };
+        let (mut log, _) = AuditLog::open(&dir, 1 << 20).unwrap();
+        log.append(&event(1)).unwrap();
+        log.append(&event(2)).unwrap();
+        if cut {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.audit())
+                .unwrap();
+            f.set_len(10).unwrap();
+        } else {
+            std::fs::remove_file(dir.audit()).unwrap();
+        }
+        let e = log.append(&event(3)).unwrap_err().to_string();
+        assert!(
+            e.contains(if cut { "was cut" } else { "was removed" }),
+            "{e}"
+        );
+        assert!(log.append(&event(4)).is_err(), "and every one after");
+    }
+}
