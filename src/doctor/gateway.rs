@@ -1,5 +1,5 @@
-//! The `gateway` check, on a primary host running `mpt gateway`: device tokens that never expire
-//! or expire within a week, and a token file others can read. Reads `tokens.json` only (fast).
+//! The `gateway` check, on a primary host running `mpt gateway`: a policy that does not load (one
+//! others may write), device tokens that never expire or expire within a week, a loose token file.
 
 use super::{Check, Inputs, Status};
 use crate::gateway::StateDir;
@@ -14,6 +14,16 @@ pub fn check(inputs: &Inputs) -> Check {
         Ok(d) => d,
         Err(e) => return Check::new("gateway", Status::Skip, e.message),
     };
+    if dir.policy().exists()
+        && let Err(e) = crate::gateway::decide::policy::Policy::load(&dir.policy())
+    {
+        return Check::new(
+            "gateway",
+            Status::Fail,
+            format!("the gateway policy does not load, so a running gateway keeps its last good one: {}", e.message),
+        )
+        .fix(e.hint.unwrap_or_default());
+    }
     let path = dir.tokens();
     if !path.exists() {
         return Check::new("gateway", Status::Skip, "no gateway tokens on this machine")

@@ -51,7 +51,14 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -
             plan,
         } => {
             // A write's record is on disk before the write goes; one that cannot be written
-            // stops it.
+            // stops it, and so does a disk below half the free-space floor.
+            if durable && sh.disk_low().1 {
+                let mut refused = record;
+                refused.allowed = false;
+                refused.rule = "disk:below_floor".into();
+                let _ = sh.audit(&refused, false);
+                return reply::audit_unavailable();
+            }
             if sh.audit_forwarded(&record, durable).await.is_err() && durable {
                 return reply::audit_unavailable();
             }
@@ -153,6 +160,10 @@ async fn decide(
             w
         }
         Err(refused) => {
+            if sh.disk_low().0 {
+                // Below the free-space floor, a request without a good token costs no record.
+                return Step::Reply(reply::audit_unavailable());
+            }
             base.token_id = refused.token_id;
             base.rule = format!("auth:{}", refused.why.as_str());
             let r = reply::unauthorized(refused.why);

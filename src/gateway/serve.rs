@@ -17,8 +17,11 @@ use crate::gateway::shared::Shared;
 use crate::gateway::state::{StateDir, tighten};
 use crate::log_warn;
 
-/// How often the last-used times are written.
+/// How often the last-used times are written (and the refusal windows, the free space and a
+/// due pruning looked at).
 const LAST_USED_EVERY: Duration = Duration::from_secs(2);
+/// The ticks between two prunings by age (an hour).
+const PRUNE_EVERY_TICKS: u64 = 1_800;
 
 pub struct ServeOptions {
     pub listen: SocketAddr,
@@ -107,26 +110,32 @@ pub async fn serve(
         dir: dir.root.clone(),
         notes,
     })?;
-    let home = opts.knobs.mine_home.clone();
     let shared = Arc::new(Shared::new(
         dir.clone(),
         upstream,
         policy,
         tokens,
         audit,
-        home,
+        &opts.knobs,
     ));
+    shared.measure_free();
+    shared.prune_audit(true);
     let flusher = {
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
             let mut every = tokio::time::interval(LAST_USED_EVERY);
+            let mut ticks: u64 = 0;
             loop {
                 every.tick().await;
+                ticks += 1;
                 // Its write is fsynced: on a blocking thread, not a worker a request waits for.
                 let sh = Arc::clone(&shared);
                 let _ = tokio::task::spawn_blocking(move || {
                     sh.flush_last_used();
                     sh.flush_refusals(false);
+                    sh.measure_free();
+                    // After a rotation, and hourly for the age limit.
+                    sh.prune_audit(ticks.is_multiple_of(PRUNE_EVERY_TICKS));
                 })
                 .await;
             }

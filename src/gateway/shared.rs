@@ -29,6 +29,11 @@ pub struct Shared {
     audit: Mutex<AuditLog>,
     /// Refusals without a good token, gathered per peer.
     pub refusals: crate::gateway::record::refusals::Refusals,
+    /// How long, and how much, of the audit is kept.
+    retention: crate::gateway::record::audit::prune::Retention,
+    /// The free-space floor, and the free space last seen on the state folder's disk.
+    free_floor: u64,
+    free: std::sync::atomic::AtomicU64,
     held: Arc<Held>,
     synced: Synced,
     rate: Mutex<Buckets>,
@@ -68,7 +73,7 @@ impl Shared {
         policy: Watched<Policy>,
         tokens: Watched<TokenFile>,
         audit: AuditLog,
-        mine_home: Option<std::path::PathBuf>,
+        knobs: &crate::config::gateway::GatewayKnobs,
     ) -> Shared {
         let last_used = LastUsed::load(&dir.last_used());
         Shared {
@@ -79,12 +84,18 @@ impl Shared {
             reread: Mutex::new(None),
             audit: Mutex::new(audit),
             refusals: Default::default(),
+            retention: crate::gateway::record::audit::prune::Retention {
+                keep: knobs.audit_keep,
+                keep_bytes: knobs.audit_keep_bytes,
+            },
+            free_floor: knobs.free_floor,
+            free: std::sync::atomic::AtomicU64::new(u64::MAX),
             held: Arc::default(),
             synced: Synced::default(),
             rate: Mutex::new(Buckets::default()),
             last_used: Mutex::new(last_used),
             mine: MineSlot::default(),
-            mine_home,
+            mine_home: knobs.mine_home.clone(),
             hubs: crate::gateway::http::fanout::Hubs::default(),
         }
     }
@@ -181,6 +192,40 @@ impl Shared {
     }
 
     /// Writes the records held so far: a connection's reply has been sent.
+    /// Prunes the audit past its retention when a file was rotated away, or when `anyway`.
+    pub fn prune_audit(&self, anyway: bool) {
+        let mut log = lock(&self.audit);
+        if !(log.take_rotated() || anyway) {
+            return;
+        }
+        match log.prune(self.retention) {
+            Ok(Some(p)) => log_debug!(
+                "audit records {} to {} pruned ({} files, {} bytes), recorded",
+                p.from_seq,
+                p.to_seq,
+                p.files,
+                p.bytes
+            ),
+            Ok(None) => {}
+            Err(e) => log_warn!("the audit could not be pruned: {e}"),
+        }
+    }
+
+    /// Looks at the free space of the state folder's disk again.
+    pub fn measure_free(&self) {
+        if let Ok(st) = rustix::fs::statvfs(&self.dir.root) {
+            let free = st.f_bavail.saturating_mul(st.f_frsize);
+            self.free.store(free, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Below the free-space floor requests without a good token are refused unrecorded
+    /// (`.0`); below half of it, writes too (`.1`); reads never.
+    pub fn disk_low(&self) -> (bool, bool) {
+        let free = self.free.load(std::sync::atomic::Ordering::Relaxed);
+        (free < self.free_floor, free < self.free_floor / 2)
+    }
+
     /// The records of the refusal windows that ended (every window when `all`).
     pub fn flush_refusals(&self, all: bool) {
         for e in self.refusals.due(all) {
@@ -282,7 +327,10 @@ mod tests {
             Watched::open(&dir.policy(), Policy::load).unwrap(),
             Watched::open(&dir.tokens(), TokenFile::load).unwrap(),
             AuditLog::open(dir, 1 << 20).unwrap().0,
-            None,
+            &crate::config::gateway::GatewayKnobs::from_env(&crate::config::Env::from_pairs(
+                Vec::<(String, String)>::new(),
+            ))
+            .unwrap(),
         )
     }
 

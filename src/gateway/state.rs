@@ -139,6 +139,26 @@ pub fn mode(path: &Path) -> Option<u32> {
         .map(|m| m.permissions().mode() & 0o777)
 }
 
+/// Refuses `path` (the policy, the token file) when others than its owner may write it, or
+/// its folder: whoever could would grant themselves a device. Checked at each load, so a reload
+/// keeps the last good file.
+pub fn refuse_writable_by_others(path: &Path) -> Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    for (what, p, fix) in [
+        ("", path, format!("chmod go-w {}", path.display())),
+        (" folder", folder, format!("chmod 700 {}", folder.display())),
+    ] {
+        if let Some(m) = mode(p).filter(|m| m & 0o022 != 0) {
+            return Err(MptError::refused(format!(
+                "{}'s{what} is mode {m:04o}: others on this host could change it and grant themselves a device, so the gateway does not read it",
+                path.display()
+            ))
+            .with_hint(fix));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -114,19 +114,34 @@ fn check(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
         "first_seq": v.first_seq,
         "last_seq": v.last_seq,
         "head_seq": v.head.as_ref().map(|h| h.seq),
+        "start": v.head.as_ref().and_then(|h| h.start.as_ref()),
+        "pruned": v.pruned,
         "bad": v.bad,
     });
     ctx.out.emit(&doc, |w| match &v.bad {
-        None => writeln!(
-            w,
-            "{}: {} record(s){}, the chain holds and ends at its head checkpoint",
-            ctx.out.paint(Style::Ok, "ok"),
-            v.records,
-            match (v.first_seq, v.last_seq) {
-                (Some(a), Some(b)) => format!(" (seq {a} to {b})"),
-                _ => String::new(),
+        None => {
+            writeln!(
+                w,
+                "{}: {} record(s){}, the chain holds from its start to its head checkpoint",
+                ctx.out.paint(Style::Ok, "ok"),
+                v.records,
+                match (v.first_seq, v.last_seq) {
+                    (Some(a), Some(b)) => format!(" (seq {a} to {b})"),
+                    _ => String::new(),
+                }
+            )?;
+            for p in &v.pruned {
+                writeln!(
+                    w,
+                    "  pruned at {}: records {} to {} (record {} says so)",
+                    p["at"].as_str().unwrap_or("?"),
+                    p["pruned"]["from_seq"],
+                    p["pruned"]["to_seq"],
+                    p["seq"]
+                )?;
             }
-        ),
+            Ok(())
+        }
         Some(b) => writeln!(
             w,
             "{}: record {} ({} line {}) does not verify: {}",

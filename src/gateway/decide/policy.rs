@@ -152,6 +152,7 @@ impl Policy {
                 "write one naming each device and its role, e.g. {{\"schema\": \"{SCHEMA}\", \"devices\": {{\"laptop\": {{\"role\": \"member\"}}}}}}"
             )));
         }
+        crate::gateway::state::refuse_writable_by_others(path)?;
         let bytes = read_regular(&named, CONFIG_FILE_LIMIT)?;
         Policy::parse(&config_text(&bytes, path)?, path)
     }

@@ -107,6 +107,7 @@ impl TokenFile {
             setting: "the gateway's token file",
             path,
         };
+        crate::gateway::state::refuse_writable_by_others(path)?;
         let bytes = read_regular(&named, FILE_LIMIT)?;
         TokenFile::parse(&config_text(&bytes, path)?, path)
     }

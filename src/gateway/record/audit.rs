@@ -13,7 +13,11 @@ use crate::gateway::state::{StateDir, open_private_append, open_private_rw};
 
 mod bound;
 pub mod chain;
+pub mod prune;
 pub mod read;
+
+/// The stage of a pruning's record.
+pub const PRUNE: &str = "prune";
 
 /// What one record says, before the log numbers, times and chains it.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +43,8 @@ pub struct Event {
     pub end: Option<&'static str>,
     /// A peer's refusals gathered into one record (`refusals.rs`).
     pub aggregate: Option<Aggregate>,
+    /// What a pruning removed (`prune.rs`).
+    pub pruned: Option<prune::Pruned>,
 }
 
 /// One peer's refusals without a good token over a window, after the first (recorded apart).
@@ -56,6 +62,8 @@ impl Event {
     pub const REQUEST: &'static str = "request";
     /// The record of a forwarded request's answer, written once its body ended.
     pub const RESPONSE: &'static str = "response";
+    /// The record of rotated files removed by the retention (`prune.rs`).
+    pub const PRUNE: &'static str = PRUNE;
 }
 
 /// A record as written (its fields in this order; `hash` is added last by `chain::seal`).
@@ -84,6 +92,8 @@ struct Record<'a> {
     end: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     refused: Option<&'a Aggregate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pruned: Option<&'a prune::Pruned>,
     prev: &'a str,
 }
 
@@ -111,17 +121,30 @@ impl<'a> Record<'a> {
             bytes_out: e.bytes_out,
             end: e.end,
             refused: e.aggregate.as_ref(),
+            pruned: e.pruned.as_ref(),
             prev,
         }
     }
 }
 
-/// The checkpoint of the chain's head.
+/// The checkpoint of the chain's head, and where the chain starts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Head {
     pub schema: String,
     pub seq: u64,
     pub hash: String,
+    /// The chain's first record and the hash before it (genesis for a new log; moved on by a
+    /// recorded pruning): a log that starts anywhere else lost its front. Absent in a head an
+    /// older gateway wrote (its next start records it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start>,
+}
+
+/// Where the chain starts: its first record's seq and that record's `prev`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Start {
+    pub seq: u64,
+    pub prev: String,
 }
 
 /// [`Head`] as the running log writes it, borrowed (the same fields in the same order).
@@ -130,6 +153,7 @@ struct HeadRef<'a> {
     schema: &'a str,
     seq: u64,
     hash: &'a str,
+    start: &'a Start,
 }
 
 impl Head {
@@ -185,6 +209,10 @@ pub struct AuditLog {
     ts: Ts,
     /// Why the log is no longer this gateway's to append to (removed or cut under it).
     broken: Option<String>,
+    /// Where the chain starts, written in every checkpoint.
+    start: Start,
+    /// A file was rotated away since the last pruning looked.
+    rotated: bool,
 }
 
 impl AuditLog {
@@ -232,6 +260,16 @@ impl AuditLog {
             .map_err(|e| MptError::io(format!("opening {}", path.display()), &e))?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let first_seq = read::first_seq(&path)?.unwrap_or(next_seq);
+        // The chain's start: the head's; else (a new log, or a head an older gateway wrote) its
+        // first record's, recorded now.
+        let recorded = head.as_ref().and_then(|h| h.start.clone());
+        let start = match &recorded {
+            Some(s) => s.clone(),
+            None => read::first_link(dir)?.unwrap_or(Start {
+                seq: next_seq,
+                prev: prev.clone(),
+            }),
+        };
         let head_path = dir.audit_head();
         let head_file = open_private_rw(&head_path)
             .map_err(|e| MptError::io(format!("opening {}", head_path.display()), &e))?;
@@ -248,9 +286,11 @@ impl AuditLog {
             head_bytes: Vec::with_capacity(HEAD_LEN),
             ts: Ts::default(),
             broken: None,
+            start,
+            rotated: false,
         };
         let sized = log.head_file.metadata().map(|m| m.len()).unwrap_or(0) == HEAD_LEN as u64;
-        if note.is_some() || (next_seq > 1 && !sized) {
+        if note.is_some() || (next_seq > 1 && (!sized || recorded.is_none())) {
             log.checkpoint(next_seq - 1, true)
                 .and_then(|()| log.head_file.set_len(HEAD_LEN as u64))
                 .map_err(|e| MptError::io("writing the audit head", &e))?;
@@ -341,6 +381,7 @@ impl AuditLog {
             schema: crate::schema::GATEWAY_AUDIT_HEAD,
             seq,
             hash: &self.head,
+            start: &self.start,
         };
         let text = &mut self.head_bytes;
         text.clear();
@@ -367,6 +408,7 @@ impl AuditLog {
         self.file = open_private_append(&current)?;
         self.size = 0;
         self.first_seq = self.next_seq;
+        self.rotated = true;
         Ok(())
     }
 }

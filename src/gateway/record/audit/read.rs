@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::{Head, chain, lines};
+use super::{Head, Start, chain, lines};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::gateway::state::StateDir;
 
@@ -112,6 +112,25 @@ pub(super) fn holds_from(dir: &StateDir, h: &Head) -> Result<bool> {
     Ok(prev.is_some())
 }
 
+/// The chain's first record as the files hold it now: its seq and its `prev`.
+pub(super) fn first_link(dir: &StateDir) -> Result<Option<Start>> {
+    for file in files(dir)? {
+        if let Some(s) = first_link_of(&file).map_err(|e| MptError::io("reading the audit", &e))? {
+            return Ok(Some(s));
+        }
+    }
+    Ok(None)
+}
+
+/// One file's first record: its seq and its `prev`.
+pub(super) fn first_link_of(file: &std::path::Path) -> std::io::Result<Option<Start>> {
+    let lines = lines(file).map_err(|e| std::io::Error::other(e.message))?;
+    Ok(lines.iter().find_map(|l| link(l)).map(|(_, l, _)| Start {
+        seq: l.seq,
+        prev: l.prev,
+    }))
+}
+
 /// The seq of a file's first record.
 pub(super) fn first_seq(path: &std::path::Path) -> Result<Option<u64>> {
     Ok(lines(path)?
@@ -158,6 +177,8 @@ pub struct Verdict {
     pub last_seq: Option<u64>,
     pub head: Option<Head>,
     pub bad: Option<Bad>,
+    /// Each recorded pruning: when, its record's seq, and what it removed.
+    pub pruned: Vec<Value>,
 }
 
 /// Recomputes every record's hash and link, then checks the last against the head checkpoint.
@@ -169,6 +190,7 @@ pub fn verify(dir: &StateDir) -> Result<Verdict> {
         last_seq: None,
         head: head.clone(),
         bad: None,
+        pruned: Vec::new(),
     };
     let mut prev: Option<Link> = None;
     let mut last_place = None;
@@ -181,10 +203,28 @@ pub fn verify(dir: &StateDir) -> Result<Verdict> {
             if line.trim().is_empty() {
                 continue;
             }
-            let Some((_, l, body)) = link(line) else {
+            let Some((record, l, body)) = link(line) else {
                 v.bad = Some(bad(place, None, "it is not a sealed audit record"));
                 return Ok(v);
             };
+            if prev.is_none()
+                && let Some(start) = head.as_ref().and_then(|h| h.start.as_ref())
+            {
+                // Records before the chain's start were pruned (their files not yet removed).
+                if l.seq < start.seq {
+                    continue;
+                }
+                if let Some(why) = front_cut(start, &l) {
+                    v.bad = Some(bad(place, Some(l.seq), &why));
+                    return Ok(v);
+                }
+            }
+            if record.get("stage").and_then(Value::as_str) == Some(super::PRUNE)
+                && let Some(p) = record.get("pruned")
+            {
+                v.pruned
+                    .push(json!({"at": record["ts"], "seq": l.seq, "pruned": p}));
+            }
             if let Some(why) = broken(prev.as_ref(), &l, &body) {
                 v.bad = Some(bad(place, Some(l.seq), &why));
                 return Ok(v);
@@ -201,6 +241,24 @@ pub fn verify(dir: &StateDir) -> Result<Verdict> {
 }
 
 /// Why record `l` does not follow `prev` or does not match its own hash.
+/// Why the log's first record is not where the head says the chain starts, if it is not.
+fn front_cut(start: &Start, l: &Link) -> Option<String> {
+    if l.seq > start.seq {
+        return Some(format!(
+            "the log starts at record {}: records {} to {} before it are missing (its front was cut or a file removed)",
+            l.seq,
+            start.seq,
+            l.seq - 1
+        ));
+    }
+    (l.prev != start.prev).then(|| {
+        format!(
+            "record {} does not link to where the head says the chain starts: the records before it were replaced",
+            l.seq
+        )
+    })
+}
+
 fn broken(prev: Option<&Link>, l: &Link, body: &str) -> Option<String> {
     if chain::hash(&l.prev, body) != l.hash {
         return Some("its hash does not match its content: the record was changed".into());

@@ -230,6 +230,7 @@ fn each_line_and_the_checkpoint_are_the_bytes_they_were_before_the_buffers() {
         bytes_out: Some(6789),
         end: Some("complete"),
         aggregate: None,
+        pruned: None,
     };
     // A long record first: the kept buffer is longer than the short one written into it next.
     let events = [full, event(7), Event::default()];
@@ -254,6 +255,10 @@ fn each_line_and_the_checkpoint_are_the_bytes_they_were_before_the_buffers() {
         schema: crate::schema::GATEWAY_AUDIT_HEAD.into(),
         seq: 3,
         hash: prev,
+        start: Some(Start {
+            seq: 1,
+            prev: chain::GENESIS.into(),
+        }),
     })
     .unwrap();
     let on_disk = std::fs::read_to_string(dir.audit_head()).unwrap();
