@@ -81,7 +81,7 @@ pub async fn serve(
         .with_hint("stop that gateway first, or give this one its own folder (MPT_GATEWAY_DIR)"));
     };
     let policy = Watched::open(&dir.policy(), Policy::load_tested)?;
-    let tokens = Watched::open(&dir.tokens(), TokenFile::load)?;
+    // Ours and loose: tightened at start (a note says so); at a reload, refused.
     if dir.tokens().exists()
         && let Some(old) = tighten(&dir.tokens(), 0o600)
             .map_err(|e| MptError::io(format!("making {} private", dir.tokens().display()), &e))?
@@ -91,6 +91,7 @@ pub async fn serve(
             dir.tokens().display()
         ));
     }
+    let tokens = Watched::open(&dir.tokens(), TokenFile::load)?;
     let (audit, note) = AuditLog::open(dir, opts.knobs.audit_max_bytes)?;
     notes.extend(note);
     let acceptor = match &opts.tls {
