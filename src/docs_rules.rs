@@ -373,6 +373,7 @@ fn every_fact_a_user_relies_on_is_written_down() {
         "audit_unavailable",
         "upstream_busy",
         "connections_busy",
+        "upstream_auth",
         "disk:below_floor",
         "auth:refused_again",
     ] {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::config::gateway::GatewayKnobs;
 use crate::error::{MptError, Result};
 use crate::gateway::decide::policy::Policy;
-use crate::gateway::http::upstream::Upstream;
+use crate::gateway::http::upstream::{Failed, Upstream};
 use crate::gateway::keys::reload::Watched;
 use crate::gateway::keys::tokens::TokenFile;
 use crate::gateway::record::audit::AuditLog;
@@ -94,6 +94,8 @@ pub async fn serve(
     let tokens = Watched::open(&dir.tokens(), TokenFile::load)?;
     let (audit, note) = AuditLog::open(dir, opts.knobs.audit_max_bytes)?;
     notes.extend(note);
+    // The folder's own checks first (they fail fast); then serve's answer to our token.
+    probe_upstream(&upstream).await?;
     let acceptor = match &opts.tls {
         Some((cert, key)) => Some(crate::gateway::http::tls::acceptor(cert, key)?),
         None => None,
@@ -147,6 +149,43 @@ pub async fn serve(
     shared.flush_last_used();
     shared.flush_refusals(true);
     Ok(())
+}
+
+/// One authenticated request to `serve` before any device is served (`tools/list`, with the
+/// upstream bearer: `/healthz` asks for none): a 401 means every device would be refused for a
+/// token that is the operator's, so the gateway does not start; `serve` down only warns.
+async fn probe_upstream(upstream: &Upstream) -> Result<()> {
+    let body = br#"{"jsonrpc": "2.0", "id": 0, "method": "tools/list"}"#;
+    let mut headers = hyper::HeaderMap::new();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    let req = upstream.request(
+        hyper::Method::POST,
+        "/mcp",
+        &headers,
+        &[],
+        bytes::Bytes::from_static(body),
+    );
+    match upstream.send(req, Duration::from_secs(10)).await {
+        Ok(_) => Ok(()),
+        Err(Failed::Unauthorized) => Err(MptError::new(
+            crate::error::ErrorKind::Auth,
+            format!(
+                "the upstream {} refused the gateway's upstream token (401): it is missing or is not the one `mempalace serve` was started with, so every device would be refused",
+                upstream.base
+            ),
+        )
+        .with_hint("set MEMPALACE_MCP_HTTP_TOKEN (or MPT_GATEWAY_UPSTREAM_TOKEN_FILE, a 0600 file) to serve's MEMPALACE_MCP_HTTP_TOKEN, then start the gateway again")),
+        Err(f) => {
+            log_warn!(
+                "the upstream {} did not answer yet ({f:?}): the gateway starts, and devices get 502 until it does",
+                upstream.base
+            );
+            Ok(())
+        }
+    }
 }
 
 /// Plain HTTP off loopback, toward devices or toward the upstream, carries tokens in the clear.

@@ -190,6 +190,7 @@ pub fn failure(
     let (end, r) = match &f {
         Failed::TimedOut => ("timeout", reply::upstream_failed(true)),
         Failed::Busy => ("busy", reply::upstream_busy()),
+        Failed::Unauthorized => ("upstream_auth", reply::upstream_auth()),
         Failed::Unreachable(why) => {
             crate::log_warn!("the upstream {} did not answer: {why}", upstream.base);
             ("unreachable", reply::upstream_failed(false))

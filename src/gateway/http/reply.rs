@@ -125,6 +125,11 @@ pub fn upstream_failed(timed_out: bool) -> Response<Body> {
     json(status, &json!({"error": what}))
 }
 
+/// `serve` refused the gateway's own upstream token: a server-side fault, not the device's.
+pub fn upstream_auth() -> Response<Body> {
+    json(StatusCode::BAD_GATEWAY, &json!({"error": "upstream_auth"}))
+}
+
 /// A connection closed by the budget of unproven ones before its head was whole.
 pub fn connections_busy() -> Response<Body> {
     let mut r = json(

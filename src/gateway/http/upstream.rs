@@ -50,6 +50,9 @@ pub enum Failed {
     /// As many exchanges as `serve` is given are under way, and the queue for one is full or
     /// waited long enough: the client is told to come back (503, `Retry-After`).
     Busy,
+    /// `serve` refused the gateway's own upstream token (401): the operator's to fix, never
+    /// the device's (502 `upstream_auth`).
+    Unauthorized,
 }
 
 pub struct Upstream {
@@ -212,6 +215,13 @@ impl Upstream {
         let resp = tokio::time::timeout(wait, exchange)
             .await
             .map_err(|_| Failed::TimedOut)??;
+        if resp.status() == hyper::StatusCode::UNAUTHORIZED {
+            crate::log_warn!(
+                "the upstream {} refused the gateway's upstream token (401): set MEMPALACE_MCP_HTTP_TOKEN (or MPT_GATEWAY_UPSTREAM_TOKEN_FILE) to the one `mempalace serve` was started with",
+                self.base
+            );
+            return Err(Failed::Unauthorized);
+        }
         Ok(resp.map(|body| UpBody {
             _permit: Some(permit),
             ..body

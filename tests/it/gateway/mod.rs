@@ -20,6 +20,7 @@ mod smuggling;
 mod stream_grants;
 mod streams;
 mod tokens;
+mod upstream_token;
 mod wings;
 
 use serde_json::Value;

@@ -128,7 +128,18 @@ fn the_gateway_holds_no_token_at_rest_in_logs_in_json_or_on_argv_and_sends_only_
     assert!(!leaks(&r.body, &lap));
     gw.stop();
 
-    let seen = up.seen.lock().unwrap().clone();
+    let mut seen = up.seen.lock().unwrap().clone();
+    // The gateway's own start probe first (issue 56): its upstream bearer, no device's header.
+    let probe = seen.remove(0);
+    assert_eq!(
+        probe.3,
+        br#"{"jsonrpc": "2.0", "id": 0, "method": "tools/list"}"#.to_vec()
+    );
+    assert_eq!(
+        probe.2.get("authorization").and_then(|v| v.to_str().ok()),
+        Some(format!("Bearer {UPSTREAM_TOKEN}").as_str())
+    );
+    assert!(probe.2.get("tailscale-user-login").is_none());
     assert_eq!(seen.len(), 2, "two requests went upstream: {seen:?}");
     for (method, uri, h, body) in &seen {
         let get = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).map(str::to_string);
