@@ -692,9 +692,11 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;gateway;token;issue' {
             [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'Refused after this long (e.g. 90d); without it the token never expires (doctor warns)')
-            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write the token alone into this new file (0600, its folders made 0700): what the device''s MPT_TOKEN_FILE points at')
+            [CompletionResult]::new('--env-file', '--env-file', [CompletionResultType]::ParameterName, 'Set the MEMPALACE_REMOTE_TOKEN=<token> line in this env file (0600; its other lines kept)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --out, replace a file that is already there')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -723,9 +725,11 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;gateway;token;rotate' {
             [CompletionResult]::new('--overlap', '--overlap', [CompletionResultType]::ParameterName, 'How long the old token keeps working')
             [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'The new token''s lifetime (else the old one''s, else none)')
-            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write the token alone into this new file (0600, its folders made 0700): what the device''s MPT_TOKEN_FILE points at')
+            [CompletionResult]::new('--env-file', '--env-file', [CompletionResultType]::ParameterName, 'Set the MEMPALACE_REMOTE_TOKEN=<token> line in this env file (0600; its other lines kept)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --out, replace a file that is already there')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')

@@ -1563,7 +1563,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway__subcmd__token__subcmd__issue)
-            opts="-q -v -h -V --expires --out --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --expires --out --force --env-file --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1574,6 +1574,10 @@ _mpt() {
                     return 0
                     ;;
                 --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --env-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1637,7 +1641,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway__subcmd__token__subcmd__rotate)
-            opts="-q -v -h -V --overlap --expires --out --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --overlap --expires --out --force --env-file --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1652,6 +1656,10 @@ _mpt() {
                     return 0
                     ;;
                 --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --env-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -630,9 +630,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;gateway;token;issue'= {
             cand --expires 'Refused after this long (e.g. 90d); without it the token never expires (doctor warns)'
-            cand --out 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout'
+            cand --out 'Write the token alone into this new file (0600, its folders made 0700): what the device''s MPT_TOKEN_FILE points at'
+            cand --env-file 'Set the MEMPALACE_REMOTE_TOKEN=<token> line in this env file (0600; its other lines kept)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --force 'With --out, replace a file that is already there'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -659,9 +661,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;gateway;token;rotate'= {
             cand --overlap 'How long the old token keeps working'
             cand --expires 'The new token''s lifetime (else the old one''s, else none)'
-            cand --out 'Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout'
+            cand --out 'Write the token alone into this new file (0600, its folders made 0700): what the device''s MPT_TOKEN_FILE points at'
+            cand --env-file 'Set the MEMPALACE_REMOTE_TOKEN=<token> line in this env file (0600; its other lines kept)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --force 'With --out, replace a file that is already there'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

@@ -382,7 +382,20 @@ fn read_token(path: &Path, setting: &str) -> Result<Secret> {
     let source = format!("the token file {}", path.display());
     let text = String::from_utf8(bytes)
         .map_err(|_| MptError::usage(format!("{source} holds bytes that are not UTF-8")))?;
-    values::token(&text, &source)?.ok_or_else(|| MptError::usage(format!("{source} is empty")))
+    values::token(env_line_token(&text).unwrap_or(&text), &source)?
+        .ok_or_else(|| MptError::usage(format!("{source} is empty")))
+}
+
+/// The token of a token file written as an env line (`MEMPALACE_REMOTE_TOKEN=<token>`, an
+/// `export ` before it allowed: what `mpt gateway token --env-file` writes), read as the token
+/// it holds; `None` for a file of the token alone. Doctor's `config` check says to strip it.
+pub fn env_line_token(text: &str) -> Option<&str> {
+    let line = text.trim();
+    line.strip_prefix("export ")
+        .unwrap_or(line)
+        .trim_start()
+        .strip_prefix("MEMPALACE_REMOTE_TOKEN=")
+        .map(|t| t.trim_matches(['"', '\'']))
 }
 
 #[cfg(test)]

@@ -95,6 +95,21 @@ fn config_findings<'a>(
             push(Status::Warn, "remote feeding needs MEMPALACE_PI_SSH_TARGET: without it transcripts are silently not fed".into(), "export MEMPALACE_PI_SSH_TARGET=user@palace-host (and MEMPALACE_PI_REMOTE_PATH), or MEMPALACE_FEED=0".into());
         }
         if let Some((_, TokenSource::File(p))) = &remote.token
+            && std::fs::read_to_string(p).is_ok_and(|t| crate::config::env_line_token(&t).is_some())
+        {
+            push(
+                Status::Warn,
+                format!(
+                    "the token file {} holds an env line (MEMPALACE_REMOTE_TOKEN=...), not the token alone: it is read as the token it holds",
+                    p.display()
+                ),
+                format!(
+                    "sed -i -E 's/^(export )?MEMPALACE_REMOTE_TOKEN=//' {}",
+                    p.display()
+                ),
+            );
+        }
+        if let Some((_, TokenSource::File(p))) = &remote.token
             && git_tracks(p)
         {
             push(

@@ -87,7 +87,7 @@ impl TokenRefusal {
     pub fn fix(self, device: Option<&str>) -> String {
         let d = device.unwrap_or("DEVICE");
         let new = format!(
-            "on the primary host run `mpt gateway token rotate {d} --out {d}.env`, then put the MEMPALACE_REMOTE_TOKEN line it wrote in this device's .env (0600)"
+            "on the primary host run `mpt gateway token rotate {d} --out {d}.token`, then copy that file to this device as the 0600 file its MPT_TOKEN_FILE names"
         );
         match self {
             TokenRefusal::Malformed => format!(

@@ -300,7 +300,7 @@ pub fn tokens(inputs: &Inputs) -> Step {
         Step::new(id, State::Done, "each device holds a token of its own")
     } else {
         Step::new(id, State::ToDo, todo.join("; ")).manual(format!(
-            "on the primary host: `mpt gateway token issue {device} --expires 90d --out {device}.env` for each device; on the device put that MEMPALACE_REMOTE_TOKEN line in its .env (0600); once every device has its own, the shared token can leave them"
+            "on the primary host: `mpt gateway token issue {device} --expires 90d --out {device}.token` for each device; copy that file to the device (0600) and point its MPT_TOKEN_FILE at it; once every device has its own, the shared token can leave them"
         ))
     };
     s.evidence = evidence;

@@ -1,5 +1,5 @@
-//! `mpt gateway token issue|list|rotate|revoke`: the secret shown once (alone on stdout, or into
-//! `--out`), never in `--json`; the list and revocations printed for people or as JSON.
+//! `mpt gateway token issue|list|rotate|revoke`: the secret shown once (alone on stdout, into a new
+//! file of its own with `--out`, or an env file's line with `--env-file`), never in `--json`.
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +10,7 @@ use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::gateway::StateDir;
 use crate::gateway::decide::policy::Policy;
-use crate::gateway::keys::envfile::write_token_line;
+use crate::gateway::keys::envfile::{write_token_file, write_token_line};
 use crate::gateway::keys::tokens::edit::{Editor, Issued};
 use crate::gateway::keys::tokens::{Entry, TokenFile};
 use crate::gateway::record::last_used::LastUsed;
@@ -31,9 +31,8 @@ pub enum GatewayTokenAction {
         /// Refused after this long (e.g. 90d); without it the token never expires (doctor warns)
         #[arg(long, value_name = "DURATION")]
         expires: Option<String>,
-        /// Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        to: Delivery,
     },
     /// Every token: id, device, state, created, last used, expiry (never a secret)
     List,
@@ -46,9 +45,8 @@ pub enum GatewayTokenAction {
         /// The new token's lifetime (else the old one's, else none)
         #[arg(long, value_name = "DURATION")]
         expires: Option<String>,
-        /// Write MEMPALACE_REMOTE_TOKEN=<token> into this env file (0600) instead of stdout
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        to: Delivery,
     },
     /// Refuse a token (by id) or every token of a device, at once
     Revoke {
@@ -58,29 +56,61 @@ pub enum GatewayTokenAction {
     },
 }
 
+/// Where a new token goes instead of stdout.
+#[derive(Debug, Args)]
+pub struct Delivery {
+    /// Write the token alone into this new file (0600, its folders made 0700): what the
+    /// device's MPT_TOKEN_FILE points at
+    #[arg(long, value_name = "FILE", conflicts_with = "env_file")]
+    out: Option<PathBuf>,
+    /// With --out, replace a file that is already there
+    #[arg(long, requires = "out")]
+    force: bool,
+    /// Set the MEMPALACE_REMOTE_TOKEN=<token> line in this env file (0600; its other lines kept)
+    #[arg(long, value_name = "FILE")]
+    env_file: Option<PathBuf>,
+}
+
+impl Delivery {
+    fn any(&self) -> bool {
+        self.out.is_some() || self.env_file.is_some()
+    }
+
+    /// Writes the token (before it exists in `tokens.json`: a refused file issues nothing).
+    fn write(&self, token: &str) -> Result<()> {
+        if let Some(p) = &self.out {
+            write_token_file(p, token, self.force)?;
+        }
+        if let Some(p) = &self.env_file {
+            write_token_line(p, token)?;
+        }
+        Ok(())
+    }
+}
+
 pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayTokenAction) -> Result<Exit> {
     match action {
         GatewayTokenAction::Issue {
             device,
             expires,
-            out,
+            to,
         } => {
             let expires = expires.as_deref().map(parse_duration).transpose()?;
-            check_out(ctx, out.as_deref())?;
+            check_out(ctx, &to)?;
             let policy = Policy::load(&dir.policy())?;
             let mut ed = Editor::open(dir)?;
             let issued = ed.issue(&policy, &device, expires, now_unix())?;
-            deliver(ctx, ed, issued, out.as_deref(), &[])
+            deliver(ctx, ed, issued, &to, &[])
         }
         GatewayTokenAction::Rotate {
             device,
             overlap,
             expires,
-            out,
+            to,
         } => {
             let overlap = parse_duration(&overlap)?;
             let expires = expires.as_deref().map(parse_duration).transpose()?;
-            check_out(ctx, out.as_deref())?;
+            check_out(ctx, &to)?;
             let policy = Policy::load(&dir.policy())?;
             let mut ed = Editor::open(dir)?;
             let (issued, old) = ed.rotate(&policy, &device, overlap, expires, now_unix())?;
@@ -90,36 +120,28 @@ pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayTokenAction) -> Result<Exit
                     &format!("{device} had no active token: this is its first"),
                 );
             }
-            deliver(ctx, ed, issued, out.as_deref(), &old)
+            deliver(ctx, ed, issued, &to, &old)
         }
         GatewayTokenAction::List => list(ctx, dir),
         GatewayTokenAction::Revoke { target } => revoke(ctx, dir, &target),
     }
 }
 
-/// Under `--json` stdout holds the document alone, so the secret needs `--out`.
-fn check_out(ctx: &Ctx, out: Option<&Path>) -> Result<()> {
-    if ctx.out.json && out.is_none() {
+/// Under `--json` stdout holds the document alone, so the secret needs a file.
+fn check_out(ctx: &Ctx, to: &Delivery) -> Result<()> {
+    if ctx.out.json && !to.any() {
         return Err(MptError::usage(
             "with --json the token has nowhere to go: --json never carries the secret",
         )
-        .with_hint("add --out FILE (the env file the device reads), or leave out --json"));
+        .with_hint("add --out FILE (the token file the device's MPT_TOKEN_FILE names), or leave out --json"));
     }
     Ok(())
 }
 
 /// Writes `--out` (before the token exists in `tokens.json`: a refused file issues nothing),
 /// commits, then shows the secret once.
-fn deliver(
-    ctx: &Ctx,
-    ed: Editor,
-    issued: Issued,
-    out: Option<&Path>,
-    old: &[Entry],
-) -> Result<Exit> {
-    if let Some(path) = out {
-        write_token_line(path, &issued.token)?;
-    }
+fn deliver(ctx: &Ctx, ed: Editor, issued: Issued, to: &Delivery, old: &[Entry]) -> Result<Exit> {
+    to.write(&issued.token)?;
     ed.commit()?;
     let e = &issued.entry;
     let expiry = e.expires.clone().unwrap_or_else(|| "never".into());
@@ -142,11 +164,11 @@ fn deliver(
             ),
         );
     }
-    if out.is_none() && !ctx.out.json {
+    if !to.any() && !ctx.out.json {
         ctx.out.note(
             "note",
             &format!(
-                "token {} for {} (expires {expiry}); shown once: put it in the device's MEMPALACE_REMOTE_TOKEN",
+                "token {} for {} (expires {expiry}); shown once: put it alone in a 0600 file the device's MPT_TOKEN_FILE names (or in its MEMPALACE_REMOTE_TOKEN)",
                 e.id, e.device
             ),
         );
@@ -161,21 +183,37 @@ fn deliver(
         "device": e.device,
         "created": e.created,
         "expires": e.expires,
-        "out": out.map(PathBuf::from),
+        "out": to.out,
+        "env_file": to.env_file,
         "replaces": old.iter().map(|o| json!({"token_id": o.id, "works_until": o.expires})).collect::<Vec<_>>(),
     });
     ctx.out.emit(&doc, |w| {
-        writeln!(
-            w,
-            "token {} for {} written to {} as MEMPALACE_REMOTE_TOKEN (expires {expiry})",
-            e.id,
-            e.device,
-            out.map(Path::display)
-                .map(|d| d.to_string())
-                .unwrap_or_default()
-        )
+        if let Some(p) = &to.out {
+            writeln!(
+                w,
+                "token {} for {} written to {} (the token alone: point the device's MPT_TOKEN_FILE at it; expires {expiry})",
+                e.id,
+                e.device,
+                absolute(p).display()
+            )?;
+        }
+        if let Some(p) = &to.env_file {
+            writeln!(
+                w,
+                "token {} for {} set as MEMPALACE_REMOTE_TOKEN in {} (expires {expiry})",
+                e.id,
+                e.device,
+                absolute(p).display()
+            )?;
+        }
+        Ok(())
     })?;
     Ok(Exit::Ok)
+}
+
+/// `p` made absolute against the working folder, for a message a user acts on elsewhere.
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {

@@ -1,5 +1,5 @@
-//! `--out FILE`: a device's new token written as the line `MEMPALACE_REMOTE_TOKEN=<token>` into
-//! an env file (created 0600; in an existing one only that line changes; one others can read is refused).
+//! A device's new token on disk: `--out FILE`, the token alone in a new 0600 file (what
+//! `MPT_TOKEN_FILE` names); `--env-file FILE`, the line `MEMPALACE_REMOTE_TOKEN=<token>` in an env file.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -8,6 +8,28 @@ use crate::error::{MptError, Result};
 use crate::gateway::state::write_private;
 
 const KEY: &str = "MEMPALACE_REMOTE_TOKEN=";
+
+/// Writes `token` alone into a new file at `path` (0600, its missing folders made 0700); a file
+/// already there is refused unless `force` (then replaced whole, atomically).
+pub fn write_token_file(path: &Path, token: &str, force: bool) -> Result<()> {
+    if path.symlink_metadata().is_ok() && !force {
+        return Err(MptError::refused(format!(
+            "--out {} is already there: a token file is never overwritten silently",
+            path.display()
+        ))
+        .with_hint("add --force to replace it, or give another path"));
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(|e| MptError::io(format!("creating {}", parent.display()), &e))?;
+    }
+    write_private(path, format!("{token}\n").as_bytes())
+        .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
+}
 
 /// Writes the token line into `path`.
 pub fn write_token_line(path: &Path, token: &str) -> Result<()> {
@@ -75,6 +97,28 @@ fn with_line(text: &str, line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_file_holds_the_token_alone_and_is_never_overwritten_silently() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("new/deeper/lap.token");
+        write_token_file(&p, "mptg_t1", false).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "mptg_t1\n");
+        assert_eq!(crate::gateway::state::mode(&p), Some(0o600));
+        assert_eq!(
+            crate::gateway::state::mode(p.parent().unwrap()),
+            Some(0o700)
+        );
+        assert_eq!(
+            write_token_file(&p, "mptg_t2", false)
+                .unwrap_err()
+                .exit()
+                .code(),
+            4
+        );
+        write_token_file(&p, "mptg_t2", true).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "mptg_t2\n");
+    }
 
     #[test]
     fn only_the_token_line_changes() {

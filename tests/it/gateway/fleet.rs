@@ -191,7 +191,7 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
         )
         .unwrap();
     assert_eq!(b["success"], true);
-    let fix = "mpt gateway token rotate lap --out lap.env";
+    let fix = "mpt gateway token rotate lap --out lap.token";
     let o = lap.mpt(&["--json", "outbox", "flush", "--wait"]);
     assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
     let flushed = parse_json(&o);
@@ -226,18 +226,18 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
     assert_eq!(ops(&lap, "failed").len(), 0, "a refused token fails no op");
 
     // The fix works: a new token flushes what waited.
-    let env_file = s.env.path("lap.env");
+    let token_file = s.env.path("lap.token");
     let o = s.host_mpt(&[
         "gateway",
         "token",
         "rotate",
         "lap",
         "--out",
-        env_file.to_str().unwrap(),
+        token_file.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let line = std::fs::read_to_string(&env_file).unwrap();
-    let token = line.trim().strip_prefix("MEMPALACE_REMOTE_TOKEN=").unwrap();
+    let line = std::fs::read_to_string(&token_file).unwrap();
+    let token = line.trim();
     drop(h);
     let o = lap.mpt_with(
         &["outbox", "flush", "--wait"],

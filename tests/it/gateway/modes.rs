@@ -44,38 +44,89 @@ fn the_state_is_private_the_policy_stays_reviewable_and_out_files_are_guarded() 
         assert_eq!(mode(&dir.join(f)), 0o600, "{f}");
     }
 
-    let out = env.path("lap.env");
-    let issue_out = || {
-        mpt(
-            &env,
-            &dir,
-            &[
-                "gateway",
-                "token",
-                "issue",
-                "lap",
-                "--out",
-                out.to_str().unwrap(),
-            ],
-        )
+    // --out: the token alone, in a new 0600 file (its folders made 0700), never overwritten
+    // silently; a device's MPT_TOKEN_FILE reads it as it is (issue 56, item 1).
+    let out = env.path("new/lap.token");
+    let issue_to = |flag: &str, path: &std::path::Path, more: &[&str]| {
+        let mut a = vec![
+            "gateway",
+            "token",
+            "issue",
+            "lap",
+            flag,
+            path.to_str().unwrap(),
+        ];
+        a.extend_from_slice(more);
+        mpt(&env, &dir, &a)
     };
-    let o = issue_out();
+    let o = issue_to("--out", &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(mode(&out), 0o600);
+    assert_eq!(mode(out.parent().unwrap()), 0o700);
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.starts_with("MEMPALACE_REMOTE_TOKEN=mptg_"), "{text}");
+    assert!(
+        text.starts_with("mptg_") && text.trim().len() == text.len() - 1,
+        "{text}"
+    );
     assert!(
         !stdout(&o).contains("mptg_"),
         "with --out, the secret is in the file only"
     );
-    // One others can read is refused, and no token is issued for it.
     let before = std::fs::read_to_string(dir.join("tokens.json")).unwrap();
-    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let o = issue_out();
+    let o = issue_to("--out", &out, &[]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("tokens.json")).unwrap(),
+        before,
+        "nothing issued for a refused file"
+    );
+    assert!(issue_to("--out", &out, &["--force"]).status.success());
+    assert_ne!(std::fs::read_to_string(&out).unwrap(), text);
+    // --env-file: the MEMPALACE_REMOTE_TOKEN line of an env file; one others can read is
+    // refused, and no token is issued for it.
+    let envfile = env.path("lap.env");
+    let o = issue_to("--env-file", &envfile, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = std::fs::read_to_string(&envfile).unwrap();
+    assert!(line.starts_with("MEMPALACE_REMOTE_TOKEN=mptg_"), "{line}");
+    let before = std::fs::read_to_string(dir.join("tokens.json")).unwrap();
+    std::fs::set_permissions(&envfile, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let o = issue_to("--env-file", &envfile, &[]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(dir.join("tokens.json")).unwrap(),
         before
+    );
+    // A token file holding the env line (an older --out's) is read as its token: the device
+    // is let in, and doctor gives the one-line fix.
+    std::fs::set_permissions(&envfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let device = TestEnv::new();
+    let o = device.mpt(
+        &["--json", "doctor", "--check", "config"],
+        &[
+            ("MEMPALACE_REMOTE_URL", &format!("{}/mcp", gw.url)),
+            ("MPT_TOKEN_FILE", envfile.to_str().unwrap()),
+            ("MEMPALACE_PI_DEVICE", "lap"),
+        ],
+    );
+    let c = &json(&o)["checks"][0];
+    assert!(
+        c.to_string().contains("holds an env line") && c.to_string().contains("sed -i"),
+        "{c}"
+    );
+    let o = device.mpt(
+        &["--json", "call", "mempalace_kg_stats"],
+        &[
+            ("MEMPALACE_REMOTE_URL", &format!("{}/mcp", gw.url)),
+            ("MPT_TOKEN_FILE", envfile.to_str().unwrap()),
+        ],
+    );
+    assert_ne!(
+        json(&o).pointer("/error/kind").and_then(|k| k.as_str()),
+        Some("auth"),
+        "the token was read from the env line: {}",
+        stdout(&o)
     );
     // --json never carries the secret, so it needs --out.
     let o = mpt(&env, &dir, &["--json", "gateway", "token", "issue", "lap"]);

@@ -109,7 +109,7 @@ fn rotation_keeps_the_old_token_for_its_overlap_then_refuses_it_as_expired() {
             "lap",
             "--overlap",
             "30s",
-            "--out",
+            "--env-file",
             envfile.to_str().unwrap(),
         ],
     );
