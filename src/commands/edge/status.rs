@@ -1,5 +1,5 @@
 //! `mpt edge status`: the edge's status document (`crate::edge::status`) printed, as JSON or as
-//! lines for people naming the one command that clears a failed op.
+//! lines for people naming the one command that clears a failed op; exit 3 while the token is refused.
 
 use crate::commands::Ctx;
 use crate::edge::launch::Launch;
@@ -148,5 +148,10 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
         }
         Ok(())
     })?;
+    // A refused token is a failure, as doctor's `transport` says: nothing this device writes
+    // reaches the fleet until it is fixed. The document is printed either way.
+    if doc["primary"]["auth"] == "refused" {
+        return Ok(Exit::CheckFailed);
+    }
     Ok(Exit::Ok)
 }
