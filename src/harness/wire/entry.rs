@@ -19,6 +19,11 @@ pub struct Kept {
     pub keys: Map<String, Value>,
 }
 
+/// What a remote entry keeps of the user's: its `timeout`, and its `oauth` (mpt writes
+/// `"oauth": false` otherwise: opencode would answer a refused token with its own OAuth
+/// discovery, a login prompt, instead of failing plainly).
+const REMOTE_KEPT: [&str; 2] = ["timeout", "oauth"];
+
 /// Keys that describe the transport: each state writes its own.
 const TRANSPORT_KEYS: [&str; 5] = ["type", "command", "url", "headers", "enabled"];
 
@@ -36,8 +41,9 @@ impl Kept {
         });
         let mut keys = entry.as_object().cloned().unwrap_or_default();
         if entry.get("type").and_then(Value::as_str) == Some("remote") {
-            // A remote entry's keys (oauth, …) mean nothing to a local server, and back.
-            keys.retain(|k, _| k == "timeout");
+            // A remote entry's keys mean nothing to a local server, and back; its `oauth` is
+            // the user's choice for the next remote entry.
+            keys.retain(|k, _| REMOTE_KEPT.contains(&k.as_str()));
         }
         keys.retain(|k, _| !TRANSPORT_KEYS.contains(&k.as_str()));
         Kept { palace, keys }
@@ -67,6 +73,7 @@ pub fn desired(state: OptIn, mpt: &Path, remote: Option<&Remote>, kept: &Kept) -
                 "headers".into(),
                 json!({"Authorization": token_ref::header(token)?}),
             );
+            entry.insert("oauth".into(), json!(false));
         }
         OptIn::Edge => {
             let mut command = vec![
@@ -83,7 +90,11 @@ pub fn desired(state: OptIn, mpt: &Path, remote: Option<&Remote>, kept: &Kept) -
         }
     }
     for (k, v) in &kept.keys {
-        if state == OptIn::Remote && k != "timeout" {
+        let keep = match state {
+            OptIn::Remote => REMOTE_KEPT.contains(&k.as_str()),
+            _ => k != "oauth",
+        };
+        if !keep {
             continue;
         }
         entry.insert(k.clone(), v.clone());
@@ -223,6 +234,14 @@ mod tests {
         let remote = desired(OptIn::Remote, mpt, Some(&primary), &kept).unwrap();
         assert_eq!(remote["timeout"], 30000);
         assert!(remote.get("environment").is_none() && remote.get("command").is_none());
+        // No OAuth discovery on a refused token, unless the user's own remote entry asked.
+        assert_eq!(remote["oauth"], false, "{remote}");
+        let own =
+            Kept::from_entry(&json!({"type": "remote", "url": "u", "oauth": {"clientId": "c"}}));
+        let again = desired(OptIn::Remote, mpt, Some(&primary), &own).unwrap();
+        assert_eq!(again["oauth"], json!({"clientId": "c"}));
+        let local = desired(OptIn::Edge, mpt, None, &own).unwrap();
+        assert!(local.get("oauth").is_none(), "{local}");
         let back = desired(OptIn::Solitary, mpt, None, &Kept::from_entry(&edge)).unwrap();
         assert_eq!(
             back,

@@ -203,7 +203,11 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
         "{flushed}"
     );
     let o = lap.mpt(&["--json", "edge", "status"]);
-    assert_eq!(o.status.code(), Some(3), "a refused token fails status as doctor");
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "a refused token fails status as doctor"
+    );
     let st = parse_json(&o);
     assert_eq!(st["primary"]["auth"], "refused", "{st}");
     assert_eq!(st["primary"]["token"], "revoked", "{st}");

@@ -407,4 +407,22 @@ fn opencodes_remote_entry_reaches_the_primary_through_the_gateway_with_the_devic
         parse_json(&s.host_mpt(&["--json", "gateway", "audit", "--device", "dev0", "--denied"]));
     assert_eq!(denied["records"], json!([]), "{denied}");
     assert!(got["metadata"].is_object(), "{got}");
+
+    // Revoked: opencode fails plainly, with no OAuth discovery of its own (`"oauth": false`).
+    let o = s.host_mpt(&["gateway", "token", "revoke", "dev0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = opencode(&d, State::Remote, &["mcp", "list"]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    println!("opencode mcp list after the revocation:\n{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("mempalace"))
+        .unwrap_or_default();
+    assert!(!line.contains("connected") || line.contains('✗'), "{out}");
+    assert!(
+        !out.to_lowercase().contains("mcp auth") && !out.to_lowercase().contains("authoriz"),
+        "no OAuth prompt: {out}"
+    );
+    // It says why: the gateway's 401 (with its own OAuth discovery opencode says nothing).
+    assert!(out.contains("(401)"), "{out}");
 }
