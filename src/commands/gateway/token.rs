@@ -113,12 +113,28 @@ pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayTokenAction) -> Result<Exit
             check_out(ctx, &to)?;
             let policy = Policy::load(&dir.policy())?;
             let mut ed = Editor::open(dir)?;
-            let (issued, old) = ed.rotate(&policy, &device, overlap, expires, now_unix())?;
+            let previous = ed.latest(&device).cloned();
+            let now = now_unix();
+            let (issued, old) = ed.rotate(&policy, &device, overlap, expires, now)?;
             if old.is_empty() {
-                ctx.out.note(
-                    "note",
-                    &format!("{device} had no active token: this is its first"),
-                );
+                let lifetime = if expires.is_some() {
+                    "the lifetime --expires gives"
+                } else {
+                    "its lifetime"
+                };
+                let said = match &previous {
+                    None => format!("{device} had no token: this is its first"),
+                    Some(p) => format!(
+                        "{device}'s latest token {} {}: the new one replaces it, with {lifetime}",
+                        p.id,
+                        match p.state(now) {
+                            crate::gateway::keys::tokens::TokenState::Revoked =>
+                                format!("was revoked at {}", p.revoked.as_deref().unwrap_or("?")),
+                            _ => format!("expired at {}", p.expires.as_deref().unwrap_or("?")),
+                        }
+                    ),
+                };
+                ctx.out.note("note", &said);
             }
             deliver(ctx, ed, issued, &to, &old)
         }

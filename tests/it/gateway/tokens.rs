@@ -59,6 +59,38 @@ fn a_token_works_the_instant_it_is_issued_and_stops_the_instant_it_is_revoked() 
     );
     assert_eq!(whoami(gw.port, &desk).0, 200, "the others go on");
     assert_eq!(state_of(&list(env, dir), &id), "revoked");
+    // The fix after a revoke: the new token keeps the revoked one's lifetime (30 days, not
+    // never), and the note says what happened (issue 56, item 4).
+    let out = env.path("lap.token");
+    let revoked = mpt(env, dir, &["gateway", "token", "revoke", "lap"]);
+    assert!(revoked.status.success(), "{}", stderr(&revoked));
+    let o = mpt(
+        env,
+        dir,
+        &[
+            "gateway",
+            "token",
+            "rotate",
+            "lap",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stderr(&o);
+    assert!(said.contains(&format!("{id} was revoked")), "{said}");
+    assert!(
+        !said.contains("never expires") && !said.contains("first"),
+        "{said}"
+    );
+    let tokens = list(env, dir);
+    let new = tokens
+        .iter()
+        .find(|t| t["device"] == "lap" && t["state"] == "active")
+        .unwrap();
+    let expires = mpt::time::parse_iso_utc(new["expires"].as_str().unwrap()).unwrap();
+    let days = (expires - mpt::time::now_unix()) / 86_400;
+    assert!((29..=30).contains(&days), "{new}");
     // A revoke of an id or a device nobody has is exit 2.
     assert_eq!(
         mpt(env, dir, &["gateway", "token", "revoke", "nobody"])

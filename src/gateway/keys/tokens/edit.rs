@@ -107,15 +107,17 @@ impl Editor {
                 e.device == device && e.state(now_s) == TokenState::Active
             })
             .collect();
-        let lifetime = expires.or_else(|| {
-            active.iter().find_map(|&i| {
-                let e = &self.file.tokens[i];
-                let created = crate::time::parse_iso_utc(&e.created)?;
-                Some(Duration::from_secs(
-                    (e.expires_at()? - created).max(0) as u64
-                ))
-            })
-        });
+        let life = |e: &Entry| {
+            let created = crate::time::parse_iso_utc(&e.created)?;
+            Some(Duration::from_secs(
+                (e.expires_at()? - created).max(0) as u64
+            ))
+        };
+        // The new token lives as long as the one it replaces was given: the active one's, else
+        // (after a revocation or an expiry) the device's latest one's.
+        let lifetime = expires
+            .or_else(|| active.iter().find_map(|&i| life(&self.file.tokens[i])))
+            .or_else(|| self.latest(device).and_then(life));
         let issued = self.issue(policy, device, lifetime, now_s)?;
         let until = now_s.saturating_add(overlap.as_secs() as i64);
         let mut old = Vec::new();
@@ -128,6 +130,15 @@ impl Editor {
             old.push(e.clone());
         }
         Ok((issued, old))
+    }
+
+    /// The device's most recently created token, whatever its state.
+    pub fn latest(&self, device: &str) -> Option<&Entry> {
+        self.file
+            .tokens
+            .iter()
+            .filter(|e| e.device == device)
+            .max_by_key(|e| crate::time::parse_iso_utc(&e.created).unwrap_or(0))
     }
 
     /// Revokes the token with id `target`, else every token of the device `target` that still
