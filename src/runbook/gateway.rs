@@ -138,11 +138,13 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
         Ok(d) => d,
         Err(e) => return cannot_run(id, &e),
     };
-    if !primary_host(inputs, scan) {
+    // Devices named with --device are intent enough: the policy is written before serve or the
+    // gateway ever ran here.
+    if !primary_host(inputs, scan) && inputs.devices.is_empty() {
         return Step::new(
             id,
             State::NotApplicable,
-            "not the primary host: no serve configuration, no mpt gateway here (give --serve-cmd to judge one)",
+            "not the primary host: no serve configuration, no mpt gateway here (give --serve-cmd to judge one, or --device NAME to write the policy anyway)",
         );
     }
     let path = dir.policy();

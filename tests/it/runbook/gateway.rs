@@ -248,3 +248,42 @@ fn phase4_on_a_device_wants_its_own_gateway_token() {
         assert_eq!(state(step(&doc, id)), "not_applicable", "{id}: {doc}");
     }
 }
+
+#[test]
+fn the_starter_policy_is_written_before_serve_or_the_gateway_ever_ran_here() {
+    // A fresh primary host: no serve running, no gateway folder yet (issue 56, item 2).
+    let env = TestEnv::new();
+    let dir = env.path("fresh/gateway");
+    let vars = [("MPT_GATEWAY_DIR", dir.to_str().unwrap())];
+    let o = env.mpt(
+        &[
+            "--json",
+            "runbook",
+            "apply",
+            "gateway-policy",
+            "--device",
+            "lap",
+            "--device",
+            "box",
+            "--yes",
+        ],
+        &vars,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let applied = parse_json(&o);
+    assert_eq!(
+        applied["verification"]["devices"],
+        json!(["box", "lap"]),
+        "{applied}"
+    );
+    let policy: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("policy.json")).unwrap()).unwrap();
+    assert_eq!(policy["devices"]["lap"]["role"], "member");
+    // Without a device named, a host with nothing of a primary has nothing to apply.
+    let other = TestEnv::new();
+    let o = other.mpt(
+        &["--json", "runbook", "apply", "gateway-policy", "--yes"],
+        &[],
+    );
+    assert_eq!(parse_json(&o)["changes"], json!([]), "{}", stdout(&o));
+}
