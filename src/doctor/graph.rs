@@ -138,6 +138,7 @@ pub async fn embedder(inputs: &Inputs) -> Check {
     };
     let mut primary: Option<(String, &str)> = None;
     let mut unreachable = None;
+    let mut refused = None;
     if !inputs.offline
         && let Ok(http) = HttpClient::new(HttpOptions {
             timeout: Some(Duration::from_secs(10)),
@@ -156,6 +157,8 @@ pub async fn embedder(inputs: &Inputs) -> Check {
                     primary = Some((name, "GET /sync/version_vector"));
                 }
             }
+            // The token refused: the endpoint is not to blame (issue 56, item 8).
+            Ok((401, _)) => refused = Some("the primary refused this device's token".to_string()),
             Ok(_) => {}
             Err(e) if e.is_transient() => unreachable = Some(MptError::from(e).message),
             Err(_) => {}
@@ -167,6 +170,14 @@ pub async fn embedder(inputs: &Inputs) -> Check {
         primary = Some((declared.clone(), "declared in the mpt config"));
     }
     match primary {
+        None if refused.is_some() => Check {
+            status: Status::Skip,
+            summary: format!(
+                "not compared: {}; `transport` says why and how to fix it",
+                refused.unwrap_or_default()
+            ),
+            ..c
+        },
         // Not the endpoint's fault: with the primary away there is nothing to compare yet.
         None if unreachable.is_some() => Check {
             status: Status::Skip,

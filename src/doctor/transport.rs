@@ -247,6 +247,18 @@ async fn remote_probe(
     }
     let hs = match client.connect().await {
         Ok(h) => h,
+        // No token at all: the refusal's own word ("malformed") is not the cause (issue 56, 8).
+        Err(CallError::Http {
+            failure: crate::mcp::HttpFailure::Unauthorized(_),
+            ..
+        }) if remote.token.is_none() => {
+            return Check::new(
+                ID,
+                Status::Fail,
+                format!("remote {shown}: a remote URL and no token set: the primary refused the request (401)"),
+            )
+            .fix("set MPT_TOKEN_FILE to the 0600 file holding this device's token (or MEMPALACE_REMOTE_TOKEN), in the shell its harness starts from");
+        }
         Err(e) => {
             return failed(format!("remote {shown}: the MCP handshake"), e)
                 .for_device(config.device.as_deref());

@@ -230,6 +230,31 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
         assert!(c["fix"].as_str().unwrap().contains(fix), "{c}");
     }
     assert_eq!(ops(&lap, "failed").len(), 0, "a refused token fails no op");
+    // The embedder check names the refused token, not the endpoint (issue 56, item 8).
+    let o = lap.mpt(&["--json", "doctor", "--check", "embedder"]);
+    let c = &parse_json(&o)["checks"][0];
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("refused this device's token"),
+        "{c}"
+    );
+    assert!(
+        c.get("fix")
+            .is_none_or(|f| !f.to_string().contains("version_vector")),
+        "{c}"
+    );
+    // And a device with the URL but no token at all is told so, not "malformed".
+    let o = lap.mpt_with(
+        &["--json", "doctor", "--check", "transport"],
+        &[("MEMPALACE_REMOTE_TOKEN", "")],
+    );
+    let c = &parse_json(&o)["checks"][0];
+    assert!(
+        c["summary"].as_str().unwrap().contains("no token set"),
+        "{c}"
+    );
 
     // The fix works: a new token flushes what waited.
     let token_file = s.env.path("lap.token");
