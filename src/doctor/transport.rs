@@ -319,9 +319,15 @@ async fn remote_probe(
         .get("total_drawers")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    if let Ok((200, body)) = http
-        .get("/statusz", Deadline::After(Duration::from_secs(10)))
-        .await
+    // Behind a gateway `/statusz` is an admin's: another device's probe would only fill the
+    // gateway's denied audit (issue 56, item 15).
+    let admin = who
+        .as_ref()
+        .is_none_or(|w| w.role.as_deref() == Some("admin"));
+    if admin
+        && let Ok((200, body)) = http
+            .get("/statusz", Deadline::After(Duration::from_secs(10)))
+            .await
         && let Ok(s) = serde_json::from_str::<Value>(&body)
     {
         c = c.evidence(format!(

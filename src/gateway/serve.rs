@@ -148,6 +148,16 @@ pub async fn serve(
     flusher.abort();
     shared.flush_last_used();
     shared.flush_refusals(true);
+    // Said unless -q: an operator reading the log sees why requests stopped.
+    if crate::log::verbosity() >= 0 {
+        crate::log::log_line(
+            "note",
+            &format!(
+                "stopped serving {} (asked to stop); its audit and last-used times are written",
+                dir.root.display()
+            ),
+        );
+    }
     Ok(())
 }
 

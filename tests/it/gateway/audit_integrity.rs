@@ -49,6 +49,13 @@ fn a_second_gateway_on_the_folder_is_refused_naming_the_first() {
         add(s.gw.port, &s.token("mem"), "the first goes on").status,
         200
     );
+    let mut s = s;
+    s.gw.stop();
+    assert!(
+        s.gw.stderr().contains("stopped serving"),
+        "the gateway says when it stops: {}",
+        s.gw.stderr()
+    );
 }
 
 #[test]

@@ -398,6 +398,13 @@ fn doctor_names_this_device_as_the_gateway_does_and_fails_on_another_name() {
         "{c}"
     );
     assert!(c["evidence"].to_string().contains("GET /whoami"), "{c}");
+    // A member's doctor does not probe the admin's /statusz: nothing in the denied audit, and
+    // the gateway says when it stops (issue 56, item 15).
+    let denied = parse_json(&s.host_mpt(&["--json", "gateway", "audit", "--denied"]));
+    assert!(
+        !denied["records"].to_string().contains("/statusz"),
+        "{denied}"
+    );
 
     let o = lap.mpt_with(
         &["--json", "doctor", "--check", "transport"],

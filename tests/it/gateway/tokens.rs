@@ -220,4 +220,11 @@ fn doctor_warns_about_a_token_that_never_expires_until_it_is_rotated_with_an_exp
     assert!(o.status.success(), "{}", stderr(&o));
     let c = doctor();
     assert_eq!(c["status"], "ok", "{c}");
+    // The old one, in its hour of overlap, is not called a week away (issue 56, item 15).
+    let said = c["summary"].as_str().unwrap();
+    assert!(
+        said.starts_with("1 device token(s)")
+            && said.contains("1 replaced one(s) working out their overlap"),
+        "{c}"
+    );
 }
