@@ -94,6 +94,20 @@ fn config_findings<'a>(
         if feed_on && pi_here && inputs.env.get("MEMPALACE_PI_SSH_TARGET").is_none() {
             push(Status::Warn, "remote feeding needs MEMPALACE_PI_SSH_TARGET: without it transcripts are silently not fed".into(), "export MEMPALACE_PI_SSH_TARGET=user@palace-host (and MEMPALACE_PI_REMOTE_PATH), or MEMPALACE_FEED=0".into());
         }
+        // Both set: the variable wins (issue 56, item 15); a file that says otherwise is stale.
+        if let Some((token, TokenSource::Env)) = &remote.token
+            && let Some(file) = inputs.env.get("MPT_TOKEN_FILE").filter(|f| !f.is_empty())
+            && let Ok(other) = crate::config::read_token_file(std::path::Path::new(file))
+            && other.expose() != token.expose()
+        {
+            push(
+                Status::Warn,
+                format!(
+                    "MEMPALACE_REMOTE_TOKEN and MPT_TOKEN_FILE ({file}) are both set and hold different tokens: the variable wins, the file is not used"
+                ),
+                "unset MEMPALACE_REMOTE_TOKEN in the shell its harness starts from, so the 0600 file is the one token".into(),
+            );
+        }
         if let Some((_, TokenSource::File(p))) = &remote.token
             && std::fs::read_to_string(p).is_ok_and(|t| crate::config::env_line_token(&t).is_some())
         {

@@ -115,6 +115,18 @@ fn the_state_is_private_the_policy_stays_reviewable_and_out_files_are_guarded() 
         c.to_string().contains("holds an env line") && c.to_string().contains("sed -i"),
         "{c}"
     );
+    // Both set and different: the variable wins, and doctor says so.
+    let o = device.mpt(
+        &["--json", "doctor", "--check", "config"],
+        &[
+            ("MEMPALACE_REMOTE_URL", &format!("{}/mcp", gw.url)),
+            ("MEMPALACE_REMOTE_TOKEN", "mptg_another_token_of_ours"),
+            ("MPT_TOKEN_FILE", envfile.to_str().unwrap()),
+            ("MEMPALACE_PI_DEVICE", "lap"),
+        ],
+    );
+    let c = &json(&o)["checks"][0];
+    assert!(c.to_string().contains("the variable wins"), "{c}");
     let o = device.mpt(
         &["--json", "call", "mempalace_kg_stats"],
         &[
