@@ -259,9 +259,16 @@ async fn run_flusher(proxy: Arc<Proxy>, log: Arc<OutboxLog>, client: McpClient) 
                             );
                         }
                     }
-                    Stop::Refused => log_warn!(
-                        "the primary refused the outbox's credentials or path: fix it, then ops flush again"
-                    ),
+                    // Refused (a revoked token): backed off, doubling to its cap, not retried every
+                    // POLL; a token file that changes is read again by the client's next 401.
+                    Stop::Refused => {
+                        primary
+                            .health
+                            .failed("the primary refused this device's token or path");
+                        log_warn!(
+                            "the primary refused the outbox's credentials or path: fix it, then ops flush again"
+                        );
+                    }
                 }
             }
             Err(e) => log_warn!("flushing the outbox failed: {}", e.message),

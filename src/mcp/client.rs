@@ -135,7 +135,7 @@ pub fn primary_client(config: &Config) -> crate::error::Result<Option<McpClient>
     let Some(remote) = &config.remote else {
         return Ok(None);
     };
-    let http = HttpClient::new(HttpOptions::for_remote(remote, config))?;
+    let http = HttpClient::new(HttpOptions::for_remote(remote, config))?.renewing_from(remote);
     Ok(Some(McpClient::Remote(http)))
 }
 

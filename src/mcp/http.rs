@@ -68,6 +68,10 @@ pub struct HttpClient {
     /// Probes beside a waiting call (`liveness`): a silent primary abandons it.
     liveness: Liveness,
     opts: HttpOptions,
+    /// The bearer sent: `opts.token`, renewed from `token_file` after a 401 when that file now
+    /// holds another token (a running edge picks up a rotated token without a restart).
+    token: StdMutex<Option<Secret>>,
+    token_file: Option<PathBuf>,
     session_id: StdMutex<Option<String>>,
     protocol: StdMutex<Option<String>>,
     next_id: AtomicU64,
@@ -114,11 +118,47 @@ impl HttpClient {
         Ok(HttpClient {
             http: StdMutex::new(http),
             liveness: Liveness::new(build(&opts, false)?, healthz, opts.connect_timeout),
+            token: StdMutex::new(opts.token.clone()),
+            token_file: None,
             opts,
             session_id: StdMutex::new(None),
             protocol: StdMutex::new(None),
             next_id: AtomicU64::new(1),
         })
+    }
+
+    /// Reads the token again from `remote`'s token file after a 401 (none for a token given in
+    /// the environment: a running process cannot see it change).
+    pub fn renewing_from(mut self, remote: &crate::config::Remote) -> HttpClient {
+        if let Some((_, crate::config::TokenSource::File(p))) = &remote.token {
+            self.token_file = Some(p.clone());
+        }
+        self
+    }
+
+    /// The bearer to send now.
+    fn bearer(&self) -> Option<Secret> {
+        self.token.lock().unwrap().clone()
+    }
+
+    /// After a 401: the token file read again; whether it holds another token (then used).
+    fn renew_token(&self) -> bool {
+        let Some(file) = &self.token_file else {
+            return false;
+        };
+        let Ok(fresh) = crate::config::read_token_file(file) else {
+            return false;
+        };
+        let mut held = self.token.lock().unwrap();
+        if held.as_ref().is_some_and(|t| t.expose() == fresh.expose()) {
+            return false;
+        }
+        log_debug!(
+            "the primary refused the token; {} holds another: using it",
+            file.display()
+        );
+        *held = Some(fresh);
+        true
     }
 
     /// The client for the next request: a new one (an empty pool) once a probe failed.
@@ -226,7 +266,7 @@ impl HttpClient {
     ) -> Result<reqwest::Response, CallError> {
         let url = sibling(&self.opts.url, path)?;
         let mut req = self.http().get(url).header(ACCEPT, "text/event-stream");
-        if let Some(t) = &self.opts.token {
+        if let Some(t) = &self.bearer() {
             req = req.bearer_auth(t.expose());
         }
         for (k, v) in headers {
@@ -248,7 +288,7 @@ impl HttpClient {
     ) -> Result<(u16, String), CallError> {
         let url = sibling(&self.opts.url, path)?;
         let mut req = self.http().get(url);
-        if let Some(t) = &self.opts.token {
+        if let Some(t) = &self.bearer() {
             req = req.bearer_auth(t.expose());
         }
         let fut = async {
@@ -272,7 +312,25 @@ impl HttpClient {
         .await
     }
 
+    /// [`HttpClient::post_once`], sent once more when a 401 made the token file yield another
+    /// token (`renew_token`).
     async fn post(
+        &self,
+        msg: &Value,
+        expect: Option<&Value>,
+        timeout: Option<Duration>,
+        what: &str,
+    ) -> Result<Option<Value>, CallError> {
+        match self.post_once(msg, expect, timeout, what).await {
+            Err(CallError::Http {
+                failure: HttpFailure::Unauthorized(_),
+                ..
+            }) if self.renew_token() => self.post_once(msg, expect, timeout, what).await,
+            r => r,
+        }
+    }
+
+    async fn post_once(
         &self,
         msg: &Value,
         expect: Option<&Value>,
@@ -286,7 +344,7 @@ impl HttpClient {
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json")
             .body(body);
-        if let Some(t) = &self.opts.token {
+        if let Some(t) = &self.bearer() {
             req = req.bearer_auth(t.expose());
         }
         if let Some(s) = self.session_id.lock().unwrap().clone() {

@@ -225,10 +225,13 @@ impl Route {
                     MptError::usage("no primary is configured (MEMPALACE_REMOTE_URL)")
                 })?;
                 let defaults = HttpOptions::for_remote(remote, config);
-                Ok(McpClient::Remote(HttpClient::new(HttpOptions {
-                    timeout: dial.primary_timeout.or(defaults.timeout),
-                    ..defaults
-                })?))
+                Ok(McpClient::Remote(
+                    HttpClient::new(HttpOptions {
+                        timeout: dial.primary_timeout.or(defaults.timeout),
+                        ..defaults
+                    })?
+                    .renewing_from(remote),
+                ))
             }
             Route::EdgeOwner { socket, .. } => Ok(greet(
                 socket,

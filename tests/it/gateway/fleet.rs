@@ -432,3 +432,45 @@ fn doctor_names_this_device_as_the_gateway_does_and_fails_on_another_name() {
     assert_eq!(st["primary"]["gateway"]["device"], "lap", "{st}");
     assert!(st["primary"]["identity_mismatch"].is_string(), "{st}");
 }
+
+#[test]
+fn a_running_edge_takes_a_rotated_token_from_its_file_without_a_restart() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Setup::new(json!({"lap": {"role": "member"}}));
+    let lap = s.device("lap");
+    let file = lap.env.path("lap.token");
+    std::fs::write(&file, format!("{}\n", lap.token)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let file_s = file.to_str().unwrap().to_string();
+    let mut h = lap.session(
+        "pi",
+        &[("MEMPALACE_REMOTE_TOKEN", ""), ("MPT_TOKEN_FILE", &file_s)],
+    );
+    let a = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_lap", "room": "r", "content": "before the revoke, from the file"}),
+        )
+        .unwrap();
+    assert!(wait_for(60.0, || on_primary(&s, &a["drawer_id"])));
+    let o = s.host_mpt(&["gateway", "token", "revoke", "lap"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_lap", "room": "r", "content": "after the revoke, queued"}),
+        )
+        .unwrap();
+    assert_eq!(b["success"], true);
+    // The operator's fix, into the file the device names: the running edge reads it at its
+    // next 401 and sends what waited, with no harness restarted (issue 56, item 5).
+    let o = s.host_mpt(&[
+        "gateway", "token", "rotate", "lap", "--out", &file_s, "--force",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        wait_for(90.0, || on_primary(&s, &b["drawer_id"])),
+        "the queued write landed with the new token: {}",
+        crate::support::stdout(&lap.mpt(&["outbox", "list"]))
+    );
+}
