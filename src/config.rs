@@ -19,6 +19,7 @@ mod parse;
 pub mod pull;
 pub mod read;
 pub mod values;
+pub mod vars;
 pub mod xdg;
 
 pub use env::Env;

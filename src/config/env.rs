@@ -54,6 +54,11 @@ impl Env {
         Ok(self.vars.get(key).map(String::as_str))
     }
 
+    /// Every variable's name, set or empty.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.vars.keys().map(String::as_str)
+    }
+
     pub fn get(&self, key: &str) -> Option<&str> {
         self.vars
             .get(key)

@@ -63,6 +63,22 @@ pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {
                 .into(),
         );
     }
+    // A name neither mpt nor MemPalace reads is most likely a typo of one that is: said with the
+    // nearest, and no wiring change is proposed while one stands (it could unwire the edge).
+    let typos = unknown_variables(inputs);
+    if !typos.is_empty() {
+        found.retain(|f| !f.fix.contains("mpt edge wire"));
+    }
+    found.extend(typos);
+    if inputs.env.get("MEMPALACE_EDGE") == Some("1")
+        && inputs.env.get("MEMPALACE_REMOTE_URL").is_none()
+    {
+        found.push(Finding {
+            status: Status::Warn,
+            what: "MEMPALACE_EDGE=1 without MEMPALACE_REMOTE_URL: the edge has no primary to share with, so it only passes calls to the local palace".into(),
+            fix: "export MEMPALACE_REMOTE_URL=https://<the primary or its gateway>/mcp, or unset MEMPALACE_EDGE".into(),
+        });
+    }
     if found.is_empty() {
         return Check::new(
             "config",
@@ -76,6 +92,36 @@ pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {
     let mut c = Check::new("config", first.status, first.what.clone()).fix(first.fix.clone());
     c.findings = found;
     c
+}
+
+/// `MPT_*`/`MEMPALACE_*` variables set here that neither mpt nor MemPalace 3.11 reads
+/// (`config::vars`), each with the nearest known name.
+fn unknown_variables(inputs: &Inputs) -> Vec<Finding> {
+    use crate::config::vars;
+    inputs
+        .env
+        .names()
+        .filter(|n| n.starts_with("MPT_") || n.starts_with("MEMPALACE_"))
+        .filter(|n| !vars::known(n))
+        .map(|n| {
+            let near = crate::suggest::closest(n, vars::all());
+            Finding {
+                status: Status::Warn,
+                what: format!(
+                    "{n} is set, but neither mpt nor MemPalace {} reads it: {}",
+                    vars::MEMPALACE_VERSION,
+                    match near {
+                        Some(k) => format!("a typo of {k}?"),
+                        None => "it has no effect".into(),
+                    }
+                ),
+                fix: match near {
+                    Some(k) => format!("rename {n} to {k} where it is set"),
+                    None => format!("unset {n}"),
+                },
+            }
+        })
+        .collect()
 }
 
 fn config_findings<'a>(

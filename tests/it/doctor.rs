@@ -909,3 +909,77 @@ fn the_feeder_evidence_names_what_feeds_opencode_here() {
     let (_, c) = doctor(&env, "extension", &vars);
     assert!(evidence(&c).contains("last fed 20"), "{c}");
 }
+
+#[test]
+fn a_misspelled_variable_is_named_with_the_one_it_likely_means() {
+    // Issue 56, item 7: a typo is said with its nearest name; MemPalace's own settings are not
+    // typos; no wiring change is offered while a typo stands.
+    let env = TestEnv::new();
+    let (_, c) = doctor(
+        &env,
+        "config",
+        &[
+            ("MEMPALACE_REMOTE_ULR", "https://palace.lan/mcp"),
+            ("MPT_TOKEN_FLIE", "/tmp/tok"),
+            ("MEMPALACE_EMBEDDING_DEVICE", "cpu"),
+            ("MEMPALACE_EDGE", "1"),
+        ],
+    );
+    let all = c.to_string();
+    assert_eq!(status(&c), "warn", "{c}");
+    assert!(
+        all.contains("MEMPALACE_REMOTE_ULR") && all.contains("a typo of MEMPALACE_REMOTE_URL"),
+        "{c}"
+    );
+    assert!(
+        all.contains("rename MPT_TOKEN_FLIE to MPT_TOKEN_FILE"),
+        "{c}"
+    );
+    assert!(
+        !all.contains("MEMPALACE_EMBEDDING_DEVICE"),
+        "MemPalace's own: {c}"
+    );
+    assert!(
+        all.contains("MEMPALACE_EDGE=1 without MEMPALACE_REMOTE_URL"),
+        "{c}"
+    );
+    assert!(
+        !all.contains("mpt edge wire"),
+        "no wiring change while a typo stands: {c}"
+    );
+    // Nothing unknown: nothing said.
+    let (_, c) = doctor(&env, "config", &[("MEMPALACE_EMBEDDING_DEVICE", "cpu")]);
+    assert!(!c.to_string().contains("neither mpt nor MemPalace"), "{c}");
+}
+
+#[test]
+fn the_table_of_mempalaces_variables_is_what_its_source_reads() {
+    // The table doctor's typo check trusts, against the testbed's MemPalace source now.
+    let program = r#"
+import json, os, re, sys, mempalace
+root = os.path.dirname(mempalace.__file__)
+names = set()
+for d, _, files in os.walk(root):
+    for f in files:
+        if f.endswith(".py"):
+            names.update(re.findall(r'"(MEMPALACE_[A-Z0-9_]+)"', open(os.path.join(d, f), encoding="utf-8").read()))
+from mempalace.version import __version__
+json.dump({"version": __version__, "names": sorted(names)}, sys.stdout)
+"#;
+    let env = TestEnv::new();
+    let o = std::process::Command::new(venv_bin("python3"))
+        .args(["-c", program])
+        .env_clear()
+        .env("HOME", env.home())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["version"], mpt::config::vars::MEMPALACE_VERSION);
+    let ours: Vec<&str> = mpt::config::vars::MEMPALACE.to_vec();
+    assert_eq!(
+        v["names"],
+        json!(ours),
+        "src/config/vars.rs's MEMPALACE is stale"
+    );
+}
