@@ -48,7 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;doctor' {
-            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run one check')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run this check (repeat for several: `--check transport --check outbox`)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Skip every network and child probe (files and processes only)')

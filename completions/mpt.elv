@@ -44,7 +44,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mpt;doctor'= {
-            cand --check 'Run one check'
+            cand --check 'Run this check (repeat for several: `--check transport --check outbox`)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --offline 'Skip every network and child probe (files and processes only)'

@@ -46,7 +46,7 @@ complete -c mpt -n "__fish_mpt_needs_command" -f -a "gateway" -d 'The primary ho
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l check -d 'Run one check' -r -f -a "extension\t'pi\'s deployed MemPalace extension'
+complete -c mpt -n "__fish_mpt_using_subcommand doctor" -l check -d 'Run this check (repeat for several: `--check transport --check outbox`)' -r -f -a "extension\t'pi\'s deployed MemPalace extension'
 config\t'settings that silently disable a feature'
 transport\t'the transport the bridge picks'
 half-flip\t'running harnesses on this shell\'s transport'

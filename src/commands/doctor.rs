@@ -15,9 +15,9 @@ pub struct DoctorArgs {
     /// Skip every network and child probe (files and processes only)
     #[arg(long)]
     pub offline: bool,
-    /// Run one check
+    /// Run this check (repeat for several: `--check transport --check outbox`)
     #[arg(long, value_name = "ID", value_parser = check_ids())]
-    pub check: Option<String>,
+    pub check: Vec<String>,
 }
 
 /// `--check` takes the ids of the doctor's check table, each with its title as help.
@@ -44,9 +44,9 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
             .enable_all()
             .build()
             .map_err(|e| MptError::io("starting the runtime", &e))?
-            .block_on(doctor::run(&inputs, args.check.as_deref()))
+            .block_on(doctor::run(&inputs, &args.check))
     } else {
-        super::runtime()?.block_on(doctor::run(&inputs, args.check.as_deref()))
+        super::runtime()?.block_on(doctor::run(&inputs, &args.check))
     };
     let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
     let (ok, warn, fail, skip) = (

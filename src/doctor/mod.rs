@@ -102,13 +102,17 @@ pub fn check_def(id: &str) -> Option<&'static CheckDef> {
 }
 
 /// Runs every check (or only `only`), in order.
-pub async fn run(inputs: &Inputs, only: Option<&str>) -> Vec<Check> {
+pub async fn run(inputs: &Inputs, only: &[String]) -> Vec<Check> {
     let probe = Probe {
         inputs,
         procs: OnceLock::new(),
     };
     let mut out = Vec::new();
-    for def in CHECKS.iter().filter(|d| only.is_none_or(|o| o == d.id)) {
+    // In the table's order, each once, however often `--check` named it.
+    for def in CHECKS
+        .iter()
+        .filter(|d| only.is_empty() || only.iter().any(|o| o == d.id))
+    {
         out.push(match &inputs.config {
             Err(e) if def.needs_config => config_broken(def.id, e),
             _ => (def.run)(&probe).await,

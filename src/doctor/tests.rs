@@ -33,11 +33,11 @@ fn every_check_runs_as_its_own_id_offline() {
         .build()
         .unwrap();
     for def in CHECKS {
-        let only = rt.block_on(run(&inputs, Some(def.id)));
+        let only = rt.block_on(run(&inputs, &[def.id.to_string()]));
         assert_eq!(only.len(), 1, "{}", def.id);
         assert_eq!((only[0].id, only[0].title), (def.id, def.title));
     }
-    let all = rt.block_on(run(&inputs, None));
+    let all = rt.block_on(run(&inputs, &[]));
     let ran: Vec<&str> = all.iter().map(|c| c.id).collect();
     let table: Vec<&str> = CHECKS.iter().map(|d| d.id).collect();
     assert_eq!(ran, table);

@@ -983,3 +983,30 @@ json.dump({"version": __version__, "names": sorted(names)}, sys.stdout)
         "src/config/vars.rs's MEMPALACE is stale"
     );
 }
+
+#[test]
+fn check_can_be_given_more_than_once() {
+    // Issue 56, item 15: `--check` repeats; the checks come in the table's order, each once.
+    let env = TestEnv::new();
+    let o = env.mpt(
+        &[
+            "--json",
+            "doctor",
+            "--offline",
+            "--check",
+            "gateway",
+            "--check",
+            "config",
+            "--check",
+            "gateway",
+        ],
+        &[],
+    );
+    let ids: Vec<String> = json(&o)["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["config", "gateway"], "{}", stdout(&o));
+}
