@@ -67,6 +67,8 @@ pub enum PullError {
     Memory(u64),
     /// The round failed while applying (a database error).
     Failed(String),
+    /// The primary refused this device's token (401), with the gateway's word for why.
+    Refused(Option<crate::mcp::TokenRefusal>),
 }
 
 impl std::fmt::Display for PullError {
@@ -84,6 +86,17 @@ impl std::fmt::Display for PullError {
                 b >> 20
             ),
             PullError::Failed(m) => write!(f, "applying the primary's log failed: {m}"),
+            PullError::Refused(Some(why)) => write!(
+                f,
+                "the primary refused this device's token ({}): {}; {}",
+                why.as_str(),
+                why.says(),
+                why.fix(None)
+            ),
+            PullError::Refused(None) => write!(
+                f,
+                "the primary refused this device's token (401): set MEMPALACE_REMOTE_TOKEN (or the 0600 file MPT_TOKEN_FILE) to this device's token"
+            ),
         }
     }
 }
@@ -152,6 +165,12 @@ pub async fn pull_once(spec: &PullSpec, lock: Option<&PidLock>) -> Result<Pulled
         .and_then(|k| k.as_str());
     Err(match (kind, spec.memory) {
         (Some("unreachable"), _) => PullError::Unreachable(message),
+        (Some("refused"), _) => PullError::Refused(
+            doc.as_ref()
+                .and_then(|d| d.get("why"))
+                .and_then(|w| w.as_str())
+                .and_then(crate::mcp::TokenRefusal::parse),
+        ),
         (Some("unsupported"), _) => PullError::Unsupported(message),
         (Some("memory"), Some(bytes)) => PullError::Memory(bytes),
         // Python itself could not allocate (no JSON came): the bound, not a fault of the log.

@@ -136,7 +136,10 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                     w,
                     "pull      FAILING since {} (last success {ok}): {}",
                     p["failing_since"].as_str().unwrap_or("?"),
-                    e.lines().next().unwrap_or("")
+                    crate::mcp::fix_for_device(
+                        e.lines().next().unwrap_or(""),
+                        launch.config.device.as_deref()
+                    )
                 )?,
             }
             if let Some(n) = p["rows_skipped"].as_u64().filter(|n| *n > 0) {
