@@ -87,7 +87,11 @@ pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
     match commands::run(&ctx, cli.command, <Cli as clap::CommandFactory>::command) {
         Ok(exit) => exit.into(),
         Err(e) if e.kind == error::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(mut e) => {
+            // A fix for this device's token names it, when it has a name (issue 56, item 4).
+            if let (Some(h), Some(d)) = (&e.hint, ctx.env.get(config::values::DEVICE_VAR)) {
+                e.hint = Some(mcp::fix_for_device(h, Some(d)));
+            }
             out.error(&e);
             e.exit().into()
         }

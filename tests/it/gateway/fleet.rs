@@ -230,6 +230,17 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
         assert!(c["fix"].as_str().unwrap().contains(fix), "{c}");
     }
     assert_eq!(ops(&lap, "failed").len(), 0, "a refused token fails no op");
+    // Every command's fix names this device (item 4): `mailbox` here.
+    let o = lap.mpt(&["--json", "mailbox"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+    assert!(
+        parse_json(&o)["hint"]
+            .as_str()
+            .unwrap()
+            .contains("rotate lap --out lap.token"),
+        "{}",
+        stdout(&o)
+    );
     // The pull says the token was refused as every refusal is said, not Python's text (item 10).
     let spec = mpt::coord::pull::PullSpec {
         python: crate::support::venv_bin("python3"),
