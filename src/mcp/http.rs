@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
 
+use super::bearer::Bearer;
 use super::liveness::Liveness;
 use super::{
     CallError, Deadline, Handshake, HttpFailure, body, handshake, jsonrpc, sse, status_error,
@@ -68,10 +69,8 @@ pub struct HttpClient {
     /// Probes beside a waiting call (`liveness`): a silent primary abandons it.
     liveness: Liveness,
     opts: HttpOptions,
-    /// The bearer sent: `opts.token`, renewed from `token_file` after a 401 when that file now
-    /// holds another token (a running edge picks up a rotated token without a restart).
-    token: StdMutex<Option<Secret>>,
-    token_file: Option<PathBuf>,
+    /// `opts.token`, renewed from its file after a 401 (`bearer.rs`).
+    bearer: Bearer,
     session_id: StdMutex<Option<String>>,
     protocol: StdMutex<Option<String>>,
     next_id: AtomicU64,
@@ -118,8 +117,7 @@ impl HttpClient {
         Ok(HttpClient {
             http: StdMutex::new(http),
             liveness: Liveness::new(build(&opts, false)?, healthz, opts.connect_timeout),
-            token: StdMutex::new(opts.token.clone()),
-            token_file: None,
+            bearer: Bearer::new(opts.token.clone()),
             opts,
             session_id: StdMutex::new(None),
             protocol: StdMutex::new(None),
@@ -130,35 +128,8 @@ impl HttpClient {
     /// Reads the token again from `remote`'s token file after a 401 (none for a token given in
     /// the environment: a running process cannot see it change).
     pub fn renewing_from(mut self, remote: &crate::config::Remote) -> HttpClient {
-        if let Some((_, crate::config::TokenSource::File(p))) = &remote.token {
-            self.token_file = Some(p.clone());
-        }
+        self.bearer.renewing_from(remote);
         self
-    }
-
-    /// The bearer to send now.
-    fn bearer(&self) -> Option<Secret> {
-        self.token.lock().unwrap().clone()
-    }
-
-    /// After a 401: the token file read again; whether it holds another token (then used).
-    fn renew_token(&self) -> bool {
-        let Some(file) = &self.token_file else {
-            return false;
-        };
-        let Ok(fresh) = crate::config::read_token_file(file) else {
-            return false;
-        };
-        let mut held = self.token.lock().unwrap();
-        if held.as_ref().is_some_and(|t| t.expose() == fresh.expose()) {
-            return false;
-        }
-        log_debug!(
-            "the primary refused the token; {} holds another: using it",
-            file.display()
-        );
-        *held = Some(fresh);
-        true
     }
 
     /// The client for the next request: a new one (an empty pool) once a probe failed.
@@ -266,7 +237,7 @@ impl HttpClient {
     ) -> Result<reqwest::Response, CallError> {
         let url = sibling(&self.opts.url, path)?;
         let mut req = self.http().get(url).header(ACCEPT, "text/event-stream");
-        if let Some(t) = &self.bearer() {
+        if let Some(t) = &self.bearer.get() {
             req = req.bearer_auth(t.expose());
         }
         for (k, v) in headers {
@@ -288,7 +259,7 @@ impl HttpClient {
     ) -> Result<(u16, String), CallError> {
         let url = sibling(&self.opts.url, path)?;
         let mut req = self.http().get(url);
-        if let Some(t) = &self.bearer() {
+        if let Some(t) = &self.bearer.get() {
             req = req.bearer_auth(t.expose());
         }
         let fut = async {
@@ -313,7 +284,7 @@ impl HttpClient {
     }
 
     /// [`HttpClient::post_once`], sent once more when a 401 made the token file yield another
-    /// token (`renew_token`).
+    /// token ([`Bearer::renew`]).
     async fn post(
         &self,
         msg: &Value,
@@ -325,7 +296,7 @@ impl HttpClient {
             Err(CallError::Http {
                 failure: HttpFailure::Unauthorized(_),
                 ..
-            }) if self.renew_token() => self.post_once(msg, expect, timeout, what).await,
+            }) if self.bearer.renew() => self.post_once(msg, expect, timeout, what).await,
             r => r,
         }
     }
@@ -344,7 +315,7 @@ impl HttpClient {
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json")
             .body(body);
-        if let Some(t) = &self.bearer() {
+        if let Some(t) = &self.bearer.get() {
             req = req.bearer_auth(t.expose());
         }
         if let Some(s) = self.session_id.lock().unwrap().clone() {
