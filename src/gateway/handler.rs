@@ -96,11 +96,11 @@ async fn exchange(sh: &Arc<Shared>, plan: Plan<'_>, record: Event, started: Inst
                 .await
         }
         Plan::Read(read) => {
-            let token_id = read.token_id().to_string();
+            let waited_as = read.waited_as().map(str::to_string);
             let done =
                 crate::gateway::decide::reads::carry_out(cx.upstream, read, record, started).await;
-            // A token revoked while the read waited (a long poll) gets nothing of its answer.
-            match (done, sh.token_refused(&token_id)) {
+            // A token revoked while a long poll waited gets nothing of its answer.
+            match (done, waited_as.and_then(|t| sh.token_refused(&t))) {
                 (Done::Answered(mut record, _), Some(why)) => {
                     record.end = Some("revoked");
                     Done::Answered(record, reply::unauthorized(why))

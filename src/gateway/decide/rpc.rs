@@ -132,9 +132,15 @@ pub async fn decide<'a>(
         };
         let verdict = policy.call(&who.device, &who.token_id, name, args, &current);
         rewrites = verdict.rewrites;
-        // The wait and the audit's wings read the arguments as they are sent.
-        let mut sent = args.clone();
-        crate::gateway::decide::policy::apply(&mut sent, &rewrites);
+        // The wait and the audit's wings read the arguments as they are sent (copied only when
+        // the policy changed them).
+        let sent = if rewrites.is_empty() {
+            std::borrow::Cow::Borrowed(args)
+        } else {
+            let mut changed = args.clone();
+            crate::gateway::decide::policy::apply(&mut changed, &rewrites);
+            std::borrow::Cow::Owned(changed)
+        };
         wait = match row.patience {
             Patience::Fixed(d) => d + MARGIN,
             Patience::LongPoll { .. } => row.patience.poll_wait(&sent).unwrap_or_default() + MARGIN,

@@ -117,6 +117,7 @@ impl Policy {
         let judged;
         let args = if d.role < super::Role::Admin {
             match arguments::normalize(tool, args) {
+                Ok(made) if made.is_empty() => args,
                 Ok(made) => {
                     judged = arguments::normalized(args, &made);
                     rewrites.extend(made);

@@ -337,24 +337,7 @@ pub fn keep(reveals: Reveals, payload: &mut Value) -> u64 {
         return 0;
     };
     match payload {
-        Value::Object(m) => {
-            let before = m.len();
-            let mut dropped = 0;
-            m.retain(|k, v| {
-                match DIAGNOSTIC
-                    .iter()
-                    .chain(shape.object)
-                    .find(|(name, _)| name == k)
-                {
-                    Some((_, keys)) => {
-                        dropped += value(keys, v);
-                        true
-                    }
-                    None => false,
-                }
-            });
-            dropped + (before - m.len()) as u64
-        }
+        Value::Object(m) => known_fields(m, DIAGNOSTIC.iter().chain(shape.object)),
         Value::Array(items) => match shape.list {
             Some(item) => items.iter_mut().map(|v| value(item, v)).sum(),
             None => {
@@ -405,6 +388,23 @@ pub fn envelope(env: &mut Value, readable: bool) -> u64 {
 /// What a device held to some wings reads in place of a reply the gateway could not parse.
 const UNREADABLE: &str = "{\"error\": \"the gateway could not read the server's reply, so it shows none of it to a device held to some wings\"}";
 
+/// Keeps the keys of `m` that `fields` names, each held to its shape; returns what it dropped.
+fn known_fields<'a>(
+    m: &mut serde_json::Map<String, Value>,
+    fields: impl Iterator<Item = &'a (&'static str, Keys)> + Clone,
+) -> u64 {
+    let before = m.len();
+    let mut dropped = 0;
+    m.retain(|k, v| match fields.clone().find(|(name, _)| name == k) {
+        Some((_, keys)) => {
+            dropped += value(keys, v);
+            true
+        }
+        None => false,
+    });
+    dropped + (before - m.len()) as u64
+}
+
 /// Holds `v` to `keys` in place; returns what it dropped. A value of the wrong kind is made null.
 fn value(keys: &Keys, v: &mut Value) -> u64 {
     match (keys, &mut *v) {
@@ -414,18 +414,7 @@ fn value(keys: &Keys, v: &mut Value) -> u64 {
             1
         }
         (Scalar, _) => 0,
-        (Obj(fields), Value::Object(m)) => {
-            let before = m.len();
-            let mut dropped = 0;
-            m.retain(|k, v| match fields.iter().find(|(name, _)| name == k) {
-                Some((_, keys)) => {
-                    dropped += value(keys, v);
-                    true
-                }
-                None => false,
-            });
-            dropped + (before - m.len()) as u64
-        }
+        (Obj(fields), Value::Object(m)) => known_fields(m, fields.iter()),
         (List(item), Value::Array(items)) => items.iter_mut().map(|v| value(item, v)).sum(),
         (Named(each), Value::Object(m)) => m.values_mut().map(|v| value(each, v)).sum(),
         (_, Value::Null) => 0,

@@ -89,9 +89,14 @@ impl Caller<'_> {
 }
 
 impl Read {
-    /// The token the read was made with (checked again once it is answered).
-    pub fn token_id(&self) -> &str {
-        &self.token_id
+    /// The token a long poll (`event_wait`) was made with, to check again once it is answered
+    /// (a revocation may come while it waits); `None` for a read that does not wait.
+    pub fn waited_as(&self) -> Option<&str> {
+        matches!(
+            catalog::tool(&self.tool).patience,
+            catalog::Patience::LongPoll { .. }
+        )
+        .then_some(self.token_id.as_str())
     }
 }
 
