@@ -359,6 +359,18 @@ fn from_mcp(e: CallError) -> MptError {
             );
             m.with_detail((**fields).clone())
         }
+        CallError::Rpc {
+            code: INTEGRITY_REFUSED,
+            data,
+            ..
+        } => {
+            let mut m =
+                MptError::new(ErrorKind::Rpc, msg).with_hint(integrity_hint(data.as_ref()));
+            if let Some(d) = data {
+                m = m.with_detail(d.clone());
+            }
+            m
+        }
         CallError::Rpc { code, data, .. } => {
             let hint = match code {
                 -32001 => "MemPalace could not take this palace's writer lock (its reason is in the detail): check that its lock folder (~/.mempalace/locks) is writable",
@@ -390,6 +402,36 @@ fn from_mcp(e: CallError) -> MptError {
             }
             m
         }
+    }
+}
+
+/// MemPalace's answer to every tool but a few while its startup `PRAGMA quick_check` of
+/// `chroma.sqlite3` has failed (`_guards.py`, `_SQLITE_INTEGRITY_ERROR_CODE`).
+const INTEGRITY_REFUSED: i64 = -32002;
+
+/// What fixes a palace MemPalace refuses as corrupt. Its probe opens the database read-only, so
+/// a rollback journal left by a crash mid-write (the server killed) fails it as "attempt to
+/// write a readonly database", and restarts or `mempalace_reconnect` fail the same way: one
+/// read-write open rolls the journal back. Anything else: the server's own hint.
+fn integrity_hint(data: Option<&serde_json::Value>) -> String {
+    let data = data.cloned().unwrap_or_default();
+    let path = data["sqlite_path"]
+        .as_str()
+        .unwrap_or("<palace>/chroma.sqlite3");
+    let crash_journal = data["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .any(|e| e.contains("readonly database"));
+    if crash_journal {
+        return format!(
+            "a crash mid-write left {path}-journal, which MemPalace's read-only integrity probe cannot roll back (restarting does not help): on the primary host, with the server stopped, run `python3 -c 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute(\"pragma quick_check\").fetchall()' '{path}'`, then start the server again"
+        );
+    }
+    match data["hint"].as_str() {
+        Some(h) => format!("the server says: {h}"),
+        None => "see the server's log for the integrity check's errors".to_string(),
     }
 }
 

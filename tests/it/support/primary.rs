@@ -38,8 +38,13 @@ impl Primary {
             .arg(opts.port.unwrap_or(0).to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
+            // Appended, so a restarted primary's log follows the first one's.
             .stderr(Stdio::from(
-                std::fs::File::create(env.path("primary.log")).unwrap(),
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(env.path("primary.log"))
+                    .unwrap(),
             ));
         for (k, v) in env.mempalace_env() {
             cmd.env(k, v);
@@ -210,4 +215,39 @@ pub fn remote_client(url: &str, token: Option<&str>) -> mpt::mcp::McpClient {
         })
         .unwrap(),
     )
+}
+
+/// Leaves what a primary killed mid-write leaves: `chroma.sqlite3-journal`, a rollback journal
+/// no process holds (a writer that began a transaction, changed pages, and was SIGKILLed).
+pub fn leave_crash_journal(palace: &Path) {
+    let script = r#"
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("pragma cache_size=1")
+c.execute("begin immediate")
+for (t,) in c.execute("select name from sqlite_master where type='table'").fetchall():
+    try:
+        c.execute(f'delete from "{t}"')
+    except sqlite3.Error:
+        pass
+print("mid-write", flush=True)
+time.sleep(600)
+"#;
+    let mut child = Command::new(crate::support::venv_bin("python3"))
+        .arg("-c")
+        .arg(script)
+        .arg(palace.join("chroma.sqlite3"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "mid-write");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(palace.join("chroma.sqlite3-journal").exists());
 }
