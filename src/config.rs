@@ -198,11 +198,25 @@ pub struct Config {
     pub file: FileConfig,
     /// The file that was read, if any.
     pub file_path: Option<PathBuf>,
+    /// A primary is configured but its token could not be read (a token file others can read,
+    /// a missing one): set only by `load_serving`, which then leaves `remote` unset.
+    pub cut_off: Option<MptError>,
 }
 
 impl Config {
     /// Loads env, then the file (`flag_path` from `--mpt-config` wins over `MPT_CONFIG`).
     pub fn load(env: &Env, flag_path: Option<&Path>) -> Result<Config> {
+        Config::load_with(env, flag_path, false)
+    }
+
+    /// As `load`, for an edge that serves a harness: a configured primary whose token cannot be
+    /// read is `cut_off` (the edge serves this palace alone, each reply saying why) instead of
+    /// an error, so the harness never loses its memory tools to a token file's mode.
+    pub fn load_serving(env: &Env, flag_path: Option<&Path>) -> Result<Config> {
+        Config::load_with(env, flag_path, true)
+    }
+
+    fn load_with(env: &Env, flag_path: Option<&Path>, serving: bool) -> Result<Config> {
         for key in values::PATH_VARS {
             values::env_path(env, key)?;
         }
@@ -220,16 +234,27 @@ impl Config {
             connect: Duration::from_millis(env.millis("MPT_PRIMARY_CONNECT_MS", 3_000)?),
             handshake: optional_ms(env.millis("MPT_PRIMARY_HANDSHAKE_MS", 10_000)?),
         };
+        let mut cut_off = None;
         let remote = match env.get("MEMPALACE_REMOTE_URL") {
             None => {
                 read::register_unused_token(env, file.token_file.as_deref());
                 None
             }
-            Some(url) => Some(Remote {
-                url: validate_url(url)?,
-                token: token::load_token(env, &file)?,
-                ca_file: values::check_ca_file(env, &file)?,
-            }),
+            Some(url) => {
+                let url = validate_url(url)?;
+                match token::load_token(env, &file) {
+                    Ok(token) => Some(Remote {
+                        url,
+                        token,
+                        ca_file: values::check_ca_file(env, &file)?,
+                    }),
+                    Err(e) if serving => {
+                        cut_off = Some(e);
+                        None
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
         };
         Ok(Config {
             remote,
@@ -245,6 +270,7 @@ impl Config {
             edge: EdgeKnobs::from_env(env)?,
             file,
             file_path,
+            cut_off,
         })
     }
 

@@ -16,4 +16,9 @@ impl Ctx {
     pub fn config(&self) -> Result<Config> {
         Config::load(&self.env, self.config_flag.as_deref())
     }
+
+    /// The configuration an edge serving a harness runs with (`Config::load_serving`).
+    pub fn config_serving(&self) -> Result<Config> {
+        Config::load_serving(&self.env, self.config_flag.as_deref())
+    }
 }

@@ -110,6 +110,9 @@ pub struct Proxy {
     pub log: Option<Arc<dyn WriteLog>>,
     /// Whose diary entries and events the reads show (`trusted_devices`).
     pub trusted: super::trust::Trusted,
+    /// Why a configured primary is not used (its token could not be read): every tool reply says
+    /// so, and writes stay on this palace.
+    pub cut_off: Option<String>,
 }
 
 impl Proxy {
@@ -123,6 +126,7 @@ impl Proxy {
             policy: self.policy.clone(),
             log: None,
             trusted: self.trusted.clone(),
+            cut_off: self.cut_off.clone(),
         }
     }
 
@@ -228,13 +232,18 @@ impl Proxy {
             Some(s) => s.stamp(name, args),
             None => args,
         };
-        match catalog::classify(name) {
+        let class = catalog::classify(name);
+        let reply = match class {
             ToolClass::Read => self.trusted.withhold(name, self.read(name, args).await),
             ToolClass::Write => self.write(name, args).await,
             // mine, sync, reconnect and delete_*: this palace only, never the primary.
             ToolClass::Maintenance | ToolClass::Destructive => {
                 self.child_call(name, args, deadline_for(name)).await
             }
+        };
+        match &self.cut_off {
+            Some(why) => reply.map(|r| cut_off_reply(&r, why, class == ToolClass::Write)),
+            None => reply,
         }
     }
 
@@ -346,6 +355,16 @@ impl Proxy {
             &merge::degraded(p.payload, why),
         ))
     }
+}
+
+/// A reply of an edge cut off from its primary: marked degraded with the reason, and a write
+/// marked as kept on this palace (`fleet`), so the agent knows the fleet does not see it.
+fn cut_off_reply(result: &Value, why: &str, write: bool) -> Value {
+    let mut payload = merge::degraded(ToolReply::from_result(result).payload, why);
+    if write && let Some(o) = payload.as_object_mut() {
+        o.insert("fleet".into(), json!(format!("local only: {why}")));
+    }
+    merge::with_payload(result, &payload)
 }
 
 /// The catalog's deadline for a tool the child alone answers (the mine needs minutes).

@@ -48,6 +48,9 @@ pub async fn start(
             (log, Some(write_log))
         }
     };
+    if let Some(e) = &config.cut_off {
+        crate::log_warn!("{}", cut_off_reason(e));
+    }
     let proxy = Arc::new(build(config, &opts, write_log).await?);
     // Before serving: the writes a dead owner left between its intent and its answer.
     if let Some(settler) = super::settle::Settler::of(&proxy) {
@@ -113,7 +116,20 @@ pub async fn build(
             config.file.trusted_devices.as_deref(),
             config.device.as_deref(),
         ),
+        cut_off: config.cut_off.as_ref().map(cut_off_reason),
     })
+}
+
+/// What each reply of a cut-off edge says: why, the fix, and that the session must restart.
+fn cut_off_reason(e: &crate::error::MptError) -> String {
+    format!(
+        "this edge serves the local palace alone, not the fleet: {}{}; then start a new harness session",
+        e.message,
+        e.hint
+            .as_deref()
+            .map(|h| format!(" (fix: {h})"))
+            .unwrap_or_default()
+    )
 }
 
 /// Learns the primary's embedder identity (`/sync/version_vector`); `true` once it is known.

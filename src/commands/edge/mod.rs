@@ -64,7 +64,12 @@ pub enum WireHarness {
 }
 
 pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
-    let config = ctx.config()?;
+    // Serving a harness, an unreadable token cuts the edge off the fleet, never off its tools;
+    // `status` and `wire` fail on it with its fix.
+    let config = match args.action {
+        None => ctx.config_serving()?,
+        Some(_) => ctx.config()?,
+    };
     let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(&config))?;
     let state = StateDir::for_palace(&palace.home, &palace.palace);
     let paths = OwnerPaths::in_dir(&ctx.env, &state.path, &palace.palace);

@@ -102,6 +102,7 @@ async fn malformed_input_never_panics_and_every_request_is_answered_once() {
         policy: Policy::default(),
         log: None,
         trusted: Default::default(),
+        cut_off: None,
     });
 
     let (client, server) = tokio::io::duplex(1 << 20);

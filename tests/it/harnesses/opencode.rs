@@ -158,6 +158,21 @@ fn model_adds(d: &Device, state: State, content: &str) -> String {
     stdout(&o)
 }
 
+/// The whole text of the last tool result opencode handed the model (its run prints 300 chars).
+fn tool_result(model: &FakeModel) -> String {
+    let requests = model.requests();
+    let last = requests
+        .iter()
+        .rev()
+        .filter_map(|r| r["messages"].as_array()?.last().cloned())
+        .find(|m| m["role"] == "tool")
+        .expect("opencode handed the model a tool result");
+    match &last["content"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// The drawer on the primary holding `content`, read back whole.
 fn on_primary(primary: &Primary, content: &str) -> Option<Value> {
     let found = primary
@@ -353,6 +368,82 @@ fn a_remote_entry_wired_with_a_token_file_authenticates_in_the_real_opencode() {
     let o = d.env.mpt(&["--json", "doctor", "--check", "config"], &refs);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
     assert!(stdout(&o).contains("bad file reference"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_token_file_others_can_read_leaves_opencode_its_tools_each_reply_saying_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let fleet = Fleet::start(1);
+    let d = &fleet.devices[0];
+    let _owners = OwnersStopped::of(&d.env);
+    let model = FakeModel::start(d.env.dir.path());
+    write_config(d, &model);
+    let token = d.env.home().join(".config/mpt/token");
+    std::fs::create_dir_all(token.parent().unwrap()).unwrap();
+    std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
+    std::fs::set_permissions(&token, PermissionsExt::from_mode(0o600)).unwrap();
+    let mut v = vars(d, State::Edge);
+    v.retain(|(k, _)| k != "MEMPALACE_REMOTE_TOKEN");
+    v.push(("MPT_TOKEN_FILE".into(), token.display().to_string()));
+    v.push(("MEMPALACE_FEED".into(), "0".into()));
+    let refs: Vec<(&str, &str)> = v.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    wire_with(d, &v);
+
+    // Mode 0644: the edge still serves its tools, cut off from the fleet, and says so.
+    std::fs::set_permissions(&token, PermissionsExt::from_mode(0o644)).unwrap();
+    let o = run_opencode(d, &v, &["mcp", "list"]);
+    assert_listed_connected(&o, "a token file of mode 0644");
+    let cut_off = "written while the token file was mode 0644";
+    let args = json!({"wing": "notes", "room": "opencode", "content": cut_off});
+    let o = run_opencode(
+        d,
+        &v,
+        &["run", &format!("TOOL:mempalace_add_drawer {args}")],
+    );
+    let said = tool_result(&model);
+    assert!(said.contains("\"success\": true"), "{said}{}", stderr(&o));
+    assert!(
+        said.contains("local only") && said.contains("chmod 600"),
+        "{said}"
+    );
+    assert!(on_primary(&fleet.primary, cut_off).is_none(), "not shared");
+    let search = json!({"query": cut_off, "limit": 3});
+    run_opencode(d, &v, &["run", &format!("TOOL:mempalace_search {search}")]);
+    let said = tool_result(&model);
+    assert!(
+        said.contains(cut_off) && said.contains("\"degraded\": true"),
+        "{said}"
+    );
+
+    // Status and doctor fail with the fix; the fix fixes it for the next session.
+    let o = d.env.mpt(&["--json", "edge", "status"], &refs);
+    assert_ne!(o.status.code(), Some(0), "{}", stdout(&o));
+    let fix = format!("chmod 600 {}", token.display());
+    assert!(stdout(&o).contains(&fix), "{}{}", stdout(&o), stderr(&o));
+    let o = d.env.mpt(&["--json", "doctor", "--check", "config"], &refs);
+    assert_ne!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains(&fix), "{}", stdout(&o));
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&fix)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let shared = "written once the token file was mode 0600 again";
+    let args = json!({"wing": "notes", "room": "opencode", "content": shared});
+    run_opencode(
+        d,
+        &v,
+        &["run", &format!("TOOL:mempalace_add_drawer {args}")],
+    );
+    let said = tool_result(&model);
+    assert!(
+        said.contains("\"success\": true") && !said.contains("local only"),
+        "{said}"
+    );
+    let flushed = d.env.mpt(&["outbox", "flush", "--wait"], &refs);
+    assert!(flushed.status.success(), "{}", stderr(&flushed));
+    assert!(on_primary(&fleet.primary, shared).is_some());
 }
 
 #[test]
