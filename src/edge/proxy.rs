@@ -83,6 +83,10 @@ pub struct Primary {
     pub pull_wake: Arc<tokio::sync::Notify>,
     /// The device's one live log stream, shared by its `mailbox watch`es (`log_fanout`).
     pub log_stream: Option<Arc<super::log_fanout::Fanout>>,
+    /// Who the primary's gateway takes this edge for (`/whoami`), once it answered.
+    pub identity: std::sync::RwLock<Option<crate::mcp::whoami::Whoami>>,
+    /// That gateway's policy for this device: a write it refuses stays local, never queued.
+    pub judge: std::sync::RwLock<Option<Arc<crate::gateway::decide::policy::OwnJudge>>>,
 }
 
 impl Primary {
@@ -235,7 +239,13 @@ impl Proxy {
         let class = catalog::classify(name);
         let reply = match class {
             ToolClass::Read => self.trusted.withhold(name, self.read(name, args).await),
-            ToolClass::Write => self.write(name, args).await,
+            ToolClass::Write => match self.fleet_refusal(name, &args) {
+                // The coordination log is the fleet's: a local-only event would be an ask no one
+                // receives. Answered as the gateway answers it, applied nowhere.
+                Some(r) if catalog::tool(name).coordination => Ok(r.tool_result(name)),
+                Some(r) => self.refused_by_fleet(name, args, &r.rule).await,
+                None => self.write(name, args).await,
+            },
             // mine, sync, reconnect and delete_*: this palace only, never the primary.
             ToolClass::Maintenance | ToolClass::Destructive => {
                 self.child_call(name, args, deadline_for(name)).await
@@ -345,6 +355,33 @@ impl Proxy {
             ReadKind::PrimaryFirst | ReadKind::Events => return Ok(remote),
         };
         Ok(merge::with_payload(&remote, &merged))
+    }
+
+    /// Why the primary's gateway refuses this device `name` with `args`, as its own policy code
+    /// judges it here (`None`: allowed, not known yet, or no gateway).
+    fn fleet_refusal(
+        &self,
+        name: &str,
+        args: &Value,
+    ) -> Option<crate::gateway::decide::policy::Refusal> {
+        let judge = self.primary.as_ref()?.judge.read().unwrap().clone()?;
+        judge.refusal(name, args)
+    }
+
+    /// A write the fleet refuses this device, applied to this palace alone and not queued (the
+    /// gateway would refuse every send): the reply says so, so the agent knows it is not shared.
+    async fn refused_by_fleet(
+        &self,
+        name: &str,
+        args: Value,
+        rule: &str,
+    ) -> Result<Value, CallError> {
+        let local = self.child_call(name, args, Deadline::Default).await?;
+        let mut payload = ToolReply::from_result(&local).payload;
+        if let Some(o) = payload.as_object_mut() {
+            o.insert("fleet".into(), json!(format!("local only: {rule}")));
+        }
+        Ok(merge::with_payload(&local, &payload))
     }
 
     async fn local_degraded(&self, name: &str, args: Value, why: &str) -> Result<Value, CallError> {

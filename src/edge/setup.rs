@@ -16,6 +16,7 @@ use crate::config::{Config, Env};
 use crate::coord::puller;
 use crate::coord::puller::PullPaths;
 use crate::error::Result;
+use crate::gateway::decide::policy::OwnJudge;
 use crate::mcp::client::{local_child_spec, primary_client};
 use crate::mcp::stdio::{StdioClient, StdioOptions};
 use crate::mcp::{Deadline, McpClient};
@@ -74,8 +75,18 @@ pub async fn start(
     let ask = Arc::clone(&proxy);
     let device = config.device.clone();
     tokio::spawn(async move {
-        while !learn_identity(&ask, device.as_deref()).await {
-            tokio::time::sleep(Duration::from_secs(5)).await;
+        let Some(primary) = &ask.primary else { return };
+        // Asked once already while the child started (`build`): the next ask is a refresh.
+        if primary.identity.read().unwrap().is_some() {
+            tokio::time::sleep(IDENTITY_REFRESH).await;
+        }
+        loop {
+            let wait = match learn_identity(primary, device.as_deref()).await {
+                Learned::Nothing => break,
+                Learned::Identity => IDENTITY_REFRESH,
+                Learned::NotYet => Duration::from_secs(5),
+            };
+            tokio::time::sleep(wait).await;
         }
     });
     Ok((proxy, log))
@@ -92,7 +103,6 @@ pub async fn build(
         spec,
         StdioOptions::new(config.mcp, opts.show_stderr || config.ext_debug),
     ));
-    let handshake = child.connect().await?;
     let primary = match &config.remote {
         None => None,
         Some(_) => Some(Primary {
@@ -104,8 +114,31 @@ pub async fn build(
             palace: opts.palace.clone(),
             pull_wake: Arc::new(tokio::sync::Notify::new()),
             log_stream: super::log_fanout::Fanout::for_config(config),
+            identity: RwLock::new(None),
+            judge: RwLock::new(None),
         }),
     };
+    // Who the gateway takes this edge for, asked while the child starts: the first write is
+    // judged by the device's policy whenever the gateway answers by then (or shortly after).
+    let (started, started_rx) = tokio::sync::oneshot::channel::<()>();
+    let connect = async {
+        let h = child.connect().await;
+        let _ = started.send(());
+        h
+    };
+    let ask = async {
+        let Some(p) = &primary else { return };
+        let learn = learn_identity(p, config.device.as_deref());
+        tokio::pin!(learn);
+        tokio::select! {
+            _ = &mut learn => {}
+            _ = started_rx => {
+                let _ = tokio::time::timeout(IDENTITY_PAST_START, &mut learn).await;
+            }
+        }
+    };
+    let (handshake, ()) = tokio::join!(connect, ask);
+    let handshake = handshake?;
     Ok(Proxy {
         child,
         handshake,
@@ -162,32 +195,59 @@ pub async fn learn_primary_embedder(proxy: &Proxy) -> bool {
     known
 }
 
-/// Asks the primary's front who this token is (`GET /whoami`, answered by `mpt gateway` alone);
-/// `true` once it answered. A gateway's name other than `MEMPALACE_PI_DEVICE`, or a refused
-/// token and why, goes to the owner's log: stamps, replay checks and the mailbox use that name.
-pub async fn learn_identity(proxy: &Proxy, device: Option<&str>) -> bool {
-    let Some(primary) = &proxy.primary else {
-        return true;
-    };
+/// The longest the edge's start waits on `/whoami` once its child has started.
+const IDENTITY_PAST_START: Duration = Duration::from_millis(500);
+
+/// How often the edge asks the gateway again who it is: a policy edited on the primary host
+/// reaches the edge's judgement of its writes within this.
+const IDENTITY_REFRESH: Duration = Duration::from_secs(60);
+
+/// What asking `/whoami` gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Learned {
+    /// No gateway is there to ask (no primary, a plain `serve`), or it refused the token: not
+    /// asked again.
+    Nothing,
+    /// The gateway answered: asked again after `IDENTITY_REFRESH`.
+    Identity,
+    /// It could not be reached: asked again soon.
+    NotYet,
+}
+
+/// Asks the primary's front who this token is (`GET /whoami`, answered by `mpt gateway` alone),
+/// and keeps the device's share of its policy, with which the edge judges its writes. A
+/// gateway's name other than `MEMPALACE_PI_DEVICE`, or a refused token and why, goes to the
+/// owner's log (once per change): stamps, replay checks and the mailbox use that name.
+pub async fn learn_identity(primary: &Primary, device: Option<&str>) -> Learned {
     let McpClient::Remote(http) = &primary.client else {
-        return true;
+        return Learned::Nothing;
     };
     match crate::mcp::whoami::ask(http, Deadline::After(Duration::from_secs(3))).await {
-        Ok(None) => true,
+        Ok(None) => Learned::Nothing,
         Ok(Some(w)) => {
-            match w.mismatch(device) {
-                Some(why) => crate::log_warn!("{why}: {}", w.mismatch_fix()),
-                None => {
-                    crate::log_debug!("the primary's gateway knows this edge as {}", w.describe())
+            let judge = w
+                .policy
+                .as_ref()
+                .and_then(|v| OwnJudge::of(&w.device, &w.token_id, v));
+            *primary.judge.write().unwrap() = judge.map(Arc::new);
+            let mut known = primary.identity.write().unwrap();
+            if known.as_ref() != Some(&w) {
+                match w.mismatch(device) {
+                    Some(why) => crate::log_warn!("{why}: {}", w.mismatch_fix()),
+                    None => crate::log_debug!(
+                        "the primary's gateway knows this edge as {}",
+                        w.describe()
+                    ),
                 }
+                *known = Some(w);
             }
-            true
+            Learned::Identity
         }
         Err(e) if !e.is_transient() => {
             let m = crate::error::MptError::from(e);
             crate::log_warn!("{} ({})", m.message, m.hint.unwrap_or_default());
-            true
+            Learned::Nothing
         }
-        Err(_) => false,
+        Err(_) => Learned::NotYet,
     }
 }

@@ -217,6 +217,8 @@ fn whoami(who: &Who, policy: &Policy) -> Response<Body> {
             "role": policy.device(&who.device).map(|d| d.role.as_str()),
             "token_id": who.token_id,
             "expires": who.expires,
+            // Its own share of the policy, so its edge judges writes as this gateway will.
+            "policy": policy.own_view(&who.device),
         }),
     )
 }

@@ -14,6 +14,8 @@ pub struct Whoami {
     pub token_id: String,
     /// RFC 3339, or `None`: the token never expires.
     pub expires: Option<String>,
+    /// The device's own share of the gateway's policy (a gateway before 0.2 sends none).
+    pub policy: Option<Value>,
 }
 
 impl Whoami {
@@ -27,6 +29,7 @@ impl Whoami {
             role: s("role"),
             token_id: s("token_id").unwrap_or_default(),
             expires: s("expires"),
+            policy: v.get("policy").filter(|p| p.is_object()).cloned(),
         })
     }
 

@@ -17,6 +17,7 @@ mod globs;
 mod instead;
 mod lookalike;
 mod mine;
+mod own;
 mod provenance;
 mod reads;
 mod rewrite;
@@ -28,6 +29,7 @@ pub use call::{Current, Verdict};
 pub use check::{Failure, Test};
 pub use decide::{Decision, Route};
 pub use globs::Globs;
+pub use own::{OwnJudge, OwnView, Refusal};
 pub use reads::{KgGrant, Reads};
 pub use rewrite::{Rewrite, apply};
 pub use streams::{StreamFilter, StreamGlobs, Streams};
@@ -54,7 +56,7 @@ pub struct Policy {
     pub tests: Vec<Test>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Device {
     pub role: Role,
@@ -93,7 +95,7 @@ pub enum Provenance {
     Strict,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MineScope {
     /// An absolute folder on the primary host: a scoped mine's `source` must resolve under it.
@@ -118,7 +120,7 @@ impl Role {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Wings {
     #[serde(default)]
@@ -128,7 +130,7 @@ pub struct Wings {
 }
 
 /// A token bucket: `per_s` requests a second on average, `burst` at once.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rate {
     pub per_s: f64,

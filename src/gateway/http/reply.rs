@@ -204,13 +204,7 @@ pub fn rpc_denied(
 ) -> Response<Body> {
     match tool {
         Some(t) => {
-            let text =
-                format!("mpt gateway refused {t} for device {device} (rule {rule}): {instead}.");
-            let result = json!({
-                "content": [{"type": "text", "text": text}],
-                "isError": true,
-                "_meta": {crate::mcp::DENIAL_META: {"rule": rule, "device": device, "tool": t}},
-            });
+            let result = denied_tool_result(device, t, rule, instead);
             json(
                 StatusCode::OK,
                 &json!({"jsonrpc": "2.0", "id": id, "result": result}),
@@ -224,6 +218,17 @@ pub fn rpc_denied(
             Some(json!({"rule": rule, "device": device, "method": method})),
         ),
     }
+}
+
+/// A refused `tools/call`'s result: a tool error the model reads (what it may do instead), the
+/// rule in `_meta` for programs. An edge that judged the call ahead answers with the same.
+pub fn denied_tool_result(device: &str, tool: &str, rule: &str, instead: &str) -> Value {
+    let text = format!("mpt gateway refused {tool} for device {device} (rule {rule}): {instead}.");
+    json!({
+        "content": [{"type": "text", "text": text}],
+        "isError": true,
+        "_meta": {crate::mcp::DENIAL_META: {"rule": rule, "device": device, "tool": tool}},
+    })
 }
 
 /// `serve`'s own 413 shape, for a body past the 16 MiB cap.

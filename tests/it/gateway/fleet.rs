@@ -1,5 +1,5 @@
-//! Devices through the real gateway (issue 28), each with its own token: a member's edge whose
-//! denied write fails alone while the next drains, an observer whose direct write goes back to
+//! Devices through the real gateway (issue 28), each with its own token: a write the device's
+//! policy refuses kept local and said so, one the gateway refuses later failing alone, an observer whose direct write goes back to
 //! the harness, a revoked token named in status and doctor with its fix, rate limits waited out.
 
 use serde_json::{Value, json};
@@ -33,16 +33,91 @@ fn denials(s: &Setup, device: &str) -> Vec<Value> {
 }
 
 #[test]
-fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
-    let s = Setup::new(json!({"lap": {"role": "member", "wings": {"write": ["wing_lap*"]}}}));
+fn a_write_the_members_policy_refuses_stays_local_and_says_so() {
+    let s = Setup::new(json!({
+        "lap": {"role": "member", "wings": {"write": ["wing_lap*"]}},
+        "desk": {"role": "member"},
+    }));
+    // `/whoami` hands the device its own share of the policy, nothing of the others'.
+    let me = get(s.gw.port, &s.token("lap"), "/whoami").json();
+    assert_eq!(me["policy"]["device"]["role"], "member", "{me}");
+    assert_eq!(
+        me["policy"]["device"]["wings"]["write"],
+        json!(["wing_lap*"]),
+        "{me}"
+    );
+    assert!(me["policy"]["protected_wings"].is_array(), "{me}");
+    assert!(!me.to_string().contains("desk"), "no other device: {me}");
+
     let lap = s.device("lap");
     let mut h = lap.session("pi", &[]);
+    // Outside its wings, and an admin's tool: applied here, never queued, and said so.
+    let desk = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_desk", "room": "r", "content": "a note lap keeps for itself"}),
+        )
+        .unwrap();
+    assert_eq!(desk["success"], true, "{desk}");
+    assert_eq!(desk["fleet"], "local only: wings.write:wing_desk", "{desk}");
+    let hook = h
+        .call("mempalace_hook_settings", json!({"silent_save": true}))
+        .unwrap();
+    assert_eq!(hook["fleet"], "local only: needs:admin", "{hook}");
+    // Its own wing: shared as ever.
+    let own = h
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_lap", "room": "r", "content": "a note for the fleet"}),
+        )
+        .unwrap();
+    assert!(own.get("fleet").is_none(), "{own}");
+    assert!(wait_for(60.0, || on_primary(&s, &own["drawer_id"])));
+    let o = lap.mpt(&["outbox", "flush", "--wait"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(lap.outbox()["open"], 0, "nothing to drop: {}", lap.outbox());
+    assert!(ops(&lap, "failed").is_empty());
+    assert!(!on_primary(&s, &desk["drawer_id"]));
+    assert!(
+        denials(&s, "lap").is_empty(),
+        "nothing was sent to be refused"
+    );
+}
+
+#[test]
+fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
+    // The edge judged the write by the policy it last learned (all wings); the operator narrowed
+    // it since: the gateway refuses the queued op, which fails alone.
+    let s = Setup::new(json!({"lap": {"role": "member", "wings": {"write": ["wing_*"]}}}));
+    let lap = s.device("lap");
+    let mut h = lap.session("pi", &[]);
+    crate::support::gateway::write_policy(
+        &s.dir,
+        &crate::support::gateway::policy(
+            json!({"lap": {"role": "member", "wings": {"write": ["wing_lap*"]}}}),
+        ),
+    );
+    assert!(
+        wait_for(
+            30.0,
+            || get(s.gw.port, &s.token("lap"), "/whoami").json()["policy"]["device"]["wings"]["write"]
+                == json!(["wing_lap*"])
+        ),
+        "the gateway reloaded its policy"
+    );
 
     // Applied on the local palace, queued, and refused by the gateway: failed at once.
     let local = h
-        .call("mempalace_hook_settings", json!({"silent_save": true}))
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "wing_desk", "room": "r", "content": "desk's wing, narrowed away"}),
+        )
         .unwrap();
     assert_eq!(local["success"], true, "{local}");
+    assert!(
+        local.get("fleet").is_none(),
+        "judged by the older policy: {local}"
+    );
     let a = h
         .call(
             "mempalace_add_drawer",
@@ -55,8 +130,8 @@ fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
     );
     assert!(wait_for(30.0, || ops(&lap, "failed").len() == 1));
     let failed = &ops(&lap, "failed")[0];
-    assert_eq!(failed["tool"], "mempalace_hook_settings", "{failed}");
-    assert_eq!(failed["error"]["rule"], "needs:admin", "{failed}");
+    assert_eq!(failed["tool"], "mempalace_add_drawer", "{failed}");
+    assert_eq!(failed["error"]["rule"], "wings.write:wing_desk", "{failed}");
     assert_eq!(failed["error"]["kind"], "refused", "{failed}");
     assert_eq!(failed["attempts"], 1, "never retried: {failed}");
     assert_eq!(
@@ -65,27 +140,31 @@ fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
     );
     let denied = denials(&s, "lap");
     assert_eq!(denied.len(), 1, "one send, one denial: {denied:?}");
-    assert_eq!(denied[0]["tool"], "mempalace_hook_settings");
+    assert_eq!(denied[0]["tool"], "mempalace_add_drawer");
 
     // Loud everywhere: the outbox, its flush (exit 3), the edge's status, doctor.
     let o = lap.mpt(&["outbox"]);
-    assert!(stdout(&o).contains("rule needs:admin"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("rule wings.write:wing_desk"),
+        "{}",
+        stdout(&o)
+    );
     let o = lap.mpt(&["outbox", "flush", "--wait"]);
     assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
     assert!(
-        stdout(&o).contains("was refused by the primary's gateway (rule needs:admin)"),
+        stdout(&o).contains("was refused by the primary's gateway (rule wings.write:wing_desk)"),
         "{}",
         stdout(&o)
     );
     let st = parse_json(&lap.mpt(&["--json", "edge", "status"]));
     assert_eq!(
-        st["outbox"]["first_failed"]["error"]["rule"], "needs:admin",
+        st["outbox"]["first_failed"]["error"]["rule"], "wings.write:wing_desk",
         "{st}"
     );
     assert_eq!(st["outbox"]["held_back"], 0, "it holds back nothing: {st}");
     let o = lap.mpt(&["edge", "status"]);
     assert!(
-        stdout(&o).contains("refused by the primary's gateway, rule needs:admin"),
+        stdout(&o).contains("refused by the primary's gateway, rule wings.write:wing_desk"),
         "{}",
         stdout(&o)
     );
@@ -94,7 +173,9 @@ fn a_members_denied_write_fails_alone_and_the_next_write_drains() {
     let check = &parse_json(&o)["checks"][0];
     assert_eq!(check["status"], "fail", "{check}");
     assert!(
-        check["evidence"].to_string().contains("rule needs:admin"),
+        check["evidence"]
+            .to_string()
+            .contains("rule wings.write:wing_desk"),
         "{check}"
     );
     assert!(
@@ -147,6 +228,19 @@ fn an_observers_direct_write_goes_back_to_the_harness_and_is_neither_applied_nor
         "never applied on the local palace"
     );
     assert_eq!(ci.outbox()["open"], 0, "never queued");
+    // A drawer or a fact: kept on its own palace, never queued, and said so.
+    let fact = h
+        .call(
+            "mempalace_kg_add",
+            json!({"subject": "ci", "predicate": "saw", "object": "green"}),
+        )
+        .unwrap();
+    assert_eq!(fact["fleet"], "local only: needs:member", "{fact}");
+    assert_eq!(ci.outbox()["open"], 0, "never queued");
+    assert!(
+        denials(&s, "ci").is_empty(),
+        "judged on the device, never sent"
+    );
     // Its reads pass: the observer reads the shared log.
     let listed = h
         .call("mempalace_event_list", json!({"stream": "s"}))

@@ -3,7 +3,7 @@
 
 use std::ops::Deref;
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Globs as the policy names them, and compiled. One that does not parse matches nothing (the
 /// policy's own checks refuse it by name at load, before a gateway uses it).
@@ -39,6 +39,12 @@ impl Deref for Globs {
 impl<'de> Deserialize<'de> for Globs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Globs, D::Error> {
         Vec::<String>::deserialize(d).map(Globs::new)
+    }
+}
+
+impl Serialize for Globs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.names.serialize(s)
     }
 }
 

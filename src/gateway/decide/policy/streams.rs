@@ -1,13 +1,13 @@
 //! Coordination streams: a device's `streams.read` and `streams.write` globs on the stream each
 //! event call names (task_create's `project/<slug>`, an ack's target's), artifacts for every-stream devices.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Device, Globs, Policy};
 use crate::palace::catalog::{self, StreamArg, ToolClass};
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Streams {
     #[serde(default)]
