@@ -109,8 +109,30 @@ impl Op {
         serde_json::to_value(self.doc(with_payload)).unwrap_or_default()
     }
 
-    /// The op as its document (`OpDoc`).
+    /// The op as its document (`OpDoc`), read as if its flusher (if leased) still runs.
     pub fn doc(&self, with_payload: bool) -> OpDoc<'_> {
+        self.doc_seen(with_payload, true)
+    }
+
+    /// The op for `--json` and `show`, knowing whether a flusher runs now (`FlushLock::holder`).
+    pub fn to_json_seen(&self, with_payload: bool, flusher_running: bool) -> Value {
+        serde_json::to_value(self.doc_seen(with_payload, flusher_running)).unwrap_or_default()
+    }
+
+    /// Sent (or maybe sent), whether the primary applied it not known yet, and no flusher sending
+    /// it now: queued after an unanswered send, or leased by a flusher that has stopped (none
+    /// runs, or its lease ran out). Nothing is stuck: the next flush (an edge's, a timer's,
+    /// `mpt outbox flush`) asks the primary before sending it again.
+    pub fn awaits_confirmation(&self, flusher_running: bool, now: i64) -> bool {
+        match self.state {
+            OpState::Queued => self.unconfirmed,
+            OpState::Leased => !flusher_running || self.lease_expires_at.is_some_and(|t| t <= now),
+            _ => false,
+        }
+    }
+
+    /// The op as its document, knowing whether a flusher runs now.
+    pub fn doc_seen(&self, with_payload: bool, flusher_running: bool) -> OpDoc<'_> {
         let ts = |v: Option<i64>| v.filter(|t| *t > 0).map(util::rfc3339);
         OpDoc {
             op_id: &self.op_id,
@@ -122,6 +144,7 @@ impl Op {
             attempts: self.attempts,
             sends: self.sends,
             unconfirmed: self.unconfirmed,
+            awaiting_confirmation: self.awaits_confirmation(flusher_running, util::now_ms()),
             dedupe_key: self.dedupe_key.as_deref(),
             created_at: util::rfc3339(self.created_at),
             next_attempt_at: ts(Some(self.next_attempt_at)),
@@ -211,6 +234,7 @@ mod tests {
             "attempts",
             "sends",
             "unconfirmed",
+            "awaiting_confirmation",
             "dedupe_key",
             "created_at",
             "next_attempt_at",
@@ -264,6 +288,8 @@ pub struct OpDoc<'a> {
     pub attempts: i64,
     pub sends: i64,
     pub unconfirmed: bool,
+    /// Beside `state`, not a state of its own (`Op::awaits_confirmation`).
+    pub awaiting_confirmation: bool,
     pub dedupe_key: Option<&'a str>,
     pub created_at: String,
     pub next_attempt_at: Option<String>,

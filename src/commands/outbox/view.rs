@@ -54,7 +54,7 @@ pub(super) fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         "oldest_open_age_s": s.oldest_open_age_ms(now).map(|a| a / 1000),
         "blocked": blocked,
         "held_back": s.backlog.held_back,
-        "head": head.map(|h| h.to_json(false)),
+        "head": head.map(|h| h.to_json_seen(false, flusher.is_some())),
         "last_local_seq": s.last_seq,
         "flusher_pid": flusher,
         "last_flush_error": last_error.map(|l| l.to_json()),
@@ -125,7 +125,12 @@ pub(super) fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
                     short(h),
                     h.short_tool(),
                     h.attempts,
-                    h.error_line().map(|e| format!(": {e}")).unwrap_or_default()
+                    h.error_line()
+                        .or_else(|| h
+                            .awaits_confirmation(flusher.is_some(), now)
+                            .then(|| AWAITING.to_string()))
+                        .map(|e| format!(": {e}"))
+                        .unwrap_or_default()
                 ),
             )?;
             if blocked {
@@ -194,13 +199,14 @@ pub(super) fn list(
         Some(s) => ops.iter().map(|o| s.waits(o)).collect::<Result<_>>()?,
         None => vec![],
     };
+    let running = FlushLock::holder(path)?.is_some();
     let state_name = format!("{filter:?}").to_lowercase();
     let doc = json!({
         "schema": crate::schema::OUTBOX_LIST,
         "outbox": path,
         "state": state_name,
         "count": ops.len(),
-        "ops": ops.iter().zip(&waits).map(|(o, w)| op_json(o, w, false)).collect::<Vec<_>>(),
+        "ops": ops.iter().zip(&waits).map(|(o, w)| op_json(o, w, false, running)).collect::<Vec<_>>(),
     });
     let now = util::now_ms();
     ctx.out.emit(&doc, |w| {
@@ -214,6 +220,10 @@ pub(super) fn list(
                 .error_line()
                 .or_else(|| waits.first().map(|w| format!("waits for {}", w.describe())))
                 .or_else(|| o.outcome.clone())
+                .or_else(|| {
+                    o.awaits_confirmation(running, now)
+                        .then(|| AWAITING.to_string())
+                })
                 .unwrap_or_default();
             writeln!(
                 w,
@@ -237,7 +247,8 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     let o = store.find(op)?;
     let audit = store.audit_trail(Some(&o.op_id))?;
     let waits = store.waits(&o)?;
-    let doc = json!({"schema": crate::schema::OUTBOX_OP, "outbox": path, "op": op_json(&o, &waits, true), "audit": audit});
+    let running = FlushLock::holder(path)?.is_some();
+    let doc = json!({"schema": crate::schema::OUTBOX_OP, "outbox": path, "op": op_json(&o, &waits, true, running), "audit": audit});
     ctx.out.emit(&doc, |w| {
         for (k, v) in doc["op"].as_object().into_iter().flatten() {
             if k == "waits_on" {
@@ -271,10 +282,14 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
+/// What a list says of an op sent with no answer recorded and no flusher sending it now.
+const AWAITING: &str =
+    "awaiting confirmation: sent, its flusher stopped; the next flush asks the primary first";
+
 /// An op's JSON (its payload when `with_payload`) with what it waits for.
-fn op_json(o: &outbox::Op, waits: &[Wait], with_payload: bool) -> Value {
+fn op_json(o: &outbox::Op, waits: &[Wait], with_payload: bool, flusher_running: bool) -> Value {
     serde_json::to_value(OpWaitsDoc {
-        op: o.doc(with_payload),
+        op: o.doc_seen(with_payload, flusher_running),
         waits_on: waits,
     })
     .unwrap_or_default()
@@ -314,7 +329,7 @@ mod tests {
         let mut listed: Vec<String> = op_fields.clone();
         listed.extend(waits_on.map(String::from));
         assert_eq!(
-            crate::schema::field_names(&op_json(&op, &waits, false)),
+            crate::schema::field_names(&op_json(&op, &waits, false, true)),
             listed
         );
         let mut shown = op_fields;
@@ -323,7 +338,7 @@ mod tests {
         );
         shown.extend(waits_on.map(String::from));
         assert_eq!(
-            crate::schema::field_names(&op_json(&op, &waits, true)),
+            crate::schema::field_names(&op_json(&op, &waits, true, true)),
             shown
         );
     }

@@ -11,7 +11,7 @@ use super::*;
 use crate::support::primary::PrimaryOpts;
 use crate::support::proxy::{Proxy, Rules};
 use crate::support::rng::Rng;
-use crate::support::{Primary, TestEnv, json, wait_for};
+use crate::support::{Primary, TestEnv, json, stdout, wait_for};
 
 /// The i-th op of a varied stream: mostly keyed events, some diary entries, facts and tasks.
 fn nth_op(i: usize) -> (&'static str, Value) {
@@ -390,6 +390,54 @@ fn kill_9_of_the_flusher_at_random_points_loses_and_doubles_nothing() {
     );
     assert!(reclaimed >= 1);
     assert_each_once(&url, &ops);
+}
+
+/// A flusher that stopped mid-send (a one-shot session's owner gone) leaves its op leased: the op
+/// says it awaits confirmation, never "leased" as if something were sending it, and the next
+/// flush settles it (issue 56, item 14).
+#[test]
+fn an_op_whose_flusher_stopped_mid_send_says_it_awaits_confirmation() {
+    let env = TestEnv::new();
+    let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
+    let proxy = Proxy::start(
+        &p.url(),
+        Rules {
+            hang_first: 1,
+            ..Default::default()
+        },
+    );
+    let url = proxy.url();
+    let (tool, args) = nth_op(0);
+    let id = enqueue(&env, &url, tool, &args);
+    let mut f = spawn_mpt(&env, &url, &["--json", "outbox", "flush"]);
+    let path = outbox_path(&env);
+    assert!(
+        wait_for(60.0, || proxy.count(&mpt::palace::catalog::full_name(tool))
+            == 1),
+        "the flusher sent it and waits"
+    );
+    let listed =
+        |env: &TestEnv| json(&mpt(env, &url, &["--json", "outbox", "list"]))["ops"][0].clone();
+    let op = listed(&env);
+    assert_eq!(op["state"], "leased", "{op}");
+    assert_eq!(
+        op["awaiting_confirmation"], false,
+        "its flusher still runs: {op}"
+    );
+    f.kill9();
+    assert_eq!(mpt::outbox::FlushLock::holder(&path).unwrap(), None);
+    let op = listed(&env);
+    assert_eq!(
+        op["state"], "leased",
+        "the state stays what readers know: {op}"
+    );
+    assert_eq!(op["awaiting_confirmation"], true, "{op}");
+    let text = stdout(&mpt(&env, &url, &["outbox"]));
+    assert!(text.contains("awaiting confirmation"), "{text}");
+    let (code, r) = flush(&env, &url, &[]);
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(open_count(&env, OpState::Done), 1);
+    assert_each_once(&p.url(), &[(tool, args, id)]);
 }
 
 #[test]

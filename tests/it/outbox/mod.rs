@@ -5,6 +5,7 @@ mod backfill;
 mod faults;
 mod flow;
 mod mixed;
+mod timer;
 
 use std::path::PathBuf;
 use std::process::Output;
