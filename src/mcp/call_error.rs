@@ -371,6 +371,13 @@ fn from_mcp(e: CallError) -> MptError {
             }
             m
         }
+        CallError::Rpc { message, .. }
+            if message.contains("palace hub proxy failed") && message.contains("401") =>
+        {
+            MptError::new(ErrorKind::Auth, msg).with_hint(
+                "the local child forwards to this palace's running `mempalace serve` (MemPalace's hub forwarding), which refused it: mpt hands the child serve's token when it can read serve's environment (the same user); otherwise run it with serve's token: `MEMPALACE_MCP_HTTP_TOKEN=$(cat ~/.config/mpt/serve-token) mpt …` (the file the quick start keeps it in)",
+            )
+        }
         CallError::Rpc { code, data, .. } => {
             let hint = match code {
                 -32001 => "MemPalace could not take this palace's writer lock (its reason is in the detail): check that its lock folder (~/.mempalace/locks) is writable",

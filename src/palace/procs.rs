@@ -153,6 +153,22 @@ pub fn role_of(argv: &[String]) -> Option<Role> {
     None
 }
 
+/// The bearer token of a running `mempalace serve` of `palace`, from its own environment
+/// (`MEMPALACE_MCP_HTTP_TOKEN`, how the quick start and compose hand it over; readable for a
+/// process of this user only): a local child of that palace forwards its calls to that serve (its
+/// hub) and needs it, which MemPalace finds only when serve wrote its token file itself.
+pub fn hub_token(palace: &Path) -> Option<String> {
+    let all = list();
+    serving(&all, palace)
+        .into_iter()
+        .filter(|p| p.role == Some(Role::Hub))
+        .find_map(|p| {
+            let t = p.environ()?.remove("MEMPALACE_MCP_HTTP_TOKEN")?;
+            let t = t.trim().to_string();
+            (!t.is_empty()).then_some(t)
+        })
+}
+
 /// Every readable process with its role.
 pub fn list() -> Vec<Proc> {
     let Ok(rd) = std::fs::read_dir("/proc") else {

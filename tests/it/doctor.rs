@@ -1010,3 +1010,45 @@ fn check_can_be_given_more_than_once() {
         .collect();
     assert_eq!(ids, ["config", "gateway"], "{}", stdout(&o));
 }
+
+/// On the primary host the local child forwards to the running `serve` of the same palace (its
+/// hub) and needs serve's token: mpt hands it the one serve runs with, read from serve's own
+/// environment; where it cannot, the failure says exactly that (issue 56, item 3).
+#[test]
+fn doctor_on_the_primary_host_hands_the_child_serves_token() {
+    let env = TestEnv::new();
+    let palace = env.palace("primary");
+    let token = "serve-token-0123456789abcdef0123456789abcdef";
+    let serve = Primary::start(
+        &env,
+        &palace,
+        PrimaryOpts {
+            token: Some(token),
+            extra_env: vec![("MEMPALACE_HUB_FORWARD", "1".into())],
+            ..Default::default()
+        },
+    );
+    serve
+        .call(
+            "mempalace_add_drawer",
+            json!({"wing": "w", "room": "r", "content": "the primary's palace exists"}),
+        )
+        .unwrap();
+    let p = palace.to_str().unwrap();
+    let hub = [("MEMPALACE_PALACE_PATH", p), ("MEMPALACE_HUB_FORWARD", "1")];
+    let (code, c) = doctor(&env, "transport", &hub);
+    assert_eq!((code, status(&c)), (0, "ok"), "{c}");
+    let o = env.mpt(&["--json", "doctor"], &hub);
+    assert!(!stdout(&o).contains(token), "the token is never shown");
+
+    // A token of the user's own that serve refuses: the child keeps it, and the fix says why.
+    let mut wrong = hub.to_vec();
+    wrong.push(("MEMPALACE_MCP_HTTP_TOKEN", "not-serves-token"));
+    let (code, c) = doctor(&env, "transport", &wrong);
+    assert_eq!((code, status(&c)), (3, "fail"), "{c}");
+    let fix = c["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("mempalace serve") && fix.contains("MEMPALACE_MCP_HTTP_TOKEN"),
+        "{c}"
+    );
+}
