@@ -10,6 +10,10 @@ use serde_json::Value;
 /// child mpt starts (`mempalace-mcp` reads none of them; the edge talks to the primary itself).
 pub const WITHHELD_FROM_CHILDREN: &[&str] = &["MEMPALACE_REMOTE_TOKEN", "MPT_TOKEN_FILE"];
 
+/// The type prefix of a token `mpt gateway` issues (secret scanners key on it): a device holding
+/// one reaches the primary through a gateway.
+pub const GATEWAY_TOKEN_PREFIX: &str = "mptg_";
+
 /// What a scrubbed secret is replaced with.
 pub const REDACTED: &str = "<redacted>";
 

@@ -112,6 +112,13 @@ fn build(opts: &HttpOptions, pooled: bool) -> Result<reqwest::Client, CallError>
 
 impl HttpClient {
     pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
+        if opts
+            .token
+            .as_ref()
+            .is_some_and(|t| t.expose().starts_with(crate::secrets::GATEWAY_TOKEN_PREFIX))
+        {
+            super::call_error::note_gateway_front(&opts.url);
+        }
         let http = build(&opts, true)?;
         let healthz = sibling(&opts.url, "/healthz")?;
         Ok(HttpClient {

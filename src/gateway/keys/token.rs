@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::hex::hex;
 
 /// The type prefix: secret scanners key on it.
-pub const PREFIX: &str = "mptg_";
+pub const PREFIX: &str = crate::secrets::GATEWAY_TOKEN_PREFIX;
 /// The non-secret id (audit, list, revoke): 10 base62 characters (~59 bits).
 pub const ID_LEN: usize = 10;
 /// The secret: 43 base62 characters (~256 bits).

@@ -598,3 +598,27 @@ fn a_running_edge_takes_a_rotated_token_from_its_file_without_a_restart() {
         crate::support::stdout(&lap.mpt(&["outbox", "list"]))
     );
 }
+
+/// A device that reaches the primary through a gateway is told the gateway is down, not
+/// `mempalace serve` (issue 56, item 10).
+#[test]
+fn an_unreachable_gateway_is_named_as_the_gateway() {
+    let mut s = Setup::new(json!({"lap": {"role": "member"}}));
+    let url = s.gw.mcp();
+    let token = s.token("lap");
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MEMPALACE_REMOTE_TOKEN", token.as_str()),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+    ];
+    s.gw.stop();
+    let o = s.env.mpt(&["--json", "call", "status"], &vars);
+    assert_eq!(o.status.code(), Some(7), "{}", stdout(&o));
+    let v = parse_json(&o);
+    let hint = v["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("the gateway") && hint.contains(&format!("127.0.0.1:{}", s.gw.port)),
+        "{v}"
+    );
+    assert!(!hint.contains("mempalace serve"), "{v}");
+}
