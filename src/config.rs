@@ -201,6 +201,9 @@ pub struct Config {
     /// A primary is configured but its token could not be read (a token file others can read,
     /// a missing one): set only by `load_serving`, which then leaves `remote` unset.
     pub cut_off: Option<MptError>,
+    /// A local child forwards to its palace's running `serve` (MemPalace's hub forwarding is not
+    /// off) and has no `MEMPALACE_MCP_HTTP_TOKEN` of its own: mpt may hand it serve's.
+    pub child_needs_hub_token: bool,
 }
 
 impl Config {
@@ -271,6 +274,12 @@ impl Config {
             file,
             file_path,
             cut_off,
+            child_needs_hub_token: !env.get("MEMPALACE_HUB_FORWARD").is_some_and(|v| {
+                matches!(
+                    v.trim().to_lowercase().as_str(),
+                    "0" | "false" | "no" | "off"
+                )
+            }) && env.raw("MEMPALACE_MCP_HTTP_TOKEN")?.is_none(),
         })
     }
 

@@ -156,7 +156,10 @@ pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) ->
     ChildSpec {
         program,
         args: vec![OsString::from("--palace"), palace.as_os_str().to_owned()],
-        env: hub_token_env(palace),
+        env: match config.child_needs_hub_token {
+            true => hub_token_env(palace),
+            false => Vec::new(),
+        },
         clear_env: false,
         named_by,
     }
@@ -165,18 +168,8 @@ pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) ->
 /// On the primary host the child forwards to the running `serve` of its palace (MemPalace's hub
 /// forwarding) with the token it finds in its own environment or serve's token file; when it has
 /// neither, serve's own token, read from serve's environment (`procs::hub_token`), so the child
-/// is not refused (401) by the server it shares the palace with. Read from the real environment:
-/// what the child inherits.
+/// is not refused (401) by the server it shares the palace with (`Config::child_needs_hub_token`).
 fn hub_token_env(palace: &Path) -> Vec<(OsString, OsString)> {
-    let forwarding_off = std::env::var("MEMPALACE_HUB_FORWARD").is_ok_and(|v| {
-        matches!(
-            v.trim().to_lowercase().as_str(),
-            "0" | "false" | "no" | "off"
-        )
-    });
-    if forwarding_off || std::env::var_os("MEMPALACE_MCP_HTTP_TOKEN").is_some() {
-        return Vec::new();
-    }
     match crate::palace::procs::hub_token(palace) {
         Some(t) => {
             crate::secrets::register(&t);
