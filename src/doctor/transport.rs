@@ -342,8 +342,13 @@ async fn remote_probe(
                 .map_or("?".into(), |v| v.to_string())
         ));
     }
+    // A gateway blanks the server's paths for a device that is not admin (issue 56, item 15).
+    let serves = match primary_palace.as_str() {
+        "" => "the primary's palace (its path shown to admins only)".to_string(),
+        p => format!("the primary serves {p}"),
+    };
     c.summary = format!(
-        "the primary serves {primary_palace}: {drawers} drawers, handshake {:.0} ms",
+        "{serves}: {drawers} drawers, handshake {:.0} ms",
         hs.elapsed.as_secs_f64() * 1e3
     );
     c.summary.push_str(&through);

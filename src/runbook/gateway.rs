@@ -168,7 +168,10 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
                 named.into_iter().collect::<Vec<_>>().join(", ")
             )
         });
-        return s.manual("name each device and its role (observer, member, admin) in policy.json, or `mpt runbook apply gateway-policy --device NAME… --yes`");
+        return s.manual(format!(
+            "write {} yourself: each device under \"devices\" with its role (observer, member, admin)",
+            path.display()
+        ));
     }
     let policy = match Policy::load_tested(&path) {
         Ok(p) => p,
@@ -422,5 +425,10 @@ pub fn modes(inputs: &Inputs) -> Step {
         ));
     }
     s.apply = Some(format!("chmod {} file(s) to their modes", found.len()));
-    s.manual("`mpt runbook apply gateway-modes --yes`")
+    // By hand is the same chmods, not the apply command again (issue 56, item 15).
+    let by_hand: Vec<String> = found
+        .iter()
+        .map(|l| format!("chmod {:o} {}", l.want, l.path.display()))
+        .collect();
+    s.manual(format!("`{}`", by_hand.join(" && ")))
 }

@@ -510,15 +510,23 @@ fn past_its_rate_an_edge_answers_locally_flagged_and_queues_without_failing() {
 #[test]
 fn doctor_names_this_device_as_the_gateway_does_and_fails_on_another_name() {
     let s = Setup::new(json!({"lap": {"role": "member"}}));
+    s.p.call(
+        "mempalace_add_drawer",
+        json!({"wing": "w", "room": "r", "content": "the primary has a palace"}),
+    )
+    .unwrap();
     let lap = s.device("lap");
     let o = lap.mpt(&["--json", "doctor", "--check", "transport"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let c = &parse_json(&o)["checks"][0];
+    let summary = c["summary"].as_str().unwrap();
     assert!(
-        c["summary"]
-            .as_str()
-            .unwrap()
-            .contains("through mpt gateway as device 'lap' (member)"),
+        summary.contains("through mpt gateway as device 'lap' (member)"),
+        "{c}"
+    );
+    // The gateway keeps the server's paths to admins: no empty name before a colon.
+    assert!(
+        summary.starts_with("the primary's palace (its path shown to admins only): 1 drawers"),
         "{c}"
     );
     assert!(c["evidence"].to_string().contains("GET /whoami"), "{c}");

@@ -176,7 +176,15 @@ fn phase4_on_a_primary_host_before_and_after_the_gateway() {
     )
     .unwrap();
     let (_, doc) = runbook(&env, &["phase4", "--serve-cmd", &local], &vars);
-    assert_eq!(state(step(&doc, "gateway-modes")), "to_do", "{doc}");
+    let modes = step(&doc, "gateway-modes");
+    assert_eq!(state(modes), "to_do", "{doc}");
+    // By hand is the chmod itself, not the apply command said twice (issue 56, item 15).
+    let by_hand = modes["manual"].as_str().unwrap();
+    assert_eq!(
+        by_hand,
+        format!("`chmod 600 {}`", tokens_file.display()),
+        "{modes}"
+    );
     let o = apply(&["gateway-modes", "--yes"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let applied = parse_json(&o);
