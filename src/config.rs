@@ -23,7 +23,7 @@ pub mod values;
 pub mod vars;
 pub mod xdg;
 
-pub use token::{env_line_token, read_token_file, token_file_setting};
+pub use token::{device_token_file, env_line_token, read_token_file, token_file_setting};
 
 pub use env::Env;
 pub use parse::parse_file;

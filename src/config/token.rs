@@ -81,3 +81,9 @@ pub fn env_line_token(text: &str) -> Option<&str> {
         .strip_prefix("MEMPALACE_REMOTE_TOKEN=")
         .map(|t| t.trim_matches(['"', '\'']))
 }
+
+/// Where a device's gateway token file is kept (on the primary host when issued, on the device
+/// once copied): the quick start's `~/.config/mpt/<device>.token`, as every printed fix names it.
+pub fn device_token_file(device: &str) -> String {
+    format!("~/.config/mpt/{device}.token")
+}

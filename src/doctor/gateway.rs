@@ -46,10 +46,20 @@ pub fn check(inputs: &Inputs) -> Check {
         .iter()
         .filter(|e| e.state(now).works())
         .collect();
+    let forever_devices: Vec<&str> = live
+        .iter()
+        .filter(|e| e.expires.is_none())
+        .map(|e| e.device.as_str())
+        .collect();
     let forever: Vec<String> = live
         .iter()
         .filter(|e| e.expires.is_none())
         .map(|e| format!("{} ({})", e.id, e.device))
+        .collect();
+    let soon_devices: Vec<&str> = live
+        .iter()
+        .filter(|e| e.rotated_to.is_none() && e.expires_at().is_some_and(|t| t - now < SOON_S))
+        .map(|e| e.device.as_str())
         .collect();
     let soon: Vec<String> = live
         .iter()
@@ -90,17 +100,20 @@ pub fn check(inputs: &Inputs) -> Check {
         )
         .evidence(evidence)
         .evidence(forever.join(", "))
-        .fix("mpt gateway token rotate DEVICE --expires 90d  # the old token lives out --overlap, then stops");
+        .fix(rotations(&forever_devices, "--expires 90d"));
     }
     if !soon.is_empty() {
         return Check::new(
             "gateway",
             Status::Warn,
-            format!("{} device token(s) expire within a week: those devices will be refused", soon.len()),
+            format!(
+                "{} device token(s) expire within a week: those devices will be refused",
+                soon.len()
+            ),
         )
         .evidence(evidence)
         .evidence(soon.join("; "))
-        .fix("mpt gateway token rotate DEVICE --out DEVICE.token  # then copy it to the device's MPT_TOKEN_FILE");
+        .fix(rotations(&soon_devices, ""));
     }
     // A rotated token lives out its overlap: counted apart, not called a week away.
     let overlapping = live.iter().filter(|e| e.rotated_to.is_some()).count();
@@ -113,4 +126,27 @@ pub fn check(inputs: &Inputs) -> Check {
         ));
     }
     Check::new("gateway", Status::Ok, summary).evidence(evidence)
+}
+
+/// The rotation of each device named (its token file where the quick start keeps it, replaced),
+/// then the copy to it: every fix names the device and a whole path (issue 56, item 4).
+fn rotations(devices: &[&str], extra: &str) -> String {
+    let mut seen = std::collections::BTreeSet::new();
+    let each: Vec<String> = devices
+        .iter()
+        .filter(|d| seen.insert(**d))
+        .map(|d| {
+            let file = crate::config::device_token_file(d);
+            let extra = if extra.is_empty() {
+                String::new()
+            } else {
+                format!(" {extra}")
+            };
+            format!("mpt gateway token rotate {d}{extra} --out {file} --force")
+        })
+        .collect();
+    format!(
+        "{}  # then copy each file to its device as the 0600 file its MPT_TOKEN_FILE names (the old token lives out --overlap)",
+        each.join(" && ")
+    )
 }

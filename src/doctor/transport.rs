@@ -286,7 +286,7 @@ async fn remote_probe(
             c.summary = format!(
                 "{why}: this device's stamps, replay checks and mailbox would use another name than the gateway's audit"
             );
-            return c.fix(who.mismatch_fix());
+            return c.fix(who.mismatch_fix(config.device.as_deref()));
         }
     }
     let through = who.as_ref().map_or(String::new(), |w| {

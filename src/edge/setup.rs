@@ -233,7 +233,7 @@ pub async fn learn_identity(primary: &Primary, device: Option<&str>) -> Learned 
             let mut known = primary.identity.write().unwrap();
             if known.as_ref() != Some(&w) {
                 match w.mismatch(device) {
-                    Some(why) => crate::log_warn!("{why}: {}", w.mismatch_fix()),
+                    Some(why) => crate::log_warn!("{why}: {}", w.mismatch_fix(device)),
                     None => crate::log_debug!(
                         "the primary's gateway knows this edge as {}",
                         w.describe()

@@ -78,7 +78,7 @@ async fn probe_primary(r: &Remote, config: &Config) -> Value {
                 .and_then(|w| w.mismatch(config.device.as_deref()));
             json!({"url": r.url, "reachable": true, "auth": "ok", "error": null,
                    "gateway": who.as_ref().map(|w| w.to_json()), "identity_mismatch": mismatch,
-                   "fix": who.as_ref().filter(|_| mismatch.is_some()).map(|w| w.mismatch_fix())})
+                   "fix": who.as_ref().filter(|_| mismatch.is_some()).map(|w| w.mismatch_fix(config.device.as_deref()))})
         }
         (Err(e), _) | (Ok(()), Err(e)) => {
             let e = MptError::from(e);

@@ -86,8 +86,9 @@ impl TokenRefusal {
     /// The one fix, naming `device` (`DEVICE` when unknown): a new token from the primary host.
     pub fn fix(self, device: Option<&str>) -> String {
         let d = device.unwrap_or("DEVICE");
+        let file = crate::config::device_token_file(d);
         let new = format!(
-            "on the primary host run `mpt gateway token rotate {d} --out {d}.token`, then copy that file to this device as the 0600 file its MPT_TOKEN_FILE names"
+            "on the primary host run `mpt gateway token rotate {d} --out {file} --force`, then copy that file to this device as the 0600 file its MPT_TOKEN_FILE names"
         );
         match self {
             TokenRefusal::Malformed => format!(

@@ -50,9 +50,19 @@ impl Whoami {
     }
 
     /// The fix for a mismatch: one name on both sides.
-    pub fn mismatch_fix(&self) -> String {
+    /// `device`: this device's own name (`MEMPALACE_PI_DEVICE`), when set.
+    pub fn mismatch_fix(&self, device: Option<&str>) -> String {
+        let own = match device {
+            Some(d) => {
+                let file = crate::config::device_token_file(d);
+                format!(
+                    "give this device the token issued to its own name (`mpt gateway token issue {d} --out {file}` on the primary host, copied to this device's MPT_TOKEN_FILE)"
+                )
+            }
+            None => "give this device a token issued to its own name".to_string(),
+        };
         format!(
-            "set MEMPALACE_PI_DEVICE={} on this device (stamps, replay checks and the mailbox use it), or give this device the token issued to its own name (`mpt gateway token issue NAME --out NAME.env` on the primary host)",
+            "set MEMPALACE_PI_DEVICE={} on this device (stamps, replay checks and the mailbox use it), or {own}",
             self.device
         )
     }

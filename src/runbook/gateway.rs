@@ -304,8 +304,9 @@ pub fn tokens(inputs: &Inputs) -> Step {
     let mut s = if todo.is_empty() {
         Step::new(id, State::Done, "each device holds a token of its own")
     } else {
+        let file = crate::config::device_token_file(&device);
         Step::new(id, State::ToDo, todo.join("; ")).manual(format!(
-            "on the primary host: `mpt gateway token issue {device} --expires 90d --out {device}.token` for each device; copy that file to the device (0600) and point its MPT_TOKEN_FILE at it; once every device has its own, the shared token can leave them"
+            "on the primary host: `mpt gateway token issue {device} --expires 90d --out {file}` for each device; copy that file to the device (0600) and point its MPT_TOKEN_FILE at it; once every device has its own, the shared token can leave them"
         ))
     };
     s.evidence = evidence;

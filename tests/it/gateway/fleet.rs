@@ -285,7 +285,7 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
         )
         .unwrap();
     assert_eq!(b["success"], true);
-    let fix = "mpt gateway token rotate lap --out lap.token";
+    let fix = "mpt gateway token rotate lap --out ~/.config/mpt/lap.token --force";
     let o = lap.mpt(&["--json", "outbox", "flush", "--wait"]);
     assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
     let flushed = parse_json(&o);
@@ -331,7 +331,7 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
         parse_json(&o)["hint"]
             .as_str()
             .unwrap()
-            .contains("rotate lap --out lap.token"),
+            .contains("rotate lap --out ~/.config/mpt/lap.token --force"),
         "{}",
         stdout(&o)
     );

@@ -203,6 +203,13 @@ fn doctor_warns_about_a_token_that_never_expires_until_it_is_rotated_with_an_exp
         c["summary"].as_str().unwrap().contains("never expire"),
         "{c}"
     );
+    // The fix names the device and the whole path of its token file (issue 56, item 4).
+    assert!(
+        c["fix"].as_str().unwrap().starts_with(
+            "mpt gateway token rotate lap --expires 90d --out ~/.config/mpt/lap.token --force"
+        ),
+        "{c}"
+    );
     let o = mpt(
         &env,
         &dir,
