@@ -71,6 +71,18 @@ impl TokenSource {
             TokenSource::File(p) => format!("token file {}", p.display()),
         }
     }
+
+    /// What a new token needs beyond being written where this source reads it: a file is read
+    /// again by a running edge at its next refusal; the environment only at a process's start.
+    pub fn after_a_new_token(&self) -> String {
+        match self {
+            TokenSource::Env => "; MEMPALACE_REMOTE_TOKEN is read when a process starts: set the new token where the harness's shell sets it, then restart the harness sessions (their edge cannot see it change)".into(),
+            TokenSource::File(p) => format!(
+                "; a running edge reads {} again at its next refusal: no session needs a restart",
+                p.display()
+            ),
+        }
+    }
 }
 
 /// The shared primary, when `MEMPALACE_REMOTE_URL` is set.

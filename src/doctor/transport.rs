@@ -260,8 +260,19 @@ async fn remote_probe(
             .fix("set MPT_TOKEN_FILE to the 0600 file holding this device's token (or MEMPALACE_REMOTE_TOKEN), in the shell its harness starts from");
         }
         Err(e) => {
-            return failed(format!("remote {shown}: the MCP handshake"), e)
+            let refused = matches!(
+                e,
+                CallError::Http {
+                    failure: crate::mcp::HttpFailure::Unauthorized(_),
+                    ..
+                }
+            );
+            let mut c = failed(format!("remote {shown}: the MCP handshake"), e)
                 .for_device(config.device.as_deref());
+            if let (true, Some((_, source)), Some(fix)) = (refused, &remote.token, &mut c.fix) {
+                fix.push_str(&source.after_a_new_token());
+            }
+            return c;
         }
     };
     c = c.evidence(format!(

@@ -84,9 +84,13 @@ async fn probe_primary(r: &Remote, config: &Config) -> Value {
             let e = MptError::from(e);
             let auth = (e.kind == ErrorKind::Auth).then_some("refused");
             let token = e.detail.as_ref().and_then(|d| d.get("token")).cloned();
+            let after = match (&r.token, e.kind) {
+                (Some((_, source)), ErrorKind::Auth) => source.after_a_new_token(),
+                _ => String::new(),
+            };
             let hint = e
                 .hint
-                .map(|h| crate::mcp::fix_for_device(&h, config.device.as_deref()));
+                .map(|h| crate::mcp::fix_for_device(&h, config.device.as_deref()) + &after);
             json!({"url": r.url, "reachable": false, "auth": auth, "token": token,
                    "error": {"kind": e.kind.as_str(), "message": e.message, "hint": hint}})
         }

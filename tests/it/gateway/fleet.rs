@@ -312,6 +312,14 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
             .contains(fix),
         "{st}"
     );
+    // The token comes from the environment: only a restart makes a harness see a new one.
+    assert!(
+        st["primary"]["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("then restart the harness sessions"),
+        "{st}"
+    );
     let o = lap.mpt(&["edge", "status"]);
     assert!(stdout(&o).contains("it was revoked"), "{}", stdout(&o));
     assert!(stdout(&o).contains(fix), "{}", stdout(&o));
@@ -594,6 +602,27 @@ fn a_running_edge_takes_a_rotated_token_from_its_file_without_a_restart() {
         )
         .unwrap();
     assert_eq!(b["success"], true);
+    // With a token file, status says no restart is needed (issue 56, item 5).
+    let from_file = [
+        ("MEMPALACE_REMOTE_TOKEN", ""),
+        ("MPT_TOKEN_FILE", file_s.as_str()),
+    ];
+    let o = lap.mpt_with(&["--json", "edge", "status"], &from_file);
+    let st = parse_json(&o);
+    let hint = st["primary"]["error"]["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("no session needs a restart") && !hint.contains("restart the harness"),
+        "{st}"
+    );
+    let o = lap.mpt_with(&["--json", "doctor", "--check", "transport"], &from_file);
+    let c = &parse_json(&o)["checks"][0];
+    assert!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .contains("no session needs a restart"),
+        "{c}"
+    );
     // The operator's fix, into the file the device names: the running edge reads it at its
     // next 401 and sends what waited, with no harness restarted (issue 56, item 5).
     let o = s.host_mpt(&[
