@@ -404,13 +404,13 @@ fn from_mcp(e: CallError) -> MptError {
             .with_detail(serde_json::json!({"token": why.as_str()})),
         CallError::Http {
             failure: HttpFailure::Refused,
+            detail,
             ..
-        } if GATEWAY_FRONT.get().is_some() => MptError::new(ErrorKind::Unavailable, msg).with_hint(
-            format!(
-                "nothing listens at {}: is the gateway there running (`mpt gateway serve` on the primary host), on that host and port?",
-                GATEWAY_FRONT.get().map_or("", String::as_str)
-            ),
-        ),
+        } if detail.starts_with(super::send_error::GATEWAY_UNREACHABLE) => {
+            MptError::new(ErrorKind::Unavailable, msg).with_hint(
+                "nothing listens at that address: is this device's gateway running there (`mpt gateway serve` on the primary host), on that host and port?",
+            )
+        }
         CallError::Http { failure, .. } => {
             let (kind, hint) = http_hint(*failure);
             let mut m = MptError::new(kind, msg).with_hint(hint);
@@ -450,19 +450,6 @@ fn integrity_hint(data: Option<&serde_json::Value>) -> String {
         Some(h) => format!("the server says: {h}"),
         None => "see the server's log for the integrity check's errors".to_string(),
     }
-}
-
-/// The gateway this process reaches the primary through (its origin), known once a client was
-/// built with a gateway's token: a hint about an unreachable primary names it, not `serve`.
-static GATEWAY_FRONT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-/// Notes that the primary at `url` is reached through `mpt gateway` (the token is one it issued).
-pub fn note_gateway_front(url: &str) {
-    let origin = reqwest::Url::parse(url).ok().map_or_else(
-        || crate::secrets::redact_url(url),
-        |u| u.origin().ascii_serialization(),
-    );
-    let _ = GATEWAY_FRONT.set(origin);
 }
 
 fn http_hint(f: HttpFailure) -> (ErrorKind, &'static str) {

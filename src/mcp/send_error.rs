@@ -6,9 +6,13 @@ use std::error::Error as _;
 use super::{CallError, HttpFailure};
 use crate::log_debug;
 
+/// How a failed send to a device's gateway begins its detail (`via_gateway`: the client holds a
+/// token `mpt gateway` issued): its hint then names the gateway, not `mempalace serve`.
+pub(super) const GATEWAY_UNREACHABLE: &str = "cannot reach the gateway at ";
+
 /// Names the layer that failed: DNS, refused, TLS, a server that speaks no TLS, or another
 /// connect failure.
-pub(super) fn classify(e: &reqwest::Error) -> CallError {
+pub(super) fn classify(e: &reqwest::Error, via_gateway: bool) -> CallError {
     let text = chain(e);
     log_debug!("the request to the primary failed: {text}");
     let lower = text.to_lowercase();
@@ -49,7 +53,10 @@ pub(super) fn classify(e: &reqwest::Error) -> CallError {
     CallError::Http {
         failure,
         status: None,
-        detail: format!("cannot reach the primary at {}: {cause}", address(e)),
+        detail: match via_gateway {
+            true => format!("{GATEWAY_UNREACHABLE}{}: {cause}", address(e)),
+            false => format!("cannot reach the primary at {}: {cause}", address(e)),
+        },
     }
 }
 

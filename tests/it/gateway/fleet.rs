@@ -653,9 +653,13 @@ fn an_unreachable_gateway_is_named_as_the_gateway() {
     assert_eq!(o.status.code(), Some(7), "{}", stdout(&o));
     let v = parse_json(&o);
     let hint = v["hint"].as_str().unwrap();
+    let message = v["message"].as_str().unwrap();
     assert!(
-        hint.contains("the gateway") && hint.contains(&format!("127.0.0.1:{}", s.gw.port)),
+        message.contains(&format!("the gateway at 127.0.0.1:{}", s.gw.port)),
         "{v}"
     );
-    assert!(!hint.contains("mempalace serve"), "{v}");
+    assert!(
+        hint.contains("this device's gateway") && !hint.contains("mempalace serve"),
+        "{v}"
+    );
 }
