@@ -31,6 +31,12 @@ impl Bearer {
     }
 
     /// The token to send now.
+    /// The token is one `mpt gateway` issued: the primary is reached through that gateway.
+    pub fn via_gateway(&self) -> bool {
+        self.get()
+            .is_some_and(|t| t.expose().starts_with(crate::secrets::GATEWAY_TOKEN_PREFIX))
+    }
+
     pub fn get(&self) -> Option<Secret> {
         self.token.lock().unwrap().clone()
     }

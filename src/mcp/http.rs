@@ -71,8 +71,6 @@ pub struct HttpClient {
     opts: HttpOptions,
     /// `opts.token`, renewed from its file after a 401 (`bearer.rs`).
     bearer: Bearer,
-    /// Its token is one `mpt gateway` issued: an unreachable primary is that gateway.
-    via_gateway: bool,
     session_id: StdMutex<Option<String>>,
     protocol: StdMutex<Option<String>>,
     next_id: AtomicU64,
@@ -114,17 +112,12 @@ fn build(opts: &HttpOptions, pooled: bool) -> Result<reqwest::Client, CallError>
 
 impl HttpClient {
     pub fn new(opts: HttpOptions) -> Result<Self, CallError> {
-        let via_gateway = opts
-            .token
-            .as_ref()
-            .is_some_and(|t| t.expose().starts_with(crate::secrets::GATEWAY_TOKEN_PREFIX));
         let http = build(&opts, true)?;
         let healthz = sibling(&opts.url, "/healthz")?;
         Ok(HttpClient {
             http: StdMutex::new(http),
             liveness: Liveness::new(build(&opts, false)?, healthz, opts.connect_timeout),
             bearer: Bearer::new(opts.token.clone()),
-            via_gateway,
             opts,
             session_id: StdMutex::new(None),
             protocol: StdMutex::new(None),
@@ -253,7 +246,7 @@ impl HttpClient {
         let fut = async {
             req.send()
                 .await
-                .map_err(|e| super::send_error::classify(&e, self.via_gateway))
+                .map_err(|e| super::send_error::classify(&e, self.bearer.via_gateway()))
         };
         with_deadline(fut, Some(head_deadline), &format!("GET {path}")).await
     }
@@ -273,7 +266,7 @@ impl HttpClient {
             let resp = req
                 .send()
                 .await
-                .map_err(|e| super::send_error::classify(&e, self.via_gateway))?;
+                .map_err(|e| super::send_error::classify(&e, self.bearer.via_gateway()))?;
             let status = resp.status().as_u16();
             if errors.contains(&status) {
                 let shown = crate::secrets::redact_url(&self.opts.url);
@@ -336,7 +329,7 @@ impl HttpClient {
             let resp = req
                 .send()
                 .await
-                .map_err(|e| super::send_error::classify(&e, self.via_gateway))?;
+                .map_err(|e| super::send_error::classify(&e, self.bearer.via_gateway()))?;
             self.remember_session(resp.headers());
             let status = resp.status().as_u16();
             if status == 202 {
