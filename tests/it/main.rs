@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod config_values;
 mod doctor;
+mod documents;
 mod edge;
 mod feed;
 mod fleet;
