@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::error::{MptError, Result};
 
+pub mod device;
 pub mod edge;
 mod env;
 pub mod feed;
@@ -191,6 +192,12 @@ pub struct FileConfig {
     /// Device globs whose diary entries and coordination events the edge shows (its own always);
     /// unset: every device's.
     pub trusted_devices: Option<Vec<String>>,
+    /// The primary's URL, when `MEMPALACE_REMOTE_URL` is not set (the opt-in, from the file).
+    pub remote_url: Option<String>,
+    /// This device's name, when `MEMPALACE_PI_DEVICE` is not set.
+    pub device: Option<String>,
+    /// The edge opt-in, when `MEMPALACE_EDGE` is not set.
+    pub edge: Option<bool>,
 }
 
 /// Everything a command may need, resolved once.
@@ -199,6 +206,8 @@ pub struct Config {
     pub remote: Option<Remote>,
     pub edge_opt_in: bool,
     pub device: Option<String>,
+    /// Where the URL, the device's name and the edge opt-in came from (environment or file).
+    pub origins: device::Origins,
     pub agent_name: String,
     pub harness: String,
     pub mcp: McpKnobs,
@@ -249,14 +258,15 @@ impl Config {
             connect: Duration::from_millis(env.millis("MPT_PRIMARY_CONNECT_MS", 3_000)?),
             handshake: optional_ms(env.millis("MPT_PRIMARY_HANDSHAKE_MS", 10_000)?),
         };
+        let settings = device::resolve(env, &file)?;
         let mut cut_off = None;
-        let remote = match env.get("MEMPALACE_REMOTE_URL") {
+        let remote = match settings.remote_url.as_deref() {
             None => {
                 read::register_unused_token(env, file.token_file.as_deref());
                 None
             }
             Some(url) => {
-                let url = validate_url(url)?;
+                let url = validate_url(url, settings.origins.remote_url)?;
                 match token::load_token(env, &file) {
                     Ok(token) => Some(Remote {
                         url,
@@ -273,8 +283,9 @@ impl Config {
         };
         Ok(Config {
             remote,
-            edge_opt_in: env.edge_opt_in()?,
-            device: env.get("MEMPALACE_PI_DEVICE").map(str::to_string),
+            edge_opt_in: settings.edge,
+            device: settings.device.clone(),
+            origins: settings.origins,
             agent_name: env.get("MEMPALACE_AGENT_NAME").unwrap_or("pi").to_string(),
             harness: file.harness.clone().unwrap_or_else(|| "mcp".to_string()),
             mcp,
@@ -309,12 +320,16 @@ impl Config {
     }
 }
 
-fn validate_url(url: &str) -> Result<String> {
+fn validate_url(url: &str, from: device::Origin) -> Result<String> {
     let shown = crate::secrets::redact_url(url);
+    let setting = match from {
+        device::Origin::File => "the config's remote_url",
+        _ => "MEMPALACE_REMOTE_URL",
+    };
     if !url.contains("://") {
         // `palace.lan:8765/mcp` parses as the scheme `palace.lan`: say what is really missing.
         return Err(MptError::usage(format!(
-            "MEMPALACE_REMOTE_URL='{shown}' has no scheme: mpt cannot tell how to reach the primary"
+            "{setting}='{shown}' has no scheme: mpt cannot tell how to reach the primary"
         ))
         .with_hint(format!(
             "export MEMPALACE_REMOTE_URL=https://{}",
@@ -322,14 +337,14 @@ fn validate_url(url: &str) -> Result<String> {
         )));
     }
     let parsed = reqwest::Url::parse(url).map_err(|e| {
-        MptError::usage(format!("MEMPALACE_REMOTE_URL='{shown}' is not a URL: {e}"))
+        MptError::usage(format!("{setting}='{shown}' is not a URL: {e}"))
             .with_hint("set it to the primary's endpoint, e.g. https://palace.example:8765/mcp")
     })?;
     if crate::secrets::has_userinfo(&parsed) {
         // The HTTP client would send it as Basic auth (the primary then refuses it as a bad
         // token), and every place that shows the URL would show the secret.
         return Err(MptError::usage(format!(
-            "MEMPALACE_REMOTE_URL='{shown}' carries a user name or password before the host: mpt never puts a secret in a URL"
+            "{setting}='{shown}' carries a user name or password before the host: mpt never puts a secret in a URL"
         ))
         .with_hint(
             "move the secret into MEMPALACE_REMOTE_TOKEN (or a 0600 file named by MPT_TOKEN_FILE) and set MEMPALACE_REMOTE_URL without the `user:password@` part",
@@ -338,7 +353,7 @@ fn validate_url(url: &str) -> Result<String> {
     match parsed.scheme() {
         "http" | "https" => Ok(url.to_string()),
         other => Err(MptError::usage(format!(
-            "MEMPALACE_REMOTE_URL uses the scheme '{other}': only https:// (or http:// on loopback) is spoken"
+            "{setting} uses the scheme '{other}': only https:// (or http:// on loopback) is spoken"
         ))
         .with_hint("set MEMPALACE_REMOTE_URL to the primary's https:// endpoint, e.g. https://palace.example:8765/mcp")),
     }

@@ -123,9 +123,23 @@ pub fn all(config: &Config, env: &Env) -> Vec<Knob> {
             "MEMPALACE_FEED_MINE_TIMEOUT_MS",
             ms_or_off(c.feed.mine_timeout),
         ),
-        from_env(
+        // The opt-in: the environment, else the config file (`remote_url`, `device`, `edge`).
+        env_or_file(
+            "MEMPALACE_REMOTE_URL",
+            f.remote_url.is_some(),
+            c.remote
+                .as_ref()
+                .map_or_else(|| "(unset)".into(), |r| crate::secrets::redact_url(&r.url)),
+        ),
+        env_or_file(
             "MEMPALACE_PI_DEVICE",
+            f.device.is_some(),
             c.device.clone().unwrap_or_else(|| "(unset)".into()),
+        ),
+        env_or_file(
+            "MEMPALACE_EDGE",
+            f.edge.is_some(),
+            c.edge_opt_in.to_string(),
         ),
         from_env("MEMPALACE_AGENT_NAME", c.agent_name.clone()),
         from_env("MEMPALACE_EXT_DEBUG", c.ext_debug.to_string()),

@@ -8,10 +8,24 @@ use crate::palace::procs::{self, Proc, Role};
 
 pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
     let id = "half-flip";
-    let shell_url = inputs
-        .env
-        .get("MEMPALACE_REMOTE_URL")
-        .map(crate::secrets::redact_url);
+    // The URL as resolved: the environment, else the config file, whose `remote_url` reaches
+    // whatever runs `mpt edge` (opencode's entry) but not pi's bridge, which reads its
+    // environment alone.
+    let (shell_url, from_file) = match &inputs.config {
+        Ok(c) => (
+            c.remote
+                .as_ref()
+                .map(|r| crate::secrets::redact_url(&r.url)),
+            c.origins.remote_url == crate::config::device::Origin::File,
+        ),
+        Err(_) => (
+            inputs
+                .env
+                .get("MEMPALACE_REMOTE_URL")
+                .map(crate::secrets::redact_url),
+            false,
+        ),
+    };
     let harnesses: Vec<&Proc> = procs
         .iter()
         .filter(|p| matches!(p.role, Some(Role::Pi | Role::Opencode)))
@@ -39,6 +53,8 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
             theirs.as_deref().unwrap_or("unset")
         ));
         match (&shell_url, &theirs) {
+            (Some(_), None) if from_file && h.role == Some(Role::Opencode) => {}
+            (Some(_), None) if from_file => fails.push(format!("pid {} ({name}) was started without MEMPALACE_REMOTE_URL: the config file's remote_url reaches `mpt edge`, but pi's bridge reads only its environment, so it still writes to the local palace", h.pid)),
             (Some(_), None) => fails.push(format!("pid {} ({name}) was started without MEMPALACE_REMOTE_URL: it still writes to the local palace", h.pid)),
             (Some(s), Some(t)) if s != t => warns.push(format!("pid {} ({name}) uses {t}, this shell {s}", h.pid)),
             (None, Some(t)) => warns.push(format!("pid {} ({name}) uses the primary {t} while this shell is local", h.pid)),
@@ -81,7 +97,11 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
 
 pub fn false_positive(inputs: &Inputs) -> Check {
     let id = "false-positive";
-    if inputs.env.get("MEMPALACE_REMOTE_URL").is_none() {
+    let remote = match &inputs.config {
+        Ok(c) => c.remote.is_some(),
+        Err(_) => inputs.env.get("MEMPALACE_REMOTE_URL").is_some(),
+    };
+    if !remote {
         return Check::new(
             id,
             Status::Skip,

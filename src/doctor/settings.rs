@@ -70,13 +70,20 @@ pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {
         found.retain(|f| !f.fix.contains("mpt edge wire"));
     }
     found.extend(typos);
-    if inputs.env.get("MEMPALACE_EDGE") == Some("1")
-        && inputs.env.get("MEMPALACE_REMOTE_URL").is_none()
-    {
+    // The opt-in as resolved (the environment, else the config file); the raw variables when
+    // the configuration does not load.
+    let (edge, url) = match &inputs.config {
+        Ok(c) => (c.edge_opt_in, c.remote.is_some() || c.cut_off.is_some()),
+        Err(_) => (
+            inputs.env.get("MEMPALACE_EDGE") == Some("1"),
+            inputs.env.get("MEMPALACE_REMOTE_URL").is_some(),
+        ),
+    };
+    if edge && !url {
         found.push(Finding {
             status: Status::Warn,
-            what: "MEMPALACE_EDGE=1 without MEMPALACE_REMOTE_URL: the edge has no primary to share with, so it only passes calls to the local palace".into(),
-            fix: "export MEMPALACE_REMOTE_URL=https://<the primary or its gateway>/mcp, or unset MEMPALACE_EDGE".into(),
+            what: "MEMPALACE_EDGE=1 without MEMPALACE_REMOTE_URL (nor the config's remote_url): the edge has no primary to share with, so it only passes calls to the local palace".into(),
+            fix: "export MEMPALACE_REMOTE_URL=https://<the primary or its gateway>/mcp (or set remote_url in the mpt config), or unset MEMPALACE_EDGE".into(),
         });
     }
     if found.is_empty() {

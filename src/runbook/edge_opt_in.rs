@@ -37,16 +37,32 @@ pub fn mpt_shim(env: &Env) -> Option<PathBuf> {
     script_runs_edge.then_some(found)
 }
 
-fn opt_in(env: &Env) -> String {
-    format!(
-        "opt-in here: MEMPALACE_REMOTE_URL {}, MEMPALACE_EDGE {}",
-        if env.get("MEMPALACE_REMOTE_URL").is_some() {
-            "set"
-        } else {
-            "unset"
-        },
-        env.get("MEMPALACE_EDGE").unwrap_or("unset")
-    )
+/// The opt-in as this machine resolves it: the environment, else the config file.
+fn opt_in(inputs: &Inputs) -> String {
+    use crate::config::device::Origin;
+    let env = &inputs.env;
+    let from = |o: Origin| match o {
+        Origin::File => " (the config file)",
+        _ => "",
+    };
+    match &inputs.config {
+        Ok(c) => format!(
+            "opt-in here: MEMPALACE_REMOTE_URL {}{}, MEMPALACE_EDGE {}{}",
+            if c.remote.is_some() { "set" } else { "unset" },
+            from(c.origins.remote_url),
+            u8::from(c.edge_opt_in),
+            from(c.origins.edge),
+        ),
+        Err(_) => format!(
+            "opt-in here: MEMPALACE_REMOTE_URL {}, MEMPALACE_EDGE {}",
+            if env.get("MEMPALACE_REMOTE_URL").is_some() {
+                "set"
+            } else {
+                "unset"
+            },
+            env.get("MEMPALACE_EDGE").unwrap_or("unset")
+        ),
+    }
 }
 
 pub fn wiring(inputs: &Inputs) -> Step {
@@ -58,10 +74,7 @@ pub fn wiring(inputs: &Inputs) -> Step {
     let (remote, edge) = (c.remote.is_some(), c.edge_opt_in);
     let expected = opencode::expected_kind(remote, edge);
     let mut findings = Vec::new();
-    let mut evidence = vec![format!(
-        "{}: expects {expected:?} entries",
-        opt_in(&inputs.env)
-    )];
+    let mut evidence = vec![format!("{}: expects {expected:?} entries", opt_in(inputs))];
     let w = Wiring::read(&inputs.env, &inputs.cwd);
     if w.installed() {
         for (f, why) in &w.unparsable {
@@ -161,7 +174,7 @@ pub fn volume(inputs: &Inputs) -> Step {
             State::NotApplicable,
             "not opted into the edge (MEMPALACE_EDGE=1 with a remote URL): only then must the local palace survive a recreate",
         )
-        .evidence(opt_in(&inputs.env));
+        .evidence(opt_in(inputs));
     }
     let paths = match inputs.palace() {
         Ok(p) => p,
@@ -178,16 +191,26 @@ pub fn r1(inputs: &Inputs) -> Step {
     let id = "r1";
     // The opt-in is the two variables of RFC 001 §1.2's ladder; knobs (timeouts, hub forwarding)
     // tune MemPalace but opt into nothing.
-    let opted: Vec<&str> = ["MEMPALACE_REMOTE_URL", "MEMPALACE_EDGE"]
+    let mut opted: Vec<&str> = ["MEMPALACE_REMOTE_URL", "MEMPALACE_EDGE"]
         .into_iter()
         .filter(|k| inputs.env.get(k).is_some_and(|v| v != "0"))
         .collect();
+    // Or the config file a user (or `mpt join`) wrote: the only other place an opt-in may live.
+    if let Ok(c) = &inputs.config {
+        use crate::config::device::Origin;
+        if c.origins.remote_url == Origin::File {
+            opted.push("remote_url (the config file)");
+        }
+        if c.origins.edge == Origin::File && c.edge_opt_in {
+            opted.push("edge (the config file)");
+        }
+    }
     let mut findings = Vec::new();
     let mut evidence = vec![if opted.is_empty() {
         "no opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE) in this environment: nothing of mpt may be in any path".to_string()
     } else {
         format!(
-            "this environment sets {}: checking the static wiring that would stay if they were commented out",
+            "this machine opts in with {}: checking the static wiring that would stay if they were removed",
             opted.join(", ")
         )
     }];

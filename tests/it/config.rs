@@ -421,3 +421,137 @@ fn a_malformed_edge_knob_is_exit_2_naming_it() {
         );
     }
 }
+
+/// How a device is set up: its variables, or the config file alone (issue 57).
+#[derive(Clone, Copy, Debug)]
+enum Way {
+    Env,
+    File,
+}
+
+/// The variables a device runs with set up `way`: the fleet's own, or those emptied (empty is
+/// unset) and the same settings written to its config file, the token in a 0600 file.
+fn set_up(d: &crate::support::fleet::Device, way: Way) -> Vec<(String, String)> {
+    match way {
+        Way::Env => Vec::new(),
+        Way::File => {
+            let dir = d.env.home().join(".config/mpt");
+            std::fs::create_dir_all(&dir).unwrap();
+            let token = dir.join("token");
+            std::fs::write(&token, format!("{}\n", d.token)).unwrap();
+            std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+            let cfg = json!({
+                "remote_url": d.link.url(),
+                "token_file": token,
+                "device": d.name,
+                "edge": true,
+            });
+            std::fs::write(dir.join("config.json"), cfg.to_string()).unwrap();
+            [
+                "MEMPALACE_REMOTE_URL",
+                "MEMPALACE_REMOTE_TOKEN",
+                "MEMPALACE_PI_DEVICE",
+                "MEMPALACE_EDGE",
+            ]
+            .map(|k| (k.to_string(), String::new()))
+            .to_vec()
+        }
+    }
+}
+
+/// A device configured by its config file alone runs as one configured by its environment: the
+/// edge's writes stamped and shared, a write made offline queued and flushed, doctor's transport,
+/// `mpt config` saying where each setting came from.
+#[test]
+fn a_device_set_up_by_its_config_file_alone_runs_as_one_set_up_by_its_environment() {
+    use crate::support::link::Mode;
+    for way in [Way::Env, Way::File] {
+        let fleet = crate::support::fleet::Fleet::start(1);
+        let d = &fleet.devices[0];
+        let vars = set_up(d, way);
+        let extra: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+
+        let c = json(&d.mpt_with(&["--json", "config"], &extra));
+        let source = |name: &str| {
+            c["knobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|k| k["name"] == name)
+                .map(|k| k["source"].clone())
+                .unwrap_or_default()
+        };
+        let expected = match way {
+            Way::Env => "env",
+            Way::File => "file",
+        };
+        for name in [
+            "MEMPALACE_REMOTE_URL",
+            "MEMPALACE_PI_DEVICE",
+            "MEMPALACE_EDGE",
+        ] {
+            assert_eq!(source(name), expected, "{way:?} {name}: {c}");
+        }
+        assert_eq!(c["transport"], "remote", "{way:?}: {c}");
+        assert_eq!(
+            c["stamp_identity"],
+            format!("mcp@{}", d.name),
+            "{way:?}: {c}"
+        );
+
+        let mut h = d.session("pi", &extra);
+        let online = format!("written online, set up by {way:?}");
+        let a = h
+            .call(
+                "mempalace_add_drawer",
+                json!({"wing": "w", "room": "r", "content": online}),
+            )
+            .unwrap();
+        let got = fleet
+            .call("mempalace_get_drawer", json!({"drawer_id": a["drawer_id"]}))
+            .unwrap();
+        assert_eq!(got["metadata"]["added_by"], d.agent("pi"), "{way:?}: {got}");
+
+        d.link.set(Mode::Refuse);
+        let offline = format!("written offline, set up by {way:?}");
+        let b = h
+            .call(
+                "mempalace_add_drawer",
+                json!({"wing": "w", "room": "r", "content": offline}),
+            )
+            .unwrap();
+        assert_eq!(b["success"], true, "{way:?}: {b}");
+        drop(h);
+        d.link.set(Mode::Pass);
+        let o = d.mpt_with(&["outbox", "flush", "--wait"], &extra);
+        assert!(o.status.success(), "{way:?}: {}{}", stdout(&o), stderr(&o));
+        assert!(
+            fleet
+                .call("mempalace_get_drawer", json!({"drawer_id": b["drawer_id"]}))
+                .is_ok_and(|g| g["drawer_id"] == b["drawer_id"]),
+            "{way:?}: the offline write drained"
+        );
+
+        let o = d.mpt_with(&["--json", "doctor", "--check", "transport"], &extra);
+        assert_eq!(o.status.code(), Some(0), "{way:?}: {}", stdout(&o));
+        let o = d.mpt_with(
+            &[
+                "--json",
+                "feed",
+                "prepare",
+                "--harness",
+                "pi",
+                "--reason",
+                "manual",
+            ],
+            &extra,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{way:?}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
