@@ -23,6 +23,16 @@ impl Exit {
     }
 }
 
+/// A document that would not serialize (`schema::to_document`): a bug of ours, said as one.
+impl From<serde_json::Error> for MptError {
+    fn from(e: serde_json::Error) -> Self {
+        MptError::new(
+            ErrorKind::Io,
+            format!("a document could not be written as JSON: {e}"),
+        )
+    }
+}
+
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
         ExitCode::from(e.code())

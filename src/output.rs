@@ -35,6 +35,15 @@ impl Output {
         Output { json, color }
     }
 
+    /// `emit` of a typed document (a `#[derive(Serialize)]` struct beside its command).
+    pub fn emit_typed(
+        &self,
+        doc: &impl serde::Serialize,
+        human: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<()> {
+        self.emit(&crate::schema::to_document(doc)?, human)
+    }
+
     /// Prints a command's result: the JSON document under `--json`, else the human text. Known
     /// secrets are scrubbed from both (server text may echo the token).
     pub fn emit(

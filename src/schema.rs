@@ -55,6 +55,13 @@ pub const RUNBOOK: &str = "mpt.runbook/v1";
 pub const RUNBOOK_APPLY: &str = "mpt.runbook.apply/v1";
 pub const TOOLS: &str = "mpt.tools/v1";
 
+/// A typed document (a `#[derive(Serialize)]` struct beside its command) as the JSON it prints:
+/// one place for the conversion and its error.
+/// (Its error, a map with a key that is not a string, becomes an `MptError` by `?`.)
+pub fn to_document(doc: &impl serde::Serialize) -> serde_json::Result<serde_json::Value> {
+    serde_json::to_value(doc)
+}
+
 /// The field names of a JSON document in the order they print, nested ones as `a.b` and an
 /// array's elements as `a[].b` (the first element's): what a golden test pins, since scripts
 /// read these names.

@@ -95,6 +95,5 @@ pub struct Notify<'a> {
 
 /// A document as the printer takes it.
 pub fn value(doc: &impl Serialize) -> crate::error::Result<Value> {
-    serde_json::to_value(doc)
-        .map_err(|e| crate::error::MptError::new(crate::error::ErrorKind::Io, e.to_string()))
+    Ok(crate::schema::to_document(doc)?)
 }

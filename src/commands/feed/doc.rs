@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Meta;
-use crate::error::{MptError, Result};
+use crate::error::Result;
 use crate::feed::fleet::Fed;
 use crate::feed::job::FeedRun;
 use crate::feed::{Harness, PrepareReport, REPORT_SCHEMA};
@@ -62,7 +62,7 @@ pub(super) fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>
         elapsed_ms: run.map(|r| r.elapsed.as_secs_f64() * 1e3),
         note: note.or_else(|| run.and_then(|r| r.note.as_deref())),
     };
-    serde_json::to_value(doc).map_err(|e| MptError::new(crate::error::ErrorKind::Io, e.to_string()))
+    Ok(crate::schema::to_document(&doc)?)
 }
 
 /// `mpt.feed.prepare/v1`: the engine's counts, then where things are, the remote inbox and what

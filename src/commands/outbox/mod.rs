@@ -2,13 +2,14 @@
 //! the outbox engine (`crate::outbox`), no SQL here; what only reads it is in `view`.
 
 mod backfill;
+mod docs;
 mod flush;
 mod view;
 
 use std::path::Path;
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::commands::Ctx;
 use crate::config::Config;
@@ -213,15 +214,15 @@ fn enqueue(
             maybe_applied: false,
         },
     )?;
-    let doc = json!({
-        "schema": crate::schema::OUTBOX_ENQUEUE,
-        "outbox": path,
-        "op_id": e.op_id,
-        "local_seq": e.local_seq,
-        "tool": tool,
-        "deduped": e.deduped,
-    });
-    let printed = ctx.out.emit(&doc, |w| {
+    let doc = docs::Enqueued {
+        schema: crate::schema::OUTBOX_ENQUEUE,
+        outbox: path,
+        op_id: &e.op_id,
+        local_seq: e.local_seq,
+        tool: &tool,
+        deduped: e.deduped,
+    };
+    let printed = ctx.out.emit_typed(&doc, |w| {
         let note = if e.deduped {
             "  (already queued under that key)"
         } else {
@@ -267,8 +268,13 @@ fn retry(ctx: &Ctx, path: &Path, op: Option<&str>) -> Result<Exit> {
             retried.push(o.op_id.clone());
         }
     }
-    let doc = json!({"schema": crate::schema::OUTBOX_RETRY, "outbox": path, "retried": retried, "count": retried.len()});
-    ctx.out.emit(&doc, |w| {
+    let doc = docs::Retried {
+        schema: crate::schema::OUTBOX_RETRY,
+        outbox: path,
+        retried: &retried,
+        count: retried.len(),
+    };
+    ctx.out.emit_typed(&doc, |w| {
         writeln!(
             w,
             "{} op(s) back in the queue; `mpt outbox flush` sends them",
@@ -300,9 +306,12 @@ fn drop_op(ctx: &Ctx, path: &Path, op: &str, yes: bool, reason: Option<&str>) ->
         short(&o),
         o.short_tool()
     );
-    let doc =
-        json!({"schema": crate::schema::OUTBOX_DROP, "outbox": path, "op": dropped.to_json(true)});
-    ctx.out.emit(&doc, |w| {
+    let doc = docs::Dropped {
+        schema: crate::schema::OUTBOX_DROP,
+        outbox: path,
+        op: dropped.doc(true),
+    };
+    ctx.out.emit_typed(&doc, |w| {
         writeln!(w, "dropped {} ({})", dropped.op_id, dropped.short_tool())
     })?;
     Ok(Exit::Ok)
@@ -314,8 +323,13 @@ fn purge(ctx: &Ctx, path: &Path, older_than: &str) -> Result<Exit> {
         Some(mut s) => s.purge(age)?,
         None => 0,
     };
-    let doc = json!({"schema": crate::schema::OUTBOX_PURGE, "outbox": path, "deleted": deleted, "older_than_s": age.as_secs()});
-    ctx.out.emit(&doc, |w| {
+    let doc = docs::Purged {
+        schema: crate::schema::OUTBOX_PURGE,
+        outbox: path,
+        deleted,
+        older_than_s: age.as_secs(),
+    };
+    ctx.out.emit_typed(&doc, |w| {
         writeln!(w, "purged {deleted} settled op(s) older than {older_than}")
     })?;
     Ok(Exit::Ok)

@@ -43,25 +43,27 @@ pub(super) fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
     let oldest = s.oldest_open_at;
     let last_error = s.last_flush_error.as_ref();
     let pending = s.pending_local;
-    let doc = json!({
-        "schema": crate::schema::OUTBOX_SUMMARY,
-        "outbox": path,
-        "exists": exists,
-        "primary": config.remote.as_ref().map(|r| crate::secrets::redact_url(&r.url)),
-        "device": Origin::from_config(config).device,
-        "counts": counts,
-        "open": open,
-        "oldest_open_age_s": s.oldest_open_age_ms(now).map(|a| a / 1000),
-        "blocked": blocked,
-        "held_back": s.backlog.held_back,
-        "head": head.map(|h| h.to_json_seen(false, flusher.is_some())),
-        "last_local_seq": s.last_seq,
-        "flusher_pid": flusher,
-        "last_flush_error": last_error.map(|l| l.to_json()),
-        // Writes an edge recorded before its child applied them, not yet queued or cancelled.
-        "pending_local": pending,
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = super::docs::Summary {
+        schema: crate::schema::OUTBOX_SUMMARY,
+        outbox: path,
+        exists,
+        primary: config
+            .remote
+            .as_ref()
+            .map(|r| crate::secrets::redact_url(&r.url)),
+        device: Origin::from_config(config).device,
+        counts,
+        open,
+        oldest_open_age_s: s.oldest_open_age_ms(now).map(|a| a / 1000),
+        blocked,
+        held_back: s.backlog.held_back,
+        head: head.map(|h| h.doc_seen(false, flusher.is_some())),
+        last_local_seq: s.last_seq,
+        flusher_pid: flusher,
+        last_flush_error: last_error.map(|l| l.to_json()),
+        pending_local: pending,
+    };
+    ctx.out.emit_typed(&doc, |w| {
         let row = |w: &mut dyn Write, k: &str, v: String| writeln!(w, "{k:<10} {v}");
         row(
             w,
@@ -201,15 +203,19 @@ pub(super) fn list(
     };
     let running = FlushLock::holder(path)?.is_some();
     let state_name = format!("{filter:?}").to_lowercase();
-    let doc = json!({
-        "schema": crate::schema::OUTBOX_LIST,
-        "outbox": path,
-        "state": state_name,
-        "count": ops.len(),
-        "ops": ops.iter().zip(&waits).map(|(o, w)| op_json(o, w, false, running)).collect::<Vec<_>>(),
-    });
+    let doc = super::docs::List {
+        schema: crate::schema::OUTBOX_LIST,
+        outbox: path,
+        state: state_name,
+        count: ops.len(),
+        ops: ops
+            .iter()
+            .zip(&waits)
+            .map(|(o, w)| op_waits(o, w, false, running))
+            .collect(),
+    };
     let now = util::now_ms();
-    ctx.out.emit(&doc, |w| {
+    ctx.out.emit_typed(&doc, |w| {
         writeln!(
             w,
             "{:>6}  {:<12}  {:<20} {:<8} {:>5}  {:>5}  note",
@@ -248,7 +254,12 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     let audit = store.audit_trail(Some(&o.op_id))?;
     let waits = store.waits(&o)?;
     let running = FlushLock::holder(path)?.is_some();
-    let doc = json!({"schema": crate::schema::OUTBOX_OP, "outbox": path, "op": op_json(&o, &waits, true, running), "audit": audit});
+    let doc = crate::schema::to_document(&super::docs::Shown {
+        schema: crate::schema::OUTBOX_OP,
+        outbox: path,
+        op: op_waits(&o, &waits, true, running),
+        audit: &audit,
+    })?;
     ctx.out.emit(&doc, |w| {
         for (k, v) in doc["op"].as_object().into_iter().flatten() {
             if k == "waits_on" {
@@ -286,23 +297,17 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
 const AWAITING: &str =
     "awaiting confirmation: sent, its flusher stopped; the next flush asks the primary first";
 
-/// An op's JSON (its payload when `with_payload`) with what it waits for.
-fn op_json(o: &outbox::Op, waits: &[Wait], with_payload: bool, flusher_running: bool) -> Value {
-    serde_json::to_value(OpWaitsDoc {
+/// An op (its payload when `with_payload`) with what it waits for.
+fn op_waits<'a>(
+    o: &'a outbox::Op,
+    waits: &'a [Wait],
+    with_payload: bool,
+    flusher_running: bool,
+) -> super::docs::OpWaits<'a> {
+    super::docs::OpWaits {
         op: o.doc_seen(with_payload, flusher_running),
         waits_on: waits,
-    })
-    .unwrap_or_default()
-}
-
-/// An op in `mpt outbox --json` (`ops[]`) and `show` (`op`): its document, then what it waits
-/// for (`waits_on`: the ops that minted ids it references and have not landed; it is sent when
-/// they are).
-#[derive(serde::Serialize)]
-struct OpWaitsDoc<'a> {
-    #[serde(flatten)]
-    op: outbox::OpDoc<'a>,
-    waits_on: &'a [Wait],
+    }
 }
 
 #[cfg(test)]
@@ -329,7 +334,9 @@ mod tests {
         let mut listed: Vec<String> = op_fields.clone();
         listed.extend(waits_on.map(String::from));
         assert_eq!(
-            crate::schema::field_names(&op_json(&op, &waits, false, true)),
+            crate::schema::field_names(
+                &crate::schema::to_document(&op_waits(&op, &waits, false, true)).unwrap()
+            ),
             listed
         );
         let mut shown = op_fields;
@@ -338,7 +345,9 @@ mod tests {
         );
         shown.extend(waits_on.map(String::from));
         assert_eq!(
-            crate::schema::field_names(&op_json(&op, &waits, true, true)),
+            crate::schema::field_names(
+                &crate::schema::to_document(&op_waits(&op, &waits, true, true)).unwrap()
+            ),
             shown
         );
     }
