@@ -2,6 +2,7 @@
 //! engine (`crate::gateway`); serving, tokens, the audit and the policy each have their own file.
 
 mod audit;
+mod docs;
 mod policy;
 mod serve;
 mod token;

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
 
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
@@ -193,17 +192,23 @@ fn deliver(ctx: &Ctx, ed: Editor, issued: Issued, to: &Delivery, old: &[Entry]) 
             .write_raw(format!("{}\n", issued.token).as_bytes())
             .map(|_| Exit::Ok);
     }
-    let doc = json!({
-        "schema": crate::schema::GATEWAY_TOKEN,
-        "token_id": e.id,
-        "device": e.device,
-        "created": e.created,
-        "expires": e.expires,
-        "out": to.out,
-        "env_file": to.env_file,
-        "replaces": old.iter().map(|o| json!({"token_id": o.id, "works_until": o.expires})).collect::<Vec<_>>(),
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = super::docs::Issued {
+        schema: crate::schema::GATEWAY_TOKEN,
+        token_id: &e.id,
+        device: &e.device,
+        created: &e.created,
+        expires: e.expires.as_deref(),
+        out: to.out.as_deref(),
+        env_file: to.env_file.as_deref(),
+        replaces: old
+            .iter()
+            .map(|o| super::docs::Replaced {
+                token_id: &o.id,
+                works_until: o.expires.as_deref(),
+            })
+            .collect(),
+    };
+    ctx.out.emit_typed(&doc, |w| {
         if let Some(p) = &to.out {
             writeln!(
                 w,
@@ -236,25 +241,27 @@ fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
     let file = TokenFile::load(&dir.tokens())?;
     let used = LastUsed::load(&dir.last_used());
     let now = now_unix();
-    let rows: Vec<Value> = file
+    let rows: Vec<super::docs::Row> = file
         .tokens
         .iter()
-        .map(|e| {
-            json!({
-                "id": e.id,
-                "device": e.device,
-                "state": e.state(now).as_str(),
-                "created": e.created,
-                "last_used": used.get(&e.id).map(crate::time::rfc3339),
-                "expires": e.expires,
-                "revoked": e.revoked,
-                "rotated_to": e.rotated_to,
-            })
+        .map(|e| super::docs::Row {
+            id: &e.id,
+            device: &e.device,
+            state: e.state(now).as_str(),
+            created: &e.created,
+            last_used: used.get(&e.id).map(crate::time::rfc3339),
+            expires: e.expires.as_deref(),
+            revoked: e.revoked.as_deref(),
+            rotated_to: e.rotated_to.as_deref(),
         })
         .collect();
-    let doc = json!({"schema": crate::schema::GATEWAY_TOKEN_LIST, "tokens": rows});
-    ctx.out.emit(&doc, |w| {
-        if rows.is_empty() {
+    let empty = rows.is_empty();
+    let doc = super::docs::Listed {
+        schema: crate::schema::GATEWAY_TOKEN_LIST,
+        tokens: rows,
+    };
+    ctx.out.emit_typed(&doc, |w| {
+        if empty {
             return writeln!(
                 w,
                 "no tokens yet: `mpt gateway token issue DEVICE` makes one"
@@ -265,17 +272,16 @@ fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
             "{:<10}  {:<16}  {:<8}  {:<20}  {:<20}  EXPIRES",
             "ID", "DEVICE", "STATE", "CREATED", "LAST USED"
         )?;
-        for r in &rows {
-            let s = |k: &str| r[k].as_str().unwrap_or("-").to_string();
+        for r in &doc.tokens {
             writeln!(
                 w,
                 "{:<10}  {:<16}  {:<8}  {:<20}  {:<20}  {}",
-                s("id"),
-                s("device"),
-                s("state"),
-                s("created"),
-                s("last_used"),
-                r["expires"].as_str().unwrap_or("never")
+                r.id,
+                r.device,
+                r.state,
+                r.created,
+                r.last_used.as_deref().unwrap_or("-"),
+                r.expires.unwrap_or("never")
             )?;
         }
         Ok(())
@@ -287,11 +293,17 @@ fn revoke(ctx: &Ctx, dir: &StateDir, target: &str) -> Result<Exit> {
     let mut ed = Editor::open(dir)?;
     let done = ed.revoke(target, now_unix())?;
     ed.commit()?;
-    let doc = json!({
-        "schema": crate::schema::GATEWAY_TOKEN_REVOKE,
-        "revoked": done.iter().map(|e| json!({"token_id": e.id, "device": e.device})).collect::<Vec<_>>(),
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = super::docs::Revoked {
+        schema: crate::schema::GATEWAY_TOKEN_REVOKE,
+        revoked: done
+            .iter()
+            .map(|e| super::docs::RevokedOne {
+                token_id: &e.id,
+                device: &e.device,
+            })
+            .collect(),
+    };
+    ctx.out.emit_typed(&doc, |w| {
         if done.is_empty() {
             return writeln!(
                 w,

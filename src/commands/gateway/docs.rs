@@ -1,0 +1,59 @@
+//! The `--json` documents of `mpt gateway token` as typed structs (their field paths and types
+//! pinned by `tests/it/documents.rs`): issue and rotate, list, revoke.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+/// `mpt gateway token issue|rotate --json` (`mpt.gateway.token/v1`): never the secret.
+#[derive(Debug, Serialize)]
+pub struct Issued<'a> {
+    pub schema: &'static str,
+    pub token_id: &'a str,
+    pub device: &'a str,
+    pub created: &'a str,
+    pub expires: Option<&'a str>,
+    pub out: Option<&'a Path>,
+    pub env_file: Option<&'a Path>,
+    /// The tokens a rotation replaced, each working out its overlap.
+    pub replaces: Vec<Replaced<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Replaced<'a> {
+    pub token_id: &'a str,
+    pub works_until: Option<&'a str>,
+}
+
+/// `mpt gateway token list --json` (`mpt.gateway.token.list/v1`).
+#[derive(Debug, Serialize)]
+pub struct Listed<'a> {
+    pub schema: &'static str,
+    pub tokens: Vec<Row<'a>>,
+}
+
+/// One token in the list: its id and device, state and times (never its hash).
+#[derive(Debug, Serialize)]
+pub struct Row<'a> {
+    pub id: &'a str,
+    pub device: &'a str,
+    pub state: &'static str,
+    pub created: &'a str,
+    pub last_used: Option<String>,
+    pub expires: Option<&'a str>,
+    pub revoked: Option<&'a str>,
+    pub rotated_to: Option<&'a str>,
+}
+
+/// `mpt gateway token revoke --json` (`mpt.gateway.token.revoke/v1`).
+#[derive(Debug, Serialize)]
+pub struct Revoked<'a> {
+    pub schema: &'static str,
+    pub revoked: Vec<RevokedOne<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RevokedOne<'a> {
+    pub token_id: &'a str,
+    pub device: &'a str,
+}
