@@ -6,6 +6,14 @@ use crate::commands::{Ctx, Root};
 use crate::error::{Exit, MptError, Result};
 use clap::Args;
 
+/// `mpt man DIR --json` (`mpt.man/v1`): the folder and the pages written there.
+#[derive(Debug, serde::Serialize)]
+struct ManDoc<'a> {
+    schema: &'static str,
+    dir: &'a Path,
+    pages: &'a [String],
+}
+
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// Write mpt.1 and one page per subcommand here (else print mpt(1) to stdout)
@@ -16,9 +24,12 @@ pub fn run(ctx: &Ctx, args: ManArgs, root: Root) -> Result<Exit> {
     match args.dir {
         Some(dir) => {
             let written = write_all(&dir, root)?;
-            let doc =
-                serde_json::json!({"schema": crate::schema::MAN, "dir": dir, "pages": written});
-            ctx.out.emit(&doc, |w| {
+            let doc = ManDoc {
+                schema: crate::schema::MAN,
+                dir: &dir,
+                pages: &written,
+            };
+            ctx.out.emit_typed(&doc, |w| {
                 for p in &written {
                     writeln!(w, "{}", dir.join(p).display())?;
                 }

@@ -2,12 +2,31 @@
 //! knowledge-graph locations with their counts, the embedder, a registered hub, the writer lease.
 
 use clap::Args;
-use serde_json::json;
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
 use crate::error::{Exit, Result};
 use crate::palace::{PalacePaths, files, kg};
+
+/// `mpt paths --json` (`mpt.paths/v1`): its field paths and types pinned by
+/// `tests/it/documents.rs`.
+#[derive(Debug, serde::Serialize)]
+struct PathsDoc<'a> {
+    schema: &'static str,
+    paths: &'a PalacePaths,
+    palace_exists: bool,
+    kg: KgDoc<'a>,
+    embedder: &'a Option<files::EmbedderIdentity>,
+    hub: &'a Option<files::ServerInfo>,
+    writer_lease: &'a Option<files::LeaseHolder>,
+}
+
+/// Both knowledge-graph locations MemPalace 3.11 may use, with their counts (`None`: absent).
+#[derive(Debug, serde::Serialize)]
+struct KgDoc<'a> {
+    with_palace_flag: &'a Option<kg::KgStats>,
+    without_palace_flag: &'a Option<kg::KgStats>,
+}
 
 #[derive(Debug, Args)]
 pub struct PathsArgs {
@@ -27,16 +46,19 @@ pub fn run(ctx: &Ctx, args: PathsArgs) -> Result<Exit> {
     let embedder = files::embedder_identity(&p.embedder_sidecar)?;
     let hub = files::server_info(&p.serverinfo)?;
     let lease = files::lease_holder(&p.writer_lease)?;
-    let doc = json!({
-        "schema": crate::schema::PATHS,
-        "paths": p,
-        "palace_exists": p.palace.join("chroma.sqlite3").is_file(),
-        "kg": {"with_palace_flag": kg_flag, "without_palace_flag": kg_home},
-        "embedder": embedder,
-        "hub": hub,
-        "writer_lease": lease,
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = PathsDoc {
+        schema: crate::schema::PATHS,
+        paths: &p,
+        palace_exists: p.palace.join("chroma.sqlite3").is_file(),
+        kg: KgDoc {
+            with_palace_flag: &kg_flag,
+            without_palace_flag: &kg_home,
+        },
+        embedder: &embedder,
+        hub: &hub,
+        writer_lease: &lease,
+    };
+    ctx.out.emit_typed(&doc, |w| {
         let row = |w: &mut dyn std::io::Write, k: &str, v: String| writeln!(w, "{k:<22} {v}");
         let counts = |s: &Option<kg::KgStats>| match s {
             None => "absent".to_string(),
