@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
@@ -82,20 +82,20 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
             let hs = client.connect().await?;
             let started = Instant::now();
             let doc = match &tool {
-                None => tools_doc(&client, &hs.tools),
+                None => tools_doc(&client, &hs.tools)?,
                 Some(t) => {
                     let reply = client
                         .call_tool(t, arguments, deadline)
                         .await
                         .map_err(|e| unknown_tool(e, t, &hs.tools))?;
-                    json!({
-                        "schema": crate::schema::CALL,
-                        "transport": client.transport_name(),
-                        "tool": t,
-                        "server_version": hs.server_version(),
-                        "elapsed_ms": started.elapsed().as_secs_f64() * 1e3,
-                        "payload": reply.payload,
-                    })
+                    crate::schema::to_document(&CallDoc {
+                        schema: crate::schema::CALL,
+                        transport: client.transport_name(),
+                        tool: t,
+                        server_version: hs.server_version(),
+                        elapsed_ms: started.elapsed().as_secs_f64() * 1e3,
+                        payload: reply.payload,
+                    })?
                 }
             };
             Ok::<_, MptError>(doc)
@@ -143,17 +143,56 @@ fn unknown_tool(e: crate::mcp::CallError, tool: &str, tools: &[Value]) -> MptErr
     ))
 }
 
-fn tools_doc(client: &McpClient, tools: &[Value]) -> Value {
-    let list: Vec<Value> = tools
+fn tools_doc(client: &McpClient, tools: &[Value]) -> serde_json::Result<Value> {
+    let list: Vec<ToolRow> = tools
         .iter()
         .map(|t| {
             let name = t["name"].as_str().unwrap_or("");
-            json!({
-                "name": name,
-                "class": catalog::classify(name),
-                "summary": t["description"].as_str().unwrap_or("").lines().next().unwrap_or(""),
-            })
+            ToolRow {
+                name,
+                class: catalog::classify(name),
+                summary: t["description"]
+                    .as_str()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or(""),
+            }
         })
         .collect();
-    json!({"schema": crate::schema::TOOLS, "transport": client.transport_name(), "count": list.len(), "tools": list})
+    crate::schema::to_document(&ToolsDoc {
+        schema: crate::schema::TOOLS,
+        transport: client.transport_name(),
+        count: list.len(),
+        tools: list,
+    })
+}
+
+/// `mpt call TOOL --json` (`mpt.call/v1`): the tool's payload and how it was reached (field
+/// paths and types pinned by `tests/it/documents.rs`, as the documents below).
+#[derive(serde::Serialize)]
+struct CallDoc<'a> {
+    schema: &'static str,
+    transport: &'static str,
+    tool: &'a str,
+    server_version: Option<&'a str>,
+    elapsed_ms: f64,
+    payload: Value,
+}
+
+/// `mpt call --list --json` (`mpt.tools/v1`).
+#[derive(serde::Serialize)]
+struct ToolsDoc<'a> {
+    schema: &'static str,
+    transport: &'static str,
+    count: usize,
+    tools: Vec<ToolRow<'a>>,
+}
+
+/// One tool: its name, how mpt routes it, the first line of its description.
+#[derive(serde::Serialize)]
+struct ToolRow<'a> {
+    name: &'a str,
+    class: catalog::ToolClass,
+    summary: &'a str,
 }

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 
 use super::owner::{self, OwnerPaths};
 use super::stop::{self, Attached};
@@ -120,12 +121,25 @@ fn is_edge_owner(pid: u32) -> bool {
     })
 }
 
-/// The `mpt.edge.stop/v1` document.
-pub fn document(palace: &std::path::Path, stopped: &[Stopped], outbox_open: Option<i64>) -> Value {
-    json!({
-        "schema": crate::schema::EDGE_STOP,
-        "palace": palace,
-        "stopped": stopped,
-        "outbox_open": outbox_open,
-    })
+/// The `mpt.edge.stop/v1` document: what was stopped, and what its outbox still holds (field
+/// paths and types pinned by `tests/it/documents.rs`).
+#[derive(Debug, Serialize)]
+pub struct Document<'a> {
+    pub schema: &'static str,
+    pub palace: &'a std::path::Path,
+    pub stopped: &'a [Stopped],
+    pub outbox_open: Option<i64>,
+}
+
+pub fn document<'a>(
+    palace: &'a std::path::Path,
+    stopped: &'a [Stopped],
+    outbox_open: Option<i64>,
+) -> Document<'a> {
+    Document {
+        schema: crate::schema::EDGE_STOP,
+        palace,
+        stopped,
+        outbox_open,
+    }
 }

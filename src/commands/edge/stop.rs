@@ -17,7 +17,7 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
             .transpose()?,
     };
     let doc = stop_owner::document(&launch.palace, &stopped, outbox_open);
-    ctx.out.emit(&doc, |w| {
+    ctx.out.emit_typed(&doc, |w| {
         if stopped.is_empty() {
             writeln!(
                 w,
