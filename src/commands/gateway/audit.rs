@@ -64,8 +64,11 @@ fn show(ctx: &Ctx, dir: &StateDir, args: GatewayAuditArgs) -> Result<Exit> {
         limit: args.limit,
     };
     let records = select(dir, &q)?;
-    let doc = json!({"schema": crate::schema::GATEWAY_AUDIT, "records": records});
-    ctx.out.emit(&doc, |w| {
+    let doc = super::docs::Audit {
+        schema: crate::schema::GATEWAY_AUDIT,
+        records: &records,
+    };
+    ctx.out.emit_typed(&doc, |w| {
         if records.is_empty() {
             return writeln!(w, "no audit records match");
         }

@@ -1,5 +1,6 @@
-//! The `--json` documents of `mpt gateway token` as typed structs (their field paths and types
-//! pinned by `tests/it/documents.rs`): issue and rotate, list, revoke.
+//! The `--json` documents of `mpt gateway` as typed structs (their field paths and types pinned
+//! by `tests/it/documents.rs`): token issue and rotate, list, revoke; policy check and explain;
+//! the audit's records.
 
 use std::path::Path;
 
@@ -56,4 +57,37 @@ pub struct Revoked<'a> {
 pub struct RevokedOne<'a> {
     pub token_id: &'a str,
     pub device: &'a str,
+}
+
+/// `mpt gateway policy check --json` (`mpt.gateway.policy.check/v1`).
+#[derive(Debug, Serialize)]
+pub struct PolicyChecked<'a> {
+    pub schema: &'static str,
+    pub policy: &'a Path,
+    pub ok: bool,
+    /// How many tests the policy holds.
+    pub tests: usize,
+    pub failed: &'a [crate::gateway::decide::policy::Failure],
+}
+
+/// `mpt gateway policy explain --json` (`mpt.gateway.policy.explain/v1`).
+#[derive(Debug, Serialize)]
+pub struct Explained<'a> {
+    pub schema: &'static str,
+    pub device: &'a str,
+    pub tool: &'a str,
+    /// `allow` or `deny`.
+    pub decision: &'static str,
+    pub rule: &'a str,
+    pub wings: Vec<String>,
+    pub rewrites: Vec<String>,
+    /// The decision needs the target drawer's wing, which only a running gateway looks up.
+    pub needs_lookup: bool,
+}
+
+/// `mpt gateway audit --json` (`mpt.gateway.audit/v1`): the records as they are stored.
+#[derive(Debug, Serialize)]
+pub struct Audit<'a> {
+    pub schema: &'static str,
+    pub records: &'a [serde_json::Value],
 }

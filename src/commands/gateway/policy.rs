@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
@@ -61,14 +61,14 @@ pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayPolicyAction) -> Result<Exi
 fn check(ctx: &Ctx, path: &Path) -> Result<Exit> {
     let policy = Policy::load(path)?;
     let failed = policy.failing_tests();
-    let doc = json!({
-        "schema": crate::schema::GATEWAY_POLICY_CHECK,
-        "policy": path,
-        "ok": failed.is_empty(),
-        "tests": policy.tests.len(),
-        "failed": failed,
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = super::docs::PolicyChecked {
+        schema: crate::schema::GATEWAY_POLICY_CHECK,
+        policy: path,
+        ok: failed.is_empty(),
+        tests: policy.tests.len(),
+        failed: &failed,
+    };
+    ctx.out.emit_typed(&doc, |w| {
         if failed.is_empty() {
             return writeln!(
                 w,
@@ -134,17 +134,17 @@ fn explain(
     };
     let v = policy.call(device, "explain", &tool, &args, &current);
     let rewrites: Vec<String> = v.rewrites.iter().map(|r| r.label()).collect();
-    let doc = json!({
-        "schema": crate::schema::GATEWAY_POLICY_EXPLAIN,
-        "device": device,
-        "tool": tool,
-        "decision": if v.decision.allowed { "allow" } else { "deny" },
-        "rule": v.decision.rule,
-        "wings": catalog::wings(&tool, &args),
-        "rewrites": rewrites,
-        "needs_lookup": policy.needs_current(device, &tool) && current.wing.is_none(),
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = super::docs::Explained {
+        schema: crate::schema::GATEWAY_POLICY_EXPLAIN,
+        device,
+        tool: &tool,
+        decision: if v.decision.allowed { "allow" } else { "deny" },
+        rule: &v.decision.rule,
+        wings: catalog::wings(&tool, &args),
+        rewrites,
+        needs_lookup: policy.needs_current(device, &tool) && current.wing.is_none(),
+    };
+    ctx.out.emit_typed(&doc, |w| {
         let (paint, word) = if v.decision.allowed {
             (Style::Ok, "allow")
         } else {
