@@ -3,12 +3,30 @@
 
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser};
-use serde_json::json;
 
 use crate::commands::Ctx;
 use crate::doctor::{self, Inputs, Status};
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};
+
+/// `mpt doctor --json` (`mpt.doctor/v1`): every check run, then the tally (field paths and
+/// types pinned by `tests/it/documents.rs`).
+#[derive(serde::Serialize)]
+struct DoctorDoc<'a> {
+    schema: &'static str,
+    offline: bool,
+    checks: &'a [doctor::Check],
+    summary: Tally,
+}
+
+/// How many checks ended each way.
+#[derive(serde::Serialize)]
+struct Tally {
+    ok: usize,
+    warn: usize,
+    fail: usize,
+    skip: usize,
+}
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
@@ -55,14 +73,19 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
         count(Status::Fail),
         count(Status::Skip),
     );
-    let doc = json!({
-        "schema": crate::schema::DOCTOR,
-        "offline": args.offline,
-        "checks": checks,
-        "summary": {"ok": ok, "warn": warn, "fail": fail, "skip": skip},
-    });
+    let doc = DoctorDoc {
+        schema: crate::schema::DOCTOR,
+        offline: args.offline,
+        checks: &checks,
+        summary: Tally {
+            ok,
+            warn,
+            fail,
+            skip,
+        },
+    };
     let out = &ctx.out;
-    ctx.out.emit(&doc, |w| {
+    ctx.out.emit_typed(&doc, |w| {
         for c in &checks {
             let (sym, style) = mark(c.status);
             writeln!(w, "{} {:<15} {}", out.paint(style, sym), c.id, c.summary)?;

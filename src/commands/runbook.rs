@@ -5,13 +5,31 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use serde_json::json;
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
 use crate::error::{Exit, MptError, Result};
 use crate::output::{Style, verbosity};
 use crate::runbook::{self, Applied, Inputs, Phase, State, Step};
+
+/// `mpt runbook --json` (`mpt.runbook/v1`): the phases shown, every step, then the tally (field
+/// paths and types pinned by `tests/it/documents.rs`).
+#[derive(serde::Serialize)]
+struct RunbookDoc<'a> {
+    schema: &'static str,
+    phases: &'a [Phase],
+    steps: &'a [Step],
+    summary: StepTally,
+}
+
+/// How many steps stand each way.
+#[derive(serde::Serialize)]
+struct StepTally {
+    done: usize,
+    to_do: usize,
+    blocked: usize,
+    not_applicable: usize,
+}
 
 #[derive(Debug, Args)]
 pub struct RunbookArgs {
@@ -106,13 +124,18 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
     );
     let mut shown: Vec<Phase> = steps.iter().map(|s| s.phase).collect();
     shown.dedup();
-    let doc = json!({
-        "schema": crate::schema::RUNBOOK,
-        "phases": shown,
-        "steps": steps,
-        "summary": {"done": done, "to_do": todo, "blocked": blocked, "not_applicable": na},
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = RunbookDoc {
+        schema: crate::schema::RUNBOOK,
+        phases: &shown,
+        steps: &steps,
+        summary: StepTally {
+            done,
+            to_do: todo,
+            blocked,
+            not_applicable: na,
+        },
+    };
+    ctx.out.emit_typed(&doc, |w| {
         let mut phase = None;
         for s in &steps {
             if phase != Some(s.phase) {
