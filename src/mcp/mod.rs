@@ -4,6 +4,7 @@
 mod bearer;
 pub mod body;
 mod call_error;
+mod call_hints;
 pub mod client;
 mod denial;
 pub mod handshake;
