@@ -16,7 +16,6 @@ use crate::support::{Primary, TestEnv, stderr};
 const NOT_YET: &[&str] = &[
     "mpt.edge.pull/v1",
     "mpt.edge.wire.user_entry/v1",
-    "mpt.feed.install_helper/v1",
     "mpt.feed.mine/v1",
     "mpt.gateway.audit.head/v1",
     "mpt.gateway.last_used/v1",
@@ -169,6 +168,8 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
         "manual",
     ]);
     run(&["--json", "mailbox"]);
+    let helper = env.path("bin");
+    run(&["--json", "feed", "install-helper", helper.to_str().unwrap()]);
     let man = env.path("man");
     run(&["--json", "man", man.to_str().unwrap()]);
 

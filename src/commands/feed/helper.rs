@@ -6,11 +6,20 @@ use std::path::PathBuf;
 
 use clap::Args;
 use clap::Parser;
-use serde_json::json;
 
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
 use crate::feed::dropin::{self, Action, HELPER_NAME};
+
+/// `mpt feed install-helper --json` (`mpt.feed.install_helper/v1`): what was linked where, what it
+/// replaced, and whether the bridge's lookup now finds this mpt.
+#[derive(serde::Serialize)]
+struct HelperDoc<'a> {
+    schema: &'static str,
+    #[serde(flatten)]
+    installed: &'a dropin::Installed,
+    bridge_runs_it: bool,
+}
 
 #[derive(Debug, Args)]
 pub struct FeedInstallHelperArgs {
@@ -70,16 +79,12 @@ pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
     let done = dropin::install(&dir, &exe, args.force)?;
     let found = dropin::resolve_feed_bin(&ctx.env);
     let bridge_runs_it = found.as_deref().is_some_and(|p| dropin::same_file(p, &exe));
-    let doc = json!({
-        "schema": crate::schema::FEED_INSTALL_HELPER,
-        "path": done.path,
-        "target": done.target,
-        "action": done.action,
-        "replaced": done.replaced,
-        "backup": done.backup,
-        "bridge_runs_it": bridge_runs_it,
-    });
-    ctx.out.emit(&doc, |w| {
+    let doc = HelperDoc {
+        schema: crate::schema::FEED_INSTALL_HELPER,
+        installed: &done,
+        bridge_runs_it,
+    };
+    ctx.out.emit_typed(&doc, |w| {
         let verb = match done.action {
             Action::Created => "linked",
             Action::Unchanged => "already linked",

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::json;
 
 use crate::commands::Ctx;
 use crate::config::gateway::GatewayKnobs;
@@ -56,17 +55,27 @@ pub fn run(ctx: &Ctx, dir: StateDir, args: GatewayServeArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
+/// `mpt gateway serve --json`'s line once it listens (`mpt.gateway.serve/v1`).
+#[derive(serde::Serialize)]
+struct ServeDoc<'a> {
+    schema: &'static str,
+    listening: &'a str,
+    upstream: &'a str,
+    dir: &'a std::path::Path,
+    pid: u32,
+}
+
 fn listening(ctx: &Ctx, l: &Listening) -> Result<()> {
     for n in &l.notes {
         ctx.out.note("note", n);
     }
-    let doc = json!({
-        "schema": crate::schema::GATEWAY_SERVE,
-        "listening": l.url,
-        "upstream": l.upstream,
-        "dir": l.dir,
-        "pid": std::process::id(),
-    });
+    let doc = crate::schema::to_document(&ServeDoc {
+        schema: crate::schema::GATEWAY_SERVE,
+        listening: &l.url,
+        upstream: &l.upstream,
+        dir: &l.dir,
+        pid: std::process::id(),
+    })?;
     ctx.out.stream(&doc, |w| {
         writeln!(
             w,
