@@ -2,7 +2,7 @@
 //! records a query selects, and the chain's verdict (exit 3 naming the first record that fails).
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
@@ -110,18 +110,18 @@ fn show(ctx: &Ctx, dir: &StateDir, args: GatewayAuditArgs) -> Result<Exit> {
 
 fn check(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
     let v = verify(dir)?;
-    let doc = json!({
-        "schema": crate::schema::GATEWAY_AUDIT_VERIFY,
-        "ok": v.bad.is_none(),
-        "records": v.records,
-        "first_seq": v.first_seq,
-        "last_seq": v.last_seq,
-        "head_seq": v.head.as_ref().map(|h| h.seq),
-        "start": v.head.as_ref().and_then(|h| h.start.as_ref()),
-        "pruned": v.pruned,
-        "bad": v.bad,
-    });
-    ctx.out.emit(&doc, |w| match &v.bad {
+    let doc = super::docs::Verified {
+        schema: crate::schema::GATEWAY_AUDIT_VERIFY,
+        ok: v.bad.is_none(),
+        records: v.records,
+        first_seq: v.first_seq,
+        last_seq: v.last_seq,
+        head_seq: v.head.as_ref().map(|h| h.seq),
+        start: v.head.as_ref().and_then(|h| h.start.as_ref()),
+        pruned: &v.pruned,
+        bad: v.bad.as_ref(),
+    };
+    ctx.out.emit_typed(&doc, |w| match &v.bad {
         None => {
             writeln!(
                 w,

@@ -91,3 +91,18 @@ pub struct Audit<'a> {
     pub schema: &'static str,
     pub records: &'a [serde_json::Value],
 }
+
+/// `mpt gateway audit verify --json` (`mpt.gateway.audit.verify/v1`): the chain from its anchor
+/// to its head checkpoint, what pruning removed, and the first break (`bad`), if any.
+#[derive(Debug, Serialize)]
+pub struct Verified<'a> {
+    pub schema: &'static str,
+    pub ok: bool,
+    pub records: u64,
+    pub first_seq: Option<u64>,
+    pub last_seq: Option<u64>,
+    pub head_seq: Option<u64>,
+    pub start: Option<&'a crate::gateway::record::audit::Start>,
+    pub pruned: &'a [serde_json::Value],
+    pub bad: Option<&'a crate::gateway::record::audit::read::Bad>,
+}
