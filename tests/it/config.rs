@@ -507,9 +507,18 @@ fn a_device_set_up_by_its_config_file_alone_runs_as_one_set_up_by_its_environmen
                 json!({"wing": "w", "room": "r", "content": online}),
             )
             .unwrap();
-        let got = fleet
-            .call("mempalace_get_drawer", json!({"drawer_id": a["drawer_id"]}))
-            .unwrap();
+        // Queued and sent by the edge's flusher, which runs beside the session.
+        let landed = || {
+            fleet
+                .call("mempalace_get_drawer", json!({"drawer_id": a["drawer_id"]}))
+                .ok()
+                .filter(|g| g["drawer_id"] == a["drawer_id"])
+        };
+        assert!(
+            crate::support::wait_for(60.0, || landed().is_some()),
+            "{way:?}: landed"
+        );
+        let got = landed().unwrap();
         assert_eq!(got["metadata"]["added_by"], d.agent("pi"), "{way:?}: {got}");
 
         d.link.set(Mode::Refuse);
