@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
 use super::WireHarness;
 use crate::commands::Ctx;
 use crate::config::Config;
@@ -50,7 +48,14 @@ pub fn run(
             }
             let backup = if dry_run { None } else { wire::apply(&plan)? };
             let edge = state == wire::OptIn::Edge;
-            let doc = json!({"schema": crate::schema::EDGE_WIRE, "harness": "opencode", "dry_run": dry_run, "plan": plan, "backup": backup, "mpt": edge.then_some(&mpt)});
+            let doc = crate::schema::to_document(&WireOpencode {
+                schema: crate::schema::EDGE_WIRE,
+                harness: "opencode",
+                dry_run,
+                plan: &plan,
+                backup: backup.as_deref(),
+                mpt: edge.then_some(&mpt),
+            })?;
             quiet_or_emit(ctx, &doc, |w| {
                 writeln!(
                     w,
@@ -95,6 +100,30 @@ pub fn run(
     }
 }
 
+/// `mpt edge wire opencode --json` (`mpt.edge.wire/v1`): the plan for its config file, the backup
+/// an applied change left, and the mpt the entry runs (with the edge).
+#[derive(serde::Serialize)]
+struct WireOpencode<'a> {
+    schema: &'static str,
+    harness: &'static str,
+    dry_run: bool,
+    plan: &'a wire::Plan,
+    backup: Option<&'a std::path::Path>,
+    mpt: Option<&'a exe::WiredExe>,
+}
+
+/// `mpt edge wire pi --json` (`mpt.edge.wire/v1`): whether pi's deployed extension has the edge
+/// branch, and the one edit it needs when not (mpt never edits it).
+#[derive(serde::Serialize)]
+struct WirePi<'a> {
+    schema: &'static str,
+    harness: &'static str,
+    state: wire::OptIn,
+    status: &'static str,
+    extension: Option<&'a std::path::Path>,
+    edit: Option<&'static str>,
+}
+
 fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
     let agent = pi::agent_dir(&ctx.env)?;
     let ext = pi::extension(&agent)?;
@@ -104,14 +133,14 @@ fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
         (Some(_), true) => "wired",
         (Some(_), false) => "needs_edit",
     };
-    let doc = json!({
-        "schema": crate::schema::EDGE_WIRE,
-        "harness": "pi",
-        "state": state,
-        "status": status,
-        "extension": ext.as_ref().map(|e| &e.resolved),
-        "edit": (status == "needs_edit").then_some(PI_EDIT),
-    });
+    let doc = crate::schema::to_document(&WirePi {
+        schema: crate::schema::EDGE_WIRE,
+        harness: "pi",
+        state,
+        status,
+        extension: ext.as_ref().map(|e| e.resolved.as_path()),
+        edit: (status == "needs_edit").then_some(PI_EDIT),
+    })?;
     quiet_or_emit(ctx, &doc, |w| match status {
         "no_extension" => writeln!(
             w,
