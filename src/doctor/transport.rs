@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::{Check, Inputs, Status};
 use crate::config::{Config, Remote};
 use crate::error::MptError;
-use crate::mcp::client::local_child_spec;
+use crate::mcp::client::local_child_program;
 use crate::mcp::route::{Dial, Route, Rule};
 use crate::mcp::{CallError, Deadline, McpClient};
 use crate::palace::paths::realpath;
@@ -81,10 +81,7 @@ async fn local_probe(inputs: &Inputs, config: &Config, client: McpClient) -> Che
         Ok(p) => p,
         Err(e) => return Check::new(ID, Status::Fail, e.message),
     };
-    let program = local_child_spec(config, &paths.palace, None)
-        .program
-        .display()
-        .to_string();
+    let program = local_child_program(config, None).0.display().to_string();
     let result = async {
         let hs = client.connect().await?;
         let status = client

@@ -17,7 +17,7 @@ use crate::coord::puller;
 use crate::coord::puller::PullPaths;
 use crate::error::Result;
 use crate::gateway::decide::policy::OwnJudge;
-use crate::mcp::client::{local_child_spec, primary_client};
+use crate::mcp::client::{local_child_program, local_child_spec, primary_client};
 use crate::mcp::stdio::{StdioClient, StdioOptions};
 use crate::mcp::{Deadline, McpClient};
 use crate::outbox::policy::Policy;
@@ -35,7 +35,7 @@ pub async fn start(
     paths: &OwnerPaths,
     opts: EdgeOptions,
 ) -> Result<(Arc<Proxy>, Option<Arc<OutboxLog>>)> {
-    let program = local_child_spec(config, &opts.palace, opts.child.as_deref()).program;
+    let program = local_child_program(config, opts.child.as_deref()).0;
     let pulls = PullPaths::beside(&paths.lock);
     let puller = puller::configure(config, env, &opts.palace, &program, &pulls);
     // An outbox that cannot be opened (a full disk) does not stop the edge: writes fail loudly.

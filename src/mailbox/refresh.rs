@@ -45,7 +45,7 @@ pub async fn local_copy(local: &LocalLog, config: &Config, env: &Env) -> Refresh
     if !paths.palace.is_dir() {
         return Refreshed::Skipped("no local palace exists (a mailbox read never creates one)");
     }
-    let child = crate::mcp::client::local_child_spec(config, &paths.palace, None).program;
+    let child = crate::mcp::client::local_child_program(config, None).0;
     let pulls = PullPaths::new(&paths.home, &paths.palace);
     let Some(mut puller) = puller::configure(config, env, &paths.palace, &child, &pulls) else {
         return Refreshed::Skipped("pulls are off or the child cannot pull");

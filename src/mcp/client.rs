@@ -142,17 +142,7 @@ pub fn primary_client(config: &Config) -> crate::error::Result<Option<McpClient>
 /// `mempalace-mcp --palace <palace>`: the flag is never left out (without it the knowledge graph
 /// lands in `~/.mempalace/`, the KG landmine).
 pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) -> ChildSpec {
-    let (program, named_by) = match (child, &config.file.child) {
-        (Some(c), _) => (c.to_path_buf(), Some("--child".to_string())),
-        (None, Some(c)) => (
-            c.clone(),
-            Some(match &config.file_path {
-                Some(f) => format!("`child` in {}", f.display()),
-                None => "the config's `child`".to_string(),
-            }),
-        ),
-        (None, None) => (PathBuf::from("mempalace-mcp"), None),
-    };
+    let (program, named_by) = local_child_program(config, child);
     ChildSpec {
         program,
         args: vec![OsString::from("--palace"), palace.as_os_str().to_owned()],
@@ -162,6 +152,22 @@ pub fn local_child_spec(config: &Config, palace: &Path, child: Option<&Path>) ->
         },
         clear_env: false,
         named_by,
+    }
+}
+
+/// The `mempalace-mcp` a local child runs (`--child`, else the config's `child`, else PATH) and
+/// what named it; without the child's environment, so no look for a running `serve`.
+pub fn local_child_program(config: &Config, child: Option<&Path>) -> (PathBuf, Option<String>) {
+    match (child, &config.file.child) {
+        (Some(c), _) => (c.to_path_buf(), Some("--child".to_string())),
+        (None, Some(c)) => (
+            c.clone(),
+            Some(match &config.file_path {
+                Some(f) => format!("`child` in {}", f.display()),
+                None => "the config's `child`".to_string(),
+            }),
+        ),
+        (None, None) => (PathBuf::from("mempalace-mcp"), None),
     }
 }
 
