@@ -92,8 +92,3 @@ pub struct Notify<'a> {
     pub fix: Option<&'a str>,
     pub note: Option<&'a str>,
 }
-
-/// A document as the printer takes it.
-pub fn value(doc: &impl Serialize) -> crate::error::Result<Value> {
-    Ok(crate::schema::to_document(doc)?)
-}

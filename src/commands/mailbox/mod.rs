@@ -203,7 +203,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
 }
 
 fn inert(ctx: &Ctx, why: &str) -> Result<Exit> {
-    let doc = docs::value(&docs::Inert::new(why))?;
+    let doc = crate::schema::to_document(&docs::Inert::new(why))?;
     ctx.out
         .emit(&doc, |w| writeln!(w, "mailbox inactive: {why}"))?;
     Ok(Exit::Ok)
@@ -237,7 +237,7 @@ async fn list(ctx: &Ctx, r: &Reading<'_>, count_only: bool) -> Result<Exit> {
     let label = r.me.label();
     let me = label.as_str();
     let d = &view.derivation;
-    let doc = docs::value(&docs::List {
+    let doc = crate::schema::to_document(&docs::List {
         derivation: d,
         schema: mailbox::SCHEMA,
         active: true,
@@ -328,7 +328,7 @@ async fn ack(
             (Value::Null, Some(op_id.clone()), *unconfirmed)
         }
     };
-    let doc = docs::value(&docs::Ack {
+    let doc = crate::schema::to_document(&docs::Ack {
         schema: crate::schema::MAILBOX_ACK,
         me: &from,
         acked: a.event,

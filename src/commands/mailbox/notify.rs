@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx, test: bool) -> Result<Exit> {
         ctx.out.to_terminal(&bytes);
         written = bytes.len();
     }
-    let doc = docs::value(&docs::Notify {
+    let doc = crate::schema::to_document(&docs::Notify {
         schema: crate::schema::MAILBOX_NOTIFY,
         mode: mode.as_str(),
         test,

@@ -225,7 +225,7 @@ fn drain(rx: Option<&mut UnboundedReceiver<Wake>>, ctx: &Ctx, interval: u64) -> 
 fn say(ctx: &Ctx, m: &Mode, interval: u64) -> Result<()> {
     let line = m.line(interval);
     if ctx.out.json {
-        let doc = docs::value(&docs::WatchMode {
+        let doc = crate::schema::to_document(&docs::WatchMode {
             mode: m,
             schema: crate::schema::MAILBOX_WATCH,
             interval_ms: interval,
@@ -269,7 +269,7 @@ fn deliver(
     route: Option<&Route>,
 ) -> Result<()> {
     // One line per delivery (JSON Lines under `--json`), flushed as it comes.
-    let line = docs::value(&docs::Delivery {
+    let line = crate::schema::to_document(&docs::Delivery {
         schema: crate::schema::MAILBOX_ANNOUNCE,
         announcements: due,
         dormant_count: dormant,
