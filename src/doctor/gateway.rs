@@ -3,7 +3,7 @@
 
 use super::{Check, Inputs, Status};
 use crate::gateway::StateDir;
-use crate::gateway::keys::tokens::TokenFile;
+use crate::gateway::keys::tokens::{Entry, TokenFile};
 use crate::gateway::state::mode;
 
 /// A live token closer than this to its expiry is worth rotating now.
@@ -46,24 +46,17 @@ pub fn check(inputs: &Inputs) -> Check {
         .iter()
         .filter(|e| e.state(now).works())
         .collect();
-    let forever_devices: Vec<&str> = live
+    let forever_entries: Vec<_> = live.iter().filter(|e| e.expires.is_none()).collect();
+    let soon_entries: Vec<_> = live
         .iter()
-        .filter(|e| e.expires.is_none())
-        .map(|e| e.device.as_str())
+        .filter(|e| e.rotated_to.is_none() && e.expires_at().is_some_and(|t| t - now < SOON_S))
         .collect();
-    let forever: Vec<String> = live
+    let forever: Vec<String> = forever_entries
         .iter()
-        .filter(|e| e.expires.is_none())
         .map(|e| format!("{} ({})", e.id, e.device))
         .collect();
-    let soon_devices: Vec<&str> = live
+    let soon: Vec<String> = soon_entries
         .iter()
-        .filter(|e| e.rotated_to.is_none() && e.expires_at().is_some_and(|t| t - now < SOON_S))
-        .map(|e| e.device.as_str())
-        .collect();
-    let soon: Vec<String> = live
-        .iter()
-        .filter(|e| e.rotated_to.is_none() && e.expires_at().is_some_and(|t| t - now < SOON_S))
         .map(|e| {
             format!(
                 "{} ({}) expires {}",
@@ -100,7 +93,7 @@ pub fn check(inputs: &Inputs) -> Check {
         )
         .evidence(evidence)
         .evidence(forever.join(", "))
-        .fix(rotations(&forever_devices, "--expires 90d"));
+        .fix(rotations(&forever_entries, "--expires 90d"));
     }
     if !soon.is_empty() {
         return Check::new(
@@ -113,7 +106,7 @@ pub fn check(inputs: &Inputs) -> Check {
         )
         .evidence(evidence)
         .evidence(soon.join("; "))
-        .fix(rotations(&soon_devices, ""));
+        .fix(rotations(&soon_entries, ""));
     }
     // A rotated token lives out its overlap: counted apart, not called a week away.
     let overlapping = live.iter().filter(|e| e.rotated_to.is_some()).count();
@@ -130,11 +123,12 @@ pub fn check(inputs: &Inputs) -> Check {
 
 /// The rotation of each device named (its token file where the quick start keeps it, replaced),
 /// then the copy to it: every fix names the device and a whole path (issue 56, item 4).
-fn rotations(devices: &[&str], extra: &str) -> String {
+fn rotations(tokens: &[&&Entry], extra: &str) -> String {
     let mut seen = std::collections::BTreeSet::new();
-    let each: Vec<String> = devices
+    let each: Vec<String> = tokens
         .iter()
-        .filter(|d| seen.insert(**d))
+        .map(|e| e.device.as_str())
+        .filter(|d| seen.insert(*d))
         .map(|d| {
             let file = crate::config::device_token_file(d);
             let extra = if extra.is_empty() {
