@@ -114,11 +114,6 @@ impl Op {
         self.doc_seen(with_payload, true)
     }
 
-    /// The op for `--json` and `show`, knowing whether a flusher runs now (`FlushLock::holder`).
-    pub fn to_json_seen(&self, with_payload: bool, flusher_running: bool) -> Value {
-        serde_json::to_value(self.doc_seen(with_payload, flusher_running)).unwrap_or_default()
-    }
-
     /// Sent (or maybe sent), whether the primary applied it not known yet, and no flusher sending
     /// it now: queued after an unanswered send, or leased by a flusher that has stopped (none
     /// runs, or its lease ran out). Nothing is stuck: the next flush (an edge's, a timer's,
