@@ -20,7 +20,10 @@ fn config_file(d: &Device) -> PathBuf {
     d.env.home().join(".config/opencode/opencode.jsonc")
 }
 
-/// A user's opencode config: comments, another server, the fake model, MemPalace's own child.
+/// A user's opencode config: comments, another server, the fake model, MemPalace's own child
+/// with a `timeout` of 30 s. opencode's default gives a server 5 s to list its tools, which a
+/// loaded 2-core CI box running the suite in parallel has exceeded ("Failed to get tools" on a
+/// healthy primary); a user on a slow machine sets the same key, and every wiring keeps it.
 fn write_config(d: &Device, model: &FakeModel) -> String {
     let text = format!(
         r#"{{
@@ -33,7 +36,7 @@ fn write_config(d: &Device, model: &FakeModel) -> String {
   }},
   "mcp": {{
     "github": {{"type": "local", "command": ["gh-mcp-not-installed"], "enabled": false}}, /* keep me */
-    "mempalace": {{"type": "local", "command": ["mempalace-mcp", "--palace", "{}"], "enabled": true}},
+    "mempalace": {{"type": "local", "command": ["mempalace-mcp", "--palace", "{}"], "enabled": true, "timeout": 30000}},
   }},
 }}
 "#,
@@ -236,6 +239,10 @@ fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
     assert_eq!(wire(d, State::Remote)["plan"]["action"], "replace");
     let mcp = parsed_mcp(d, State::Remote);
     assert_eq!(mcp["mempalace"]["type"], "remote", "{mcp}");
+    assert_eq!(
+        mcp["mempalace"]["timeout"], 30000,
+        "the user's timeout is kept: {mcp}"
+    );
     assert_eq!(mcp["mempalace"]["url"], d.link.url().as_str());
     assert_eq!(mcp["github"]["command"][0], "gh-mcp-not-installed", "{mcp}");
     let text = std::fs::read_to_string(config_file(d)).unwrap();
@@ -255,6 +262,7 @@ fn opencode_reads_each_wiring_and_writes_through_the_edge_online_and_offline() {
         cmd[0].as_str().unwrap().ends_with("/mpt") && cmd[1] == "edge",
         "{mcp}"
     );
+    assert_eq!(mcp["mempalace"]["timeout"], 30000, "{mcp}");
     assert_connected(d, State::Edge);
     let online = "opencode wrote this through the edge while the primary answered";
     let said = model_adds(d, State::Edge, online);
