@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use super::pull::{PullError, PullSpec, Pulled, pull_once};
 use crate::log_warn;
@@ -37,17 +36,28 @@ pub struct PullRecord {
 impl PullRecord {
     /// The `pull` object of `mpt edge status --json` (and doctor's evidence): when it last
     /// worked, why it fails and since when, and the events of the last round that were skipped.
-    pub fn to_status(&self) -> Value {
+    pub fn to_status(&self) -> PullStatus<'_> {
         let when = |ms: Option<i64>| ms.map(crate::time::rfc3339);
-        json!({
-            "primary": self.primary,
-            "last_success": when(self.last_success_ms),
-            "last_attempt": when(self.last_attempt_ms),
-            "last_error": self.last_error,
-            "failing_since": when(self.failing_since_ms),
-            "rows_skipped": self.last.as_ref().map_or(0, |l| l.skipped_events),
-        })
+        PullStatus {
+            primary: &self.primary,
+            last_success: when(self.last_success_ms),
+            last_attempt: when(self.last_attempt_ms),
+            last_error: self.last_error.as_deref(),
+            failing_since: when(self.failing_since_ms),
+            rows_skipped: self.last.as_ref().map_or(0, |l| l.skipped_events),
+        }
     }
+}
+
+/// The pull record as `mpt edge status` shows it: times in RFC 3339.
+#[derive(Debug, Clone, Serialize)]
+pub struct PullStatus<'a> {
+    pub primary: &'a str,
+    pub last_success: Option<String>,
+    pub last_attempt: Option<String>,
+    pub last_error: Option<&'a str>,
+    pub failing_since: Option<String>,
+    pub rows_skipped: u64,
 }
 
 /// Where a palace's pulls keep their record and lock: `<key>.pull.json` and `<key>.pull.lock`

@@ -31,10 +31,14 @@ pub fn check(inputs: &Inputs) -> Check {
         .evidence(format!("{} does not exist", path.display()));
     };
     let status = rec.to_status();
-    let evidence = format!("{}: {status}", path.display());
-    let last_ok = status["last_success"].as_str().unwrap_or("never");
+    let evidence = format!(
+        "{}: {}",
+        path.display(),
+        serde_json::to_string(&status).unwrap_or_default()
+    );
+    let last_ok = status.last_success.as_deref().unwrap_or("never");
     if let Some(e) = &rec.last_error {
-        let since = status["failing_since"].as_str().unwrap_or("?");
+        let since = status.failing_since.as_deref().unwrap_or("?");
         let fix = if e.contains("MPT_EDGE_PULL_MEMORY_BYTES") {
             "the primary's /sync replies do not fit the pull's memory bound: check the primary (`curl <primary>/sync/version_vector`), or raise MPT_EDGE_PULL_MEMORY_BYTES"
         } else {
@@ -51,7 +55,7 @@ pub fn check(inputs: &Inputs) -> Check {
         .evidence(evidence)
         .fix(fix);
     }
-    let skipped = status["rows_skipped"].as_u64().unwrap_or(0);
+    let skipped = status.rows_skipped;
     if skipped > 0 {
         return Check::new(
             ID,

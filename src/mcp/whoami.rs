@@ -80,9 +80,24 @@ impl Whoami {
         )
     }
 
-    pub fn to_json(&self) -> Value {
-        serde_json::json!({"device": self.device, "role": self.role, "token_id": self.token_id, "expires": self.expires})
+    /// Who the gateway takes this device for, as `mpt edge status --json` shows it.
+    pub fn doc(&self) -> WhoamiDoc {
+        WhoamiDoc {
+            device: self.device.clone(),
+            role: self.role.clone(),
+            token_id: self.token_id.clone(),
+            expires: self.expires.clone(),
+        }
     }
+}
+
+/// The gateway's answer without the policy: `primary.gateway` of `mpt edge status --json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WhoamiDoc {
+    pub device: String,
+    pub role: Option<String>,
+    pub token_id: String,
+    pub expires: Option<String>,
 }
 
 /// Asks the primary's front who this token is. `Ok(None)`: no gateway answers there (a plain

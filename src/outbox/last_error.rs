@@ -39,9 +39,22 @@ impl LastFlush {
         self.error.as_ref()?.get("hint")?.as_str()
     }
 
-    pub fn to_json(&self) -> Value {
-        serde_json::json!({"at": util::rfc3339(self.at), "stop": self.stop, "error": self.error})
+    /// Its document: when (RFC 3339), how the flush stopped, and the error.
+    pub fn doc(&self) -> LastFlushDoc<'_> {
+        LastFlushDoc {
+            at: util::rfc3339(self.at),
+            stop: &self.stop,
+            error: self.error.as_ref(),
+        }
     }
+}
+
+/// `last_flush_error` in `mpt outbox --json` and `mpt edge status --json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LastFlushDoc<'a> {
+    pub at: String,
+    pub stop: &'a str,
+    pub error: Option<&'a Value>,
 }
 
 impl Outbox {

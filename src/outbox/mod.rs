@@ -35,7 +35,7 @@ use crate::error::{MptError, Result};
 
 pub use admin::Summary;
 pub use flush::FlushOptions;
-pub use last_error::LastFlush;
+pub use last_error::{LastFlush, LastFlushDoc};
 pub use lock::FlushLock;
 pub use reader::existing;
 pub use report::{FlushReport, Stop};

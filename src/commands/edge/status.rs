@@ -3,35 +3,31 @@
 
 use crate::commands::Ctx;
 use crate::edge::launch::Launch;
+use crate::edge::status::Primary;
 use crate::error::{Exit, Result};
 
 pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<Exit> {
     let (palace, paths) = (&launch.palace, &launch.paths);
-    let doc = rt.block_on(crate::edge::status::collect(
+    let st = rt.block_on(crate::edge::status::collect(
         launch.env,
         launch.config,
         paths,
         palace,
     ))?;
-    let owner_up = doc["owner"]["running"] == true;
-    let lingering = doc["lingering_flusher_pid"].as_u64();
-    ctx.out.emit(&doc, |w| {
+    let device = launch.config.device.as_deref();
+    ctx.out.emit_typed(&st.doc(), |w| {
         writeln!(w, "palace    {}", palace.display())?;
         writeln!(
             w,
             "owner     {}",
-            if owner_up {
+            if st.owner_running {
                 format!("running ({})", paths.socket.display())
             } else {
                 "not running (the next `mpt edge` starts it)".into()
             }
         )?;
-        if let Some(sessions) = doc["owner"]["sessions"].as_array() {
-            let named: Vec<String> = sessions
-                .iter()
-                .filter_map(|a| serde_json::from_value(a.clone()).ok())
-                .map(|a| crate::edge::stop::describe(&a))
-                .collect();
+        if let Some(sessions) = &st.sessions {
+            let named: Vec<String> = sessions.iter().map(crate::edge::stop::describe).collect();
             if named.is_empty() {
                 writeln!(
                     w,
@@ -46,106 +42,86 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                 )?;
             }
         }
-        if let Some(pid) = lingering {
+        if let Some(pid) = st.lingering_flusher_pid {
             writeln!(
                 w,
                 "          pid {pid} stays after its last session to flush the outbox (MPT_EDGE_LINGER_MS)"
             )?;
         }
-        match &launch.config.remote {
+        match &st.primary {
             None => return writeln!(w, "primary   none: pass-through to the local child"),
-            Some(r) => {
-                let p = &doc["primary"];
-                let state = match (p["reachable"] == true, p["auth"].as_str()) {
-                    (true, _) => "reachable".to_string(),
-                    (false, Some("refused")) => format!(
-                        "REFUSED: {}",
-                        p["error"]["message"].as_str().unwrap_or("the token was refused")
-                    ),
-                    (false, _) => "unreachable".to_string(),
-                };
-                writeln!(w, "primary   {} ({state})", r.url)?;
-                if let Some(hint) = p["error"]["hint"].as_str().filter(|_| p["auth"] == "refused") {
-                    writeln!(w, "          {hint}")?;
-                }
-                if let Some(g) = p["gateway"].as_object() {
+            Some(Primary::Reached(p)) => {
+                writeln!(w, "primary   {} (reachable)", p.url)?;
+                if let Some(g) = &p.gateway {
                     writeln!(
                         w,
                         "gateway   this device is '{}' ({}), token {}",
-                        g["device"].as_str().unwrap_or("?"),
-                        g["role"].as_str().unwrap_or("not in the policy"),
-                        g["token_id"].as_str().unwrap_or("?")
+                        g.device,
+                        g.role.as_deref().unwrap_or("not in the policy"),
+                        g.token_id
                     )?;
                 }
-                if let Some(m) = p["identity_mismatch"].as_str() {
+                if let Some(m) = &p.identity_mismatch {
                     writeln!(w, "          MISMATCH: {m}")?;
-                    writeln!(w, "          {}", p["fix"].as_str().unwrap_or(""))?;
+                    writeln!(w, "          {}", p.fix.as_deref().unwrap_or(""))?;
                 }
             }
+            Some(Primary::Unreached(p)) if p.auth == Some("refused") => {
+                writeln!(w, "primary   {} (REFUSED: {})", p.url, p.error.message)?;
+                if let Some(hint) = &p.error.hint {
+                    writeln!(w, "          {hint}")?;
+                }
+            }
+            Some(Primary::Unreached(p)) => writeln!(w, "primary   {} (unreachable)", p.url)?,
         }
-        let q = &doc["outbox"];
-        writeln!(
-            w,
-            "outbox    {} open, {} failed, last flush {}",
-            q["open"],
-            q["failed"],
-            q["last_flush"].as_str().unwrap_or("never")
-        )?;
-        if let Some(e) = q["last_flush_error"]["error"].as_object() {
+        if let Some((_, q)) = &st.outbox {
+            let last = q.last_flushed_at.map(crate::outbox::util::rfc3339);
             writeln!(
                 w,
-                "          the last flush stopped: {}",
-                e.get("message")
-                    .and_then(|m| m.as_str())
-                    .unwrap_or("")
-                    .lines()
-                    .next()
-                    .unwrap_or("")
+                "outbox    {} open, {} failed, last flush {}",
+                q.open,
+                q.count(crate::outbox::OpState::Failed),
+                last.as_deref().unwrap_or("never")
             )?;
-            if let Some(h) = e.get("hint").and_then(|h| h.as_str()) {
+            if let Some(l) = q.last_flush_error.as_ref().filter(|l| l.error.is_some()) {
                 writeln!(
                     w,
-                    "          {}",
-                    crate::mcp::fix_for_device(h, launch.config.device.as_deref())
+                    "          the last flush stopped: {}",
+                    l.message().unwrap_or("")
+                )?;
+                if let Some(h) = l.hint() {
+                    writeln!(w, "          {}", crate::mcp::fix_for_device(h, device))?;
+                }
+            }
+            if let Some(f) = q.first_failed() {
+                let op = &f.op_id[..f.op_id.len().min(12)];
+                let why = match f.denied_by() {
+                    Some(rule) => format!("refused by the primary's gateway, rule {rule}"),
+                    None => f.error_line().unwrap_or_default(),
+                };
+                writeln!(
+                    w,
+                    "          FAILED: op {op} {}: {why} ({} op(s) wait for it); `mpt outbox retry {op}` or `mpt outbox drop {op} --yes`",
+                    f.tool_name, q.backlog.held_back,
                 )?;
             }
         }
-        if let Some(f) = q["first_failed"].as_object() {
-            let op = f["op_id"].as_str().unwrap_or("");
-            let why = match f["error"]["rule"].as_str() {
-                Some(rule) => format!("refused by the primary's gateway, rule {rule}"),
-                None => f["error"]["message"].as_str().unwrap_or("").lines().next().unwrap_or("").to_string(),
-            };
-            writeln!(
-                w,
-                "          FAILED: op {} {}: {} ({} op(s) wait for it); `mpt outbox retry {}` or `mpt outbox drop {} --yes`",
-                &op[..op.len().min(12)],
-                f["tool"].as_str().unwrap_or(""),
-                why,
-                q["held_back"],
-                &op[..op.len().min(12)],
-                &op[..op.len().min(12)],
-            )?;
-        }
-        let p = &doc["pull"];
-        if p.is_object() {
-            let ok = p["last_success"].as_str().unwrap_or("never");
-            match p["last_error"].as_str() {
+        if let Some(p) = st.pull.as_ref().map(|r| r.to_status()) {
+            let ok = p.last_success.as_deref().unwrap_or("never");
+            match p.last_error {
                 None => writeln!(w, "pull      last success {ok}")?,
                 Some(e) => writeln!(
                     w,
                     "pull      FAILING since {} (last success {ok}): {}",
-                    p["failing_since"].as_str().unwrap_or("?"),
-                    crate::mcp::fix_for_device(
-                        e.lines().next().unwrap_or(""),
-                        launch.config.device.as_deref()
-                    )
+                    p.failing_since.as_deref().unwrap_or("?"),
+                    crate::mcp::fix_for_device(e.lines().next().unwrap_or(""), device)
                 )?,
             }
-            if let Some(n) = p["rows_skipped"].as_u64().filter(|n| *n > 0) {
+            if p.rows_skipped > 0 {
                 writeln!(
                     w,
-                    "          {n} event(s) of the primary's log could not be read and were skipped"
+                    "          {} event(s) of the primary's log could not be read and were skipped",
+                    p.rows_skipped
                 )?;
             }
         }
@@ -153,7 +129,7 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
     })?;
     // A refused token is a failure, as doctor's `transport` says: nothing this device writes
     // reaches the fleet until it is fixed. The document is printed either way.
-    if doc["primary"]["auth"] == "refused" {
+    if st.primary.as_ref().is_some_and(Primary::refused) {
         return Ok(Exit::CheckFailed);
     }
     Ok(Exit::Ok)

@@ -56,7 +56,7 @@ pub struct Summary<'a> {
     pub primary: Option<String>,
     pub device: String,
     /// Ops by state, every state named.
-    pub counts: serde_json::Map<String, Value>,
+    pub counts: Counts,
     pub open: i64,
     pub oldest_open_age_s: Option<i64>,
     pub blocked: bool,
@@ -64,9 +64,24 @@ pub struct Summary<'a> {
     pub head: Option<crate::outbox::OpDoc<'a>>,
     pub last_local_seq: Option<i64>,
     pub flusher_pid: Option<u32>,
-    pub last_flush_error: Option<Value>,
+    pub last_flush_error: Option<crate::outbox::LastFlushDoc<'a>>,
     /// Writes an edge recorded before its child applied them, not yet queued or cancelled.
     pub pending_local: i64,
+}
+
+/// Ops by state in the states' own order, one key each: `{"queued": 2, "leased": 0, ...}`.
+#[derive(Debug)]
+pub struct Counts(pub Vec<(&'static str, i64)>);
+
+impl Serialize for Counts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (state, n) in &self.0 {
+            m.serialize_entry(state, n)?;
+        }
+        m.end()
+    }
 }
 
 /// `mpt outbox list --json` (`mpt.outbox.list/v1`).

@@ -4,8 +4,6 @@
 use std::io::Write;
 use std::path::Path;
 
-use serde_json::{Value, json};
-
 use super::OutboxStateFilter;
 use super::{missing, short};
 use crate::commands::Ctx;
@@ -33,10 +31,12 @@ pub(super) fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         None
     };
     let s = status.unwrap_or_default();
-    let counts: serde_json::Map<String, Value> = OpState::ALL
-        .iter()
-        .map(|st| (st.as_str().to_string(), json!(s.count(*st))))
-        .collect();
+    let counts = super::docs::Counts(
+        OpState::ALL
+            .iter()
+            .map(|st| (st.as_str(), s.count(*st)))
+            .collect(),
+    );
     let open = s.open;
     let head = s.shown_head();
     let blocked = s.blocked();
@@ -60,7 +60,7 @@ pub(super) fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
         head: head.map(|h| h.doc_seen(false, flusher.is_some())),
         last_local_seq: s.last_seq,
         flusher_pid: flusher,
-        last_flush_error: last_error.map(|l| l.to_json()),
+        last_flush_error: last_error.map(|l| l.doc()),
         pending_local: pending,
     };
     ctx.out.emit_typed(&doc, |w| {
