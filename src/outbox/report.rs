@@ -68,6 +68,22 @@ pub struct FlushReport {
 }
 
 impl FlushReport {
+    /// The report of a flush with nothing to send (no outbox yet): drained, every count zero.
+    pub fn nothing() -> FlushReport {
+        FlushReport {
+            stop: Stop::Drained,
+            counts: Counts::default(),
+            failed: Vec::new(),
+            blocked_by: None,
+            held_back: 0,
+            recovered_leases: 0,
+            remaining: 0,
+            elapsed: Duration::ZERO,
+            error: None,
+            unreachable: false,
+        }
+    }
+
     pub fn settled(&self) -> u64 {
         self.counts.applied + self.counts.already_there + self.counts.verified_present
     }

@@ -126,13 +126,18 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
     run(&["--json", "call", "kg_stats"]);
     run(&["--json", "call", "--list"]);
     run(&["--json", "outbox", "show", "no-such-op"]);
+    // A flush with no outbox yet prints the whole report, every count zero.
+    let nothing = run(&["--json", "outbox", "flush"]);
+    assert_eq!(nothing["result"], "drained", "{nothing}");
     let fact = json!({"subject": "a", "predicate": "b", "object": "c"}).to_string();
     let op = run(&["--json", "outbox", "enqueue", "kg_add", &fact]);
     let op = op["op_id"].as_str().unwrap().to_string();
     run(&["--json", "outbox"]);
     run(&["--json", "outbox", "list"]);
     run(&["--json", "outbox", "show", &op]);
-    run(&["--json", "outbox", "flush"]);
+    let flushed = run(&["--json", "outbox", "flush"]);
+    assert_eq!(flushed["settled"], 1, "{flushed}");
+    assert_eq!(shape(&nothing), shape(&flushed), "{nothing}");
     let other = json!({"subject": "d", "predicate": "e", "object": "f"}).to_string();
     let other = run(&["--json", "outbox", "enqueue", "kg_add", &other]);
     run(&[

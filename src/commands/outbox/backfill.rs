@@ -6,13 +6,13 @@ use std::io::Write;
 use std::path::Path;
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
-use crate::outbox::backfill::{self, Options, Plan, Reason};
+use crate::outbox::backfill::{self, Kind, Options, Plan, Reason, Skipped};
 use crate::outbox::{OpenOptions, Origin, Outbox};
 use crate::palace::PalacePaths;
 
@@ -118,12 +118,13 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
         .copied()
         .unwrap_or(0);
     let left = plan.left() - if apply { plan.records.len() as u64 } else { 0 };
+    let primary = crate::secrets::redact_url(&remote.url);
     let doc = report(
         &plan,
         &Report {
             palace: &palace.palace,
             outbox: path,
-            primary: &crate::secrets::redact_url(&remote.url),
+            primary: &primary,
             through,
             apply,
             enqueued,
@@ -132,7 +133,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
             done: left == 0 && open_after == 0 && !opts.narrows(),
         },
     );
-    ctx.out.emit(&doc, |w| print(w, &plan, &doc))?;
+    ctx.out.emit_typed(&doc, |w| print(w, &plan, &doc))?;
     Ok(if unverified > 0 {
         Exit::Unavailable
     } else {
@@ -204,57 +205,93 @@ struct Report<'a> {
     done: bool,
 }
 
-fn counts<K: serde::Serialize + Ord>(m: &BTreeMap<K, u64>) -> Value {
-    json!(m)
+/// `mpt outbox backfill --json` (`mpt.outbox.backfill/v1`).
+#[derive(Debug, Serialize)]
+struct BackfillDoc<'a> {
+    schema: &'static str,
+    palace: &'a Path,
+    outbox: &'a Path,
+    primary: &'a str,
+    read_through: &'static str,
+    dry_run: bool,
+    primary_checked: bool,
+    primary_error: Option<&'a str>,
+    /// Records read, by kind.
+    read: &'a BTreeMap<Kind, u64>,
+    to_send: BTreeMap<Kind, u64>,
+    to_send_total: usize,
+    enqueued: usize,
+    skipped: BTreeMap<Reason, u64>,
+    skipped_records: &'a [Skipped],
+    /// Each record a dry run would queue (null once it is queued).
+    would_send: Option<Vec<Sent<'a>>>,
+    backfill_ops_open: i64,
+    narrowed: bool,
+    filtered_out: u64,
+    done: bool,
 }
 
-fn report(plan: &Plan, r: &Report<'_>) -> Value {
-    json!({
-        "schema": crate::schema::OUTBOX_BACKFILL,
-        "palace": r.palace,
-        "outbox": r.outbox,
-        "primary": r.primary,
-        "read_through": r.through,
-        "dry_run": !r.apply,
-        "primary_checked": plan.primary_error.is_none(),
-        "primary_error": plan.primary_error,
-        "read": counts(&plan.read),
-        "to_send": counts(&plan.by_kind()),
-        "to_send_total": plan.records.len(),
-        "enqueued": r.enqueued,
-        "skipped": counts(&plan.by_reason()),
-        "skipped_records": plan.skipped,
-        "would_send": if r.apply { Value::Null } else { json!(plan.records.iter().map(|x| x.to_json()).collect::<Vec<_>>()) },
-        "backfill_ops_open": r.open_after,
-        "narrowed": r.narrowed,
-        "filtered_out": plan.filtered_out(),
-        "done": r.done,
-    })
+/// One record a dry run would queue.
+#[derive(Debug, Serialize)]
+struct Sent<'a> {
+    kind: Kind,
+    id: &'a str,
+    tool: &'static str,
+    filed_at: Option<&'a str>,
 }
 
-fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
-    let line = |m: &Value| {
-        let parts: Vec<String> = m
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| format!("{v} {k}"))
-            .collect();
+fn report<'a>(plan: &'a Plan, r: &Report<'a>) -> BackfillDoc<'a> {
+    BackfillDoc {
+        schema: crate::schema::OUTBOX_BACKFILL,
+        palace: r.palace,
+        outbox: r.outbox,
+        primary: r.primary,
+        read_through: r.through,
+        dry_run: !r.apply,
+        primary_checked: plan.primary_error.is_none(),
+        primary_error: plan.primary_error.as_deref(),
+        read: &plan.read,
+        to_send: plan.by_kind(),
+        to_send_total: plan.records.len(),
+        enqueued: r.enqueued,
+        skipped: plan.by_reason(),
+        skipped_records: &plan.skipped,
+        would_send: (!r.apply).then(|| {
+            plan.records
+                .iter()
+                .map(|x| Sent {
+                    kind: x.kind,
+                    id: &x.local_id,
+                    tool: x.tool,
+                    filed_at: x.filed_at.as_deref(),
+                })
+                .collect()
+        }),
+        backfill_ops_open: r.open_after,
+        narrowed: r.narrowed,
+        filtered_out: plan.filtered_out(),
+        done: r.done,
+    }
+}
+
+fn print(w: &mut dyn Write, plan: &Plan, doc: &BackfillDoc<'_>) -> std::io::Result<()> {
+    fn line<K: Copy>(m: &BTreeMap<K, u64>, name: fn(K) -> &'static str) -> String {
+        let parts: Vec<String> = m.iter().map(|(k, v)| format!("{v} {}", name(*k))).collect();
         if parts.is_empty() {
             "nothing".to_string()
         } else {
             parts.join(", ")
         }
-    };
+    }
     writeln!(
         w,
         "palace    {} (read through its {})",
-        doc["palace"].as_str().unwrap_or(""),
-        doc["read_through"].as_str().unwrap_or("")
+        doc.palace.display(),
+        doc.read_through
     )?;
-    writeln!(w, "read      {}", line(&doc["read"]))?;
-    if doc["dry_run"] == true {
-        writeln!(w, "to send   {}", line(&doc["to_send"]))?;
+    writeln!(w, "read      {}", line(doc.read, Kind::as_str))?;
+    if doc.dry_run {
+        writeln!(w, "to send   {}", line(&doc.to_send, Kind::as_str))?;
         for (kind, n) in plan.by_kind() {
             let mut of_kind = plan.records.iter().filter(|r| r.kind == kind);
             for r in of_kind.by_ref().take(LISTED) {
@@ -268,11 +305,11 @@ fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
         writeln!(
             w,
             "queued    {} ({})",
-            doc["enqueued"],
-            line(&doc["to_send"])
+            doc.enqueued,
+            line(&doc.to_send, Kind::as_str)
         )?;
     }
-    writeln!(w, "skipped   {}", line(&doc["skipped"]))?;
+    writeln!(w, "skipped   {}", line(&doc.skipped, Reason::as_str))?;
     for (reason, n) in plan.by_reason() {
         if matches!(reason, Reason::Enqueued | Reason::OnPrimary) {
             continue;
@@ -296,36 +333,36 @@ fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
             writeln!(w, "  … and {} more {}", n - LISTED as u64, reason.as_str())?;
         }
     }
-    match doc["primary_error"].as_str() {
+    match doc.primary_error {
         None => writeln!(
             w,
             "primary   {} (checked: what it holds is not sent again)",
-            doc["primary"].as_str().unwrap_or("")
+            doc.primary
         )?,
         Some(e) => writeln!(
             w,
             "primary   {} did not answer: {e}\n          diary entries, ended facts and events wait for a run while it answers (they are not deduped by the server)",
-            doc["primary"].as_str().unwrap_or("")
+            doc.primary
         )?,
     }
-    if doc["dry_run"] == true {
-        if doc["to_send_total"].as_u64().unwrap_or(0) > 0 {
+    if doc.dry_run {
+        if doc.to_send_total > 0 {
             writeln!(
                 w,
                 "dry run: nothing was queued; `mpt outbox backfill --yes` queues it"
             )?;
         }
-    } else if doc["enqueued"].as_u64().unwrap_or(0) > 0 {
+    } else if doc.enqueued > 0 {
         writeln!(
             w,
             "next: `mpt outbox flush` sends it (the edge's flusher does too)"
         )?;
     }
-    if doc["narrowed"] == true {
+    if doc.narrowed {
         writeln!(
             w,
             "not done: --wing/--since left {} record(s) out of this run; a run without them finishes the backfill",
-            doc["filtered_out"]
+            doc.filtered_out
         )?;
     }
     let dropped = plan.by_reason().get(&Reason::Dropped).copied().unwrap_or(0);
@@ -335,7 +372,7 @@ fn print(w: &mut dyn Write, plan: &Plan, doc: &Value) -> std::io::Result<()> {
             "not done: {dropped} record(s) whose backfill op an operator dropped are not on the primary; `mpt outbox backfill --include-dropped --yes` queues them again"
         )?;
     }
-    if doc["done"] == true {
+    if doc.done {
         writeln!(w, "done: nothing left to send, no backfill op open")?;
     }
     Ok(())

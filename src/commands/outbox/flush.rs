@@ -10,8 +10,9 @@ use crate::commands::Ctx;
 use crate::config::Config;
 use crate::error::{Exit, MptError, Result};
 use crate::mcp::McpClient;
+use crate::outbox::apart::ApartReport;
 use crate::outbox::flush::Progress;
-use crate::outbox::report::FlushDoc;
+use crate::outbox::report::{FlushDoc, FlushReport};
 use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
 
 #[derive(Debug, Args)]
@@ -38,14 +39,88 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
         .as_deref()
         .map(util::parse_duration)
         .transpose()?;
-    if !path.exists() {
-        let doc = serde_json::json!({"schema": crate::schema::OUTBOX_FLUSH, "result": "drained", "exit_code": 0,
-            "sent": 0, "settled": 0, "remaining": 0, "outbox": path, "primary": crate::secrets::redact_url(&remote.url)});
-        ctx.out.emit(&doc, |w| {
-            writeln!(w, "nothing to flush (no outbox at {})", path.display())
-        })?;
-        return Ok(Exit::Ok);
+    let existed = path.exists();
+    let (report, mines) = if existed {
+        drain(ctx, config, path, &args, deadline)?
+    } else {
+        (FlushReport::nothing(), ApartReport::default())
+    };
+    let mut exit = report.stop.exit_code(report.error.as_ref());
+    if exit == Exit::Ok {
+        if !mines.failed.is_empty() {
+            exit = Exit::CheckFailed;
+        } else if let Some(e) = &mines.error {
+            exit = e.exit();
+        }
     }
+    let doc = FlushRunDoc {
+        report: report.doc(exit.code()),
+        outbox: path,
+        primary: crate::secrets::redact_url(&remote.url),
+        mines: MinesDoc {
+            sent: mines.sent,
+            applied: mines.applied,
+            failed: &mines.failed,
+            remaining: mines.remaining,
+            busy: mines.busy,
+            error: mines.error.as_ref().map(outbox::error_json),
+        },
+    };
+    ctx.out.emit_typed(&doc, |w| {
+        if !existed {
+            return writeln!(w, "nothing to flush (no outbox at {})", path.display());
+        }
+        let c = &report.counts;
+        writeln!(
+            w,
+            "{}: {} settled ({} applied, {} already there, {} found by a replay check), {} sent, {} left, {:.1} s",
+            match report.stop {
+                Stop::Drained => "drained",
+                Stop::Limit => "stopped at --limit",
+                Stop::Blocked => "sent what it could; failed ops remain",
+                Stop::Unavailable => "primary unavailable",
+                Stop::Backoff => "the rest is backing off",
+                Stop::Deadline => "deadline passed",
+                Stop::Refused => "refused",
+                Stop::TakenOver => "another flusher took over (this one made no progress)",
+            },
+            report.settled(), c.applied, c.already_there, c.verified_present, c.sent,
+            report.remaining, report.elapsed.as_secs_f64()
+        )?;
+        if mines.sent > 0 || mines.remaining > 0 {
+            writeln!(
+                w,
+                "feed mines (a lane apart, never holding back writes): {} sent, {} applied, {} left{}",
+                mines.sent,
+                mines.applied,
+                mines.remaining,
+                if mines.busy { " (another process is sending them)" } else { "" }
+            )?;
+        }
+        if let Some(b) = &report.blocked_by {
+            writeln!(w, "op #{} {} ({}) {}: {}", b.local_seq, outbox::store::short(&b.op_id),
+                b.short_tool(), b.failed_how(), b.error_line().unwrap_or_default())?;
+            writeln!(w, "  {} op(s) wait for failed ops (every other write was sent): fix the cause, then `mpt outbox retry {1}`, or `mpt outbox drop {1} --yes`",
+                report.held_back, outbox::store::short(&b.op_id))?;
+        }
+        Ok(())
+    })?;
+    if !ctx.out.json {
+        for e in [&report.error, &mines.error].into_iter().flatten() {
+            ctx.out.error(e);
+        }
+    }
+    Ok(exit)
+}
+
+/// Drains the outbox at `path` under the flush lock, then the mine lane apart.
+fn drain(
+    ctx: &Ctx,
+    config: &Config,
+    path: &Path,
+    args: &OutboxFlushArgs,
+    deadline: Option<Duration>,
+) -> Result<(FlushReport, ApartReport)> {
     let rt = crate::commands::runtime()?;
     // A holder with no heartbeat for twice the primary's network deadline is stuck (a send into a
     // black hole): it is asked to abandon its drain, never killed.
@@ -90,70 +165,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
     // without the flush lock: another flusher may drain new writes meanwhile.
     drop(lock);
     let mines = rt.block_on(outbox::apart::run(&mut store, &client, false))?;
-    let mut exit = report.stop.exit_code(report.error.as_ref());
-    if exit == Exit::Ok {
-        if !mines.failed.is_empty() {
-            exit = Exit::CheckFailed;
-        } else if let Some(e) = &mines.error {
-            exit = e.exit();
-        }
-    }
-    let doc = serde_json::to_value(FlushRunDoc {
-        report: report.doc(exit.code()),
-        outbox: path,
-        primary: crate::secrets::redact_url(&remote.url),
-        mines: MinesDoc {
-            sent: mines.sent,
-            applied: mines.applied,
-            failed: &mines.failed,
-            remaining: mines.remaining,
-            busy: mines.busy,
-            error: mines.error.as_ref().map(outbox::error_json),
-        },
-    })
-    .unwrap_or_default();
-    ctx.out.emit(&doc, |w| {
-        let c = &report.counts;
-        writeln!(
-            w,
-            "{}: {} settled ({} applied, {} already there, {} found by a replay check), {} sent, {} left, {:.1} s",
-            match report.stop {
-                Stop::Drained => "drained",
-                Stop::Limit => "stopped at --limit",
-                Stop::Blocked => "sent what it could; failed ops remain",
-                Stop::Unavailable => "primary unavailable",
-                Stop::Backoff => "the rest is backing off",
-                Stop::Deadline => "deadline passed",
-                Stop::Refused => "refused",
-                Stop::TakenOver => "another flusher took over (this one made no progress)",
-            },
-            report.settled(), c.applied, c.already_there, c.verified_present, c.sent,
-            report.remaining, report.elapsed.as_secs_f64()
-        )?;
-        if mines.sent > 0 || mines.remaining > 0 {
-            writeln!(
-                w,
-                "feed mines (a lane apart, never holding back writes): {} sent, {} applied, {} left{}",
-                mines.sent,
-                mines.applied,
-                mines.remaining,
-                if mines.busy { " (another process is sending them)" } else { "" }
-            )?;
-        }
-        if let Some(b) = &report.blocked_by {
-            writeln!(w, "op #{} {} ({}) {}: {}", b.local_seq, outbox::store::short(&b.op_id),
-                b.short_tool(), b.failed_how(), b.error_line().unwrap_or_default())?;
-            writeln!(w, "  {} op(s) wait for failed ops (every other write was sent): fix the cause, then `mpt outbox retry {1}`, or `mpt outbox drop {1} --yes`",
-                report.held_back, outbox::store::short(&b.op_id))?;
-        }
-        Ok(())
-    })?;
-    if !ctx.out.json {
-        for e in [&report.error, &mines.error].into_iter().flatten() {
-            ctx.out.error(e);
-        }
-    }
-    Ok(exit)
+    Ok((report, mines))
 }
 
 /// `mpt outbox flush --json`: the report, where it flushed, then what the mine lane did.

@@ -12,7 +12,7 @@ mod session;
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use drawers::content_id;
 pub use ledger::Ledgered;
@@ -77,10 +77,6 @@ impl Record {
             local_reply: self.local_reply.as_ref(),
             maybe_applied: false,
         }
-    }
-
-    pub fn to_json(&self) -> Value {
-        json!({"kind": self.kind, "id": self.local_id, "tool": self.tool, "filed_at": self.filed_at})
     }
 }
 
