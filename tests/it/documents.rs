@@ -16,7 +16,6 @@ use crate::support::{Primary, TestEnv, stderr};
 const NOT_YET: &[&str] = &[
     "mpt.edge.pull/v1",
     "mpt.edge.wire.user_entry/v1",
-    "mpt.feed.mine/v1",
     "mpt.gateway.audit.head/v1",
     "mpt.gateway.last_used/v1",
     "mpt.gateway.policy/v1",
@@ -167,6 +166,15 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
         "--json",
         "feed",
         "prepare",
+        "--harness",
+        "pi",
+        "--reason",
+        "manual",
+    ]);
+    run(&[
+        "--json",
+        "feed",
+        "mine",
         "--harness",
         "pi",
         "--reason",

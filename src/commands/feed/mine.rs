@@ -2,7 +2,8 @@
 //! holding the feed lock throughout; prints what the miner filed (`mpt.feed.mine/v1` under --json).
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::FeedCommon;
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
@@ -36,7 +37,7 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
         lines.extend(line);
     }
     let doc = super::prepare::one_or_all(docs, SCHEMA);
-    ctx.out.emit(&doc, |w| {
+    ctx.out.emit_typed(&doc, |w| {
         for l in &lines {
             writeln!(w, "{l}")?;
         }
@@ -51,14 +52,18 @@ fn one(
     config: &crate::config::Config,
     args: &FeedMineArgs,
     plan: Plan,
-) -> Result<(Value, Option<String>)> {
+) -> Result<(MineDoc, Option<String>)> {
     let (job, meta) = match plan {
         Plan::Inactive { meta, why, warn } => {
             say_inactive(ctx, &why, warn);
-            let doc = json!({
-                "schema": SCHEMA, "harness": meta.harness, "active": false, "note": why,
-                "prepare": prepare_doc(&meta, None, Some(&why))?, "mine": null,
-            });
+            let doc = MineDoc {
+                schema: SCHEMA,
+                harness: meta.harness,
+                active: false,
+                prepare: prepare_doc(&meta, None, Some(&why))?,
+                note: Some(why),
+                mine: None,
+            };
             return Ok((doc, None));
         }
         Plan::Run(job, meta) => (job, meta),
@@ -80,8 +85,16 @@ fn one(
                 Some(s) => format!("nothing to mine: {s}"),
                 None => "nothing passed the gate: nothing to mine".to_string(),
             });
-        let doc = json!({"schema": SCHEMA, "harness": meta.harness, "active": true, "note": why, "prepare": prepared, "mine": null});
-        return Ok((doc, Some(format!("{who}{why}"))));
+        let line = format!("{who}{why}");
+        let doc = MineDoc {
+            schema: SCHEMA,
+            harness: meta.harness,
+            active: true,
+            note: Some(why),
+            prepare: prepared,
+            mine: None,
+        };
+        return Ok((doc, Some(line)));
     };
     check_line(&source)?;
     let route = mine::choose_route(&ctx.env, config, args.palace.path.as_deref())?;
@@ -104,22 +117,6 @@ fn one(
         res
     })?;
     drop(run);
-    let doc = json!({
-        "schema": SCHEMA,
-        "harness": meta.harness,
-        "active": true,
-        "note": Value::Null,
-        "prepare": prepared,
-        "mine": {
-            "route": route,
-            "source": call.source,
-            "wing": call.wing,
-            "agent": call.agent,
-            "elapsed_ms": mined.elapsed.as_secs_f64() * 1e3,
-            "summary": mined.summary,
-            "payload": mined.payload,
-        },
-    });
     let n = |v: Option<u64>| v.map_or("?".to_string(), |n| n.to_string());
     let line = format!(
         "mined {source} into {} through {}: {} drawers filed, {} files processed, {} skipped as already filed",
@@ -129,5 +126,45 @@ fn one(
         n(mined.summary.files_processed),
         n(mined.summary.files_skipped),
     );
+    let doc = MineDoc {
+        schema: SCHEMA,
+        harness: meta.harness,
+        active: true,
+        note: None,
+        prepare: prepared,
+        mine: Some(Mined {
+            route,
+            elapsed_ms: mined.elapsed.as_secs_f64() * 1e3,
+            summary: mined.summary,
+            payload: mined.payload,
+            source: call.source,
+            wing: call.wing,
+            agent: call.agent,
+        }),
+    };
     Ok((doc, Some(line)))
+}
+
+/// `mpt feed mine --json` for one harness (`mpt.feed.mine/v1`): its prepare, then the mine.
+#[derive(Debug, Serialize)]
+struct MineDoc {
+    schema: &'static str,
+    harness: crate::feed::Harness,
+    active: bool,
+    note: Option<String>,
+    /// The harness's `mpt.feed.prepare/v1` document.
+    prepare: Value,
+    mine: Option<Mined>,
+}
+
+/// The one `mempalace_mine` call: through which writer, what, into which wing, and what it filed.
+#[derive(Debug, Serialize)]
+struct Mined {
+    route: crate::mcp::route::Route,
+    source: String,
+    wing: String,
+    agent: Option<String>,
+    elapsed_ms: f64,
+    summary: mine::MineSummary,
+    payload: Value,
 }

@@ -8,7 +8,6 @@ use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summa
 use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::feed::job::{self, FeedRun};
-use serde_json::{Value, json};
 
 #[derive(Debug, Args)]
 pub struct FeedPrepareArgs {
@@ -59,7 +58,7 @@ pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
         runs.push(run);
     }
     let doc = one_or_all(docs, crate::feed::REPORT_SCHEMA);
-    ctx.out.emit(&doc, |w| {
+    ctx.out.emit_typed(&doc, |w| {
         for s in &sources {
             writeln!(w, "MINE_SOURCE={s}")?;
         }
@@ -69,10 +68,24 @@ pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// One harness: its document, as before harnesses were several. Several: `{schema, harnesses}`.
-pub(super) fn one_or_all(mut docs: Vec<Value>, schema: &str) -> Value {
+/// One harness: its document alone, as before harnesses were several; several:
+/// `{schema, harnesses}`.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub(super) enum OneOrAll<T> {
+    One(T),
+    All {
+        schema: &'static str,
+        harnesses: Vec<T>,
+    },
+}
+
+pub(super) fn one_or_all<T>(mut docs: Vec<T>, schema: &'static str) -> OneOrAll<T> {
     if docs.len() == 1 {
-        return docs.remove(0);
+        return OneOrAll::One(docs.remove(0));
     }
-    json!({"schema": schema, "harnesses": docs})
+    OneOrAll::All {
+        schema,
+        harnesses: docs,
+    }
 }
