@@ -461,3 +461,78 @@ fn every_link_between_the_documents_lands_on_a_page_and_heading() {
     assert!(seen >= 20, "the links are found ({seen})");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The "Where mpt keeps its files" section of docs/reference.md names every file mpt writes, as
+/// the resolvers name them: a new file, or a renamed one, must be written down there.
+#[test]
+fn every_file_mpt_writes_is_in_the_files_table() {
+    let text = std::fs::read_to_string(root().join("docs/reference.md")).unwrap();
+    let start = text
+        .find("## Where mpt keeps its files")
+        .expect("docs/reference.md has the files section");
+    let section = &text[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let dir = Path::new("/state");
+    let palace = Path::new("/palace");
+    let key = crate::state_dir::palace_key(palace);
+    let env = crate::config::Env::from_pairs([("HOME", "/h")]);
+    let owner = crate::mcp::owner_socket::OwnerPaths::in_dir(&env, dir, palace);
+    let pull = crate::coord::puller::PullPaths::in_dir(dir, palace);
+    let gateway = crate::gateway::state::StateDir {
+        root: dir.to_path_buf(),
+    };
+    let feed = crate::feed::state::feed_home(&env).unwrap();
+    let (state, lock) = crate::feed::state::state_and_lock(&feed, &feed.join("staged"), true);
+    let (other_state, other_lock) =
+        crate::feed::state::state_and_lock(&feed, Path::new("/elsewhere"), false);
+    let mut files: Vec<String> = [
+        &owner.socket,
+        &owner.lock,
+        &owner.log,
+        &owner.linger,
+        &pull.record,
+        &pull.lock,
+        &gateway.policy(),
+        &gateway.tokens(),
+        &gateway.tokens_lock(),
+        &gateway.last_used(),
+        &gateway.audit(),
+        &gateway.audit_head(),
+        &gateway.serve_lock(),
+        &state,
+        &lock,
+    ]
+    .iter()
+    .map(|p| {
+        let name = p.file_name().unwrap().to_string_lossy();
+        name.replace(&key, "<key>")
+    })
+    .collect();
+    for p in [other_state, other_lock] {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let (stem, ext) = name.split_once('-').unwrap();
+        let ext = ext.split_once('.').unwrap().1;
+        files.push(format!("{stem}-<hash>.{ext}"));
+    }
+    files.extend(
+        [
+            "outbox.sqlite3",
+            "config.json",
+            "audit-<seq>.jsonl",
+            crate::state_dir::IN_PALACE,
+            crate::feed::dropin::HELPER_NAME,
+            "~/.mempalace/edge",
+            "$XDG_RUNTIME_DIR/mpt",
+            "$XDG_STATE_HOME/mpt/feed",
+            "$XDG_STATE_HOME/mpt/gateway",
+            "MPT_GATEWAY_DIR",
+            "MPT_OUTBOX",
+        ]
+        .map(String::from),
+    );
+    let missing: Vec<_> = files.iter().filter(|f| !section.contains(*f)).collect();
+    assert!(
+        missing.is_empty(),
+        "docs/reference.md \"Where mpt keeps its files\" does not name: {missing:?}"
+    );
+}
