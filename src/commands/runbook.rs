@@ -238,7 +238,11 @@ fn print_applied(ctx: &Ctx, a: &Applied) -> Result<()> {
             writeln!(w, "backup: {}", b.display())?;
         }
         if let Some(v) = &a.verification {
-            writeln!(w, "verified: {v}")?;
+            writeln!(
+                w,
+                "verified: {}",
+                serde_json::to_string(v).unwrap_or_default()
+            )?;
         }
         if let Some(u) = &a.undo {
             writeln!(w, "undo: {u}")?;

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
-use serde_json::json;
 
 use crate::gateway::decide::auth::Who;
 use crate::gateway::decide::policy::{Policy, Route};
@@ -207,19 +206,31 @@ async fn decide(
     }
 }
 
+/// `mpt.gateway.whoami/v1`: the device behind the token, as the gateway sees it.
+#[derive(serde::Serialize)]
+struct WhoamiDoc<'a> {
+    schema: &'static str,
+    device: &'a str,
+    role: Option<&'static str>,
+    token_id: &'a str,
+    expires: Option<&'a str>,
+    /// Its own share of the policy, so its edge judges writes as this gateway will.
+    policy: Option<crate::gateway::decide::policy::OwnView>,
+}
+
 /// `GET /whoami`: the device behind the token, as the gateway sees it.
 fn whoami(who: &Who, policy: &Policy) -> Response<Body> {
+    let doc = WhoamiDoc {
+        schema: crate::schema::GATEWAY_WHOAMI,
+        device: &who.device,
+        role: policy.device(&who.device).map(|d| d.role.as_str()),
+        token_id: &who.token_id,
+        expires: who.expires.as_deref(),
+        policy: policy.own_view(&who.device),
+    };
     reply::json(
         StatusCode::OK,
-        &json!({
-            "schema": crate::schema::GATEWAY_WHOAMI,
-            "device": who.device,
-            "role": policy.device(&who.device).map(|d| d.role.as_str()),
-            "token_id": who.token_id,
-            "expires": who.expires,
-            // Its own share of the policy, so its edge judges writes as this gateway will.
-            "policy": policy.own_view(&who.device),
-        }),
+        &serde_json::to_value(doc).unwrap_or_default(),
     )
 }
 

@@ -36,9 +36,53 @@ pub struct Applied {
     /// The kept backup folder (`~/.mempalace/backups/runbook-<ts>-<step>/`).
     pub backup: Option<PathBuf>,
     /// What was read back after the change.
-    pub verification: Option<serde_json::Value>,
+    pub verification: Option<Verification>,
     /// One shell line that puts everything back.
     pub undo: Option<String>,
+}
+
+/// What a step read back after its change: one shape per kind of step.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Verification {
+    /// `gateway-policy`: the written policy parses and names every device asked for.
+    Policy {
+        file: PathBuf,
+        parses: bool,
+        devices: Vec<String>,
+        ok: bool,
+    },
+    /// `gateway-modes`: each file's mode after the change.
+    Modes { files: Vec<ModeCheck>, ok: bool },
+    /// `credentials`: each secret file private and kept out of git.
+    Secrets { files: Vec<SecretCheck>, ok: bool },
+    /// `kg-move`: the graph's counts before and after, and where the home path now leads.
+    Graph {
+        triples_before: u64,
+        triples_after: u64,
+        triples_via_home_path: u64,
+        entities_before: u64,
+        entities_after: u64,
+        verdict: crate::palace::landmine::KgVerdict,
+        legacy_moved: bool,
+        ok: bool,
+    },
+}
+
+/// A file and its mode after a change (`None`: it is gone).
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeCheck {
+    pub file: PathBuf,
+    pub mode: Option<String>,
+}
+
+/// A secret file after a change: its mode, whether git ignores it, and whether both are right.
+#[derive(Debug, Clone, Serialize)]
+pub struct SecretCheck {
+    pub file: PathBuf,
+    pub mode: String,
+    pub gitignored: bool,
+    pub ok: bool,
 }
 
 /// A process that holds the palace: applying under it is how data is lost.

@@ -4,9 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
-use super::apply::{Applied, Change};
+use super::apply::{Applied, Change, SecretCheck, Verification};
 use super::backup::{backup_dir, durable_copy, manifest, sh, size};
 use super::scan::{Kind, ScanSet};
 use super::{Finding, Inputs, State, Step};
@@ -291,12 +289,20 @@ pub fn apply(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
         }
         let mode = std::fs::metadata(&e.path).map_or(0, |m| m.permissions().mode() & 0o777);
         let ignored = git_unignored(&e.path) != Some(true);
-        verified.push(json!({"file": e.path, "mode": format!("{mode:04o}"), "gitignored": ignored, "ok": mode & 0o077 == 0 && ignored}));
+        verified.push(SecretCheck {
+            file: e.path.clone(),
+            mode: format!("{mode:04o}"),
+            gitignored: ignored,
+            ok: mode & 0o077 == 0 && ignored,
+        });
     }
-    let ok = verified.iter().all(|v| v["ok"] == true);
+    let ok = verified.iter().all(|v| v.ok);
     out.backup = Some(backup.clone());
     out.undo = Some(undo.join(" && "));
-    out.verification = Some(json!({"files": verified, "ok": ok}));
+    out.verification = Some(Verification::Secrets {
+        files: verified,
+        ok,
+    });
     out.state_after = check(inputs, &ScanSet::collect(inputs)).state;
     manifest(&backup, &out)?;
     if !ok {

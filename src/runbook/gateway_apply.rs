@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
 
-use super::apply::{Applied, Change};
+use super::apply::{Applied, Change, ModeCheck, Verification};
 use super::backup::{backup_dir, manifest, sh, size};
 use super::gateway::{known_devices, loose};
 use super::scan::ScanSet;
@@ -84,12 +84,15 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     let ok = read_back
         .as_ref()
         .is_ok_and(|p| devices.iter().all(|d| p.device(d).is_some()));
-    out.verification = Some(json!({
-        "file": path,
-        "parses": read_back.is_ok(),
-        "devices": read_back.as_ref().map(|p| p.devices.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
-        "ok": ok,
-    }));
+    out.verification = Some(Verification::Policy {
+        file: path.clone(),
+        parses: read_back.is_ok(),
+        devices: read_back
+            .as_ref()
+            .map(|p| p.devices.keys().cloned().collect())
+            .unwrap_or_default(),
+        ok,
+    });
     out.state_after = super::gateway::policy(inputs, scan).state;
     manifest(&backup, &out)?;
     if !ok {
@@ -136,10 +139,16 @@ pub fn modes(inputs: &Inputs, _scan: &ScanSet, yes: bool) -> Result<Applied> {
     let still = loose(&dir);
     out.backup = Some(backup.clone());
     out.undo = Some(undo.join(" && "));
-    out.verification = Some(json!({
-        "files": found.iter().map(|l| json!({"file": l.path, "mode": crate::gateway::state::mode(&l.path).map(|m| format!("{m:04o}"))})).collect::<Vec<_>>(),
-        "ok": still.is_empty(),
-    }));
+    out.verification = Some(Verification::Modes {
+        files: found
+            .iter()
+            .map(|l| ModeCheck {
+                file: l.path.clone(),
+                mode: crate::gateway::state::mode(&l.path).map(|m| format!("{m:04o}")),
+            })
+            .collect(),
+        ok: still.is_empty(),
+    });
     out.state_after = super::gateway::modes(inputs).state;
     manifest(&backup, &out)?;
     if !still.is_empty() {

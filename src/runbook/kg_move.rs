@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
-use serde_json::json;
 
-use super::apply::{Applied, Change, refuse_if_held};
+use super::apply::{Applied, Change, Verification, refuse_if_held};
 use super::backup::{backup_dir, durable_copy, manifest, sh, size};
 use super::kg::{Analysis, analyse, describe};
 use super::scan::ScanSet;
@@ -102,16 +101,16 @@ pub fn apply(inputs: &Inputs, _scan: &ScanSet, yes: bool) -> Result<Applied> {
         .iter()
         .all(|(old, new)| new.is_file() && !old.exists());
     let ok = graph_ok && legacy_ok;
-    out.verification = Some(json!({
-        "triples_before": before.map_or(0, |s| s.triples),
-        "triples_after": after.map_or(0, |s| s.triples),
-        "triples_via_home_path": via_home.map_or(0, |s| s.triples),
-        "entities_before": before.map_or(0, |s| s.entities),
-        "entities_after": after.map_or(0, |s| s.entities),
-        "verdict": verdict,
-        "legacy_moved": legacy_ok,
-        "ok": ok,
-    }));
+    out.verification = Some(Verification::Graph {
+        triples_before: before.map_or(0, |s| s.triples),
+        triples_after: after.map_or(0, |s| s.triples),
+        triples_via_home_path: via_home.map_or(0, |s| s.triples),
+        entities_before: before.map_or(0, |s| s.entities),
+        entities_after: after.map_or(0, |s| s.entities),
+        verdict,
+        legacy_moved: legacy_ok,
+        ok,
+    });
     out.state_after = if ok { State::Done } else { State::ToDo };
     manifest(&backup, &out)?;
     if !ok {
