@@ -474,7 +474,7 @@ fn every_file_mpt_writes_is_in_the_files_table() {
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
     let dir = Path::new("/state");
     let palace = Path::new("/palace");
-    let key = crate::state_dir::palace_key(palace);
+    let key = crate::paths::edge::palace_key(palace);
     let env = crate::config::Env::from_pairs([("HOME", "/h")]);
     let owner = crate::mcp::owner_socket::OwnerPaths::in_dir(&env, dir, palace);
     let pull = crate::coord::puller::PullPaths::in_dir(dir, palace);
@@ -519,7 +519,7 @@ fn every_file_mpt_writes_is_in_the_files_table() {
             "outbox.sqlite3",
             "config.json",
             "audit-<seq>.jsonl",
-            crate::state_dir::IN_PALACE,
+            crate::paths::edge::IN_PALACE,
             crate::feed::dropin::HELPER_NAME,
             "~/.mempalace/edge",
             "$XDG_RUNTIME_DIR/mpt",

@@ -1,5 +1,5 @@
-//! mpt's private places: the edge's state folder (0700; where: `crate::state_dir`) and the locks
-//! in it, the owner log (0600), the short socket folder (where: `crate::mcp::owner_socket`) made and checked ours.
+//! mpt's private places: the edge's state folder (0700; where: `crate::paths::edge`) and the locks
+//! in it, the owner log (0600), the short socket folder (where: `crate::paths::runtime`) made and checked ours.
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
 use std::io;
@@ -8,8 +8,8 @@ use std::path::Path;
 
 use crate::error::{MptError, Result};
 use crate::lock::PidLock;
-use crate::mcp::owner_socket::euid;
-pub use crate::mcp::owner_socket::{is_private, socket_path};
+use crate::paths::runtime::euid;
+pub use crate::paths::runtime::{is_private, socket_path};
 
 /// Creates `dir` (and missing parents) mode 0700; an existing one of ours open to others is
 /// tightened to 0700.

@@ -1,14 +1,13 @@
 //! One pull at a time under the pull lock, its outcome kept in the pull record beside the owner's
 //! lock (read by `mpt mailbox` and `mpt edge status`); the edge's owner schedules the rounds.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::pull::{PullError, PullSpec, Pulled, pull_once};
 use crate::log_warn;
-use crate::state_dir::StateDir;
 use crate::time::now_ms;
 
 /// `schema` of the pull record.
@@ -60,41 +59,7 @@ pub struct PullStatus<'a> {
     pub rows_skipped: u64,
 }
 
-/// Where a palace's pulls keep their record and lock: `<key>.pull.json` and `<key>.pull.lock`
-/// in the edge's state folder (`crate::state_dir`), beside the owner's `<key>.owner.lock`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PullPaths {
-    pub record: PathBuf,
-    pub lock: PathBuf,
-}
-
-impl PullPaths {
-    /// The paths for `palace` in the state folder `dir` (resolved once by the caller).
-    pub fn in_dir(dir: &Path, palace: &Path) -> PullPaths {
-        PullPaths {
-            record: crate::state_dir::palace_file(dir, palace, "pull.json"),
-            lock: crate::state_dir::palace_file(dir, palace, "pull.lock"),
-        }
-    }
-
-    /// The paths beside an owner's lock (`<state dir>/<key>.owner.lock`), an owner's own.
-    pub fn beside(owner_lock: &Path) -> PullPaths {
-        let name = owner_lock
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let key = name.strip_suffix(".owner.lock").unwrap_or(&name);
-        PullPaths {
-            record: owner_lock.with_file_name(format!("{key}.pull.json")),
-            lock: owner_lock.with_file_name(format!("{key}.pull.lock")),
-        }
-    }
-
-    /// The paths for `palace` in this HOME's state folder.
-    pub fn new(home: &Path, palace: &Path) -> PullPaths {
-        PullPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
-    }
-}
+pub use crate::paths::edge::PullPaths;
 
 /// The record, when a pull was ever attempted for this palace.
 pub fn read_record(path: &Path) -> Option<PullRecord> {
@@ -233,7 +198,7 @@ mod tests {
         let dir = Path::new("/h/.mempalace/edge");
         let palace = Path::new("/p/palace");
         let paths = PullPaths::in_dir(dir, palace);
-        let owner_lock = crate::state_dir::palace_file(dir, palace, "owner.lock");
+        let owner_lock = crate::paths::edge::palace_file(dir, palace, "owner.lock");
         assert_eq!(paths.record.parent(), owner_lock.parent());
         let name = paths
             .record

@@ -202,9 +202,9 @@ fn config_findings<'a>(
         push(Status::Fail, format!("MEMPALACE_EDGE=1 with the local palace {} on {fs}: un-flushed writes are lost when the container is recreated", paths.palace.display()), "mount a volume at the palace's parent (e.g. devbox-palace:/home/developer/.mempalace) before opting in".into());
     }
     if let Ok(paths) = inputs.palace()
-        && !crate::state_dir::writable(&paths.locks_dir)
+        && !crate::paths::edge::writable(&paths.locks_dir)
     {
-        let state = crate::state_dir::StateDir::for_palace(&paths.home, &paths.palace);
+        let state = crate::paths::edge::StateDir::for_palace(&paths.home, &paths.palace);
         push(
             Status::Fail,
             format!(

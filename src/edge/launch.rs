@@ -15,8 +15,8 @@ use crate::config::{Config, Env};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
 use crate::log::verbosity;
+use crate::paths::edge::{Place, StateDir};
 use crate::private_fs;
-use crate::state_dir::{Place, StateDir};
 use crate::{log_debug, log_warn};
 
 /// One palace's edge as this invocation sees it.

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever the exporter's output for the same input changes; invalidates every record.
@@ -120,26 +120,7 @@ pub fn mtime_ns(t: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// Where `mpt` keeps the feed's files when `--out` is not given: `$XDG_STATE_HOME/mpt/feed`
-/// (`~/.local/state/mpt/feed`: config's one helper for mpt's folders); the staging folder is
-/// `staged/` inside it.
-pub fn feed_home(env: &crate::config::Env) -> crate::error::Result<PathBuf> {
-    Ok(env.mpt_dir(crate::config::Xdg::State)?.join("feed"))
-}
-
-/// The state and lock files for a staging folder: beside the default one, or keyed by a hash of
-/// the folder for `--out`, always in the feed home (so never inside what the miner reads).
-pub fn state_and_lock(feed_home: &Path, stage_dir: &Path, is_default: bool) -> (PathBuf, PathBuf) {
-    if is_default {
-        return (feed_home.join("state.json"), feed_home.join("prepare.lock"));
-    }
-    use sha2::{Digest, Sha256};
-    let key = crate::hex::hex(&Sha256::digest(stage_dir.to_string_lossy().as_bytes()));
-    (
-        feed_home.join(format!("state-{}.json", &key[..16])),
-        feed_home.join(format!("prepare-{}.lock", &key[..16])),
-    )
-}
+pub use crate::paths::feed::{feed_home, state_and_lock};
 
 #[cfg(test)]
 mod tests {

@@ -28,10 +28,11 @@ pub struct LocalLog {
 
 impl LocalLog {
     pub fn new(env: &Env, config: &Config, paths: Option<PalacePaths>) -> LocalLog {
-        let outbox = outbox::resolve_path(env, config, paths.as_ref().map(|p| p.palace.as_path()))
-            .ok()
-            .filter(|p| p.exists())
-            .zip(outbox::open_options(env).ok());
+        let outbox =
+            crate::paths::edge::outbox(env, config, paths.as_ref().map(|p| p.palace.as_path()))
+                .ok()
+                .filter(|p| p.exists())
+                .zip(outbox::open_options(env).ok());
         LocalLog {
             record: paths
                 .as_ref()

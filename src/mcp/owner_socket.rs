@@ -4,47 +4,13 @@
 // Below the edge so that the one route to a palace (`route`) can find its one writer; the owner
 // itself (`crate::edge::owner`) serves here and re-exports these.
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::McpClient;
 use crate::config::Env;
-use crate::state_dir::{StateDir, palace_file, palace_key};
-
-/// A socket path is at most 107 bytes (`sun_path` holds 108 with its NUL); a base folder this
-/// short leaves room for `/mpt/<16 hex>.sock`.
-const MAX_SOCKET_BASE: usize = 80;
-
-/// Where the owner of one palace lives: `<state dir>/<sha256(realpath(palace))[:16]>.*` (the
-/// state dir is `~/.mempalace/edge`, or `<palace>/.mpt-edge` on a read-only HOME: `state_dir`),
-/// its socket in a short private folder (`socket_path`) whatever the HOME's length.
-#[derive(Debug, Clone)]
-pub struct OwnerPaths {
-    pub socket: PathBuf,
-    pub lock: PathBuf,
-    pub log: PathBuf,
-    /// Held (with its pid) by an owner that stopped serving and lingers to flush the outbox.
-    pub linger: PathBuf,
-}
-
-impl OwnerPaths {
-    /// `env`: the environment snapshot (`Env`) whose `XDG_RUNTIME_DIR` places the socket.
-    pub fn new(env: &Env, home: &Path, palace: &Path) -> OwnerPaths {
-        OwnerPaths::in_dir(env, &StateDir::for_palace(home, palace).path, palace)
-    }
-
-    /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
-    pub fn in_dir(env: &Env, dir: &Path, palace: &Path) -> OwnerPaths {
-        let key = palace_key(palace);
-        OwnerPaths {
-            socket: socket_path(env, &format!("{key}.sock")),
-            lock: palace_file(dir, palace, "owner.lock"),
-            log: palace_file(dir, palace, "owner.log"),
-            linger: palace_file(dir, palace, "linger.lock"),
-        }
-    }
-}
+pub use crate::paths::edge::OwnerPaths;
+pub use crate::paths::runtime::{euid, is_private, socket_path};
 
 /// The pid of the owner holding the owner lock.
 pub fn owner_pid(paths: &OwnerPaths) -> Option<u32> {
@@ -119,48 +85,10 @@ pub fn client(paths: &OwnerPaths, harness: &str, timeout: Option<Duration>) -> M
     greet(&paths.socket, harness, false, timeout)
 }
 
-pub fn euid() -> u32 {
-    crate::sys::euid()
-}
-
-/// The folders an owner's socket may live in, preferred first: `$XDG_RUNTIME_DIR/mpt` when that
-/// is a short private folder of ours, then `/tmp/mpt-<uid>` (`XDG_RUNTIME_DIR` read from the
-/// snapshot `env`, as every setting is).
-fn socket_dirs(env: &Env) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(x) = env.get("XDG_RUNTIME_DIR").map(PathBuf::from)
-        && x.is_absolute()
-        && x.as_os_str().len() <= MAX_SOCKET_BASE
-        && is_private(&x)
-    {
-        dirs.push(x.join("mpt"));
-    }
-    dirs.push(PathBuf::from(format!("/tmp/mpt-{}", euid())));
-    dirs
-}
-
-/// Where the socket called `name` lives: where one already is (an owner started with another
-/// environment put it there), else the preferred folder.
-pub fn socket_path(env: &Env, name: &str) -> PathBuf {
-    let dirs = socket_dirs(env);
-    dirs.iter()
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
-                && p.parent().is_some_and(is_private)
-        })
-        .unwrap_or_else(|| dirs[0].join(name))
-}
-
-/// True when `dir` is a real folder (not a symlink) owned by us that no one else may enter.
-pub fn is_private(dir: &Path) -> bool {
-    std::fs::symlink_metadata(dir).is_ok_and(|m| {
-        m.file_type().is_dir() && m.uid() == euid() && m.permissions().mode() & 0o077 == 0
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     #[test]

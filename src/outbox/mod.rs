@@ -26,11 +26,9 @@ pub mod util;
 #[cfg(test)]
 mod tests;
 
-use std::path::{Path, PathBuf};
-
 use serde_json::Value;
 
-use crate::config::{Config, Env};
+use crate::config::Env;
 use crate::error::{MptError, Result};
 
 pub use admin::Summary;
@@ -50,22 +48,6 @@ pub use types::{Op, OpDoc, OpState, Origin, StoredError};
 pub const MAX_ATTEMPTS: i64 = 3;
 /// Done and dropped ops are kept this long, then `purge` removes them (daemon.py's 7 days).
 pub const RETENTION_DAYS: u64 = 7;
-
-/// Where the outbox lives: `MPT_OUTBOX`, else `outbox` in the config file, else
-/// `outbox.sqlite3` in the edge's state folder (`~/.mempalace/edge`, under the MemPalace home
-/// the edge-mode volume persists; on a read-only HOME `<palace>/.mpt-edge`: `StateDir`). The
-/// palace is `palace`, else the one MemPalace would pick: the edge, `mpt outbox` and doctor
-/// resolve the same file.
-pub fn resolve_path(env: &Env, config: &Config, palace: Option<&Path>) -> Result<PathBuf> {
-    if let Some(p) = crate::config::values::env_path(env, "MPT_OUTBOX")? {
-        return Ok(p);
-    }
-    if let Some(p) = &config.file.outbox {
-        return Ok(p.clone());
-    }
-    let state = crate::state_dir::StateDir::resolve(env, Some(config), palace)?;
-    Ok(state.path.join("outbox.sqlite3"))
-}
 
 /// How this invocation opens the outbox: `MPT_OUTBOX_SYNC` = `full` (the default: a returned
 /// enqueue survives a power loss) or `normal` (it survives a process kill; for slow disks).

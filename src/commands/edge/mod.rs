@@ -15,7 +15,7 @@ use crate::edge::launch::Launch;
 use crate::edge::owner::OwnerPaths;
 use crate::error::{Exit, Result};
 use crate::palace::PalacePaths;
-use crate::state_dir::StateDir;
+use crate::paths::edge::StateDir;
 
 #[derive(Debug, Args)]
 pub struct EdgeArgs {

@@ -215,7 +215,7 @@ fn plan(
             why_not: inbox.is_none().then(|| NO_WAY.to_string()),
             inbox: inbox.clone(),
             ship_file: fleet::ship_file(&meta.state_file),
-            outbox: crate::outbox::resolve_path(&ctx.env, config, None)?,
+            outbox: crate::paths::edge::outbox(&ctx.env, config, None)?,
             outbox_opts: crate::outbox::open_options(&ctx.env)?,
             origin: crate::outbox::Origin::from_config(config),
             wing: meta.wing.clone(),

@@ -1,5 +1,5 @@
-//! Where the edge keeps its state (owner lock and log, pull record, the outbox by default), the
-//! one resolver: `~/.mempalace/edge`, else on a read-only HOME `<palace>/.mpt-edge`, on its volume.
+//! The edge's folder and every file in it (owner lock, log and socket name, pull record, the
+//! outbox by default): `~/.mempalace/edge`, else on a read-only HOME `<palace>/.mpt-edge`.
 //!
 //! A container often mounts HOME read-only and only the palace on a volume. The state then lives
 //! inside the palace's folder (MemPalace's own scans pass over dot-folders): the palace's parent
@@ -26,6 +26,22 @@ pub fn palace_key(palace: &Path) -> String {
     use sha2::{Digest, Sha256};
     let real = crate::palace::paths::realpath(palace);
     crate::hex::hex(&Sha256::digest(real.to_string_lossy().as_bytes())[..8])
+}
+
+/// Where the outbox lives: `MPT_OUTBOX`, else `outbox` in the config file, else
+/// `outbox.sqlite3` in the edge's state folder (`~/.mempalace/edge`, under the MemPalace home
+/// the edge-mode volume persists; on a read-only HOME `<palace>/.mpt-edge`: `StateDir`). The
+/// palace is `palace`, else the one MemPalace would pick: the edge, `mpt outbox` and doctor
+/// resolve the same file.
+pub fn outbox(env: &Env, config: &Config, palace: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = crate::config::values::env_path(env, "MPT_OUTBOX")? {
+        return Ok(p);
+    }
+    if let Some(p) = &config.file.outbox {
+        return Ok(p.clone());
+    }
+    let state = StateDir::resolve(env, Some(config), palace)?;
+    Ok(state.path.join("outbox.sqlite3"))
 }
 
 /// Which of the two places holds the state.
@@ -126,6 +142,72 @@ pub fn writable(dir: &Path) -> bool {
 fn may_write(dir: &Path) -> bool {
     use rustix::fs::Access;
     rustix::fs::access(dir, Access::WRITE_OK | Access::EXEC_OK).is_ok()
+}
+
+/// Where the owner of one palace lives: `<state dir>/<sha256(realpath(palace))[:16]>.*` (the
+/// state dir is `~/.mempalace/edge`, or `<palace>/.mpt-edge` on a read-only HOME),
+/// its socket in a short private folder (`socket_path`) whatever the HOME's length.
+#[derive(Debug, Clone)]
+pub struct OwnerPaths {
+    pub socket: PathBuf,
+    pub lock: PathBuf,
+    pub log: PathBuf,
+    /// Held (with its pid) by an owner that stopped serving and lingers to flush the outbox.
+    pub linger: PathBuf,
+}
+
+impl OwnerPaths {
+    /// `env`: the environment snapshot (`Env`) whose `XDG_RUNTIME_DIR` places the socket.
+    pub fn new(env: &Env, home: &Path, palace: &Path) -> OwnerPaths {
+        OwnerPaths::in_dir(env, &StateDir::for_palace(home, palace).path, palace)
+    }
+
+    /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
+    pub fn in_dir(env: &Env, dir: &Path, palace: &Path) -> OwnerPaths {
+        let key = palace_key(palace);
+        OwnerPaths {
+            socket: super::runtime::socket_path(env, &format!("{key}.sock")),
+            lock: palace_file(dir, palace, "owner.lock"),
+            log: palace_file(dir, palace, "owner.log"),
+            linger: palace_file(dir, palace, "linger.lock"),
+        }
+    }
+}
+
+/// Where a palace's pulls keep their record and lock: `<key>.pull.json` and `<key>.pull.lock`
+/// in the edge's state folder (`crate::paths::edge`), beside the owner's `<key>.owner.lock`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullPaths {
+    pub record: PathBuf,
+    pub lock: PathBuf,
+}
+
+impl PullPaths {
+    /// The paths for `palace` in the state folder `dir` (resolved once by the caller).
+    pub fn in_dir(dir: &Path, palace: &Path) -> PullPaths {
+        PullPaths {
+            record: palace_file(dir, palace, "pull.json"),
+            lock: palace_file(dir, palace, "pull.lock"),
+        }
+    }
+
+    /// The paths beside an owner's lock (`<state dir>/<key>.owner.lock`), an owner's own.
+    pub fn beside(owner_lock: &Path) -> PullPaths {
+        let name = owner_lock
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let key = name.strip_suffix(".owner.lock").unwrap_or(&name);
+        PullPaths {
+            record: owner_lock.with_file_name(format!("{key}.pull.json")),
+            lock: owner_lock.with_file_name(format!("{key}.pull.lock")),
+        }
+    }
+
+    /// The paths for `palace` in this HOME's state folder.
+    pub fn new(home: &Path, palace: &Path) -> PullPaths {
+        PullPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,10 @@
+//! Every path mpt writes, in one place: the edge's folder and its per-palace files (`edge`), the
+//! sockets' folder (`runtime`), the feed's (`feed`) and the gateway's (`gateway`) folders.
+
+// docs/reference.md "Where mpt keeps its files" lists each file and why it is there; a test in
+// `docs_rules` keeps the two together. mpt's XDG roots are config's (`config::xdg`).
+
+pub mod edge;
+pub mod feed;
+pub mod gateway;
+pub mod runtime;
