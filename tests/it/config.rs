@@ -493,6 +493,22 @@ fn a_device_set_up_by_its_config_file_alone_runs_as_one_set_up_by_its_environmen
             assert_eq!(source(name), expected, "{way:?} {name}: {c}");
         }
         assert_eq!(c["transport"], "remote", "{way:?}: {c}");
+        // The token's road is shown, by where it was named, never by value.
+        let token = &c["remote"]["token"];
+        match way {
+            Way::Env => assert_eq!(token["source"], "env", "{c}"),
+            Way::File => {
+                assert_eq!(source("MPT_TOKEN_FILE"), "file", "{c}");
+                assert_eq!(token["source"], "file", "{c}");
+                assert!(
+                    token["path"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with(".config/mpt/token")
+                );
+            }
+        }
+        assert!(!c.to_string().contains(&d.token), "{way:?}: no token shown");
         assert_eq!(
             c["stamp_identity"],
             format!("mcp@{}", d.name),
@@ -539,6 +555,22 @@ fn a_device_set_up_by_its_config_file_alone_runs_as_one_set_up_by_its_environmen
                 .call("mempalace_get_drawer", json!({"drawer_id": b["drawer_id"]}))
                 .is_ok_and(|g| g["drawer_id"] == b["drawer_id"]),
             "{way:?}: the offline write drained"
+        );
+
+        // The outbox both roads resolve is the one in the edge's folder, now empty.
+        let edge_folder = d.env.home().join(".mempalace/edge/outbox.sqlite3");
+        let summary = json(&d.mpt_with(&["--json", "outbox"], &extra));
+        assert_eq!(
+            summary["outbox"],
+            edge_folder.to_str().unwrap(),
+            "{way:?}: {summary}"
+        );
+        assert_eq!(summary["open"], 0, "{way:?}: {summary}");
+        assert_eq!(summary["device"], d.name, "{way:?}: {summary}");
+        let status = json(&d.mpt_with(&["--json", "edge", "status"], &extra));
+        assert_eq!(
+            status["outbox"]["path"], summary["outbox"],
+            "{way:?}: {status}"
         );
 
         let o = d.mpt_with(&["--json", "doctor", "--check", "transport"], &extra);
