@@ -23,7 +23,6 @@ const NOT_YET: &[&str] = &[
     "mpt.gateway.tokens/v1",
     "mpt.mailbox.ack/v1",
     "mpt.mailbox.announce/v1",
-    "mpt.mailbox.notify/v1",
     "mpt.mailbox.watch/v1",
 ];
 
@@ -183,6 +182,7 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
         "manual",
     ]);
     run(&["--json", "mailbox"]);
+    run(&["--json", "mailbox", "notify"]);
     let helper = env.path("bin");
     run(&["--json", "feed", "install-helper", helper.to_str().unwrap()]);
     let man = env.path("man");
