@@ -175,7 +175,7 @@ impl OwnerPaths {
 }
 
 /// Where a palace's pulls keep their record and lock: `<key>.pull.json` and `<key>.pull.lock`
-/// in the edge's state folder (`crate::paths::edge`), beside the owner's `<key>.owner.lock`.
+/// in the edge's state folder, beside the owner's `<key>.owner.lock`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PullPaths {
     pub record: PathBuf,

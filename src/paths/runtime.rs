@@ -10,6 +10,7 @@ use crate::config::Env;
 /// short leaves room for `/mpt/<16 hex>.sock`.
 const MAX_SOCKET_BASE: usize = 80;
 
+/// The effective uid: whose private folders these are.
 pub fn euid() -> u32 {
     crate::sys::euid()
 }
