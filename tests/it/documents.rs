@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::gateway::{Setup, get, issue, mpt as gw_mpt, policy, write_policy};
+use crate::support::gateway::{Setup, call, get, issue, mpt as gw_mpt, policy, write_policy};
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, stderr};
 
@@ -16,18 +16,20 @@ use crate::support::{Primary, TestEnv, stderr};
 const NOT_YET: &[&str] = &[
     "mpt.edge.pull/v1",
     "mpt.edge.wire.user_entry/v1",
-    "mpt.gateway.audit.head/v1",
-    "mpt.gateway.last_used/v1",
     "mpt.gateway.policy/v1",
     "mpt.gateway.serve/v1",
-    "mpt.gateway.tokens/v1",
     "mpt.mailbox.ack/v1",
     "mpt.mailbox.announce/v1",
     "mpt.mailbox.watch/v1",
 ];
 
-/// Schemas the gateway serves over HTTP, pinned by their own test below.
-const SERVED: &[&str] = &["mpt.gateway.whoami/v1"];
+/// Schemas the gateway serves over HTTP or keeps in its folder, pinned by their own test below.
+const SERVED: &[&str] = &[
+    "mpt.gateway.audit.head/v1",
+    "mpt.gateway.last_used/v1",
+    "mpt.gateway.tokens/v1",
+    "mpt.gateway.whoami/v1",
+];
 
 /// Every field path of `doc` with its JSON type, in print order (an array's first element).
 fn shape(doc: &Value) -> Vec<String> {
@@ -246,6 +248,28 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
     let doc = r.json();
     let mut served = BTreeMap::new();
     served.insert(doc["schema"].as_str().unwrap().to_string(), doc.clone());
+    // An audited call, so the audit chain has a head.
+    let r = call(s.gw.port, &lap, "mempalace_status", json!({}));
+    assert_eq!(r.status, 200);
+    // The files the gateway writes for itself: token hashes, when each was last used, the
+    // audit chain's head (a format change there breaks a running fleet's state folder).
+    let file = |name: &str| -> Option<Value> {
+        serde_json::from_slice(&std::fs::read(s.dir.join(name)).ok()?).ok()
+    };
+    for name in ["tokens.json", "last_used.json", "audit.head.json"] {
+        assert!(
+            crate::support::wait_for(30.0, || file(name).is_some()),
+            "the gateway writes {name}"
+        );
+        let mut doc = file(name).unwrap();
+        if name == "last_used.json" {
+            // Keyed by token id, which differs each run: one key stands for them.
+            let ids = doc["tokens"].as_object().unwrap();
+            assert_eq!(ids.len(), 1, "{doc}");
+            doc["tokens"] = json!({"<token_id>": ids.values().next().unwrap()});
+        }
+        served.insert(doc["schema"].as_str().unwrap().to_string(), doc);
+    }
     assert_eq!(
         served.keys().map(String::as_str).collect::<Vec<_>>(),
         SERVED,
