@@ -4,8 +4,6 @@
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 
-use serde_json::json;
-
 use super::apply::{Applied, Change, ModeCheck, Verification};
 use super::backup::{backup_dir, manifest, sh, size};
 use super::gateway::{known_devices, loose};
@@ -41,11 +39,11 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
         );
     }
     let names: Vec<&str> = devices.iter().map(String::as_str).collect();
-    let doc = json!({
-        "schema": crate::schema::GATEWAY_POLICY,
-        "allow_sync": false,
-        "devices": devices.iter().map(|d| (d.clone(), json!({"role": "member"}))).collect::<serde_json::Map<_, _>>(),
-    });
+    let doc = StarterPolicy {
+        schema: crate::schema::GATEWAY_POLICY,
+        allow_sync: false,
+        devices: &devices,
+    };
     let text = format!(
         "{}\n",
         serde_json::to_string_pretty(&doc).unwrap_or_default()
@@ -167,4 +165,24 @@ fn read_back_failed(out: &Applied) -> MptError {
     )
     .with_hint(format!("undo: {}", out.undo.clone().unwrap_or_default()))
     .with_detail(serde_json::to_value(out).unwrap_or_default())
+}
+
+/// The starter `policy.json`: each named device a member, by name.
+#[derive(serde::Serialize)]
+struct StarterPolicy<'a> {
+    schema: &'static str,
+    allow_sync: bool,
+    #[serde(serialize_with = "members")]
+    devices: &'a std::collections::BTreeSet<String>,
+}
+
+fn members<S: serde::Serializer>(
+    devices: &&std::collections::BTreeSet<String>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Member {
+        role: &'static str,
+    }
+    s.collect_map(devices.iter().map(|d| (d, Member { role: "member" })))
 }
