@@ -42,7 +42,10 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     let doc = StarterPolicy {
         schema: crate::schema::GATEWAY_POLICY,
         allow_sync: false,
-        devices: &devices,
+        devices: devices
+            .iter()
+            .map(|d| (d.as_str(), Member::MEMBER))
+            .collect(),
     };
     let text = format!(
         "{}\n",
@@ -172,17 +175,14 @@ fn read_back_failed(out: &Applied) -> MptError {
 struct StarterPolicy<'a> {
     schema: &'static str,
     allow_sync: bool,
-    #[serde(serialize_with = "members")]
-    devices: &'a std::collections::BTreeSet<String>,
+    devices: std::collections::BTreeMap<&'a str, Member>,
 }
 
-fn members<S: serde::Serializer>(
-    devices: &&std::collections::BTreeSet<String>,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    #[derive(serde::Serialize)]
-    struct Member {
-        role: &'static str,
-    }
-    s.collect_map(devices.iter().map(|d| (d, Member { role: "member" })))
+#[derive(serde::Serialize)]
+struct Member {
+    role: &'static str,
+}
+
+impl Member {
+    const MEMBER: Member = Member { role: "member" };
 }

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::gateway::{Setup, call, get, issue, mpt as gw_mpt, policy, write_policy};
+use crate::support::gateway::{
+    Setup, call, get, issue, mpt as gw_mpt, payload, policy, write_policy,
+};
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, stderr};
 
@@ -269,9 +271,14 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
     let doc = r.json();
     let mut served = BTreeMap::new();
     served.insert(doc["schema"].as_str().unwrap().to_string(), doc.clone());
-    // An audited call, so the audit chain has a head.
-    let r = call(s.gw.port, &lap, "mempalace_status", json!({}));
-    assert_eq!(r.status, 200);
+    // An audited write that lands, so the audit chain has a head.
+    let added = payload(&call(
+        s.gw.port,
+        &lap,
+        "mempalace_add_drawer",
+        json!({"wing": "wing_lap", "room": "r", "content": "pinned"}),
+    ));
+    assert_eq!(added["success"], true, "{added}");
     // The files the gateway writes for itself: token hashes, when each was last used, the
     // audit chain's head (a format change there breaks a running fleet's state folder).
     let file = |name: &str| -> Option<Value> {
