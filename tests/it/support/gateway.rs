@@ -176,6 +176,8 @@ pub struct Gateway {
     pub port: u16,
     pub url: String,
     pub log: PathBuf,
+    /// The line it printed when it listened (`mpt.gateway.serve/v1`).
+    pub started: Value,
 }
 
 impl Gateway {
@@ -252,6 +254,7 @@ impl Gateway {
             port,
             url,
             log,
+            started: v,
         }
     }
 
