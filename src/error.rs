@@ -161,8 +161,10 @@ impl MptError {
         self
     }
 
-    pub fn with_detail(mut self, detail: serde_json::Value) -> Self {
-        self.detail = Some(Box::new(detail));
+    /// A typed detail (a struct beside the error's maker), or the server's own payload verbatim
+    /// (a `Value`); a detail that does not serialize is left out, never a failure of its own.
+    pub fn with_detail(mut self, detail: impl serde::Serialize) -> Self {
+        self.detail = serde_json::to_value(detail).ok().map(Box::new);
         self
     }
 

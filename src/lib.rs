@@ -115,6 +115,12 @@ fn usage_hint(e: &clap::Error) -> String {
 }
 
 /// What clap suggests for a typo: a subcommand, a flag or a value close to what was typed.
+/// A mistyped command's detail: what it may have meant.
+#[derive(serde::Serialize)]
+struct Suggested {
+    suggested: Vec<String>,
+}
+
 fn suggestions(e: &clap::Error) -> Vec<String> {
     use clap::error::{ContextKind, ContextValue};
     [
@@ -159,7 +165,7 @@ fn clap_failure(e: clap::Error, args: &[OsString], env: &Env) -> ExitCode {
         let mut err = MptError::usage(first).with_hint(usage_hint(&e));
         let suggested = suggestions(&e);
         if !suggested.is_empty() {
-            err = err.with_detail(serde_json::json!({ "suggested": suggested }));
+            err = err.with_detail(Suggested { suggested });
         }
         out.error(&err);
     } else {

@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::json;
 
 use super::owner::{self, OwnerPaths};
 use super::stop::{self, Attached};
@@ -92,7 +91,17 @@ fn sessions_attached(owner_pid: u32, sessions: &[Attached]) -> MptError {
     .with_hint(
         "quit those harness sessions (each one's `mpt edge` ends with it), then `mpt edge stop` again; with none left the owner also stops by itself after MPT_EDGE_GRACE_MS",
     )
-    .with_detail(json!({"owner_pid": owner_pid, "sessions": sessions}))
+    .with_detail(InUse {
+        owner_pid,
+        sessions,
+    })
+}
+
+/// The refusal's detail: the owner and the harness sessions that use it.
+#[derive(serde::Serialize)]
+struct InUse<'a> {
+    owner_pid: u32,
+    sessions: &'a [Attached],
 }
 
 /// Waits for `pid` to be gone (exit 7 past `wait`, naming it).

@@ -324,7 +324,7 @@ fn from_mcp(e: CallError) -> MptError {
             let mut m = MptError::new(ErrorKind::Unavailable, msg)
                 .with_hint("run it again with -v to see the server's stderr");
             if !stderr_tail.is_empty() {
-                m = m.with_detail(serde_json::json!({"stderr_tail": stderr_tail}));
+                m = m.with_detail(StderrTail { stderr_tail });
             }
             m
         }
@@ -402,7 +402,9 @@ fn from_mcp(e: CallError) -> MptError {
             ..
         } => MptError::new(ErrorKind::Auth, msg)
             .with_hint(why.fix(None))
-            .with_detail(serde_json::json!({"token": why.as_str()})),
+            .with_detail(TokenRefused {
+                token: why.as_str(),
+            }),
         CallError::Http {
             failure: HttpFailure::Refused,
             detail,
@@ -416,9 +418,29 @@ fn from_mcp(e: CallError) -> MptError {
             let (kind, hint) = http_hint(*failure);
             let mut m = MptError::new(kind, msg).with_hint(hint);
             if let HttpFailure::RateLimited { retry_after_s } = failure {
-                m = m.with_detail(serde_json::json!({"retry_after_s": retry_after_s}));
+                m = m.with_detail(RetryAfter {
+                    retry_after_s: *retry_after_s,
+                });
             }
             m
         }
     }
+}
+
+/// An exited child's detail: the last lines it wrote on stderr.
+#[derive(serde::Serialize)]
+struct StderrTail<'a> {
+    stderr_tail: &'a [String],
+}
+
+/// A refused token's detail: why (`missing`, `expired`, …).
+#[derive(serde::Serialize)]
+struct TokenRefused {
+    token: &'static str,
+}
+
+/// A rate limit's detail: when to send again, if the server said.
+#[derive(serde::Serialize)]
+struct RetryAfter {
+    retry_after_s: Option<u64>,
 }

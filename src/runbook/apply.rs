@@ -187,7 +187,13 @@ pub(super) fn refuse_if_held(paths: &PalacePaths, inputs: &Inputs) -> Result<()>
         list.join("; ")
     ))
     .with_hint(hint)
-    .with_detail(serde_json::json!({ "holders": held })))
+    .with_detail(HeldBy { holders: &held }))
+}
+
+/// The refusal's detail: who holds the palace.
+#[derive(serde::Serialize)]
+struct HeldBy<'a> {
+    holders: &'a [Holder],
 }
 
 /// Who holds the palace: the writer lease, MemPalace servers on it, a child started without

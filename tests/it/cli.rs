@@ -202,6 +202,14 @@ fn usage_error_under_json_is_one_error_document() {
     let unknown = env.mpt(&["--json", "frobnicate"], &[]);
     assert_eq!(unknown.status.code(), Some(2));
     assert_eq!(json(&unknown)["schema"], "mpt.error/v1");
+
+    // A near miss names what it may have meant, for a script as for a person.
+    let typo = json(&env.mpt(&["--json", "doctr"], &[]));
+    assert_eq!(
+        typo["detail"]["suggested"],
+        serde_json::json!(["doctor"]),
+        "{typo}"
+    );
 }
 
 #[test]
