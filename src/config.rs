@@ -359,6 +359,16 @@ fn validate_url(url: &str, from: device::Origin) -> Result<String> {
     }
 }
 
+/// The config file's name in mpt's config folder.
+pub const FILE_NAME: &str = "config.json";
+
+/// Where the config file is when neither `--mpt-config` nor `MPT_CONFIG` names one:
+/// `$XDG_CONFIG_HOME/mpt/config.json`; `None` without HOME (and no absolute XDG_CONFIG_HOME).
+/// `paths::config_file` is this, for whoever asks where mpt keeps things.
+pub fn default_file(env: &Env) -> Option<PathBuf> {
+    env.mpt_dir(Xdg::Config).ok().map(|d| d.join(FILE_NAME))
+}
+
 fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<PathBuf>)> {
     let explicit = match flag_path {
         Some(p) => Some(("--mpt-config", p.to_path_buf())),
@@ -367,14 +377,9 @@ fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<
     let (setting, path) = match explicit {
         Some(p) => p,
         None => {
-            // Without HOME (and no absolute XDG_CONFIG_HOME) there is no default file.
-            let Ok(dir) = env.mpt_dir(Xdg::Config) else {
+            let Some(p) = default_file(env).filter(|p| p.exists()) else {
                 return Ok((FileConfig::default(), None));
             };
-            let p = dir.join("config.json");
-            if !p.exists() {
-                return Ok((FileConfig::default(), None));
-            }
             ("the config file", p)
         }
     };

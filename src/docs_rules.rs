@@ -517,7 +517,7 @@ fn every_file_mpt_writes_is_in_the_files_table() {
     files.extend(
         [
             "outbox.sqlite3",
-            "config.json",
+            crate::config::FILE_NAME,
             "audit-<seq>.jsonl",
             crate::paths::edge::IN_PALACE,
             crate::feed::dropin::HELPER_NAME,

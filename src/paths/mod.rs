@@ -2,7 +2,11 @@
 //! sockets' folder (`runtime`), the feed's (`feed`) and the gateway's (`gateway`) folders.
 
 // docs/reference.md "Where mpt keeps its files" lists each file and why it is there; a test in
-// `docs_rules` keeps the two together. mpt's XDG roots are config's (`config::xdg`).
+// `docs_rules` keeps the two together. mpt's XDG roots and the config file's own default are
+// config's (`config::xdg`, `config::default_file`: config is read before any other path is
+// known), answered here too so that one module answers every "where".
+
+pub use crate::config::{Xdg, default_file as config_file};
 
 pub mod edge;
 pub mod feed;
