@@ -4,12 +4,48 @@
 use std::time::Duration;
 
 use rusqlite::params;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::schema::sql;
 use super::store::{COLS, Outbox, row_to_op, short};
 use super::{Op, OpState, replay, util};
 use crate::error::{MptError, Result};
+
+/// One operator action on the outbox, as `outbox show` prints it. `detail` is as it was stored
+/// (an outbox written by an older mpt may hold other fields): [`Retried`], [`Dropped`], [`Purged`].
+#[derive(Debug, Serialize)]
+pub struct AuditEntry {
+    pub at: String,
+    pub action: String,
+    pub op_id: Option<String>,
+    pub detail: Value,
+}
+
+/// A retry's record: the state and attempts the op had, and its last error.
+#[derive(Serialize)]
+struct Retried<'a> {
+    from: OpState,
+    attempts: i64,
+    error: Option<&'a Value>,
+}
+
+/// A drop's record (also the dropped op's error): who dropped it and why.
+#[derive(Serialize)]
+struct Dropped<'a> {
+    from: OpState,
+    attempts: i64,
+    reason: Option<&'a str>,
+    by: &'a str,
+    error: Option<&'a Value>,
+}
+
+/// A purge's record: how many settled ops went, older than what.
+#[derive(Serialize)]
+struct Purged {
+    deleted: i64,
+    older_than_s: u64,
+}
 
 /// Counts by state and what sits at the head of the queue.
 #[derive(Debug, Clone)]
@@ -166,7 +202,11 @@ impl Outbox {
                 now,
                 "retry",
                 Some(&op.op_id),
-                json!({"from": op.state, "attempts": op.attempts, "error": op.error}),
+                Retried {
+                    from: op.state,
+                    attempts: op.attempts,
+                    error: op.error.as_ref(),
+                },
             )?;
         }
         tx.commit().map_err(|e| sql("retrying", &e))?;
@@ -195,7 +235,14 @@ impl Outbox {
             util::hostname(),
             std::process::id()
         );
-        let detail = json!({"from": op.state, "attempts": op.attempts, "reason": reason, "by": who, "error": op.error});
+        let detail = serde_json::to_value(Dropped {
+            from: op.state,
+            attempts: op.attempts,
+            reason,
+            by: &who,
+            error: op.error.as_ref(),
+        })
+        .unwrap_or_default();
         let tx = self.write_tx("dropping")?;
         let n = tx
             .execute(
@@ -232,7 +279,10 @@ impl Outbox {
                 now,
                 "purge",
                 None,
-                json!({"deleted": n, "older_than_s": older_than.as_secs()}),
+                Purged {
+                    deleted: n,
+                    older_than_s: older_than.as_secs(),
+                },
             )?;
         }
         tx.commit().map_err(|e| sql("purging", &e))?;
@@ -240,19 +290,19 @@ impl Outbox {
     }
 
     /// Operator actions on one op (or, with `None`, every action), oldest first.
-    pub fn audit_trail(&self, op_id: Option<&str>) -> Result<Vec<Value>> {
+    pub fn audit_trail(&self, op_id: Option<&str>) -> Result<Vec<AuditEntry>> {
         let mut stmt = self
             .conn
             .prepare("SELECT at, action, op_id, detail_json FROM audit WHERE ?1 IS NULL OR op_id = ?1 ORDER BY id")
             .map_err(|e| sql("reading the audit trail", &e))?;
         stmt.query_map([op_id], |r| {
             let detail: String = r.get(3)?;
-            Ok(json!({
-                "at": util::rfc3339(r.get(0)?),
-                "action": r.get::<_, String>(1)?,
-                "op_id": r.get::<_, Option<String>>(2)?,
-                "detail": serde_json::from_str::<Value>(&detail).unwrap_or(Value::Null),
-            }))
+            Ok(AuditEntry {
+                at: util::rfc3339(r.get(0)?),
+                action: r.get(1)?,
+                op_id: r.get(2)?,
+                detail: serde_json::from_str(&detail).unwrap_or(Value::Null),
+            })
         })
         .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
         .map_err(|e| sql("reading the audit trail", &e))
@@ -277,8 +327,9 @@ fn audit(
     at: i64,
     action: &str,
     op_id: Option<&str>,
-    mut detail: Value,
+    detail: impl serde::Serialize,
 ) -> Result<()> {
+    let mut detail = serde_json::to_value(detail).unwrap_or_default();
     // An operator's reason or a stored error never carries a known secret into the file.
     crate::secrets::scrub_json(&mut detail);
     tx.execute(

@@ -31,7 +31,7 @@ use serde_json::Value;
 use crate::config::Env;
 use crate::error::{MptError, Result};
 
-pub use admin::Summary;
+pub use admin::{AuditEntry, Summary};
 pub use flush::FlushOptions;
 pub use last_error::{LastFlush, LastFlushDoc};
 pub use lock::FlushLock;

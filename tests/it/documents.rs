@@ -197,6 +197,11 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
         other["op_id"].as_str().unwrap(),
         "--yes",
     ]);
+    // A dropped op's audit trail (the first op shown had none).
+    let dropped = run(&["--json", "outbox", "show", other["op_id"].as_str().unwrap()]);
+    let trail = &dropped["audit"];
+    assert_eq!(trail[0]["action"], "drop", "{dropped}");
+    insta::assert_snapshot!("mpt.outbox.op_v1.audit", shape(trail).join("\n"));
     run(&["--json", "outbox", "retry", "--failed"]);
     run(&["--json", "outbox", "purge", "--older-than", "0s"]);
     run(&["--json", "outbox", "backfill"]);

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::outbox::refs::Wait;
 
@@ -100,7 +99,7 @@ pub struct Shown<'a> {
     pub schema: &'static str,
     pub outbox: &'a Path,
     pub op: OpWaits<'a>,
-    pub audit: &'a [Value],
+    pub audit: &'a [crate::outbox::AuditEntry],
 }
 
 /// An op in `list` (`ops[]`) and `show` (`op`): its document, then what it waits for

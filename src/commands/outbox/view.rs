@@ -280,13 +280,7 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
             serde_json::to_string_pretty(&o.payload).unwrap_or_default()
         )?;
         for a in &audit {
-            writeln!(
-                w,
-                "audit {} {} {}",
-                a["at"].as_str().unwrap_or(""),
-                a["action"].as_str().unwrap_or(""),
-                a["detail"]
-            )?;
+            writeln!(w, "audit {} {} {}", a.at, a.action, a.detail)?;
         }
         Ok(())
     })?;

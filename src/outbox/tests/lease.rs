@@ -157,12 +157,9 @@ fn three_hard_failures_fail_the_op_and_hold_back_nothing_unrelated() {
         .unwrap();
     assert_eq!(next.local_seq, 2);
     let trail = o.audit_trail(Some(&op.op_id)).unwrap();
-    let actions: Vec<_> = trail
-        .iter()
-        .map(|a| a["action"].as_str().unwrap().to_string())
-        .collect();
+    let actions: Vec<_> = trail.iter().map(|a| a.action.clone()).collect();
     assert_eq!(actions, ["retry", "drop"]);
-    assert_eq!(trail[1]["detail"]["reason"], "bad payload");
+    assert_eq!(trail[1].detail["reason"], "bad payload");
     assert_eq!(o.summary().unwrap().count(OpState::Dropped), 1);
 }
 
