@@ -42,6 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
             [CompletionResult]::new('gateway', 'gateway', [CompletionResultType]::ParameterValue, 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -647,6 +648,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
             [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
+            [CompletionResult]::new('invite', 'invite', [CompletionResultType]::ParameterValue, 'Add a device to the policy and make its single-use join code, for `mpt join` on the device')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
             [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Check the policy file and its tests, or explain the rule that decides one call')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -778,6 +780,28 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;gateway;token;help;help' {
             break
         }
+        'mpt;gateway;invite' {
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Its role, when the policy does not name it yet')
+            [CompletionResult]::new('--wings', '--wings', [CompletionResultType]::ParameterName, 'Narrow its wings, when the policy does not name it yet: a member''s or an admin''s writes, an observer''s reads (default: a member writes wing_<device>*, its agents'' diaries and the harnesses'' conversation wings, and reads every wing)')
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'The lifetime of the token the code is exchanged for ("never": none, doctor warns)')
+            [CompletionResult]::new('--valid', '--valid', [CompletionResultType]::ParameterName, 'How long the code can be used')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The gateway as devices reach it (else the address the running gateway listens on)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write the code alone into this new file (0600) instead of the terminal (needed with --json)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --out, replace a file that is already there')
+            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Revoke the device''s pending code instead (its tokens are `mpt gateway token revoke`''s)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'mpt;gateway;audit' {
             [CompletionResult]::new('--device', '--device', [CompletionResultType]::ParameterName, 'Only this device''s records')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only records since T: an RFC 3339 time or a duration back from now (e.g. 1h)')
@@ -888,6 +912,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;gateway;help' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
             [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
+            [CompletionResult]::new('invite', 'invite', [CompletionResultType]::ParameterValue, 'Add a device to the policy and make its single-use join code, for `mpt join` on the device')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
             [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Check the policy file and its tests, or explain the rule that decides one call')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -915,6 +940,9 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;gateway;help;token;revoke' {
             break
         }
+        'mpt;gateway;help;invite' {
+            break
+        }
         'mpt;gateway;help;audit' {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Recompute the hash chain and check its head: exit 3 naming the first record that fails')
             break
@@ -934,6 +962,26 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;gateway;help;help' {
+            break
+        }
+        'mpt;join' {
+            [CompletionResult]::new('--code-file', '--code-file', [CompletionResultType]::ParameterName, 'Read the code from this file (mode 0600), e.g. the one `mpt gateway invite --out` wrote')
+            [CompletionResult]::new('--ca-sha256', '--ca-sha256', [CompletionResultType]::ParameterName, 'The SHA-256 of a certificate the gateway presents (the invite prints it): checked before anything is sent, then kept as the device''s CA for the gateway (`ca_file`)')
+            [CompletionResult]::new('--ca-file', '--ca-file', [CompletionResultType]::ParameterName, 'Trust this CA (PEM) for the gateway''s certificate, as the device''s `ca_file` from now on')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Change settings the config file already holds with other values')
+            [CompletionResult]::new('--allow-insecure', '--allow-insecure', [CompletionResultType]::ParameterName, 'Allow plain http:// to a host that is not this one (a tunnel already encrypts the link)')
+            [CompletionResult]::new('--no-wire', '--no-wire', [CompletionResultType]::ParameterName, 'Leave the harnesses'' configs as they are')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'mpt;completions' {
@@ -975,6 +1023,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
             [CompletionResult]::new('gateway', 'gateway', [CompletionResultType]::ParameterValue, 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit')
+            [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1082,6 +1131,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;help;gateway' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Listen for devices and forward to mempalace serve what each device''s role allows')
             [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)')
+            [CompletionResult]::new('invite', 'invite', [CompletionResultType]::ParameterValue, 'Add a device to the policy and make its single-use join code, for `mpt join` on the device')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Show the audit log (by device, denials, time); `verify` checks its hash chain')
             [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Check the policy file and its tests, or explain the rule that decides one call')
             break
@@ -1108,6 +1158,9 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;help;gateway;token;revoke' {
             break
         }
+        'mpt;help;gateway;invite' {
+            break
+        }
         'mpt;help;gateway;audit' {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Recompute the hash chain and check its head: exit 3 naming the first record that fails')
             break
@@ -1124,6 +1177,9 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;gateway;policy;explain' {
+            break
+        }
+        'mpt;help;join' {
             break
         }
         'mpt;help;completions' {

@@ -40,6 +40,9 @@ _mpt() {
             mpt,help)
                 cmd="mpt__subcmd__help"
                 ;;
+            mpt,join)
+                cmd="mpt__subcmd__join"
+                ;;
             mpt,mailbox)
                 cmd="mpt__subcmd__mailbox"
                 ;;
@@ -109,6 +112,9 @@ _mpt() {
             mpt__subcmd__gateway,help)
                 cmd="mpt__subcmd__gateway__subcmd__help"
                 ;;
+            mpt__subcmd__gateway,invite)
+                cmd="mpt__subcmd__gateway__subcmd__invite"
+                ;;
             mpt__subcmd__gateway,policy)
                 cmd="mpt__subcmd__gateway__subcmd__policy"
                 ;;
@@ -135,6 +141,9 @@ _mpt() {
                 ;;
             mpt__subcmd__gateway__subcmd__help,help)
                 cmd="mpt__subcmd__gateway__subcmd__help__subcmd__help"
+                ;;
+            mpt__subcmd__gateway__subcmd__help,invite)
+                cmd="mpt__subcmd__gateway__subcmd__help__subcmd__invite"
                 ;;
             mpt__subcmd__gateway__subcmd__help,policy)
                 cmd="mpt__subcmd__gateway__subcmd__help__subcmd__policy"
@@ -238,6 +247,9 @@ _mpt() {
             mpt__subcmd__help,help)
                 cmd="mpt__subcmd__help__subcmd__help"
                 ;;
+            mpt__subcmd__help,join)
+                cmd="mpt__subcmd__help__subcmd__join"
+                ;;
             mpt__subcmd__help,mailbox)
                 cmd="mpt__subcmd__help__subcmd__mailbox"
                 ;;
@@ -273,6 +285,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__gateway,audit)
                 cmd="mpt__subcmd__help__subcmd__gateway__subcmd__audit"
+                ;;
+            mpt__subcmd__help__subcmd__gateway,invite)
+                cmd="mpt__subcmd__help__subcmd__gateway__subcmd__invite"
                 ;;
             mpt__subcmd__help__subcmd__gateway,policy)
                 cmd="mpt__subcmd__help__subcmd__gateway__subcmd__policy"
@@ -437,7 +452,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge runbook call config paths mailbox feed outbox gateway completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge runbook call config paths mailbox feed outbox gateway join completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -987,7 +1002,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version serve token audit policy help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version serve token invite audit policy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1107,7 +1122,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway__subcmd__help)
-            opts="serve token audit policy help"
+            opts="serve token invite audit policy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1149,6 +1164,20 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__gateway__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__help__subcmd__invite)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1281,6 +1310,52 @@ _mpt() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__gateway__subcmd__invite)
+            opts="-q -v -h -V --role --wings --expires --valid --url --out --force --revoke --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --role)
+                    COMPREPLY=($(compgen -W "member observer admin" -- "${cur}"))
+                    return 0
+                    ;;
+                --wings)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --valid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1679,7 +1754,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help)
-            opts="doctor edge runbook call config paths mailbox feed outbox gateway completions man help"
+            opts="doctor edge runbook call config paths mailbox feed outbox gateway join completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1861,7 +1936,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__gateway)
-            opts="serve token audit policy"
+            opts="serve token invite audit policy"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1891,6 +1966,20 @@ _mpt() {
         mpt__subcmd__help__subcmd__gateway__subcmd__audit__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__gateway__subcmd__invite)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2029,6 +2118,20 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__join)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2273,6 +2376,40 @@ _mpt() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__join)
+            opts="-q -v -h -V --code-file --ca-sha256 --ca-file --yes --allow-insecure --no-wire --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --code-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-sha256)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

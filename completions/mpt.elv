@@ -39,6 +39,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
             cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
             cand gateway 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit'
+            cand join 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -588,6 +589,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
             cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
             cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+            cand invite 'Add a device to the policy and make its single-use join code, for `mpt join` on the device'
             cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
             cand policy 'Check the policy file and its tests, or explain the rule that decides one call'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -706,6 +708,27 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;gateway;token;help;help'= {
         }
+        &'mpt;gateway;invite'= {
+            cand --role 'Its role, when the policy does not name it yet'
+            cand --wings 'Narrow its wings, when the policy does not name it yet: a member''s or an admin''s writes, an observer''s reads (default: a member writes wing_<device>*, its agents'' diaries and the harnesses'' conversation wings, and reads every wing)'
+            cand --expires 'The lifetime of the token the code is exchanged for ("never": none, doctor warns)'
+            cand --valid 'How long the code can be used'
+            cand --url 'The gateway as devices reach it (else the address the running gateway listens on)'
+            cand --out 'Write the code alone into this new file (0600) instead of the terminal (needed with --json)'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --force 'With --out, replace a file that is already there'
+            cand --revoke 'Revoke the device''s pending code instead (its tokens are `mpt gateway token revoke`''s)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mpt;gateway;audit'= {
             cand --device 'Only this device''s records'
             cand --since 'Only records since T: an RFC 3339 time or a duration back from now (e.g. 1h)'
@@ -804,6 +827,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;gateway;help'= {
             cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
             cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+            cand invite 'Add a device to the policy and make its single-use join code, for `mpt join` on the device'
             cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
             cand policy 'Check the policy file and its tests, or explain the rule that decides one call'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -824,6 +848,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;gateway;help;token;revoke'= {
         }
+        &'mpt;gateway;help;invite'= {
+        }
         &'mpt;gateway;help;audit'= {
             cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
         }
@@ -838,6 +864,25 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;gateway;help;policy;explain'= {
         }
         &'mpt;gateway;help;help'= {
+        }
+        &'mpt;join'= {
+            cand --code-file 'Read the code from this file (mode 0600), e.g. the one `mpt gateway invite --out` wrote'
+            cand --ca-sha256 'The SHA-256 of a certificate the gateway presents (the invite prints it): checked before anything is sent, then kept as the device''s CA for the gateway (`ca_file`)'
+            cand --ca-file 'Trust this CA (PEM) for the gateway''s certificate, as the device''s `ca_file` from now on'
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --yes 'Change settings the config file already holds with other values'
+            cand --allow-insecure 'Allow plain http:// to a host that is not this one (a tunnel already encrypts the link)'
+            cand --no-wire 'Leave the harnesses'' configs as they are'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
         &'mpt;completions'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
@@ -876,6 +921,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
             cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
             cand gateway 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit'
+            cand join 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -955,6 +1001,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;gateway'= {
             cand serve 'Listen for devices and forward to mempalace serve what each device''s role allows'
             cand token 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+            cand invite 'Add a device to the policy and make its single-use join code, for `mpt join` on the device'
             cand audit 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
             cand policy 'Check the policy file and its tests, or explain the rule that decides one call'
         }
@@ -974,6 +1021,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;help;gateway;token;revoke'= {
         }
+        &'mpt;help;gateway;invite'= {
+        }
         &'mpt;help;gateway;audit'= {
             cand verify 'Recompute the hash chain and check its head: exit 3 naming the first record that fails'
         }
@@ -986,6 +1035,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;gateway;policy;check'= {
         }
         &'mpt;help;gateway;policy;explain'= {
+        }
+        &'mpt;help;join'= {
         }
         &'mpt;help;completions'= {
         }

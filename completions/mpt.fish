@@ -43,6 +43,7 @@ complete -c mpt -n "__fish_mpt_needs_command" -f -a "mailbox" -d 'What this devi
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "outbox" -d 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "gateway" -d 'The primary host\'s front door: one token per device, roles, rate limits, a hash-chained audit'
+complete -c mpt -n "__fish_mpt_needs_command" -f -a "join" -d 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
 complete -c mpt -n "__fish_mpt_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -437,20 +438,21 @@ complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcomma
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from help" -f -a "purge" -d 'Delete done and dropped ops older than the retention (open ops are never touched)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from help" -f -a "backfill" -d 'Queue this device\'s existing memory for the primary, once (a dry run without --yes)'
 complete -c mpt -n "__fish_mpt_using_subcommand outbox; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -s q -l quiet -d 'Print only errors'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -s h -l help -d 'Print help'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -f -a "serve" -d 'Listen for devices and forward to mempalace serve what each device\'s role allows'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -f -a "token" -d 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -f -a "audit" -d 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -f -a "policy" -d 'Check the policy file and its tests, or explain the rule that decides one call'
-complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token audit policy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -s V -l version -d 'Print version'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -f -a "serve" -d 'Listen for devices and forward to mempalace serve what each device\'s role allows'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -f -a "token" -d 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -f -a "invite" -d 'Add a device to the policy and make its single-use join code, for `mpt join` on the device'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -f -a "audit" -d 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -f -a "policy" -d 'Check the policy file and its tests, or explain the rule that decides one call'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and not __fish_seen_subcommand_from serve token invite audit policy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from serve" -l listen -d 'Where devices connect: IP:PORT (port 0 picks a free one)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from serve" -l upstream -d 'The mempalace serve in front of which it stands, e.g. http://127.0.0.1:8765' -r
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from serve" -l tls-cert -d 'Serve TLS with this PEM certificate (chain)' -r -F
@@ -479,6 +481,25 @@ complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from token" -f -a "rotate" -d 'A new token for a device; its old one keeps working for the overlap, then is expired'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from token" -f -a "revoke" -d 'Refuse a token (by id) or every token of a device, at once'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from token" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l role -d 'Its role, when the policy does not name it yet' -r -f -a "member\t''
+observer\t''
+admin\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l wings -d 'Narrow its wings, when the policy does not name it yet: a member\'s or an admin\'s writes, an observer\'s reads (default: a member writes wing_<device>*, its agents\' diaries and the harnesses\' conversation wings, and reads every wing)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l expires -d 'The lifetime of the token the code is exchanged for ("never": none, doctor warns)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l valid -d 'How long the code can be used' -r
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l url -d 'The gateway as devices reach it (else the address the running gateway listens on)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l out -d 'Write the code alone into this new file (0600) instead of the terminal (needed with --json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l force -d 'With --out, replace a file that is already there'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l revoke -d 'Revoke the device\'s pending code instead (its tokens are `mpt gateway token revoke`\'s)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from invite" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from audit" -l device -d 'Only this device\'s records' -r
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from audit" -l since -d 'Only records since T: an RFC 3339 time or a duration back from now (e.g. 1h)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from audit" -l limit -d 'At most the N most recent records' -r
@@ -508,9 +529,25 @@ complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcomm
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from policy" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Listen for devices and forward to mempalace serve what each device\'s role allows'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from help" -f -a "token" -d 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from help" -f -a "invite" -d 'Add a device to the policy and make its single-use join code, for `mpt join` on the device'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from help" -f -a "audit" -d 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from help" -f -a "policy" -d 'Check the policy file and its tests, or explain the rule that decides one call'
 complete -c mpt -n "__fish_mpt_using_subcommand gateway; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l code-file -d 'Read the code from this file (mode 0600), e.g. the one `mpt gateway invite --out` wrote' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l ca-sha256 -d 'The SHA-256 of a certificate the gateway presents (the invite prints it): checked before anything is sent, then kept as the device\'s CA for the gateway (`ca_file`)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l ca-file -d 'Trust this CA (PEM) for the gateway\'s certificate, as the device\'s `ca_file` from now on' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l yes -d 'Change settings the config file already holds with other values'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l allow-insecure -d 'Allow plain http:// to a host that is not this one (a tunnel already encrypts the link)'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l no-wire -d 'Leave the harnesses\' configs as they are'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -s q -l quiet -d 'Print only errors'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -s h -l help -d 'Print help'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand completions" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -529,19 +566,20 @@ complete -c mpt -n "__fish_mpt_using_subcommand man" -s q -l quiet -d 'Print onl
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand man" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "doctor" -d 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "edge" -d 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "runbook" -d 'RFC 001\'s phases as a checklist: where this machine stands, each safe step applied with a backup'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "outbox" -d 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "gateway" -d 'The primary host\'s front door: one token per device, roles, rate limits, a hash-chained audit'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
-complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "doctor" -d 'Tell the truth about this machine: each silent failure, why it matters, and its fix'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "edge" -d 'The local-first MCP proxy a harness runs instead of mempalace-mcp'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "runbook" -d 'RFC 001\'s phases as a checklist: where this machine stands, each safe step applied with a backup'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "call" -d 'Call one MemPalace tool through the transport the pi bridge would use'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "config" -d 'Show the effective configuration and where each value came from (never a secret)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "paths" -d 'Where MemPalace keeps this palace\'s files, and what they hold'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "mailbox" -d 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "feed" -d 'pi\'s session transcripts into the palace: stage them (never touching it), or stage and mine'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "outbox" -d 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "gateway" -d 'The primary host\'s front door: one token per device, roles, rate limits, a hash-chained audit'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "join" -d 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "man" -d 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and not __fish_seen_subcommand_from doctor edge runbook call config paths mailbox feed outbox gateway join completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "status" -d 'Whether the owner runs, and whether the primary is reachable'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "stop" -d 'Stop this palace\'s edge owner: in-flight calls answered (writes queued), its child stopped; exit 6 while harness sessions use it'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from edge" -f -a "wire" -d 'Set a harness\'s MemPalace entry to match the opt-in (MEMPALACE_REMOTE_URL, MEMPALACE_EDGE)'
@@ -562,5 +600,6 @@ complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from outbox" -f -a "backfill" -d 'Queue this device\'s existing memory for the primary, once (a dry run without --yes)'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from gateway" -f -a "serve" -d 'Listen for devices and forward to mempalace serve what each device\'s role allows'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from gateway" -f -a "token" -d 'Issue, list, rotate and revoke device tokens (the only writers of tokens.json)'
+complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from gateway" -f -a "invite" -d 'Add a device to the policy and make its single-use join code, for `mpt join` on the device'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from gateway" -f -a "audit" -d 'Show the audit log (by device, denials, time); `verify` checks its hash chain'
 complete -c mpt -n "__fish_mpt_using_subcommand help; and __fish_seen_subcommand_from gateway" -f -a "policy" -d 'Check the policy file and its tests, or explain the rule that decides one call'

@@ -21,6 +21,7 @@ pub mod hex;
 pub mod hop_trace;
 #[cfg(test)]
 mod house_rules;
+pub mod join;
 pub mod lock;
 pub mod log;
 pub mod mailbox;

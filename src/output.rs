@@ -121,6 +121,24 @@ impl Output {
         io::stderr().is_terminal()
     }
 
+    /// Is stdout a terminal (a person reads it, not a pipe or a log)?
+    pub fn stdout_is_terminal(&self) -> bool {
+        io::stdout().is_terminal()
+    }
+
+    /// The first line of stdin when it is piped (`None` when it is a terminal: a person there
+    /// is asked on the terminal instead).
+    pub fn piped_line(&self) -> io::Result<Option<String>> {
+        use std::io::BufRead;
+        let stdin = io::stdin();
+        if stdin.is_terminal() {
+            return Ok(None);
+        }
+        let mut line = String::new();
+        stdin.lock().read_line(&mut line)?;
+        Ok(Some(line))
+    }
+
     /// A progress bar on stderr (indicatif, `template` in its syntax), drawn only when
     /// [`show_progress`] allows it and once the work has lasted a quarter second.
     pub fn progress(&self, template: &str) -> Option<Bar> {

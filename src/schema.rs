@@ -17,6 +17,14 @@ pub const GATEWAY_AUDIT: &str = "mpt.gateway.audit/v1";
 /// The head checkpoint of the gateway's audit chain (`audit.head.json`).
 pub const GATEWAY_AUDIT_HEAD: &str = "mpt.gateway.audit.head/v1";
 pub const GATEWAY_AUDIT_VERIFY: &str = "mpt.gateway.audit.verify/v1";
+/// `mpt gateway invite --json`: the device, its policy edit, the line to run on it (never the code).
+pub const GATEWAY_INVITE: &str = "mpt.gateway.invite/v1";
+/// `mpt gateway invite DEVICE --revoke --json`: the device's pending codes revoked.
+pub const GATEWAY_INVITE_REVOKE: &str = "mpt.gateway.invite.revoke/v1";
+/// `invites.json`, written by `mpt gateway invite` and the gateway's `POST /join`.
+pub const GATEWAY_INVITES: &str = "mpt.gateway.invites/v1";
+/// `POST /join` on the gateway: the device's own token, once, for a good join code.
+pub const GATEWAY_JOIN: &str = "mpt.gateway.join/v1";
 /// The running gateway's `last_used.json`.
 pub const GATEWAY_LAST_USED: &str = "mpt.gateway.last_used/v1";
 /// `policy.json`, written by people.
@@ -32,6 +40,8 @@ pub const GATEWAY_TOKEN_REVOKE: &str = "mpt.gateway.token.revoke/v1";
 pub const GATEWAY_TOKENS: &str = "mpt.gateway.tokens/v1";
 /// `GET /whoami` on the gateway.
 pub const GATEWAY_WHOAMI: &str = "mpt.gateway.whoami/v1";
+/// `mpt join --json`: the device as it joined (never its token), its settings, wiring, doctor's verdict.
+pub const JOIN: &str = "mpt.join/v1";
 pub const MAILBOX: &str = "mpt.mailbox/v1";
 pub const MAILBOX_ACK: &str = "mpt.mailbox.ack/v1";
 /// One JSON Line per delivery of `mpt mailbox watch --json`.

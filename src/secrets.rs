@@ -14,6 +14,9 @@ pub const WITHHELD_FROM_CHILDREN: &[&str] = &["MEMPALACE_REMOTE_TOKEN", "MPT_TOK
 /// one reaches the primary through a gateway.
 pub const GATEWAY_TOKEN_PREFIX: &str = "mptg_";
 
+/// The type prefix of a join code `mpt gateway invite` makes (exchanged once for a token).
+pub const JOIN_CODE_PREFIX: &str = "mptj_";
+
 /// What a scrubbed secret is replaced with.
 pub const REDACTED: &str = "<redacted>";
 

@@ -9,9 +9,10 @@ mod completions;
 mod config;
 mod ctx;
 mod doctor;
-mod edge;
+pub(crate) mod edge;
 pub(crate) mod feed;
 mod gateway;
+mod join;
 mod mailbox;
 mod man;
 mod outbox;
@@ -25,6 +26,7 @@ pub use doctor::DoctorArgs;
 pub use edge::EdgeArgs;
 pub use feed::FeedArgs;
 pub use gateway::GatewayArgs;
+pub use join::JoinArgs;
 pub use mailbox::MailboxArgs;
 pub use man::ManArgs;
 pub use outbox::OutboxArgs;
@@ -59,6 +61,8 @@ pub enum Command {
     Outbox(OutboxArgs),
     /// The primary host's front door: one token per device, roles, rate limits, a hash-chained audit
     Gateway(GatewayArgs),
+    /// Join this device to the fleet with the code `mpt gateway invite` made on the primary host
+    Join(JoinArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Write man pages (one per subcommand) into DIR, or print mpt(1)
@@ -90,6 +94,7 @@ pub fn run(ctx: &Ctx, command: Command, root: Root) -> Result<Exit> {
         Command::Feed(args) => feed::run(ctx, args),
         Command::Outbox(args) => outbox::run(ctx, args),
         Command::Gateway(args) => gateway::run(ctx, args),
+        Command::Join(args) => join::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args, root),
         Command::Man(args) => man::run(ctx, args, root),
     }

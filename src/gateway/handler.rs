@@ -139,6 +139,10 @@ async fn decide(
     if let Some(name) = crate::gateway::decide::auth::bad_header(req.headers()) {
         return Step::Reply(reply::bad_header(name));
     }
+    if method == Method::POST && path == "/join" {
+        // Its bearer is a join code, not a token: exchanged before any token is asked for.
+        return crate::gateway::join::exchange(sh, peer, req.headers()).await;
+    }
     let route = Route::of(method.as_str(), &path);
     let mut base = Event {
         stage: Event::REQUEST,

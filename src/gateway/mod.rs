@@ -4,9 +4,11 @@
 pub mod decide;
 mod handler;
 pub mod http;
+mod join;
 pub mod keys;
 pub mod record;
 pub mod serve;
+pub mod serve_record;
 mod shared;
 pub mod state;
 

@@ -80,6 +80,12 @@ pub async fn serve(
         )
         .with_hint("stop that gateway first, or give this one its own folder (MPT_GATEWAY_DIR)"));
     };
+    if crate::gateway::decide::policy::enroll::write_empty(&dir.policy())? {
+        notes.push(format!(
+            "there was no policy: {} now names no device, so every token is refused until `mpt gateway invite DEVICE` adds one",
+            dir.policy().display()
+        ));
+    }
     let policy = Watched::open(&dir.policy(), Policy::load_tested)?;
     // Ours and loose: tightened at start (a note says so); at a reload, refused.
     if dir.tokens().exists()

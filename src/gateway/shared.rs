@@ -37,6 +37,8 @@ pub struct Shared {
     held: Arc<Held>,
     synced: Synced,
     rate: Mutex<Buckets>,
+    /// `POST /join` attempts, per source address.
+    join_rate: Mutex<Buckets>,
     last_used: Mutex<LastUsed>,
     /// One mine at a time across the gateway.
     pub mine: MineSlot,
@@ -93,6 +95,7 @@ impl Shared {
             held: Arc::default(),
             synced: Synced::default(),
             rate: Mutex::new(Buckets::default()),
+            join_rate: Mutex::new(Buckets::default()),
             last_used: Mutex::new(last_used),
             mine: MineSlot::default(),
             mine_home: knobs.mine_home.clone(),
@@ -266,6 +269,17 @@ impl Shared {
     }
 
     /// One request from `device` against its rate; `Err(seconds)` to wait.
+    /// One `POST /join` attempt from `ip`; `Err(retry_after_s)` past `rate::JOIN`.
+    pub fn take_join_rate(&self, ip: std::net::IpAddr) -> Result<(), u64> {
+        lock(&self.join_rate)
+            .take(
+                &ip.to_string(),
+                Some(crate::gateway::decide::rate::JOIN),
+                Instant::now(),
+            )
+            .map_err(crate::gateway::decide::rate::retry_after_secs)
+    }
+
     pub fn take_rate(&self, device: &str, policy: &Policy) -> Result<(), u64> {
         let rate = policy.device(device).and_then(|d| d.rate);
         lock(&self.rate)

@@ -39,6 +39,16 @@ impl StateDir {
         self.root.join("tokens.lock")
     }
 
+    /// Join codes' hashes (0600), written by `mpt gateway invite` and by `POST /join`.
+    pub fn invites(&self) -> PathBuf {
+        self.root.join("invites.json")
+    }
+
+    /// Held while `invites.json` is rewritten.
+    pub fn invites_lock(&self) -> PathBuf {
+        self.root.join("invites.lock")
+    }
+
     /// When each token was last used, written by the running gateway alone.
     pub fn last_used(&self) -> PathBuf {
         self.root.join("last_used.json")
@@ -52,6 +62,11 @@ impl StateDir {
     /// Held by the running gateway for its life: one writer of the audit and `last_used.json`.
     pub fn serve_lock(&self) -> PathBuf {
         self.root.join("gateway.lock")
+    }
+
+    /// Where the running gateway listens (its `mpt.gateway.serve/v1` line), while it runs.
+    pub fn serve_record(&self) -> PathBuf {
+        self.root.join("serve.json")
     }
 
     /// The audit chain's head, so an edit of the last record or a truncation shows.

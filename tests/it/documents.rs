@@ -13,14 +13,19 @@ use crate::support::gateway::{
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, stderr};
 
-/// Schemas the gateway serves over HTTP, prints when it listens or keeps in its folder, pinned by
-/// their own test below.
+/// Schemas the gateway serves over HTTP, prints when it listens or keeps in its folder, and the
+/// invite and join of a device, pinned by their own test below.
 const SERVED: &[&str] = &[
     "mpt.gateway.audit.head/v1",
+    "mpt.gateway.invite.revoke/v1",
+    "mpt.gateway.invite/v1",
+    "mpt.gateway.invites/v1",
+    "mpt.gateway.join/v1",
     "mpt.gateway.last_used/v1",
     "mpt.gateway.serve/v1",
     "mpt.gateway.tokens/v1",
     "mpt.gateway.whoami/v1",
+    "mpt.join/v1",
 ];
 
 /// Every field path of `doc` with its JSON type, in print order (an array's first element).
@@ -387,6 +392,45 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
         }
         served.insert(doc["schema"].as_str().unwrap().to_string(), doc);
     }
+    // A device invited and joined: the invite's document, the gateway's answer to `POST /join`,
+    // its invites file after the exchange, and `mpt join`'s document on another device.
+    let code_file = s.env.path("box.code");
+    let code_path = code_file.to_str().unwrap();
+    let invite = [
+        "--json", "gateway", "invite", "box", "--url", &s.gw.url, "--out", code_path,
+    ];
+    let invited = crate::support::json(&s.host_mpt(&invite));
+    served.insert(invited["schema"].as_str().unwrap().to_string(), invited);
+    let code = std::fs::read_to_string(&code_file).unwrap();
+    let bearer = format!("Bearer {}", code.trim());
+    let r = crate::support::gateway::http(
+        s.gw.port,
+        "POST",
+        "/join",
+        &[("authorization", bearer.as_bytes())],
+        b"",
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let joined = r.json();
+    served.insert(joined["schema"].as_str().unwrap().to_string(), joined);
+    let invites = file("invites.json").expect("the invites file");
+    served.insert(invites["schema"].as_str().unwrap().to_string(), invites);
+    let again = [
+        "--json", "gateway", "invite", "cab", "--url", &s.gw.url, "--out", code_path, "--force",
+    ];
+    assert!(s.host_mpt(&again).status.success());
+    let dev = crate::support::TestEnv::new();
+    let o = dev.mpt(
+        &["--json", "join", &s.gw.url, "--code-file", code_path],
+        &[],
+    );
+    let doc = crate::support::json(&o);
+    assert_eq!(doc["device"], "cab", "{doc}{}", stderr(&o));
+    served.insert(doc["schema"].as_str().unwrap().to_string(), doc);
+    let revoked =
+        crate::support::json(&s.host_mpt(&["--json", "gateway", "invite", "cab", "--revoke"]));
+    served.insert(revoked["schema"].as_str().unwrap().to_string(), revoked);
+
     assert_eq!(
         served.keys().map(String::as_str).collect::<Vec<_>>(),
         SERVED,

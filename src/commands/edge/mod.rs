@@ -3,7 +3,7 @@
 
 mod status;
 mod stop;
-mod wire;
+pub(crate) mod wire;
 
 use std::path::PathBuf;
 

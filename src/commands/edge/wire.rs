@@ -24,25 +24,9 @@ pub fn run(
         WireHarness::Opencode => {
             let file = match file {
                 Some(f) => f,
-                None => {
-                    let dir = opencode::global_dir(&ctx.env).ok_or_else(|| {
-                        MptError::usage("HOME is not set: say which file with --config")
-                    })?;
-                    let jsonc = dir.join("opencode.jsonc");
-                    if jsonc.exists() {
-                        jsonc
-                    } else {
-                        dir.join("opencode.json")
-                    }
-                }
+                None => opencode_file(ctx)?,
             };
-            let current =
-                std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
-            let mpt = exe::choose(ctx.env.get("PATH"), &current);
-            let installed = crate::which::which("mempalace-mcp", &ctx.env).is_some()
-                || config.file.child.as_ref().is_some_and(|c| c.exists());
-            let plan =
-                wire::plan_opencode(&file, state, &mpt.path, config.remote.as_ref(), installed)?;
+            let (plan, mpt) = opencode_plan(ctx, config, &file)?;
             if plan.action == Action::Skipped {
                 log_warn!("{}", plan.reason);
             }
@@ -98,6 +82,39 @@ pub fn run(
             Ok(Exit::Ok)
         }
     }
+}
+
+/// opencode's global config file: `opencode.jsonc` where there is one, else `opencode.json`.
+pub(crate) fn opencode_file(ctx: &Ctx) -> Result<PathBuf> {
+    let dir = opencode::global_dir(&ctx.env)
+        .ok_or_else(|| MptError::usage("HOME is not set: say which file with --config"))?;
+    let jsonc = dir.join("opencode.jsonc");
+    Ok(if jsonc.exists() {
+        jsonc
+    } else {
+        dir.join("opencode.json")
+    })
+}
+
+/// What wiring opencode's `file` for `config`'s opt-in would change, and the mpt its entry runs.
+pub(crate) fn opencode_plan(
+    ctx: &Ctx,
+    config: &Config,
+    file: &std::path::Path,
+) -> Result<(wire::Plan, exe::WiredExe)> {
+    let current =
+        std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
+    let mpt = exe::choose(ctx.env.get("PATH"), &current);
+    let installed = crate::which::which("mempalace-mcp", &ctx.env).is_some()
+        || config.file.child.as_ref().is_some_and(|c| c.exists());
+    let plan = wire::plan_opencode(
+        file,
+        wire::opt_in(config),
+        &mpt.path,
+        config.remote.as_ref(),
+        installed,
+    )?;
+    Ok((plan, mpt))
 }
 
 /// `mpt edge wire opencode --json` (`mpt.edge.wire/v1`): the plan for its config file, the backup

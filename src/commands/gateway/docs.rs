@@ -31,6 +31,17 @@ pub struct Replaced<'a> {
 pub struct Listed<'a> {
     pub schema: &'static str,
     pub tokens: Vec<Row<'a>>,
+    /// Join codes waiting for their device (`mpt gateway invite`): never the code.
+    pub pending: Vec<Pending<'a>>,
+}
+
+/// A join code not yet used: its id, its device, until when it can be.
+#[derive(Debug, Serialize)]
+pub struct Pending<'a> {
+    pub id: &'a str,
+    pub device: &'a str,
+    pub created: &'a str,
+    pub expires: &'a str,
 }
 
 /// One token in the list: its id and device, state and times (never its hash).

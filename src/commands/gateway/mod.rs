@@ -3,6 +3,7 @@
 
 mod audit;
 mod docs;
+mod invite;
 mod policy;
 mod serve;
 mod token;
@@ -13,6 +14,7 @@ use crate::commands::Ctx;
 use crate::error::{Exit, Result};
 use crate::gateway::StateDir;
 use audit::GatewayAuditArgs;
+use invite::GatewayInviteArgs;
 use policy::GatewayPolicyArgs;
 use serve::GatewayServeArgs;
 use token::GatewayTokenArgs;
@@ -39,6 +41,8 @@ pub enum GatewayCommand {
     Serve(GatewayServeArgs),
     /// Issue, list, rotate and revoke device tokens (the only writers of tokens.json)
     Token(GatewayTokenArgs),
+    /// Add a device to the policy and make its single-use join code, for `mpt join` on the device
+    Invite(GatewayInviteArgs),
     /// Show the audit log (by device, denials, time); `verify` checks its hash chain
     Audit(GatewayAuditArgs),
     /// Check the policy file and its tests, or explain the rule that decides one call
@@ -50,6 +54,7 @@ pub fn run(ctx: &Ctx, args: GatewayArgs) -> Result<Exit> {
     match args.command {
         GatewayCommand::Serve(a) => serve::run(ctx, dir, a),
         GatewayCommand::Token(a) => token::run(ctx, &dir, a.action),
+        GatewayCommand::Invite(a) => invite::run(ctx, &dir, a),
         GatewayCommand::Audit(a) => audit::run(ctx, &dir, a),
         GatewayCommand::Policy(a) => policy::run(ctx, &dir, a.action),
     }

@@ -10,6 +10,7 @@ use crate::config::gateway::GatewayKnobs;
 use crate::error::{Exit, Result};
 use crate::gateway::StateDir;
 use crate::gateway::serve::{Listening, ServeOptions, serve};
+use crate::gateway::serve_record::Record;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -36,6 +37,7 @@ pub struct GatewayServeArgs {
 }
 
 pub fn run(ctx: &Ctx, dir: StateDir, args: GatewayServeArgs) -> Result<Exit> {
+    let record = dir.serve_record();
     let opts = ServeOptions {
         listen: args.listen,
         upstream: args.upstream,
@@ -51,31 +53,25 @@ pub fn run(ctx: &Ctx, dir: StateDir, args: GatewayServeArgs) -> Result<Exit> {
         .enable_all()
         .build()
         .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))?;
-    rt.block_on(serve(opts, |l| listening(ctx, l), stopped()))?;
+    let served = rt.block_on(serve(opts, |l| listening(ctx, l, &record), stopped()));
+    Record::remove(&record, std::process::id());
+    served?;
     Ok(Exit::Ok)
 }
 
-/// `mpt gateway serve --json`'s line once it listens (`mpt.gateway.serve/v1`).
-#[derive(serde::Serialize)]
-struct ServeDoc<'a> {
-    schema: &'static str,
-    listening: &'a str,
-    upstream: &'a str,
-    dir: &'a std::path::Path,
-    pid: u32,
-}
-
-fn listening(ctx: &Ctx, l: &Listening) -> Result<()> {
+fn listening(ctx: &Ctx, l: &Listening, record_path: &std::path::Path) -> Result<()> {
     for n in &l.notes {
         ctx.out.note("note", n);
     }
-    let doc = crate::schema::to_document(&ServeDoc {
-        schema: crate::schema::GATEWAY_SERVE,
-        listening: &l.url,
-        upstream: &l.upstream,
-        dir: &l.dir,
+    let record = Record {
+        schema: crate::schema::GATEWAY_SERVE.into(),
+        listening: l.url.clone(),
+        upstream: l.upstream.clone(),
+        dir: l.dir.clone(),
         pid: std::process::id(),
-    })?;
+    };
+    record.write(record_path)?;
+    let doc = crate::schema::to_document(&record)?;
     ctx.out.stream(&doc, |w| {
         writeln!(
             w,

@@ -255,16 +255,27 @@ fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
             rotated_to: e.rotated_to.as_deref(),
         })
         .collect();
-    let empty = rows.is_empty();
+    let invites = crate::gateway::keys::invites::InviteFile::load(&dir.invites())?;
+    let pending: Vec<super::docs::Pending> = invites
+        .pending(now)
+        .map(|i| super::docs::Pending {
+            id: &i.id,
+            device: &i.device,
+            created: &i.created,
+            expires: &i.expires,
+        })
+        .collect();
+    let empty = rows.is_empty() && pending.is_empty();
     let doc = super::docs::Listed {
         schema: crate::schema::GATEWAY_TOKEN_LIST,
         tokens: rows,
+        pending,
     };
     ctx.out.emit_typed(&doc, |w| {
         if empty {
             return writeln!(
                 w,
-                "no tokens yet: `mpt gateway token issue DEVICE` makes one"
+                "no tokens yet: `mpt gateway invite DEVICE` (or `mpt gateway token issue DEVICE`) makes one"
             );
         }
         writeln!(
@@ -282,6 +293,14 @@ fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
                 r.created,
                 r.last_used.as_deref().unwrap_or("-"),
                 r.expires.unwrap_or("never")
+            )?;
+        }
+        // A code waiting for its device: its row until it is used (then the token's is there).
+        for p in &doc.pending {
+            writeln!(
+                w,
+                "{:<10}  {:<16}  {:<8}  {:<20}  {:<20}  {} (the join code)",
+                p.id, p.device, "invited", p.created, "-", p.expires
             )?;
         }
         Ok(())

@@ -45,7 +45,7 @@ fn visible(bytes: &[u8]) -> bool {
 }
 
 /// The token of the one `Authorization: Bearer <token>` header.
-fn bearer(h: &HeaderMap) -> Option<&str> {
+pub(crate) fn bearer(h: &HeaderMap) -> Option<&str> {
     match single_visible(h, &header::AUTHORIZATION) {
         Some(true) => {}
         _ => return None,

@@ -13,6 +13,7 @@ mod arguments;
 mod call;
 mod check;
 mod decide;
+pub mod enroll;
 mod globs;
 mod instead;
 mod lookalike;

@@ -13,6 +13,13 @@ struct Bucket {
     at: Instant,
 }
 
+/// `POST /join` attempts per source address: 5 at once, then one each 12 s (a code is ~154 bits:
+/// this keeps a mistyping person moving and a guesser nowhere).
+pub const JOIN: Rate = Rate {
+    per_s: 1.0 / 12.0,
+    burst: 5,
+};
+
 /// Every device's bucket, made on its first request and refilled as time passes.
 #[derive(Debug, Default)]
 pub struct Buckets {

@@ -1,7 +1,8 @@
 //! The device tokens and the files the gateway follows: the token format, `tokens.json` and its
-//! edits, the env file a token is written to, the live reload of the policy and the tokens.
+//! edits, the join codes (`invites.json`), the env file a token is written to, the live reload.
 
 pub mod envfile;
+pub mod invites;
 pub(super) mod reload;
 pub mod token;
 pub mod tokens;

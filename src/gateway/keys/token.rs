@@ -1,5 +1,6 @@
 //! The device token's format (research §5.5): `mptg_<id>_<secret><checksum>`, a type prefix, a
-//! non-secret id, a 256-bit base62 secret, a CRC-32 checksum; kept as SHA-256 only, compared in constant time.
+//! non-secret id, a 256-bit base62 secret, a CRC-32 checksum; a join code is `mptj_`, shorter.
+//! Both are kept as SHA-256 only and compared in constant time.
 
 use std::io::Read;
 
@@ -11,50 +12,85 @@ use crate::hex::hex;
 pub const PREFIX: &str = crate::secrets::GATEWAY_TOKEN_PREFIX;
 /// The non-secret id (audit, list, revoke): 10 base62 characters (~59 bits).
 pub const ID_LEN: usize = 10;
-/// The secret: 43 base62 characters (~256 bits).
-const SECRET_LEN: usize = 43;
 /// The checksum: CRC-32 of everything before it, as 6 base62 characters.
 const CHECK_LEN: usize = 6;
-/// The whole token's length.
-pub const LEN: usize = PREFIX.len() + ID_LEN + 1 + SECRET_LEN + CHECK_LEN;
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
+/// A secret's shape: `<prefix><id>_<secret><checksum>`.
+#[derive(Debug, Clone, Copy)]
+pub struct Format {
+    prefix: &'static str,
+    secret_len: usize,
+}
+
+/// A device token: its secret 43 base62 characters (~256 bits).
+pub const TOKEN: Format = Format {
+    prefix: PREFIX,
+    secret_len: 43,
+};
+
+/// A join code (`mpt gateway invite`): single-use and short-lived, typed or pasted once, so a
+/// shorter secret, 26 base62 characters (~154 bits); its own prefix, so it is never a token.
+pub const JOIN_CODE: Format = Format {
+    prefix: crate::secrets::JOIN_CODE_PREFIX,
+    secret_len: 26,
+};
+
+/// The whole token's length.
+pub const LEN: usize = PREFIX.len() + ID_LEN + 1 + 43 + CHECK_LEN;
+
+impl Format {
+    /// The length of every well-formed one.
+    pub fn full_len(self) -> usize {
+        self.prefix.len() + ID_LEN + 1 + self.secret_len + CHECK_LEN
+    }
+
+    /// A new one: its id and the whole secret (shown once, never stored).
+    pub fn mint(self) -> std::io::Result<(String, String)> {
+        let id = random_base62(ID_LEN)?;
+        let secret = random_base62(self.secret_len)?;
+        Ok((id.clone(), self.assemble(&id, &secret)))
+    }
+
+    /// The whole of an id and a secret, its checksum computed.
+    pub fn assemble(self, id: &str, secret: &str) -> String {
+        let body = format!("{}{id}_{secret}", self.prefix);
+        format!("{body}{}", checksum(&body))
+    }
+
+    /// The id of a well-formed one (prefix, lengths, alphabet and checksum all right); `None`
+    /// for anything else, which is never looked up.
+    pub fn parse(self, token: &str) -> Option<&str> {
+        if token.len() != self.full_len() || !token.is_ascii() {
+            return None;
+        }
+        let rest = token.strip_prefix(self.prefix)?;
+        let (id, tail) = rest.split_at(ID_LEN);
+        let tail = tail.strip_prefix('_')?;
+        let (secret, check) = tail.split_at(self.secret_len);
+        let base62 = |s: &str| s.bytes().all(|b| b.is_ascii_alphanumeric());
+        if !base62(id) || !base62(secret) || !base62(check) {
+            return None;
+        }
+        let body = &token[..token.len() - CHECK_LEN];
+        (checksum(body) == check).then_some(id)
+    }
+}
+
 /// A new token: its id and the whole token (shown once, never stored).
 pub fn mint() -> std::io::Result<(String, String)> {
-    let id = random_base62(ID_LEN)?;
-    let secret = random_base62(SECRET_LEN)?;
-    let token = assemble(&id, &secret);
-    Ok((id, token))
+    TOKEN.mint()
 }
 
 /// The token of an id and a secret, its checksum computed.
 pub fn assemble(id: &str, secret: &str) -> String {
-    let body = format!("{PREFIX}{id}_{secret}");
-    format!("{body}{}", checksum(&body))
+    TOKEN.assemble(id, secret)
 }
 
-/// A new non-secret id alone (for a collision retry).
-pub fn new_id() -> std::io::Result<String> {
-    random_base62(ID_LEN)
-}
-
-/// The id of a well-formed token (prefix, lengths, alphabet and checksum all right); `None`
-/// for anything else, which is never looked up.
+/// The id of a well-formed token; `None` for anything else, which is never looked up.
 pub fn parse(token: &str) -> Option<&str> {
-    if token.len() != LEN || !token.is_ascii() {
-        return None;
-    }
-    let rest = token.strip_prefix(PREFIX)?;
-    let (id, tail) = rest.split_at(ID_LEN);
-    let tail = tail.strip_prefix('_')?;
-    let (secret, check) = tail.split_at(SECRET_LEN);
-    let base62 = |s: &str| s.bytes().all(|b| b.is_ascii_alphanumeric());
-    if !base62(id) || !base62(secret) || !base62(check) {
-        return None;
-    }
-    let body = &token[..token.len() - CHECK_LEN];
-    (checksum(body) == check).then_some(id)
+    TOKEN.parse(token)
 }
 
 /// What `tokens.json` keeps of a token: its SHA-256, in hex.
@@ -136,6 +172,20 @@ mod tests {
         assert_eq!(parse(&token[1..]), None);
         assert_eq!(parse(&format!("{token}x")), None);
         assert_ne!(mint().unwrap().1, token);
+    }
+
+    #[test]
+    fn a_join_code_is_its_own_format_never_a_token() {
+        let (id, code) = JOIN_CODE.mint().unwrap();
+        assert_eq!(code.len(), JOIN_CODE.full_len());
+        assert!(code.starts_with("mptj_"));
+        assert_eq!(JOIN_CODE.parse(&code), Some(id.as_str()));
+        assert_eq!(parse(&code), None, "a code is not a token");
+        let (_, token) = mint().unwrap();
+        assert_eq!(JOIN_CODE.parse(&token), None, "a token is not a code");
+        let mut typo = code.clone().into_bytes();
+        typo[20] = if typo[20] == b'x' { b'y' } else { b'x' };
+        assert_eq!(JOIN_CODE.parse(&String::from_utf8(typo).unwrap()), None);
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod differential;
 mod exhaustion;
 mod fleet;
 mod framing;
+mod join;
 mod mine;
 mod modes;
 mod policy_check;

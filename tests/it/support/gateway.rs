@@ -118,10 +118,17 @@ impl Setup {
         let args: Vec<String> = if tls {
             std::fs::create_dir_all(&certs).unwrap();
             super::certs::make_certs(&certs);
+            // The chain a server sends: its leaf, then the CA that signed it.
+            let chain = [
+                std::fs::read_to_string(certs.join("leaf.pem")).unwrap(),
+                std::fs::read_to_string(certs.join("ca.pem")).unwrap(),
+            ]
+            .concat();
+            std::fs::write(certs.join("chain.pem"), chain).unwrap();
             let path = |f: &str| certs.join(f).to_str().unwrap().to_string();
             vec![
                 "--tls-cert".into(),
-                path("leaf.pem"),
+                path("chain.pem"),
                 "--tls-key".into(),
                 path("leaf.key"),
             ]

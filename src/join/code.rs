@@ -1,0 +1,107 @@
+//! The join code on the device: read from a file, a pipe or the terminal (not echoed), never
+//! from the command line; its checksum checked before anything is sent.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{MptError, Result};
+use crate::gateway::keys::token::JOIN_CODE;
+
+/// Where the code comes from.
+#[derive(Debug, Clone)]
+pub enum From {
+    File(PathBuf),
+    /// The line piped to standard input (read by the command).
+    Piped(String),
+    /// Asked for on the controlling terminal, not echoed.
+    Terminal,
+}
+
+/// The code, its format and checksum checked (a mistyped code is refused here, before any request);
+/// registered as a secret, so nothing mpt prints or logs after this shows it.
+pub fn read(from: &From) -> Result<String> {
+    let raw = match from {
+        From::File(p) => read_file(p)?,
+        From::Piped(line) => line.clone(),
+        From::Terminal => prompt()?,
+    };
+    let code = raw.trim().to_string();
+    crate::secrets::register(&code);
+    check(&code)?;
+    Ok(code)
+}
+
+/// Exit 2 for a code that is not one (empty, a token, or mistyped: its checksum says so).
+pub fn check(code: &str) -> Result<()> {
+    if JOIN_CODE.parse(code).is_some() {
+        return Ok(());
+    }
+    let what = if code.is_empty() {
+        "no join code was given".to_string()
+    } else if code.starts_with(crate::secrets::GATEWAY_TOKEN_PREFIX) {
+        "that is a device token (mptg_…), not a join code (mptj_…)".to_string()
+    } else if code.starts_with(crate::secrets::JOIN_CODE_PREFIX) {
+        "the join code does not check out (a character mistyped or missing)".to_string()
+    } else {
+        "that is not a join code (they start with mptj_)".to_string()
+    };
+    Err(MptError::usage(what).with_hint(
+        "copy the code `mpt gateway invite DEVICE` printed on the primary host whole, and run `mpt join` again",
+    ))
+}
+
+fn read_file(p: &Path) -> Result<String> {
+    // Read as a token file is: a regular file of ours, 0600, bounded.
+    crate::config::read_token_file(p).map(|s| s.expose().to_string())
+}
+
+/// Asks on the controlling terminal with echo off, restoring it after (also on an error).
+fn prompt() -> Result<String> {
+    use rustix::termios::{LocalModes, OptionalActions, tcgetattr, tcsetattr};
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .map_err(|e| {
+            MptError::io("opening the terminal to ask for the join code", &e)
+                .with_hint("give it in a file instead: `mpt join URL --code-file FILE`")
+        })?;
+    let before =
+        tcgetattr(&tty).map_err(|e| MptError::io("reading the terminal's mode", &e.into()))?;
+    let mut quiet = before.clone();
+    quiet.local_modes.remove(LocalModes::ECHO);
+    quiet.local_modes.insert(LocalModes::ECHONL);
+    tcsetattr(&tty, OptionalActions::Flush, &quiet)
+        .map_err(|e| MptError::io("turning the terminal's echo off", &e.into()))?;
+    let asked = (|| -> std::io::Result<String> {
+        let mut w = &tty;
+        write!(
+            w,
+            "join code (from `mpt gateway invite` on the primary host): "
+        )?;
+        w.flush()?;
+        let mut line = String::new();
+        std::io::BufReader::new(&tty).read_line(&mut line)?;
+        Ok(line)
+    })();
+    let _ = tcsetattr(&tty, OptionalActions::Flush, &before);
+    asked.map_err(|e| MptError::io("reading the join code from the terminal", &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_or_a_mistyped_code_is_refused_before_any_request() {
+        let (_, code) = JOIN_CODE.mint().unwrap();
+        assert!(check(&code).is_ok());
+        let (_, token) = crate::gateway::keys::token::mint().unwrap();
+        let e = check(&token).unwrap_err();
+        assert!(e.message.contains("device token"), "{}", e.message);
+        let e = check(&code[..code.len() - 1]).unwrap_err();
+        assert!(e.message.contains("mistyped"), "{}", e.message);
+        assert_eq!(e.exit().code(), 2);
+        assert!(check("").unwrap_err().message.contains("no join code"));
+    }
+}
