@@ -973,6 +973,8 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Change settings the config file already holds with other values')
             [CompletionResult]::new('--allow-insecure', '--allow-insecure', [CompletionResultType]::ParameterName, 'Allow plain http:// to a host that is not this one (a tunnel already encrypts the link)')
             [CompletionResult]::new('--no-wire', '--no-wire', [CompletionResultType]::ParameterName, 'Leave the harnesses'' configs as they are')
+            [CompletionResult]::new('--no-timer', '--no-timer', [CompletionResultType]::ParameterName, 'Install no flush timer (a systemd user timer, else the cron line is printed)')
+            [CompletionResult]::new('--leave', '--leave', [CompletionResultType]::ParameterName, 'Undo a join: the harnesses unwired, the settings as they were, the timer, token and pinned certificate removed; then revoke the device''s token on the primary host')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')

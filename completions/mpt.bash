@@ -2384,7 +2384,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__join)
-            opts="-q -v -h -V --code-file --ca-sha256 --ca-file --yes --allow-insecure --no-wire --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --code-file --ca-sha256 --ca-file --yes --allow-insecure --no-wire --no-timer --leave --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

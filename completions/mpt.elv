@@ -874,6 +874,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --yes 'Change settings the config file already holds with other values'
             cand --allow-insecure 'Allow plain http:// to a host that is not this one (a tunnel already encrypts the link)'
             cand --no-wire 'Leave the harnesses'' configs as they are'
+            cand --no-timer 'Install no flush timer (a systemd user timer, else the cron line is printed)'
+            cand --leave 'Undo a join: the harnesses unwired, the settings as they were, the timer, token and pinned certificate removed; then revoke the device''s token on the primary host'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

@@ -543,6 +543,8 @@ complete -c mpt -n "__fish_mpt_using_subcommand join" -l mpt-config -d 'The mpt 
 complete -c mpt -n "__fish_mpt_using_subcommand join" -l yes -d 'Change settings the config file already holds with other values'
 complete -c mpt -n "__fish_mpt_using_subcommand join" -l allow-insecure -d 'Allow plain http:// to a host that is not this one (a tunnel already encrypts the link)'
 complete -c mpt -n "__fish_mpt_using_subcommand join" -l no-wire -d 'Leave the harnesses\' configs as they are'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l no-timer -d 'Install no flush timer (a systemd user timer, else the cron line is printed)'
+complete -c mpt -n "__fish_mpt_using_subcommand join" -l leave -d 'Undo a join: the harnesses unwired, the settings as they were, the timer, token and pinned certificate removed; then revoke the device\'s token on the primary host'
 complete -c mpt -n "__fish_mpt_using_subcommand join" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand join" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand join" -s v -l verbose -d 'Say more on stderr (-vv: each request)'

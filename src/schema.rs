@@ -42,6 +42,10 @@ pub const GATEWAY_TOKENS: &str = "mpt.gateway.tokens/v1";
 pub const GATEWAY_WHOAMI: &str = "mpt.gateway.whoami/v1";
 /// `mpt join --json`: the device as it joined (never its token), its settings, wiring, doctor's verdict.
 pub const JOIN: &str = "mpt.join/v1";
+/// `mpt join --leave --json`: what leaving undid, and what the operator revokes.
+pub const JOIN_LEAVE: &str = "mpt.join.leave/v1";
+/// `joined.json`: what `mpt join` changed on this device, for `--leave`.
+pub const JOIN_RECORD: &str = "mpt.join.record/v1";
 pub const MAILBOX: &str = "mpt.mailbox/v1";
 pub const MAILBOX_ACK: &str = "mpt.mailbox.ack/v1";
 /// One JSON Line per delivery of `mpt mailbox watch --json`.

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{MptError, Result};
 
-/// One setting and what the file holds for it now.
+/// One setting and what the file holds for it now (`to` null: the key removed).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Setting {
     pub key: &'static str,
@@ -22,7 +22,10 @@ impl Setting {
     }
 
     pub fn changes(&self) -> bool {
-        self.from.as_ref() != Some(&self.to)
+        match (&self.from, &self.to) {
+            (None, Value::Null) => false,
+            (from, to) => from.as_ref() != Some(to),
+        }
     }
 }
 
@@ -83,7 +86,11 @@ impl Plan {
             return Ok(None);
         }
         for s in &self.settings {
-            self.doc.insert(s.key.to_string(), s.to.clone());
+            // `null` takes the key away (`--leave` restoring a setting that was absent).
+            match &s.to {
+                Value::Null => self.doc.remove(s.key),
+                v => self.doc.insert(s.key.to_string(), v.clone()),
+            };
         }
         let backup = if self.path.exists() {
             Some(crate::backup::beside(&self.path)?)

@@ -25,6 +25,8 @@ const SERVED: &[&str] = &[
     "mpt.gateway.serve/v1",
     "mpt.gateway.tokens/v1",
     "mpt.gateway.whoami/v1",
+    "mpt.join.leave/v1",
+    "mpt.join.record/v1",
     "mpt.join/v1",
 ];
 
@@ -427,6 +429,13 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
     let doc = crate::support::json(&o);
     assert_eq!(doc["device"], "cab", "{doc}{}", stderr(&o));
     served.insert(doc["schema"].as_str().unwrap().to_string(), doc);
+    // What the join recorded on the device for `--leave`, and what leaving says.
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(dev.home().join(".config/mpt/joined.json")).unwrap())
+            .unwrap();
+    served.insert(record["schema"].as_str().unwrap().to_string(), record);
+    let left = crate::support::json(&dev.mpt(&["--json", "join", "--leave"], &[]));
+    served.insert(left["schema"].as_str().unwrap().to_string(), left);
     let revoked =
         crate::support::json(&s.host_mpt(&["--json", "gateway", "invite", "cab", "--revoke"]));
     served.insert(revoked["schema"].as_str().unwrap().to_string(), revoked);

@@ -440,6 +440,58 @@ fn a_gateway_started_before_any_invite_refuses_everyone_until_the_first() {
 }
 
 #[test]
+fn leaving_puts_the_harness_config_and_the_settings_back_byte_for_byte() {
+    let s = Setup::new(json!({"desk": {"role": "admin"}}));
+    let code_file = s.env.path("lap.code");
+    invite(&s, "lap", &code_file, &[]);
+    let dev = TestEnv::new();
+    // The user's own opencode config, with MemPalace wired locally, a comment and odd spacing;
+    // and their own config file with a setting mpt join does not touch.
+    let opencode = dev.home().join(".config/opencode/opencode.jsonc");
+    std::fs::create_dir_all(opencode.parent().unwrap()).unwrap();
+    let theirs = "{\n  // mine\n  \"theme\":   \"dark\",\n  \"mcp\": {\"mempalace\": {\"type\": \"local\", \"command\": [\"mempalace-mcp\"]}}\n}\n";
+    std::fs::write(&opencode, theirs).unwrap();
+    let config = dev.home().join(".config/mpt/config.json");
+    let own = "{\"trusted_devices\": [\"lap\", \"desk\"]}\n";
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, own).unwrap();
+
+    let o = join(
+        &dev,
+        &s.gw.url,
+        &["--code-file", code_file.to_str().unwrap()],
+        &[],
+    );
+    let joined = parse_json(&o);
+    assert_eq!(joined["wired"][0]["harness"], "opencode", "{joined}");
+    assert_eq!(joined["wired"][0]["action"], "replace", "{joined}");
+    // No user systemd here: the cron line, with why.
+    assert_eq!(joined["timer"]["kind"], "cron", "{joined}");
+    assert!(
+        joined["timer"]["line"]
+            .as_str()
+            .unwrap()
+            .ends_with("outbox flush --deadline 5m # mpt-flush")
+    );
+    let wired = std::fs::read_to_string(&opencode).unwrap();
+    assert!(wired.contains("\"edge\""), "{wired}");
+    assert!(wired.contains("// mine"), "{wired}");
+
+    let o = dev.mpt(&["--json", "join", "--leave"], &[]);
+    let left = parse_json(&o);
+    assert!(o.status.success(), "{}", said(&o));
+    assert_eq!(left["revoke"], "mpt gateway token revoke lap", "{left}");
+    assert_eq!(std::fs::read_to_string(&opencode).unwrap(), theirs);
+    let after: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    assert_eq!(after, json!({"trusted_devices": ["lap", "desk"]}));
+    assert!(!dev.home().join(".config/mpt/lap.token").exists());
+    assert!(!dev.home().join(".config/mpt/joined.json").exists());
+    // Nothing left to leave.
+    let o = dev.mpt(&["join", "--leave"], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+}
+
+#[test]
 fn the_code_goes_only_to_a_file_or_a_terminal() {
     let s = Setup::new(json!({"desk": {"role": "admin"}}));
     // Stdout is a pipe here: without --out the code would land in it (a log, a script).

@@ -1,6 +1,8 @@
 //! `mpt join URL`: this device joins the fleet with the code `mpt gateway invite` made: the code
 //! exchanged for its token (a 0600 file), its settings into mpt's config file, its harnesses
-//! wired to the edge, then doctor's verdict.
+//! wired to the edge, the flush timer, then doctor's verdict; `--leave` (in `leave.rs`) undoes it.
+
+mod leave;
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +17,8 @@ use crate::join::{code, exchange, settings};
 #[derive(Debug, Args)]
 pub struct JoinArgs {
     /// The gateway as the invite named it (e.g. https://palace.lan:8765)
-    pub url: String,
+    #[arg(required_unless_present = "leave")]
+    pub url: Option<String>,
     /// Refused: every user of this host can read a command line (give the code on the terminal,
     /// piped, or with --code-file)
     #[arg(hide = true)]
@@ -39,6 +42,13 @@ pub struct JoinArgs {
     /// Leave the harnesses' configs as they are
     #[arg(long)]
     pub no_wire: bool,
+    /// Install no flush timer (a systemd user timer, else the cron line is printed)
+    #[arg(long)]
+    pub no_timer: bool,
+    /// Undo a join: the harnesses unwired, the settings as they were, the timer, token and pinned
+    /// certificate removed; then revoke the device's token on the primary host
+    #[arg(long, conflicts_with_all = ["code_file", "ca_sha256", "ca_file", "no_wire", "no_timer", "url"])]
+    pub leave: bool,
 }
 
 /// `mpt join --json` (`mpt.join/v1`): never the token, only its file.
@@ -53,6 +63,8 @@ struct JoinDoc<'a> {
     expires: Option<&'a str>,
     config: ConfigDoc<'a>,
     wired: Vec<Wired>,
+    /// The flush timer (`null` with `--no-timer`).
+    timer: Option<crate::join::timer::Timer>,
     doctor: Verdict,
 }
 
@@ -71,6 +83,9 @@ struct Wired {
     file: Option<PathBuf>,
     action: String,
     note: String,
+    /// Whether mpt changed the file (what `--leave` puts back).
+    #[serde(skip)]
+    changed: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -91,16 +106,19 @@ struct Finding {
 }
 
 pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
+    if a.leave {
+        return leave::run(ctx);
+    }
+    let url = a.url.clone().unwrap_or_default();
     if a.code.is_some() {
         return Err(MptError::refused(
             "a join code on the command line is readable by every user of this host (and kept in shell history)",
         )
         .with_hint(format!(
-            "run `mpt join {}` and paste the code when it asks (or pipe it in, or give --code-file FILE)",
-            a.url
+            "run `mpt join {url}` and paste the code when it asks (or pipe it in, or give --code-file FILE)"
         )));
     }
-    let origin = origin(&a.url, a.allow_insecure)?;
+    let origin = origin(&url, a.allow_insecure)?;
     let shown = origin.as_str().trim_end_matches('/').to_string();
     let remote_url = format!("{shown}/mcp");
     let config_file = config_file(ctx)?;
@@ -115,13 +133,15 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
         return Err(conflict(&config_file, c));
     }
     // The pinned certificate, before the code is even asked for: a wrong gateway gets nothing.
-    let ca_file = match &a.ca_sha256 {
+    let pinned_ca = match &a.ca_sha256 {
         Some(pin) => Some(pinned(ctx, &origin, pin)?),
-        None => a
-            .ca_file
-            .as_ref()
-            .map(|c| std::path::absolute(c).unwrap_or_else(|_| c.clone())),
+        None => None,
     };
+    let ca_file = pinned_ca.clone().or_else(|| {
+        a.ca_file
+            .as_ref()
+            .map(|c| std::path::absolute(c).unwrap_or_else(|_| c.clone()))
+    });
     let from = match a.code_file.clone() {
         Some(f) => code::From::File(f),
         None => match ctx
@@ -162,7 +182,7 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
             c.key,
             c.to,
             config_file.display(),
-            a.url
+            url
         )));
     }
     let settings_now = plan.settings.clone();
@@ -175,6 +195,22 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
     } else {
         wire_harnesses(ctx, &config)?
     };
+    let timer = if a.no_timer {
+        None
+    } else {
+        Some(crate::join::timer::install(&ctx.env, &mpt_exe(ctx)?)?)
+    };
+    remember(
+        ctx,
+        &shown,
+        &joined,
+        &token_file,
+        pinned_ca,
+        &config_file,
+        &settings_now,
+        &wired,
+        &timer,
+    )?;
     let verdict = doctor(ctx)?;
     let doc = JoinDoc {
         schema: crate::schema::JOIN,
@@ -191,6 +227,7 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
             overridden: overridden.clone(),
         },
         wired,
+        timer,
         doctor: verdict,
     };
     ctx.out.emit_typed(&doc, |w| {
@@ -221,6 +258,15 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
         for h in &doc.wired {
             writeln!(w, "{}: {} ({})", h.harness, h.action, h.note)?;
         }
+        match &doc.timer {
+            Some(crate::join::timer::Timer::Systemd { timer, .. }) => {
+                writeln!(w, "flush: every 10 minutes by {}", timer.display())?;
+            }
+            Some(crate::join::timer::Timer::Cron { line, why, .. }) => {
+                writeln!(w, "flush: no systemd timer here ({why}); add this line to your crontab (`crontab -e`):\n    {line}")?;
+            }
+            None => {}
+        }
         let v = &doc.doctor;
         writeln!(
             w,
@@ -244,6 +290,70 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// The mpt a timer runs: the one on PATH when it is this binary, else this binary's path.
+fn mpt_exe(ctx: &Ctx) -> Result<PathBuf> {
+    let current =
+        std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
+    Ok(crate::harness::wire::exe::choose(ctx.env.get("PATH"), &current).path)
+}
+
+/// `joined.json`: what this join changed, for `--leave`. A second join keeps the first one's
+/// record of the settings before (the user's own), and adds what it wired.
+#[allow(clippy::too_many_arguments)]
+fn remember(
+    ctx: &Ctx,
+    gateway: &str,
+    joined: &exchange::Joined,
+    token_file: &Path,
+    pinned_ca: Option<PathBuf>,
+    config_file: &Path,
+    settings: &[settings::Setting],
+    wired: &[Wired],
+    timer: &Option<crate::join::timer::Timer>,
+) -> Result<()> {
+    use crate::join::record::{self, Record};
+    let path = record::path(&ctx.env)?;
+    let earlier = Record::load(&path)?;
+    let mut before: Vec<record::Before> = earlier
+        .as_ref()
+        .map(|r| r.before.clone())
+        .unwrap_or_default();
+    for s in settings {
+        if !before.iter().any(|b| b.key == s.key) {
+            before.push(record::Before {
+                key: s.key.to_string(),
+                value: s.from.clone(),
+            });
+        }
+    }
+    let mut files: Vec<PathBuf> = earlier
+        .as_ref()
+        .map(|r| r.wired.clone())
+        .unwrap_or_default();
+    for w in wired {
+        if let Some(f) = &w.file
+            && w.changed
+            && !files.contains(f)
+        {
+            files.push(f.clone());
+        }
+    }
+    Record {
+        schema: record::SCHEMA.into(),
+        gateway: gateway.to_string(),
+        device: joined.device.clone(),
+        token_id: joined.token_id.clone(),
+        token_file: token_file.to_path_buf(),
+        pinned_ca,
+        config_file: config_file.to_path_buf(),
+        before,
+        wired: files,
+        systemd_timer: matches!(timer, Some(crate::join::timer::Timer::Systemd { .. }))
+            || earlier.is_some_and(|r| r.systemd_timer),
+    }
+    .write(&path)
 }
 
 /// The gateway's origin from what the user typed (a trailing `/mcp` or `/` allowed); plain
@@ -389,6 +499,7 @@ fn wire_harnesses(ctx: &Ctx, config: &crate::config::Config) -> Result<Vec<Wired
             file: Some(plan.file.clone()),
             action: format!("{:?}", plan.action).to_lowercase(),
             note,
+            changed: !matches!(plan.action, Action::Skipped | Action::Untouched),
         });
     }
     if let Ok(agent) = crate::harness::pi::agent_dir(&ctx.env)
@@ -404,6 +515,7 @@ fn wire_harnesses(ctx: &Ctx, config: &crate::config::Config) -> Result<Vec<Wired
             } else {
                 "its extension needs one edit mpt does not make: `mpt edge wire pi` shows it".into()
             },
+            changed: false,
         });
     }
     Ok(out)
