@@ -1,7 +1,6 @@
 //! The join code on the device: read from a file, a pipe or the terminal (not echoed), never
 //! from the command line; its checksum checked before anything is sent.
 
-use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{MptError, Result};
@@ -55,37 +54,16 @@ fn read_file(p: &Path) -> Result<String> {
     crate::config::read_token_file(p).map(|s| s.expose().to_string())
 }
 
-/// Asks on the controlling terminal with echo off, restoring it after (also on an error).
+/// Asks on the controlling terminal, not echoed.
 fn prompt() -> Result<String> {
-    use rustix::termios::{LocalModes, OptionalActions, tcgetattr, tcsetattr};
-    let tty = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
-        .map_err(|e| {
-            MptError::io("opening the terminal to ask for the join code", &e)
-                .with_hint("give it in a file instead: `mpt join URL --code-file FILE`")
-        })?;
-    let before =
-        tcgetattr(&tty).map_err(|e| MptError::io("reading the terminal's mode", &e.into()))?;
-    let mut quiet = before.clone();
-    quiet.local_modes.remove(LocalModes::ECHO);
-    quiet.local_modes.insert(LocalModes::ECHONL);
-    tcsetattr(&tty, OptionalActions::Flush, &quiet)
-        .map_err(|e| MptError::io("turning the terminal's echo off", &e.into()))?;
-    let asked = (|| -> std::io::Result<String> {
-        let mut w = &tty;
-        write!(
-            w,
-            "join code (from `mpt gateway invite` on the primary host): "
-        )?;
-        w.flush()?;
-        let mut line = String::new();
-        std::io::BufReader::new(&tty).read_line(&mut line)?;
-        Ok(line)
-    })();
-    let _ = tcsetattr(&tty, OptionalActions::Flush, &before);
-    asked.map_err(|e| MptError::io("reading the join code from the terminal", &e))
+    super::tty::ask(
+        "join code (from `mpt gateway invite` on the primary host): ",
+        false,
+    )
+    .map_err(|e| {
+        MptError::io("reading the join code from the terminal", &e)
+            .with_hint("give it in a file instead: `mpt join URL --code-file FILE`")
+    })
 }
 
 #[cfg(test)]

@@ -8,3 +8,4 @@ pub mod pin;
 pub mod record;
 pub mod settings;
 pub mod timer;
+pub mod tty;

@@ -127,11 +127,15 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
         &config_file,
         vec![("remote_url", json!(remote_url)), ("edge", json!(true))],
     )?;
-    if !a.yes
-        && let Some(c) = before.conflicts().first()
-    {
-        return Err(conflict(&config_file, c));
+    // Once said (`--yes`, or at the terminal), not asked again for the same values.
+    let mut yes = a.yes;
+    if !yes && let Some(c) = before.conflicts().first() {
+        if !agreed(&config_file, &before.conflicts())? {
+            return Err(conflict(&config_file, c));
+        }
+        yes = true;
     }
+    let agreed_keys: Vec<&str> = before.conflicts().iter().map(|s| s.key).collect();
     // The pinned certificate, before the code is even asked for: a wrong gateway gets nothing.
     let pinned_ca = match &a.ca_sha256 {
         Some(pin) => Some(pinned(ctx, &origin, pin)?),
@@ -173,8 +177,14 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
         wanted.push(("ca_file", json!(ca)));
     }
     let plan = settings::plan(&config_file, wanted)?;
+    let unasked: Vec<&settings::Setting> = plan
+        .conflicts()
+        .into_iter()
+        .filter(|s| !(yes && agreed_keys.contains(&s.key)))
+        .collect();
     if !a.yes
-        && let Some(c) = plan.conflicts().first()
+        && let Some(c) = unasked.first()
+        && !agreed(&config_file, &unasked)?
     {
         return Err(conflict(&config_file, c).with_hint(format!(
             "this device's token is in {} already; to use it, set \"{}\": {} in {} by hand, or run `mpt join {}` again with --yes and a new code",
@@ -452,6 +462,22 @@ fn config_file(ctx: &Ctx) -> Result<PathBuf> {
         MptError::usage("HOME is not set: mpt has no config file to write")
             .with_hint("set HOME, or name the file: MPT_CONFIG=/path/to/config.json mpt join …")
     })
+}
+
+/// A person at the terminal shown the values the file holds otherwise, and asked; `false` with
+/// no one there (a script gives --yes).
+fn agreed(file: &Path, conflicts: &[&settings::Setting]) -> Result<bool> {
+    use crate::join::tty;
+    if !tty::available() {
+        return Ok(false);
+    }
+    let mut lines = vec![format!("{} holds other values:", file.display())];
+    for s in conflicts {
+        let from = s.from.as_ref().map(|v| v.to_string()).unwrap_or_default();
+        lines.push(format!("  {}: {from} -> {}", s.key, s.to));
+    }
+    tty::confirm(&lines, "replace them (the file is backed up first)?")
+        .map_err(|e| MptError::io("asking on the terminal", &e))
 }
 
 fn conflict(file: &Path, s: &settings::Setting) -> MptError {

@@ -158,6 +158,11 @@ fn a_device_joins_with_one_code_and_its_edge_writes_land_on_the_primary_stamped_
         let text = std::fs::read_to_string(s.dir.join(f)).unwrap();
         assert!(!text.contains(&code) && !text.contains(&token), "{f}");
     }
+    // Nor the gateway's log, nor the device's edge log.
+    let edge_log = std::fs::read_to_string(dev.path("edge.stderr")).unwrap_or_default();
+    for log in [s.gw.stderr(), edge_log] {
+        assert!(!log.contains(&code) && !log.contains(&token), "{log}");
+    }
     // The host lists the spent invite's token as lap's, and no code pending.
     let listed = parse_json(&s.host_mpt(&["--json", "gateway", "token", "list"]));
     assert_eq!(listed["pending"], json!([]), "{listed}");
@@ -201,6 +206,25 @@ fn expired_revoked_mistyped_and_command_line_codes_are_refused() {
     let o = join(&dev, url, &[&fake], &[]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(said(&o).contains("command line"), "{}", stderr(&o));
+
+    // A gateway that does not answer: exit 7, the code not spent.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nobody = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let fake_file = dev.path("fake.code");
+    write_private(&fake_file, &fake);
+    let o = join(
+        &dev,
+        &nobody,
+        &["--code-file", fake_file.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(7), "{}", said(&o));
+    assert!(
+        said(&o).contains("cannot reach the gateway"),
+        "{}",
+        said(&o)
+    );
 
     // Mistyped: its checksum refuses it before any request (exit 2, nothing audited).
     let code_file = s.env.path("lap.code");
@@ -489,6 +513,92 @@ fn leaving_puts_the_harness_config_and_the_settings_back_byte_for_byte() {
     // Nothing left to leave.
     let o = dev.mpt(&["join", "--leave"], &[]);
     assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+}
+
+#[test]
+fn join_attempts_are_limited_per_source_address() {
+    let s = Setup::new(json!({"desk": {"role": "admin"}}));
+    let (_, unknown) = mpt::gateway::keys::token::JOIN_CODE.mint().unwrap();
+    let bearer = format!("Bearer {unknown}");
+    let try_once = || {
+        crate::support::gateway::http(
+            s.gw.port,
+            "POST",
+            "/join",
+            &[("authorization", bearer.as_bytes())],
+            b"",
+        )
+    };
+    for _ in 0..5 {
+        let r = try_once();
+        assert_eq!(r.status, 401, "{}", r.text());
+        assert_eq!(r.json()["error"], "unknown_code");
+    }
+    let r = try_once();
+    assert_eq!(r.status, 429, "the sixth at once waits: {}", r.text());
+    assert!(r.header("retry-after").is_some());
+}
+
+#[test]
+fn at_a_terminal_the_code_is_not_echoed_and_a_users_own_setting_is_replaced_only_when_asked() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let s = Setup::new(json!({"desk": {"role": "admin"}}));
+    let code_file = s.env.path("lap.code");
+    invite(&s, "lap", &code_file, &[]);
+    let code = std::fs::read_to_string(&code_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    let dev = TestEnv::new();
+    let config = dev.home().join(".config/mpt/config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "{\"remote_url\": \"https://old.lan:8443/mcp\"}\n").unwrap();
+    // A pseudo-terminal (util-linux `script`): mpt's /dev/tty is it, as a person's would be.
+    let run = |answer: &str| {
+        let line = format!(
+            "{} join {} --no-wire --no-timer",
+            env!("CARGO_BIN_EXE_mpt"),
+            s.gw.url
+        );
+        let mut cmd = dev.command("script");
+        cmd.args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // Typed as a person types: the answer, then (once asked) the code.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let _ = writeln!(stdin, "{answer}");
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // (A declined join has ended by then: the pipe may be closed.)
+        let _ = writeln!(stdin, "{code}");
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    // Asked, and declined: nothing changes, the code is not spent.
+    let o = run("n");
+    let seen = said(&o);
+    assert_eq!(o.status.code(), Some(2), "{seen}");
+    assert!(
+        seen.contains("remote_url: \"https://old.lan:8443/mcp\" ->"),
+        "{seen}"
+    );
+    assert!(seen.contains("[y/N]"), "{seen}");
+    assert!(joins(&s).is_empty(), "the code was not sent");
+    // Asked, and agreed: the code typed is not echoed, and the join goes through.
+    let o = run("y");
+    let seen = said(&o);
+    assert!(o.status.success(), "{seen}");
+    assert!(
+        seen.contains("join code (from `mpt gateway invite`"),
+        "{seen}"
+    );
+    assert!(!seen.contains(&code), "the code was echoed: {seen}");
+    assert!(seen.contains("joined "), "{seen}");
+    let after: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    assert_eq!(after["remote_url"], format!("{}/mcp", s.gw.url));
 }
 
 #[test]
