@@ -511,6 +511,15 @@ fn every_file_mpt_writes_is_in_the_files_table() {
         name.replace(&key, "<key>")
     })
     .collect();
+    // What `mpt join` keeps on a device, named as the table names them.
+    for p in [
+        crate::paths::device::token_file(&env, "<device>").unwrap(),
+        crate::paths::device::pinned_ca(&env, "<host>").unwrap(),
+        crate::paths::device::join_record(&env).unwrap(),
+    ] {
+        let name = p.file_name().unwrap().to_string_lossy();
+        files.push(name.replace("_device_", "<device>").replace("_host_", "<host>"));
+    }
     for p in [other_state, other_lock] {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let (stem, ext) = name.split_once('-').unwrap();

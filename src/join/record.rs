@@ -41,7 +41,7 @@ pub struct Before {
 
 /// Its place: `$XDG_CONFIG_HOME/mpt/joined.json`.
 pub fn path(env: &crate::config::Env) -> Result<PathBuf> {
-    Ok(env.mpt_dir(crate::config::Xdg::Config)?.join("joined.json"))
+    crate::paths::device::join_record(env)
 }
 
 impl Record {

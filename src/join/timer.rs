@@ -39,13 +39,8 @@ pub fn cron(mpt: &Path, why: String) -> Timer {
     }
 }
 
-/// Where the user's units live: `$XDG_CONFIG_HOME/systemd/user`.
 fn unit_dir(env: &Env) -> Result<PathBuf> {
-    Ok(env
-        .mpt_dir(crate::config::Xdg::Config)?
-        .parent()
-        .map(|p| p.join("systemd/user"))
-        .unwrap_or_default())
+    crate::paths::device::systemd_user_units(env)
 }
 
 /// Whether a systemd user manager answers here (`running` or `degraded`), else why not.

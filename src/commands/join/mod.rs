@@ -162,10 +162,7 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
         super::runtime()?.block_on(exchange::exchange(&origin, &code, ca_file.as_deref()))?;
     let device = joined.device.clone();
     // The token first: whatever happens next, the device holds what the code bought.
-    let token_file = ctx
-        .env
-        .mpt_dir(crate::config::Xdg::Config)?
-        .join(format!("{device}.token"));
+    let token_file = crate::paths::device::token_file(&ctx.env, &device)?;
     crate::gateway::keys::envfile::write_token_file(&token_file, joined.token.expose(), true)?;
     let mut wanted = vec![
         ("remote_url", json!(remote_url)),
@@ -420,20 +417,7 @@ fn pinned(ctx: &Ctx, origin: &reqwest::Url, pin: &str) -> Result<PathBuf> {
     let port = origin.port_or_known_default().unwrap_or(443);
     let chain = super::runtime()?.block_on(pin::presented(host, port))?;
     let cert = pin::matching(&chain, &pin, origin.as_str())?;
-    let name: String = host
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let path = ctx
-        .env
-        .mpt_dir(crate::config::Xdg::Config)?
-        .join(format!("{name}-ca.pem"));
+    let path = crate::paths::device::pinned_ca(&ctx.env, host)?;
     if let Some(dir) = path.parent() {
         crate::private_fs::create_private_dir(dir)
             .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
