@@ -518,7 +518,10 @@ fn every_file_mpt_writes_is_in_the_files_table() {
         crate::paths::device::join_record(&env).unwrap(),
     ] {
         let name = p.file_name().unwrap().to_string_lossy();
-        files.push(name.replace("_device_", "<device>").replace("_host_", "<host>"));
+        files.push(
+            name.replace("_device_", "<device>")
+                .replace("_host_", "<host>"),
+        );
     }
     for p in [other_state, other_lock] {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();

@@ -422,9 +422,11 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
     ];
     assert!(s.host_mpt(&again).status.success());
     let dev = crate::support::TestEnv::new();
+    // No systemd user manager (whatever this machine runs): the cron line's shape is pinned.
+    let (no_systemd, _) = dev.fake_systemctl("offline");
     let o = dev.mpt(
         &["--json", "join", &s.gw.url, "--code-file", code_path],
-        &[],
+        &[("PATH", &no_systemd)],
     );
     let doc = crate::support::json(&o);
     assert_eq!(doc["device"], "cab", "{doc}{}", stderr(&o));
@@ -434,7 +436,8 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
         serde_json::from_slice(&std::fs::read(dev.home().join(".config/mpt/joined.json")).unwrap())
             .unwrap();
     served.insert(record["schema"].as_str().unwrap().to_string(), record);
-    let left = crate::support::json(&dev.mpt(&["--json", "join", "--leave"], &[]));
+    let left =
+        crate::support::json(&dev.mpt(&["--json", "join", "--leave"], &[("PATH", &no_systemd)]));
     served.insert(left["schema"].as_str().unwrap().to_string(), left);
     let revoked =
         crate::support::json(&s.host_mpt(&["--json", "gateway", "invite", "cab", "--revoke"]));

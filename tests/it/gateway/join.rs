@@ -28,11 +28,18 @@ fn invite(s: &Setup, device: &str, out: &Path, extra: &[&str]) -> Value {
     parse_json(&o)
 }
 
-/// `mpt join` on a device (its own HOME), with `vars` and `args` after the URL.
+/// `mpt join` on a device (its own HOME), with `vars` and `args` after the URL; without a PATH
+/// in `vars`, the user manager `systemctl` answers is offline (the cron line).
 fn join(dev: &TestEnv, url: &str, args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
     let mut all = vec!["--json", "join", url];
     all.extend_from_slice(args);
-    dev.mpt(&all, vars)
+    if vars.iter().any(|(k, _)| *k == "PATH") {
+        return dev.mpt(&all, vars);
+    }
+    let (path, _) = dev.fake_systemctl("offline");
+    let mut vars = vars.to_vec();
+    vars.push(("PATH", &path));
+    dev.mpt(&all, &vars)
 }
 
 /// The gateway's audit records of `/join`.
@@ -277,7 +284,7 @@ fn expired_revoked_mistyped_and_command_line_codes_are_refused() {
     // Piped on stdin, a fresh code works (no file, no argv).
     invite(&s, "lap", &code_file, &["--force"]);
     let code = std::fs::read_to_string(&code_file).unwrap();
-    let mut cmd = dev.mpt_command(&["--json", "join", url, "--no-wire"]);
+    let mut cmd = dev.mpt_command(&["--json", "join", url, "--no-wire", "--no-timer"]);
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
@@ -501,7 +508,8 @@ fn leaving_puts_the_harness_config_and_the_settings_back_byte_for_byte() {
     assert!(wired.contains("\"edge\""), "{wired}");
     assert!(wired.contains("// mine"), "{wired}");
 
-    let o = dev.mpt(&["--json", "join", "--leave"], &[]);
+    let (path, _) = dev.fake_systemctl("offline");
+    let o = dev.mpt(&["--json", "join", "--leave"], &[("PATH", &path)]);
     let left = parse_json(&o);
     assert!(o.status.success(), "{}", said(&o));
     assert_eq!(left["revoke"], "mpt gateway token revoke lap", "{left}");
@@ -599,6 +607,54 @@ fn at_a_terminal_the_code_is_not_echoed_and_a_users_own_setting_is_replaced_only
     assert!(seen.contains("joined "), "{seen}");
     let after: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
     assert_eq!(after["remote_url"], format!("{}/mcp", s.gw.url));
+}
+
+#[test]
+fn where_a_systemd_user_manager_runs_the_flush_timer_is_installed_and_leaving_removes_it() {
+    // No user manager on the test machine: a `systemctl` that answers as one does, and notes
+    // each call, first on PATH.
+    let s = Setup::new(json!({"desk": {"role": "admin"}}));
+    let code_file = s.env.path("lap.code");
+    invite(&s, "lap", &code_file, &[]);
+    let dev = TestEnv::new();
+    let (path, calls) = dev.fake_systemctl("running");
+    let vars = [("PATH", path.as_str())];
+    let o = join(
+        &dev,
+        &s.gw.url,
+        &["--no-wire", "--code-file", code_file.to_str().unwrap()],
+        &vars,
+    );
+    let joined = parse_json(&o);
+    assert_eq!(joined["timer"]["kind"], "systemd", "{joined}{}", said(&o));
+    let units = dev.home().join(".config/systemd/user");
+    let service = std::fs::read_to_string(units.join("mpt-flush.service")).unwrap();
+    assert!(
+        service.contains("-q outbox flush --deadline 5m"),
+        "{service}"
+    );
+    assert!(service.contains("SuccessExitStatus=6 7"), "{service}");
+    let timer = std::fs::read_to_string(units.join("mpt-flush.timer")).unwrap();
+    assert!(timer.contains("OnUnitActiveSec=10min"), "{timer}");
+    let said_to = std::fs::read_to_string(&calls).unwrap();
+    assert!(
+        said_to.contains("--user enable --now mpt-flush.timer"),
+        "{said_to}"
+    );
+
+    let o = dev.mpt(&["--json", "join", "--leave"], &vars);
+    let left = parse_json(&o);
+    assert_eq!(
+        left["timer"], "mpt-flush.timer stopped and removed",
+        "{left}"
+    );
+    assert!(!units.join("mpt-flush.timer").exists());
+    assert!(!units.join("mpt-flush.service").exists());
+    let said_to = std::fs::read_to_string(&calls).unwrap();
+    assert!(
+        said_to.contains("--user disable --now mpt-flush.timer"),
+        "{said_to}"
+    );
 }
 
 #[test]

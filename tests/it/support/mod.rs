@@ -138,6 +138,30 @@ impl TestEnv {
         cmd
     }
 
+    /// A `systemctl` first on this test's PATH that says the user manager is `state` and notes
+    /// each call (a test never touches the machine's own user manager): the PATH, and the file
+    /// of calls.
+    pub fn fake_systemctl(&self, state: &str) -> (String, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = self.path("fakebin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let calls = self.path("systemctl.calls");
+        let fake = bin.join("systemctl");
+        let script = format!(
+            "#!/bin/sh\necho \"$*\" >> {}\n[ \"$2\" = is-system-running ] && echo {state}\nexit 0\n",
+            calls.display()
+        );
+        std::fs::write(&fake, script).unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = self
+            .mempalace_env()
+            .into_iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| format!("{}:{v}", bin.display()))
+            .unwrap();
+        (path, calls)
+    }
+
     /// `mpt` with a cleared environment plus the MemPalace one plus `extra`.
     pub fn mpt(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
         let mut cmd = self.mpt_command(args);
