@@ -23,6 +23,8 @@ pub const GATEWAY_INVITE: &str = "mpt.gateway.invite/v1";
 pub const GATEWAY_INVITE_REVOKE: &str = "mpt.gateway.invite.revoke/v1";
 /// `invites.json`, written by `mpt gateway invite` and the gateway's `POST /join`.
 pub const GATEWAY_INVITES: &str = "mpt.gateway.invites/v1";
+/// `PUT /inbox/<path>` on the gateway: where an upload is on the primary host, its size and hash.
+pub const GATEWAY_INBOX: &str = "mpt.gateway.inbox/v1";
 /// `POST /join` on the gateway: the device's own token, once, for a good join code.
 pub const GATEWAY_JOIN: &str = "mpt.gateway.join/v1";
 /// The running gateway's `last_used.json`.

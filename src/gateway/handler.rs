@@ -125,10 +125,11 @@ async fn decide(
     started: Instant,
 ) -> Step<'_> {
     let method = req.method().clone();
-    if method != Method::GET && method != Method::POST {
+    let path = req.uri().path().to_string();
+    let upload = method == Method::PUT && path.starts_with("/inbox/");
+    if method != Method::GET && method != Method::POST && !upload {
         return Step::Reply(reply::not_allowed());
     }
-    let path = req.uri().path().to_string();
     if method == Method::GET && path == "/healthz" {
         return Step::Reply(reply::bytes(
             StatusCode::OK,
@@ -192,6 +193,9 @@ async fn decide(
         base.rule = "rate".into();
         return Step::Recorded(base, reply::rate_limited(secs));
     }
+    if upload {
+        return inbox_put(&policy, &who, base, req).await;
+    }
     match route {
         Route::Whoami => Step::Reply(whoami(&who, &policy)),
         Route::Mcp => {
@@ -207,6 +211,90 @@ async fn decide(
             .await
         }
         _ => decide_route(sh, &policy, &who, peer, route, base, req).await,
+    }
+}
+
+/// `mpt.gateway.inbox/v1`: where an upload is on the primary host, its size and hash, and
+/// whether it was written (`false`: an identical file was there).
+#[derive(serde::Serialize)]
+struct InboxDoc<'a> {
+    schema: &'static str,
+    #[serde(flatten)]
+    stored: &'a crate::gateway::inbox::Stored,
+}
+
+/// `PUT /inbox/<path>`: a member's (or an admin's) upload under its `mine.source_prefix`, the
+/// body read only once the device is known, written on the blocking pool, audited with its
+/// size and hash (never its content).
+async fn inbox_put(
+    policy: &Policy,
+    who: &Who,
+    mut base: Event,
+    req: Request<Incoming>,
+) -> Step<'static> {
+    use crate::gateway::decide::policy::Role;
+    use crate::gateway::inbox;
+    let rel = req.uri().path().trim_start_matches("/inbox/").to_string();
+    let device = policy.device(&who.device);
+    let deny = |mut base: Event, rule: &str, status: StatusCode| {
+        base.rule = rule.to_string();
+        let body = serde_json::json!({"error": rule, "device": who.device});
+        Step::Recorded(base, reply::json(status, &body))
+    };
+    let scope = match device {
+        Some(d) if d.role < Role::Member => {
+            return deny(base, "needs:member", StatusCode::FORBIDDEN);
+        }
+        Some(d) => match &d.mine {
+            Some(scope) => scope.clone(),
+            None => return deny(base, "inbox:no_mine_prefix", StatusCode::FORBIDDEN),
+        },
+        None => return deny(base, "device:not_in_policy", StatusCode::FORBIDDEN),
+    };
+    if let Err(r) = inbox::components(&rel) {
+        return deny(base, r.rule, StatusCode::BAD_REQUEST);
+    }
+    let body = match forward::read_body(req.into_body()).await {
+        Ok(b) => b,
+        Err(u) => {
+            base.rule = "inbox:body".into();
+            return Step::Recorded(base, forward::unread_reply(u));
+        }
+    };
+    base.bytes_in = body.len() as u64;
+    let stored = tokio::task::spawn_blocking(move || inbox::store(&scope, &rel, &body))
+        .await
+        .unwrap_or(Err(inbox::Refused {
+            rule: "inbox:write_failed",
+            status: 500,
+        }));
+    match stored {
+        Ok(s) => {
+            base.allowed = true;
+            base.rule = if s.written {
+                "inbox"
+            } else {
+                "inbox:unchanged"
+            }
+            .into();
+            base.sha256 = Some(s.sha256.clone());
+            let doc = InboxDoc {
+                schema: crate::schema::GATEWAY_INBOX,
+                stored: &s,
+            };
+            let doc = serde_json::to_value(doc).unwrap_or_default();
+            let status = if s.written {
+                StatusCode::CREATED
+            } else {
+                StatusCode::OK
+            };
+            Step::Recorded(base, reply::json(status, &doc))
+        }
+        Err(r) => deny(
+            base,
+            r.rule,
+            StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        ),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod decide;
 mod handler;
 pub mod http;
+pub mod inbox;
 mod join;
 pub mod keys;
 pub mod record;

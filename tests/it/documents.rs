@@ -17,6 +17,7 @@ use crate::support::{Primary, TestEnv, stderr};
 /// invite and join of a device, pinned by their own test below.
 const SERVED: &[&str] = &[
     "mpt.gateway.audit.head/v1",
+    "mpt.gateway.inbox/v1",
     "mpt.gateway.invite.revoke/v1",
     "mpt.gateway.invite/v1",
     "mpt.gateway.invites/v1",
@@ -356,9 +357,12 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
 
 #[test]
 fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
-    let s = Setup::new(
-        json!({"lap": {"role": "member", "wings": {"read": ["*"], "write": ["wing_lap*"]}}}),
-    );
+    // `up` uploads into its inbox (a folder removed with `inboxes`).
+    let inboxes = tempfile::tempdir().unwrap();
+    let s = Setup::new(json!({
+        "lap": {"role": "member", "wings": {"read": ["*"], "write": ["wing_lap*"]}},
+        "up": {"role": "member", "mine": {"source_prefix": inboxes.path().join("up")}},
+    }));
     let lap = s.token("lap");
     let r = get(s.gw.port, &lap, "/whoami");
     assert_eq!(r.status, 200);
@@ -394,6 +398,18 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
         }
         served.insert(doc["schema"].as_str().unwrap().to_string(), doc);
     }
+    // An upload into a device's inbox on the primary host.
+    let auth = format!("Bearer {}", s.token("up"));
+    let r = crate::support::gateway::http(
+        s.gw.port,
+        "PUT",
+        "/inbox/pi/one.md",
+        &[("authorization", auth.as_bytes())],
+        b"> a line\n",
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let stored = r.json();
+    served.insert(stored["schema"].as_str().unwrap().to_string(), stored);
     // A device invited and joined: the invite's document, the gateway's answer to `POST /join`,
     // its invites file after the exchange, and `mpt join`'s document on another device.
     let code_file = s.env.path("box.code");

@@ -99,8 +99,15 @@ pub enum Provenance {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MineScope {
-    /// An absolute folder on the primary host: a scoped mine's `source` must resolve under it.
+    /// An absolute folder on the primary host: a scoped mine's `source` must resolve under it,
+    /// and the device's uploads (`PUT /inbox/…`) are written under it.
     pub source_prefix: String,
+    /// One upload's cap (default 8 MiB; the body's own cap, 16 MiB, is the ceiling).
+    #[serde(default)]
+    pub max_file_bytes: Option<u64>,
+    /// The device's inbox in all (default 1 GiB).
+    #[serde(default)]
+    pub max_bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]

@@ -45,6 +45,8 @@ pub struct Event {
     pub aggregate: Option<Aggregate>,
     /// What a pruning removed (`prune.rs`).
     pub pruned: Option<prune::Pruned>,
+    /// An upload's SHA-256 (`PUT /inbox/…`): what was written, never its content.
+    pub sha256: Option<String>,
 }
 
 /// One peer's refusals without a good token over a window, after the first (recorded apart).
@@ -94,6 +96,8 @@ struct Record<'a> {
     refused: Option<&'a Aggregate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pruned: Option<&'a prune::Pruned>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sha256: Option<&'a str>,
     prev: &'a str,
 }
 
@@ -122,6 +126,7 @@ impl<'a> Record<'a> {
             end: e.end,
             refused: e.aggregate.as_ref(),
             pruned: e.pruned.as_ref(),
+            sha256: e.sha256.as_deref(),
             prev,
         }
     }

@@ -8,6 +8,7 @@ mod differential;
 mod exhaustion;
 mod fleet;
 mod framing;
+mod inbox;
 mod join;
 mod mine;
 mod modes;

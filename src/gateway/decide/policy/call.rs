@@ -293,6 +293,8 @@ mod tests {
         assert!(!p.lists("lap", "mempalace_mine"));
         p.devices.get_mut("lap").unwrap().mine = Some(super::super::MineScope {
             source_prefix: "/srv/inbox".into(),
+            max_file_bytes: None,
+            max_bytes: None,
         });
         assert!(p.lists("lap", "mempalace_mine"));
         assert!(!p.lists("lap", "mempalace_delete_drawer"));

@@ -63,6 +63,8 @@ mod tests {
         std::os::unix::fs::symlink(&outside, staged.join("link")).unwrap();
         let scope = MineScope {
             source_prefix: staged.to_string_lossy().into(),
+            max_file_bytes: None,
+            max_bytes: None,
         };
         let mine = |source: &Path, mode: &str| {
             scoped(
@@ -108,6 +110,8 @@ mod tests {
         std::fs::create_dir_all(staged.join("batch")).unwrap();
         let scope = MineScope {
             source_prefix: staged.to_string_lossy().into(),
+            max_file_bytes: None,
+            max_bytes: None,
         };
         let args = json!({"source": "~/staging/lap/batch", "mode": "convos", "wing": "wing_lap"});
         assert_eq!(

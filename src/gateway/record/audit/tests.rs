@@ -231,6 +231,7 @@ fn each_line_and_the_checkpoint_are_the_bytes_they_were_before_the_buffers() {
         end: Some("complete"),
         aggregate: None,
         pruned: None,
+        sha256: None,
     };
     // A long record first: the kept buffer is longer than the short one written into it next.
     let events = [full, event(7), Event::default()];
