@@ -7,6 +7,10 @@ use std::time::Duration;
 use super::{Env, optional_ms};
 use crate::error::{MptError, Result};
 
+/// Under the palace host's HOME, each device's inbox (`<device>`): where the ssh road ships by
+/// default and where `mpt gateway invite` puts a device's uploads.
+pub const INBOXES: &str = ".mempalace/feed/inbox";
+
 /// The wing transcripts are filed under unless `MEMPALACE_FEED_WING` or `--wing` says otherwise.
 pub const DEFAULT_WING: &str = "wing_conversations";
 
@@ -88,7 +92,7 @@ impl FeedKnobs {
                 let host = device.map(str::to_string).unwrap_or_else(|| {
                     super::values::hostname().unwrap_or_else(|| "device".into())
                 });
-                format!("~/.mempalace/feed/inbox/{}", path_safe(&host))
+                format!("~/{INBOXES}/{}", path_safe(&host))
             }
         }
     }

@@ -16,8 +16,11 @@ use crate::outbox::{NewOp, OpenOptions, Origin, Outbox};
 /// Where an edge device's transcripts go besides its own palace.
 #[derive(Debug, Clone)]
 pub struct FleetFeed {
-    /// The primary's inbox over ssh; `None`: no way to the primary (`why_not` says why).
+    /// The primary's inbox over ssh.
     pub inbox: Option<RemoteInbox>,
+    /// Else the device's inbox through the gateway (`PUT /inbox/…`); with neither, no way to the
+    /// primary (`why_not` says why).
+    pub gateway: Option<super::upload::GatewayInbox>,
     pub why_not: Option<String>,
     /// The ship's state (`ship: pending` and why), beside the feed's state file.
     pub ship_file: PathBuf,
@@ -139,20 +142,29 @@ pub fn feed(
         up_to_date: false,
         queue_error: None,
     };
-    let Some(inbox) = &f.inbox else {
+    if f.inbox.is_none() && f.gateway.is_none() {
         fed.ship = Ship::NoWay {
             why: f.why_not.clone().unwrap_or_default(),
         };
         return fed;
-    };
+    }
     if !report.has_staged() {
         return fed;
     }
     let mut state = ShipState::load(&f.ship_file);
-    let pushed = match push(&report.stage_dir, inbox, deadline) {
-        Ok(p) => p,
-        Err(e) => {
-            let err = super::remote::push_error(e, inbox, timeout);
+    // The road: rsync over ssh when a target is set, else the gateway's upload. Each gives where
+    // the files are, how long it took, and the folder the primary's mine names.
+    let shipped = match (&f.inbox, &f.gateway) {
+        (Some(inbox), _) => push(&report.stage_dir, inbox, deadline)
+            .map(|p| (p.destination, p.elapsed, inbox.path.clone()))
+            .map_err(|e| super::remote::push_error(e, inbox, timeout)),
+        (None, Some(gw)) => super::upload::upload(&report.stage_dir, gw, deadline)
+            .map(|u| (gw.describe(), u.elapsed, u.destination)),
+        (None, None) => unreachable!("no road was handled above"),
+    };
+    let (destination, elapsed, source) = match shipped {
+        Ok(s) => s,
+        Err(err) => {
             let since = state
                 .since
                 .clone()
@@ -169,10 +181,9 @@ pub fn feed(
             return fed;
         }
     };
-    let destination = pushed.destination.clone();
     fed.ship = Ship::Shipped {
         destination: destination.clone(),
-        elapsed_ms: pushed.elapsed.as_secs_f64() * 1e3,
+        elapsed_ms: elapsed.as_secs_f64() * 1e3,
     };
     let redo =
         state.pending || state.requeue || state.done_to.as_deref() != Some(destination.as_str());
@@ -180,7 +191,13 @@ pub fn feed(
         fed.up_to_date = true;
         return fed;
     }
-    match queue_mine(f, &inbox.path) {
+    // Through the gateway, the device's inbox is where the gateway put the files: the prefix the
+    // policy gives it on the primary host (the harness's folder's parent), not an ssh path.
+    let inbox = match (&f.inbox, Path::new(&source).parent()) {
+        (None, Some(prefix)) => Some(prefix.display().to_string()),
+        _ => f.origin.inbox.clone(),
+    };
+    match queue_mine(f, &source, inbox) {
         Ok(q) => {
             state = ShipState {
                 done_to: Some(destination),
@@ -202,15 +219,19 @@ pub fn feed(
 
 /// One `mempalace_mine {source: <inbox>, mode: convos, wing[, agent]}` into the outbox, keyed by
 /// the inbox: while one is queued, another trigger's is the same op.
-fn queue_mine(f: &FleetFeed, source: &str) -> Result<Queued, MptError> {
+fn queue_mine(f: &FleetFeed, source: &str, inbox: Option<String>) -> Result<Queued, MptError> {
     let mut payload = json!({"source": source, "mode": "convos", "wing": f.wing});
     if let Some(agent) = &f.agent {
         payload["agent"] = json!(agent);
     }
     let key = format!("feed-mine:{source}");
     let mut store = Outbox::open(&f.outbox, f.outbox_opts)?;
+    let origin = Origin {
+        inbox,
+        ..f.origin.clone()
+    };
     let e = store.enqueue(
-        &f.origin,
+        &origin,
         NewOp {
             tool: "mempalace_mine",
             payload: &payload,
@@ -224,6 +245,20 @@ fn queue_mine(f: &FleetFeed, source: &str) -> Result<Queued, MptError> {
         source: source.to_string(),
         deduped: e.deduped,
     })
+}
+
+/// `line`, and the ship's pending state when the last one did not finish.
+fn with_pending(mut line: String, env: &crate::config::Env) -> String {
+    if let Ok(feed_home) = super::state::feed_home(env) {
+        let staged = feed_home.join("staged");
+        let (state_file, _) = super::state::state_and_lock(&feed_home, &staged, true);
+        if let Some(why) = pending(&state_file) {
+            line.push_str(&format!(
+                "; ship: pending ({why}), retried by the next trigger"
+            ));
+        }
+    }
+    line
 }
 
 /// Where this device's conversations end up under its opt-in state (doctor's `feeder` evidence;
@@ -243,20 +278,22 @@ pub fn destination(config: &crate::config::Config, env: &crate::config::Env) -> 
             format!("primary (shipped to {i}, mined there by the bridge's remote mode)")
         }
         (Some(_), false, None) => "nowhere: a shared primary and no MEMPALACE_PI_SSH_TARGET to ship to it (set it, or opt into the edge to feed this device's palace)".to_string(),
-        (Some(_), true, None) => "local (this device's palace through the edge); no MEMPALACE_PI_SSH_TARGET, so no way to the primary".to_string(),
-        (Some(_), true, Some(i)) => {
-            let mut s = format!(
+        (Some(_), true, None) => match super::upload::gateway_road(config, "pi") {
+            Some(g) => with_pending(
+                format!(
+                    "both (this device's palace through the edge, and the primary: uploaded through the gateway at {} into this device's inbox there, its mine queued in the outbox)",
+                    g.origin.as_str().trim_end_matches('/')
+                ),
+                env,
+            ),
+            None => "local (this device's palace through the edge); no MEMPALACE_PI_SSH_TARGET and no gateway in front of the primary, so no way to it".to_string(),
+        },
+        (Some(_), true, Some(i)) => with_pending(
+            format!(
                 "both (this device's palace through the edge, and the primary: shipped to {i}, its mine queued in the outbox)"
-            );
-            if let Ok(feed_home) = super::state::feed_home(env) {
-                let staged = feed_home.join("staged");
-                let (state_file, _) = super::state::state_and_lock(&feed_home, &staged, true);
-                if let Some(why) = pending(&state_file) {
-                    s.push_str(&format!("; ship: pending ({why}), retried by the next trigger"));
-                }
-            }
-            s
-        }
+            ),
+            env,
+        ),
     };
     format!("feeder's conversations end up: {line}")
 }

@@ -28,6 +28,7 @@ pub mod session;
 pub mod stage;
 pub mod state;
 pub mod text;
+pub mod upload;
 
 pub use export::ExportOptions;
 pub use gate::{GateConfig, Reason, SkipReason};

@@ -213,6 +213,10 @@ fn plan(
         false => None,
         true => Some(FleetFeed {
             why_not: inbox.is_none().then(|| NO_WAY.to_string()),
+            gateway: inbox
+                .is_none()
+                .then(|| crate::feed::upload::gateway_road(config, harness.as_str()))
+                .flatten(),
             inbox: inbox.clone(),
             ship_file: fleet::ship_file(&meta.state_file),
             outbox: crate::paths::edge::outbox(&ctx.env, config, None)?,
@@ -252,7 +256,7 @@ fn agent(config: &Config, harness: Harness) -> Option<String> {
 }
 
 /// Why an edge device without `MEMPALACE_PI_SSH_TARGET` feeds only its own palace.
-const NO_WAY: &str = "no way to the primary: MEMPALACE_PI_SSH_TARGET is unset, so these conversations are mined into this device's palace only (set MEMPALACE_PI_SSH_TARGET, and MEMPALACE_PI_SSH_CONFIG, MEMPALACE_PI_REMOTE_PATH, for the whole fleet to find them)";
+const NO_WAY: &str = "no way to the primary: MEMPALACE_PI_SSH_TARGET is unset and the primary is not reached through a gateway, so these conversations are mined into this device's palace only (join it through the gateway with `mpt join`, or set MEMPALACE_PI_SSH_TARGET, and MEMPALACE_PI_SSH_CONFIG, MEMPALACE_PI_REMOTE_PATH, for the whole fleet to find them)";
 
 /// A trigger name: a short token (it is recorded and printed).
 fn validate_reason(r: &str) -> Result<Reason> {

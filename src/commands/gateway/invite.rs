@@ -132,7 +132,13 @@ pub fn run(ctx: &Ctx, dir: &StateDir, a: GatewayInviteArgs) -> Result<Exit> {
         None => running_url(dir)?,
     };
     let wings = (!a.wings.is_empty()).then_some(a.wings.as_slice());
-    let entry = enroll::entry(&a.device, a.role.role(), wings);
+    // The inboxes the gateway writes uploads into: where the ssh road puts them on this host.
+    let inboxes = ctx
+        .env
+        .home()
+        .ok()
+        .map(|h| h.join(crate::config::feed::INBOXES));
+    let entry = enroll::entry(&a.device, a.role.role(), wings, inboxes.as_deref());
     let enrollment = enroll::plan(&dir.policy(), &a.device, entry)?;
     if enrollment.is_none() && (!a.wings.is_empty() || a.role != InviteRole::Member) {
         ctx.out.note(

@@ -447,3 +447,131 @@ fn behind_a_gateway_the_scoped_mine_is_accepted() {
         json!(["mcp@devbox"])
     );
 }
+
+#[test]
+fn a_joined_device_with_no_ssh_feeds_the_primary_through_the_gateway() {
+    use crate::support::gateway::{Gateway, UPSTREAM_TOKEN, mpt as gw_mpt};
+    let env = TestEnv::new();
+    let sessions = super::cli::sessions_copy(&env);
+    let local = env.palace("local");
+    let primary_palace = env.palace("primary");
+    let primary = Primary::start(
+        &env,
+        &primary_palace,
+        PrimaryOpts {
+            token: Some(UPSTREAM_TOKEN),
+            ..Default::default()
+        },
+    );
+    // The primary host: a gateway, and devbox invited (its day-one grants name its inbox).
+    let dir = env.path("gateway");
+    let gw = Gateway::start(&env, &dir, &primary.base_url(), &[], &[]);
+    let code = env.path("devbox.code");
+    let o = gw_mpt(
+        &env,
+        &dir,
+        &[
+            "gateway",
+            "invite",
+            "devbox",
+            "--out",
+            code.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The device joins (no ssh anywhere): its settings come from the config file alone.
+    let o = env.mpt(
+        &[
+            "--json",
+            "join",
+            &gw.url,
+            "--no-wire",
+            "--no-timer",
+            "--code-file",
+            code.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let v = [("MEMPALACE_PALACE_PATH", local.to_str().unwrap())];
+    let j = parse_json(&super::cli::prepare(
+        &env,
+        &sessions,
+        "settled",
+        &["--json"],
+        &v,
+    ));
+    let p = &j["fleet"]["primary"];
+    assert_eq!(p["ship"], "shipped", "{j}");
+    let inbox = env.home().join(".mempalace/feed/inbox/devbox/pi");
+    assert_eq!(
+        p["queued"]["source"],
+        inbox.canonicalize().unwrap().to_str().unwrap(),
+        "{j}"
+    );
+    let uploaded = std::fs::read_dir(&inbox).unwrap().count();
+    assert!(uploaded > 0, "the staged transcripts are in devbox's inbox");
+    // Doctor names the road.
+    let road = ends_up(&env, &v);
+    assert!(road.starts_with("both"), "{road}");
+    assert!(road.contains("uploaded through the gateway"), "{road}");
+
+    let f = run_json(&env, &["--json", "outbox", "flush"], &v, 0);
+    assert_eq!(
+        f["mines"]["applied"], 1,
+        "the scoped mine of the upload: {f}"
+    );
+    // A rerun uploads nothing new and queues no mine: nothing is filed twice.
+    let again = parse_json(&super::cli::prepare(
+        &env,
+        &sessions,
+        "settled",
+        &["--json"],
+        &v,
+    ));
+    assert_eq!(again["fleet"]["primary"]["up_to_date"], true, "{again}");
+    assert_eq!(std::fs::read_dir(&inbox).unwrap().count(), uploaded);
+    let audit = gw_mpt(
+        &env,
+        &dir,
+        &["--json", "gateway", "audit", "--device", "devbox"],
+    );
+    let records = parse_json(&audit)["records"].clone();
+    let rules: Vec<&str> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["rule"].as_str())
+        .filter(|r| r.starts_with("inbox"))
+        .collect();
+    assert_eq!(
+        rules.iter().filter(|r| **r == "inbox").count(),
+        uploaded,
+        "{records}"
+    );
+    assert_eq!(
+        rules.iter().filter(|r| **r == "inbox:unchanged").count(),
+        uploaded,
+        "{records}"
+    );
+    // The gateway gone: the upload fails, the ship is pending for the next trigger, and said so.
+    drop(gw);
+    let down = parse_json(&super::cli::prepare(
+        &env,
+        &sessions,
+        "settled",
+        &["--json"],
+        &v,
+    ));
+    assert_eq!(down["fleet"]["primary"]["ship"], "pending", "{down}");
+    assert!(ends_up(&env, &v).contains("ship: pending"));
+    drop(primary);
+    let filed = inspect(&env, &primary_palace, &["summary"])["total"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(filed > 0, "the primary filed the uploaded transcripts");
+    assert_eq!(
+        inspect(&env, &primary_palace, &["added_by"]),
+        json!(["mcp@devbox"])
+    );
+}

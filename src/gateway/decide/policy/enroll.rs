@@ -23,8 +23,18 @@ pub fn day_one_writes(device: &str) -> Vec<String> {
 }
 
 /// The device's entry: a member writes `wings` (else its day-one wings) and reads every wing; an
-/// observer reads `wings` (else every wing); an admin has every wing unless `wings` narrows its writes.
-pub fn entry(device: &str, role: Role, wings: Option<&[String]>) -> Value {
+/// observer reads `wings` (else every wing); an admin has every wing unless `wings` narrows its
+/// writes. A member or an admin gets its inbox under `inboxes` (`<inboxes>/<device>`) as its
+/// `mine.source_prefix`: its conversations are uploaded there and mined (`PUT /inbox/…`).
+pub fn entry(device: &str, role: Role, wings: Option<&[String]>, inboxes: Option<&Path>) -> Value {
+    let mut e = grants(device, role, wings);
+    if let Some(root) = inboxes.filter(|_| role >= Role::Member) {
+        e["mine"] = json!({"source_prefix": root.join(device)});
+    }
+    e
+}
+
+fn grants(device: &str, role: Role, wings: Option<&[String]>) -> Value {
     let owned = |w: Option<&[String]>| w.map(<[String]>::to_vec);
     match role {
         Role::Observer => match owned(wings) {
@@ -157,9 +167,13 @@ mod tests {
             "devices": {"desk": {"role": "admin"}},
             "tests": [{"device": "desk", "tool": "mempalace_add_drawer", "args": {"wing": "w", "room": "r", "content": "c"}, "expect": "allow"}]});
         std::fs::write(&path, serde_json::to_string_pretty(&start).unwrap()).unwrap();
-        let e = plan(&path, "lap", entry("lap", Role::Member, None))
-            .unwrap()
-            .unwrap();
+        let e = plan(
+            &path,
+            "lap",
+            entry("lap", Role::Member, None, Some(Path::new("/srv/inbox"))),
+        )
+        .unwrap()
+        .unwrap();
         assert!(!e.created);
         assert!(e.diff.iter().all(|l| l.starts_with('+')), "{:?}", e.diff);
         assert!(e.diff.iter().any(|l| l.contains("wing_lap*")));
@@ -167,10 +181,19 @@ mod tests {
         assert!(backup.exists());
         let p = Policy::load(&path).unwrap();
         assert_eq!(p.device("lap").unwrap().role, Role::Member);
+        assert_eq!(
+            p.device("lap")
+                .unwrap()
+                .mine
+                .as_ref()
+                .unwrap()
+                .source_prefix,
+            "/srv/inbox/lap"
+        );
         assert_eq!(p.device("desk").unwrap().role, Role::Admin);
         assert_eq!(p.tests.len(), 1);
         assert!(
-            plan(&path, "lap", entry("lap", Role::Admin, None))
+            plan(&path, "lap", entry("lap", Role::Admin, None, None))
                 .unwrap()
                 .is_none()
         );
@@ -181,15 +204,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("policy.json");
         let narrow = ["wing_lap".to_string()];
-        let e = plan(&path, "lap", entry("lap", Role::Member, Some(&narrow)))
-            .unwrap()
-            .unwrap();
+        let e = plan(
+            &path,
+            "lap",
+            entry("lap", Role::Member, Some(&narrow), None),
+        )
+        .unwrap()
+        .unwrap();
         assert!(e.created);
         assert_eq!(e.write().unwrap(), None);
         let p = Policy::load(&path).unwrap();
         assert!(p.device("lap").is_some());
         assert_eq!(crate::gateway::state::mode(&path), Some(0o600));
-        let bad = plan(&path, "a b", entry("a b", Role::Member, None)).unwrap_err();
+        let bad = plan(&path, "a b", entry("a b", Role::Member, None, None)).unwrap_err();
         assert_eq!(bad.exit().code(), 2);
     }
 }
