@@ -308,3 +308,66 @@ fn under_the_edge_opencodes_export_ships_to_its_own_inbox_and_the_primary_files_
     );
     drop(sshd);
 }
+
+#[test]
+fn a_joined_devices_opencode_sessions_reach_the_primary_through_the_gateway() {
+    use crate::support::Primary;
+    use crate::support::feed::inspect;
+    use crate::support::gateway::{Gateway, UPSTREAM_TOKEN, mpt as gw_mpt};
+    use crate::support::primary::PrimaryOpts;
+    let env = TestEnv::new();
+    synthetic_db(&env, 1);
+    let local = env.palace("local");
+    let primary_palace = env.palace("primary");
+    let opts = PrimaryOpts {
+        token: Some(UPSTREAM_TOKEN),
+        ..Default::default()
+    };
+    let primary = Primary::start(&env, &primary_palace, opts);
+    let dir = env.path("gateway");
+    let gw = Gateway::start(&env, &dir, &primary.base_url(), &[], &[]);
+    let code = env.path("devbox.code");
+    let o = gw_mpt(
+        &env,
+        &dir,
+        &[
+            "gateway",
+            "invite",
+            "devbox",
+            "--out",
+            code.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let join = [
+        "join",
+        &gw.url,
+        "--no-wire",
+        "--no-timer",
+        "--code-file",
+        code.to_str().unwrap(),
+    ];
+    let o = env.mpt(&join, &[]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let v = [("MEMPALACE_PALACE_PATH", local.to_str().unwrap())];
+    let j = parse_json(&oc_feed(&env, "prepare", &[], &v));
+    let p = &j["fleet"]["primary"];
+    assert_eq!(p["ship"], "shipped", "{j}");
+    let inbox = env.home().join(".mempalace/feed/inbox/devbox/opencode");
+    let inbox = inbox.canonicalize().unwrap();
+    assert_eq!(p["queued"]["source"], inbox.to_str().unwrap(), "{j}");
+
+    let f = super::edge::run_json(&env, &["--json", "outbox", "flush"], &v, 0);
+    assert_eq!(f["mines"]["applied"], 1, "{f}");
+    // Found on the primary by search, through the gateway with the device's own token.
+    let found = super::edge::hits(&env, &v, "Question 2 of session 0");
+    let src = found[0]["source_path"].as_str().unwrap_or_default();
+    assert!(Path::new(src).starts_with(&inbox), "{found:?}");
+    drop(gw);
+    drop(primary);
+    assert_eq!(
+        inspect(&env, &primary_palace, &["added_by"]),
+        json!(["opencode@devbox"]),
+        "stamped as opencode's on devbox"
+    );
+}
