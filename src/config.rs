@@ -369,19 +369,25 @@ pub fn default_file(env: &Env) -> Option<PathBuf> {
     env.mpt_dir(Xdg::Config).ok().map(|d| d.join(FILE_NAME))
 }
 
-fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<PathBuf>)> {
-    let explicit = match flag_path {
+/// The config file this process reads, and the setting that named it: `--mpt-config`, else
+/// `MPT_CONFIG`, else the default (`None` without HOME); the default need not exist (`mpt join`
+/// writes it).
+pub fn chosen_file(env: &Env, flag_path: Option<&Path>) -> Result<Option<(&'static str, PathBuf)>> {
+    Ok(match flag_path {
         Some(p) => Some(("--mpt-config", p.to_path_buf())),
-        None => values::env_path(env, "MPT_CONFIG")?.map(|p| ("MPT_CONFIG", p)),
-    };
-    let (setting, path) = match explicit {
-        Some(p) => p,
-        None => {
-            let Some(p) = default_file(env).filter(|p| p.exists()) else {
-                return Ok((FileConfig::default(), None));
-            };
-            ("the config file", p)
-        }
+        None => match values::env_path(env, "MPT_CONFIG")? {
+            Some(p) => Some(("MPT_CONFIG", p)),
+            None => default_file(env).map(|p| ("the config file", p)),
+        },
+    })
+}
+
+fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<PathBuf>)> {
+    let (setting, path) = match chosen_file(env, flag_path)? {
+        // A default that is not there is no config; a named one must be.
+        Some(("the config file", p)) if !p.exists() => return Ok((FileConfig::default(), None)),
+        Some(chosen) => chosen,
+        None => return Ok((FileConfig::default(), None)),
     };
     let named = read::Named {
         setting,

@@ -9,3 +9,4 @@ pub mod record;
 pub mod settings;
 pub mod timer;
 pub mod tty;
+pub mod url;

@@ -18,9 +18,11 @@ pub const CRON_MARK: &str = "# mpt-flush";
 pub enum Timer {
     /// `mpt-flush.timer` installed and started in the user's systemd.
     Systemd { service: PathBuf, timer: PathBuf },
-    /// No user manager here: the line for the user's crontab, with the reason.
+    /// No user manager here: the line for the user's crontab, the command that adds it (once,
+    /// however often it runs), the one that removes it, and why there is no systemd timer.
     Cron {
         line: String,
+        install: String,
         remove: String,
         why: String,
     },
@@ -32,8 +34,13 @@ fn flush(mpt: &Path) -> String {
 }
 
 pub fn cron(mpt: &Path, why: String) -> Timer {
+    let line = format!("*/10 * * * * {} {CRON_MARK}", flush(mpt));
     Timer::Cron {
-        line: format!("*/10 * * * * {} {CRON_MARK}", flush(mpt)),
+        install: format!(
+            "(crontab -l 2>/dev/null | grep -v '{CRON_MARK}'; echo '{}') | crontab -",
+            line.replace('\'', r"'\''")
+        ),
+        line,
         remove: format!("crontab -l | grep -v '{CRON_MARK}' | crontab -"),
         why,
     }
@@ -135,9 +142,19 @@ mod tests {
 
     #[test]
     fn the_cron_line_is_marked_and_its_removal_named() {
-        let Timer::Cron { line, remove, .. } = cron(Path::new("/b/mpt"), "x".into()) else {
+        let Timer::Cron {
+            line,
+            install,
+            remove,
+            ..
+        } = cron(Path::new("/b/mpt"), "x".into())
+        else {
             panic!()
         };
+        assert!(
+            install.ends_with(&format!("echo '{line}') | crontab -")),
+            "{install}"
+        );
         assert_eq!(
             line,
             "*/10 * * * * /b/mpt -q outbox flush --deadline 5m # mpt-flush"

@@ -127,10 +127,12 @@ pub fn run(ctx: &Ctx, dir: &StateDir, a: GatewayInviteArgs) -> Result<Exit> {
             a.device, a.device
         )));
     }
+    // Checked as `mpt join` will check it (plain http allowed here: a tunnel may encrypt it).
     let url = match &a.url {
-        Some(u) => u.trim_end_matches('/').to_string(),
+        Some(u) => crate::join::url::origin(u, true)?,
         None => running_url(dir)?,
     };
+    let url = url.as_str().trim_end_matches('/').to_string();
     let wings = (!a.wings.is_empty()).then_some(a.wings.as_slice());
     // The inboxes the gateway writes uploads into: where the ssh road puts them on this host.
     let inboxes = ctx
@@ -155,7 +157,6 @@ pub fn run(ctx: &Ctx, dir: &StateDir, a: GatewayInviteArgs) -> Result<Exit> {
     if let Some(p) = &a.out {
         write_token_file(p, &code, a.force)?;
     }
-    dir.prepare()?;
     let backup = match &enrollment {
         Some(e) => e.write()?,
         None => None,
@@ -241,10 +242,23 @@ fn pin_of(ctx: &Ctx, url: &str) -> Option<String> {
 }
 
 /// The URL devices use, from the running gateway's `serve.json`; without one, `--url` is needed.
-fn running_url(dir: &StateDir) -> Result<String> {
-    let record = crate::gateway::serve_record::Record::load(&dir.serve_record());
-    record.map(|r| r.listening).ok_or_else(|| {
-        MptError::usage("no running gateway says where devices reach it")
-            .with_hint("give the gateway's URL as devices reach it: --url https://palace.lan:8765")
-    })
+fn running_url(dir: &StateDir) -> Result<reqwest::Url> {
+    let hint = "give the gateway's URL as devices reach it: --url https://palace.lan:8765";
+    let record =
+        crate::gateway::serve_record::Record::load(&dir.serve_record()).ok_or_else(|| {
+            MptError::usage("no running gateway says where devices reach it").with_hint(hint)
+        })?;
+    let url = crate::join::url::origin(&record.listening, true)?;
+    // Every interface is where it listens, not an address a device can use.
+    let anywhere = url
+        .host_str()
+        .is_some_and(|h| matches!(h.trim_matches(['[', ']']), "0.0.0.0" | "::"));
+    if anywhere {
+        return Err(MptError::usage(format!(
+            "the gateway listens on {} (every interface): that is not an address a device can reach",
+            record.listening
+        ))
+        .with_hint(hint));
+    }
+    Ok(url)
 }

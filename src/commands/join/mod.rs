@@ -3,6 +3,7 @@
 //! wired to the edge, the flush timer, then doctor's verdict; `--leave` (in `leave.rs`) undoes it.
 
 mod leave;
+mod steps;
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,6 @@ use serde_json::json;
 
 use crate::commands::Ctx;
 use crate::error::{Exit, MptError, Result};
-use crate::harness::wire::{self, Action};
 use crate::join::{code, exchange, settings};
 
 #[derive(Debug, Args)]
@@ -118,7 +118,7 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
             "run `mpt join {url}` and paste the code when it asks (or pipe it in, or give --code-file FILE)"
         )));
     }
-    let origin = origin(&url, a.allow_insecure)?;
+    let origin = crate::join::url::origin(&url, a.allow_insecure)?;
     let shown = origin.as_str().trim_end_matches('/').to_string();
     let remote_url = format!("{shown}/mcp");
     let config_file = config_file(ctx)?;
@@ -194,20 +194,23 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
     }
     let settings_now = plan.settings.clone();
     let backup = plan.write()?;
-    let overridden = overridden(ctx);
     // From here the device is configured: read it as every command will.
     let config = ctx.config()?;
+    let overridden = overridden(&config, &token_file);
     let wired = if a.no_wire {
         Vec::new()
     } else {
-        wire_harnesses(ctx, &config)?
+        steps::wire_harnesses(ctx, &config)?
     };
     let timer = if a.no_timer {
         None
     } else {
-        Some(crate::join::timer::install(&ctx.env, &mpt_exe(ctx)?)?)
+        Some(crate::join::timer::install(
+            &ctx.env,
+            &steps::mpt_exe(ctx)?,
+        )?)
     };
-    remember(
+    steps::remember(
         ctx,
         &shown,
         &joined,
@@ -218,7 +221,7 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
         &wired,
         &timer,
     )?;
-    let verdict = doctor(ctx)?;
+    let verdict = steps::doctor(ctx)?;
     let doc = JoinDoc {
         schema: crate::schema::JOIN,
         gateway: &shown,
@@ -269,8 +272,8 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
             Some(crate::join::timer::Timer::Systemd { timer, .. }) => {
                 writeln!(w, "flush: every 10 minutes by {}", timer.display())?;
             }
-            Some(crate::join::timer::Timer::Cron { line, why, .. }) => {
-                writeln!(w, "flush: no systemd timer here ({why}); add this line to your crontab (`crontab -e`):\n    {line}")?;
+            Some(crate::join::timer::Timer::Cron { install, why, .. }) => {
+                writeln!(w, "flush: no systemd timer here ({why}); to flush from cron every 10 minutes, run:\n    {install}")?;
             }
             None => {}
         }
@@ -299,107 +302,6 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
     })
 }
 
-/// The mpt a timer runs: the one on PATH when it is this binary, else this binary's path.
-fn mpt_exe(ctx: &Ctx) -> Result<PathBuf> {
-    let current =
-        std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
-    Ok(crate::harness::wire::exe::choose(ctx.env.get("PATH"), &current).path)
-}
-
-/// `joined.json`: what this join changed, for `--leave`. A second join keeps the first one's
-/// record of the settings before (the user's own), and adds what it wired.
-#[allow(clippy::too_many_arguments)]
-fn remember(
-    ctx: &Ctx,
-    gateway: &str,
-    joined: &exchange::Joined,
-    token_file: &Path,
-    pinned_ca: Option<PathBuf>,
-    config_file: &Path,
-    settings: &[settings::Setting],
-    wired: &[Wired],
-    timer: &Option<crate::join::timer::Timer>,
-) -> Result<()> {
-    use crate::join::record::{self, Record};
-    let path = record::path(&ctx.env)?;
-    let earlier = Record::load(&path)?;
-    let mut before: Vec<record::Before> = earlier
-        .as_ref()
-        .map(|r| r.before.clone())
-        .unwrap_or_default();
-    for s in settings {
-        if !before.iter().any(|b| b.key == s.key) {
-            before.push(record::Before {
-                key: s.key.to_string(),
-                value: s.from.clone(),
-            });
-        }
-    }
-    let mut files: Vec<PathBuf> = earlier
-        .as_ref()
-        .map(|r| r.wired.clone())
-        .unwrap_or_default();
-    for w in wired {
-        if let Some(f) = &w.file
-            && w.changed
-            && !files.contains(f)
-        {
-            files.push(f.clone());
-        }
-    }
-    Record {
-        schema: record::SCHEMA.into(),
-        gateway: gateway.to_string(),
-        device: joined.device.clone(),
-        token_id: joined.token_id.clone(),
-        token_file: token_file.to_path_buf(),
-        pinned_ca,
-        config_file: config_file.to_path_buf(),
-        before,
-        wired: files,
-        systemd_timer: matches!(timer, Some(crate::join::timer::Timer::Systemd { .. }))
-            || earlier.is_some_and(|r| r.systemd_timer),
-    }
-    .write(&path)
-}
-
-/// The gateway's origin from what the user typed (a trailing `/mcp` or `/` allowed); plain
-/// http only to this host unless `allow_insecure`.
-fn origin(url: &str, allow_insecure: bool) -> Result<reqwest::Url> {
-    let bad = |why: &str| {
-        MptError::usage(format!("'{url}' {why}")).with_hint(
-            "give the URL `mpt gateway invite` printed, e.g. `mpt join https://palace.lan:8765`",
-        )
-    };
-    let parsed = reqwest::Url::parse(url).map_err(|_| bad("is not a URL"))?;
-    if crate::secrets::has_userinfo(&parsed) {
-        return Err(bad(
-            "carries a user name or password: mpt never puts a secret in a URL",
-        ));
-    }
-    let host = parsed.host_str().ok_or_else(|| bad("has no host"))?;
-    match parsed.scheme() {
-        "https" => {}
-        "http" if allow_insecure || loopback(host) => {}
-        "http" => {
-            return Err(MptError::refused(format!(
-                "'{url}' is plain http to another host: the join code and the token would cross the network readable"
-            ))
-            .with_hint("use the gateway's https:// URL; over a tunnel that already encrypts (tailscale, ssh), add --allow-insecure"));
-        }
-        _ => return Err(bad("is not http:// or https://")),
-    }
-    let path = parsed.path().trim_end_matches('/');
-    if !path.is_empty() && path != "/mcp" {
-        return Err(bad("names a path: give the gateway's address alone"));
-    }
-    let mut o = parsed.clone();
-    o.set_path("/");
-    o.set_query(None);
-    o.set_fragment(None);
-    Ok(o)
-}
-
 /// The gateway's certificate whose SHA-256 is `pin`, read from the handshake (nothing sent) and
 /// kept in mpt's config folder as `<host>-ca.pem`; its path.
 fn pinned(ctx: &Ctx, origin: &reqwest::Url, pin: &str) -> Result<PathBuf> {
@@ -426,26 +328,14 @@ fn pinned(ctx: &Ctx, origin: &reqwest::Url, pin: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-fn loopback(host: &str) -> bool {
-    host == "localhost"
-        || host
-            .trim_matches(['[', ']'])
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// The config file this device reads: `--mpt-config`, else `MPT_CONFIG`, else the default.
+/// The config file this device reads (and `mpt join` writes).
 fn config_file(ctx: &Ctx) -> Result<PathBuf> {
-    if let Some(p) = &ctx.config_flag {
-        return Ok(p.clone());
-    }
-    if let Some(p) = crate::config::values::env_path(&ctx.env, "MPT_CONFIG")? {
-        return Ok(p);
-    }
-    crate::paths::config_file(&ctx.env).ok_or_else(|| {
-        MptError::usage("HOME is not set: mpt has no config file to write")
-            .with_hint("set HOME, or name the file: MPT_CONFIG=/path/to/config.json mpt join …")
-    })
+    crate::config::chosen_file(&ctx.env, ctx.config_flag.as_deref())?
+        .map(|(_, p)| p)
+        .ok_or_else(|| {
+            MptError::usage("HOME is not set: mpt has no config file to write")
+                .with_hint("set HOME, or name the file: MPT_CONFIG=/path/to/config.json mpt join …")
+        })
 }
 
 /// A person at the terminal shown the values the file holds otherwise, and asked; `false` with
@@ -475,88 +365,27 @@ fn conflict(file: &Path, s: &settings::Setting) -> MptError {
     .with_hint("run `mpt join` again with --yes to replace it (the file is backed up first), or join with another config file (MPT_CONFIG)")
 }
 
-/// The device settings the environment sets (it wins over the file, a setting at a time).
-fn overridden(ctx: &Ctx) -> Vec<&'static str> {
+/// The device settings the environment sets otherwise (it wins over the file, a setting at a
+/// time), as the configuration just read says where each came from.
+fn overridden(config: &crate::config::Config, token_file: &Path) -> Vec<&'static str> {
+    use crate::config::TokenSource;
+    use crate::config::device::Origin;
+    let o = &config.origins;
+    let token_elsewhere = config
+        .remote
+        .as_ref()
+        .and_then(|r| r.token.as_ref())
+        .is_some_and(|(_, from)| match from {
+            TokenSource::Env => true,
+            TokenSource::File(f) => f != token_file,
+        });
     [
-        ("MEMPALACE_REMOTE_URL", "remote_url"),
-        ("MEMPALACE_REMOTE_TOKEN", "token_file"),
-        ("MPT_TOKEN_FILE", "token_file"),
-        (crate::config::values::DEVICE_VAR, "device"),
-        ("MEMPALACE_EDGE", "edge"),
+        ("remote_url", o.remote_url == Origin::Env),
+        ("token_file", token_elsewhere),
+        ("device", o.device == Origin::Env),
+        ("edge", o.edge == Origin::Env),
     ]
     .into_iter()
-    .filter(|(var, _)| ctx.env.get(var).is_some())
-    .map(|(_, key)| key)
+    .filter_map(|(key, env)| env.then_some(key))
     .collect()
-}
-
-/// opencode wired to the edge where it is set up here; pi's extension checked (mpt never edits it).
-fn wire_harnesses(ctx: &Ctx, config: &crate::config::Config) -> Result<Vec<Wired>> {
-    let mut out = Vec::new();
-    let file = super::edge::wire::opencode_file(ctx)?;
-    let present = file.parent().is_some_and(Path::exists)
-        || crate::which::which("opencode", &ctx.env).is_some();
-    if present {
-        let (plan, _) = super::edge::wire::opencode_plan(ctx, config, &file)?;
-        let backup = wire::apply(&plan)?;
-        let note = match (&plan.action, backup) {
-            (Action::Skipped | Action::Untouched, _) => plan.reason.clone(),
-            (_, Some(b)) => format!("{}; backup {}", plan.reason, b.display()),
-            (_, None) => plan.reason.clone(),
-        };
-        out.push(Wired {
-            harness: "opencode",
-            file: Some(plan.file.clone()),
-            action: format!("{:?}", plan.action).to_lowercase(),
-            note,
-            changed: !matches!(plan.action, Action::Skipped | Action::Untouched),
-        });
-    }
-    if let Ok(agent) = crate::harness::pi::agent_dir(&ctx.env)
-        && let Ok(Some(ext)) = crate::harness::pi::extension(&agent)
-    {
-        let wired = ext.count(crate::harness::pi::EDGE_TOKEN) > 0;
-        out.push(Wired {
-            harness: "pi",
-            file: Some(ext.resolved.clone()),
-            action: if wired { "untouched" } else { "needs_edit" }.into(),
-            note: if wired {
-                "its extension starts `mpt edge` with the edge opted in".into()
-            } else {
-                "its extension needs one edit mpt does not make: `mpt edge wire pi` shows it".into()
-            },
-            changed: false,
-        });
-    }
-    Ok(out)
-}
-
-/// Doctor's checks, as `mpt doctor` runs them, on the configuration just written.
-fn doctor(ctx: &Ctx) -> Result<Verdict> {
-    use crate::doctor::Status;
-    let inputs = crate::doctor::Inputs {
-        env: ctx.env.clone(),
-        config: ctx.config(),
-        cwd: std::env::current_dir()
-            .map_err(|e| MptError::io("reading the current directory", &e))?,
-        offline: false,
-        show_child_stderr: false,
-    };
-    let checks = super::runtime()?.block_on(crate::doctor::run(&inputs, &[]));
-    let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
-    Ok(Verdict {
-        ok: count(Status::Ok),
-        warn: count(Status::Warn),
-        fail: count(Status::Fail),
-        findings: checks
-            .into_iter()
-            .filter(|c| matches!(c.status, Status::Fail | Status::Warn))
-            .map(|c| Finding {
-                check: c.id,
-                status: c.status,
-                summary: c.summary,
-                fix: c.fix,
-            })
-            .collect(),
-    })
 }

@@ -1,5 +1,6 @@
-//! The README's flush timer (issue 56, item 14): its install line adds one cron entry (run twice:
-//! still one), the entry's command run as cron runs it drains the queue, its remove line removes it.
+//! The flush timer's cron road (issue 56, item 14; `mpt join` prints it where no systemd user
+//! manager runs): its install line adds one cron entry (run twice: still one), the entry's command
+//! run as cron runs it drains the queue, its remove line removes it.
 //! `crontab` is a stand-in keeping the table in the test's HOME (cron is not on every machine,
 //! and the real one writes outside it); the entry itself runs in `sh` with cron's bare PATH.
 
@@ -9,16 +10,15 @@ use super::*;
 use crate::support::primary::PrimaryOpts;
 use crate::support::{Primary, TestEnv, write_script};
 
-/// The README line that holds `marker`, inside its shell block.
-fn readme_line(marker: &str, starts: &str) -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    readme
-        .lines()
-        .map(|l| l.trim_start_matches("# to remove it: "))
-        .find(|l| l.starts_with(starts) && l.contains(marker))
-        .unwrap_or_else(|| panic!("no README line starting {starts:?} with {marker:?}"))
-        .to_string()
+/// The cron lines `mpt join` prints where no systemd user manager runs: the install command and
+/// the remove command, for the mpt at `mpt`.
+fn cron_commands(mpt: &std::path::Path) -> (String, String) {
+    match mpt::join::timer::cron(mpt, String::new()) {
+        mpt::join::timer::Timer::Cron {
+            install, remove, ..
+        } => (install, remove),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// `bash -c line` with a `crontab` that keeps its table in HOME/crontab (read whole before it is
@@ -54,12 +54,13 @@ fn the_readmes_flush_timer_installs_once_drains_the_queue_and_removes_cleanly() 
     let env = TestEnv::new();
     let p = Primary::start(&env, &env.palace("primary"), PrimaryOpts::default());
     let url = p.url();
-    // The device as the quick start leaves it: its edge.env, mpt where `cargo install` puts it.
+    // The device as `mpt join` leaves it: its settings in mpt's config file, mpt where `cargo
+    // install` puts it.
     let conf = env.home().join(".config/mpt");
     std::fs::create_dir_all(&conf).unwrap();
     std::fs::write(
-        conf.join("edge.env"),
-        format!("MEMPALACE_REMOTE_URL={url}\nMEMPALACE_PI_DEVICE={DEVICE}\nMEMPALACE_EDGE=1\n"),
+        conf.join("config.json"),
+        json!({"remote_url": url, "device": DEVICE, "edge": true}).to_string(),
     )
     .unwrap();
     let cargo_bin = env.home().join(".cargo/bin");
@@ -68,7 +69,7 @@ fn the_readmes_flush_timer_installs_once_drains_the_queue_and_removes_cleanly() 
     // A user's own entry stays.
     std::fs::write(env.home().join("crontab"), "0 3 * * * backup.sh\n").unwrap();
 
-    let install = readme_line("# mpt-flush", "(crontab -l");
+    let (install, remove) = cron_commands(&cargo_bin.join("mpt"));
     run_with_crontab(&env, &install);
     run_with_crontab(&env, &install);
     let t = table(&env);
@@ -108,7 +109,7 @@ fn the_readmes_flush_timer_installs_once_drains_the_queue_and_removes_cleanly() 
     assert_eq!(done.len(), 1, "the timer's flush drained it");
     assert_eq!(done[0].op_id, id);
 
-    run_with_crontab(&env, &readme_line("# mpt-flush", "crontab -l | grep -v"));
+    run_with_crontab(&env, &remove);
     let t = table(&env);
     assert!(!t.contains("mpt-flush") && t.contains("backup.sh"), "{t}");
 }
