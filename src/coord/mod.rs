@@ -14,22 +14,11 @@ pub mod puller;
 pub mod stream;
 pub mod union;
 
-use serde_json::Value;
-
 pub use event::{
     BROADCAST, CANDIDATE_STATUS, CausalKey, Event, Parsed, TERMINAL_STATUSES, parse_events,
 };
 pub use me::Me;
 
-/// The op key: the metadata field a replayed append carries (`metadata.mpt_op_id`), so an own
-/// event and the primary's copy of it are known as one, and a replay as already landed.
-pub const OP_KEY: &str = "mpt_op_id";
-
-/// An event's op key, when it carries a non-empty one.
-pub fn op_key(event: &Value) -> Option<&str> {
-    event
-        .get("metadata")?
-        .get(OP_KEY)?
-        .as_str()
-        .filter(|s| !s.is_empty())
-}
+// The op key is the outbox's (it stamps it before a first send, and a replay checks it); the
+// coordination log reads it to know an own event and the primary's copy as one.
+pub use crate::outbox::op_key::{OP_KEY, op_key};

@@ -245,6 +245,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_ack_in_the_local_copy_answers_the_ask_it_acks() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("logstream.sqlite3");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE events (id TEXT PRIMARY KEY, type TEXT, stream TEXT, room TEXT, topic TEXT,
+               from_agent TEXT, to_agent TEXT, correlation_id TEXT, branch TEXT, base_commit TEXT,
+               status TEXT, body TEXT, created_at TEXT, metadata_json TEXT, origin_replica TEXT,
+               origin_seq INTEGER, hlc TEXT);
+             INSERT INTO events VALUES ('e1','task.request','s','r',NULL,'oc@b','pi@a',NULL,NULL,NULL,'open','do it','2026-01-01T00:00:00Z','{}','rep_p',1,'1-p');
+             INSERT INTO events VALUES ('e3','event.ack','s','r',NULL,'pi@a','oc@b','e1',NULL,NULL,'applied','','2026-01-01T00:00:02Z','{\"ack_of\":\"e1\"}','rep_a',1,'3-a');",
+        )
+        .unwrap();
+        drop(c);
+        let me = Me::one("pi@a");
+        let got = crate::coord::local::read(&path, &me)
+            .unwrap()
+            .unwrap()
+            .events;
+        let d = super::super::derive(&got, &me, 0, &StdFs);
+        assert!(d.owed.is_empty(), "the local ack answers the ask: {d:?}");
+    }
+
+    #[test]
     fn the_source_fields_keep_their_names() {
         let mut view = View {
             derivation: super::super::derive(&[], &Me::one("me"), 0, &StdFs),

@@ -10,6 +10,7 @@ pub mod intent;
 pub mod last_error;
 pub mod lease;
 pub mod lock;
+pub mod op_key;
 pub mod order;
 pub mod policy;
 mod reader;

@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::{Kind, Options, Plan, Progress, Reason, Record, Sources, items, probe, read, text};
-use crate::coord::op_key;
 use crate::error::{MptError, Result};
+use crate::outbox::op_key::op_key;
 use crate::outbox::refs;
 
 /// event_list's own maximum page.

@@ -34,7 +34,7 @@ pub async fn check(
         ))),
         Strategy::EventKey => {
             let args = send_args(op, schemas);
-            let Some(key) = crate::coord::op_key(&args) else {
+            let Some(key) = crate::outbox::op_key::op_key(&args) else {
                 return Ok(Check::Unverifiable(format!(
                     "the primary's {} declares no metadata to carry the op key",
                     op.tool_name
@@ -49,7 +49,7 @@ pub async fn check(
                 "preview": true,
             });
             let found = scan(client, filters, &since, |e| {
-                crate::coord::op_key(e) == Some(key)
+                crate::outbox::op_key::op_key(e) == Some(key)
             })
             .await?;
             Ok(found.into_check())

@@ -16,7 +16,7 @@ use crate::palace::catalog;
 
 /// The key stamped into `metadata` of the tools that declare it (event_append, patch_submit,
 /// artifact_put) and looked for after an ambiguous send: the coordination log's op key.
-pub use crate::coord::OP_KEY;
+pub use crate::outbox::op_key::OP_KEY;
 /// How far before our first send a replay check looks on the primary (clock skew between us
 /// and it; the event log's `created_at` is the primary's UTC clock).
 pub(super) const SKEW_MS: i64 = 24 * 3600 * 1000;
