@@ -19,6 +19,9 @@ pub struct GatewayInbox {
     pub harness: String,
 }
 
+/// One file's bound when the run has no deadline.
+const PER_FILE: Duration = Duration::from_secs(60);
+
 /// A finished upload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Uploaded {
@@ -152,10 +155,13 @@ async fn send_all(
                 format!("the upload to {} ran out of time", inbox.describe()),
             ));
         }
-        let mut req = client.put(url).bearer_auth(inbox.token.expose()).body(body);
-        if let Some(l) = left {
-            req = req.timeout(l);
-        }
+        // Within the run's deadline; without one, a minute a file: a gateway that hangs never
+        // holds the feed (the ship is pending, the next trigger sends it again).
+        let req = client
+            .put(url)
+            .bearer_auth(inbox.token.expose())
+            .body(body)
+            .timeout(left.unwrap_or(PER_FILE));
         let resp = req.send().await.map_err(|e| {
             MptError::new(
                 ErrorKind::Unavailable,
