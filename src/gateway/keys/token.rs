@@ -37,9 +37,6 @@ pub const JOIN_CODE: Format = Format {
     secret_len: 26,
 };
 
-/// The whole token's length.
-pub const LEN: usize = PREFIX.len() + ID_LEN + 1 + 43 + CHECK_LEN;
-
 impl Format {
     /// The length of every well-formed one.
     pub fn full_len(self) -> usize {
@@ -156,7 +153,7 @@ mod tests {
     #[test]
     fn a_minted_token_parses_to_its_id_and_a_changed_one_does_not() {
         let (id, token) = mint().unwrap();
-        assert_eq!(token.len(), LEN);
+        assert_eq!(token.len(), TOKEN.full_len());
         assert!(token.starts_with(PREFIX));
         assert_eq!(parse(&token), Some(id.as_str()));
         // One character changed anywhere fails the checksum.
