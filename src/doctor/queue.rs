@@ -13,7 +13,7 @@ pub fn check(inputs: &Inputs) -> Check {
         Ok(c) => c,
         Err(e) => return super::config_broken("outbox", e),
     };
-    let path = match crate::paths::edge::outbox(
+    let path = match crate::palace::edge_outbox(
         &inputs.env,
         config,
         inputs.palace().ok().as_ref().map(|p| p.palace.as_path()),

@@ -39,7 +39,7 @@ impl Identity {
     pub fn of(config: &Config, env: &Env, palace: &std::path::Path) -> Result<Identity> {
         let remote = config.remote.as_ref();
         let outbox = match remote {
-            Some(_) => Some(crate::paths::edge::outbox(env, config, Some(palace))?),
+            Some(_) => Some(crate::palace::edge_outbox(env, config, Some(palace))?),
             None => None,
         };
         Ok(Identity {

@@ -42,7 +42,7 @@ pub async fn start(
     let (log, write_log) = match &config.remote {
         None => (None, None),
         Some(_) => {
-            let path = crate::paths::edge::outbox(env, config, Some(&opts.palace))?;
+            let path = crate::palace::edge_outbox(env, config, Some(&opts.palace))?;
             let open = crate::outbox::open_options(env)?;
             let origin = crate::outbox::Origin::from_config(config);
             let (log, write_log) = unopened::open(path, open, origin, opts.palace.clone());

@@ -246,7 +246,7 @@ async fn probe_primary(r: &Remote, config: &Config) -> Primary {
 /// The outbox and its status, read-only as `mpt outbox` reads it: a full disk never hides the
 /// backlog.
 fn outbox_backlog(env: &Env, config: &Config, palace: &Path) -> Result<(PathBuf, OutboxStatus)> {
-    let path = crate::paths::edge::outbox(env, config, Some(palace))?;
+    let path = crate::palace::edge_outbox(env, config, Some(palace))?;
     let now = outbox::util::now_ms();
     let s = outbox::status_at(&path, outbox::open_options(env)?, now)?.unwrap_or_default();
     Ok((path, s))

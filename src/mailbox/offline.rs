@@ -29,7 +29,7 @@ pub struct LocalLog {
 impl LocalLog {
     pub fn new(env: &Env, config: &Config, paths: Option<PalacePaths>) -> LocalLog {
         let outbox =
-            crate::paths::edge::outbox(env, config, paths.as_ref().map(|p| p.palace.as_path()))
+            crate::palace::edge_outbox(env, config, paths.as_ref().map(|p| p.palace.as_path()))
                 .ok()
                 .filter(|p| p.exists())
                 .zip(outbox::open_options(env).ok());

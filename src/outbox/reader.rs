@@ -67,7 +67,7 @@ pub fn existing(
     config: &crate::config::Config,
     palace: Option<&Path>,
 ) -> Result<Option<Outbox>> {
-    let path = crate::paths::edge::outbox(env, config, palace)?;
+    let path = crate::palace::edge_outbox(env, config, palace)?;
     if !path.exists() {
         return Ok(None);
     }

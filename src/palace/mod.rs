@@ -12,3 +12,18 @@ pub mod procs;
 pub mod sqlite;
 
 pub use paths::PalacePaths;
+
+use std::path::{Path, PathBuf};
+
+/// The outbox's file (`crate::paths::edge::outbox`), its palace `palace` or, when `None` and HOME
+/// cannot be written, the one MemPalace would pick: the rule that needs MemPalace's, kept here.
+pub fn edge_outbox(
+    env: &crate::config::Env,
+    config: &crate::config::Config,
+    palace: Option<&Path>,
+) -> crate::error::Result<PathBuf> {
+    crate::paths::edge::outbox(env, config, || match palace {
+        Some(p) => Ok(p.to_path_buf()),
+        None => PalacePaths::chosen(env, None, Some(config)).map(|p| p.palace),
+    })
+}

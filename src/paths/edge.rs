@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, Env};
 use crate::error::Result;
-use crate::palace::PalacePaths;
 
 /// The state folder inside a palace, for a HOME that cannot be written.
 pub const IN_PALACE: &str = ".mpt-edge";
@@ -24,23 +23,28 @@ pub fn palace_file(dir: &Path, palace: &Path, suffix: &str) -> PathBuf {
 /// The name every per-palace file of the edge starts with.
 pub fn palace_key(palace: &Path) -> String {
     use sha2::{Digest, Sha256};
-    let real = crate::palace::paths::realpath(palace);
+    let real = super::real::realpath(palace);
     crate::hex::hex(&Sha256::digest(real.to_string_lossy().as_bytes())[..8])
 }
 
 /// Where the outbox lives: `MPT_OUTBOX`, else `outbox` in the config file, else
 /// `outbox.sqlite3` in the edge's state folder (`~/.mempalace/edge`, under the MemPalace home
 /// the edge-mode volume persists; on a read-only HOME `<palace>/.mpt-edge`: `StateDir`). The
-/// palace is `palace`, else the one MemPalace would pick: the edge, `mpt outbox` and doctor
-/// resolve the same file.
-pub fn outbox(env: &Env, config: &Config, palace: Option<&Path>) -> Result<PathBuf> {
+/// palace is `palace`, only asked for when HOME cannot be written (the caller gives the one
+/// MemPalace would pick, `crate::palace::edge_outbox`): the edge, `mpt outbox` and doctor resolve
+/// the same file.
+pub fn outbox(
+    env: &Env,
+    config: &Config,
+    palace: impl FnOnce() -> Result<PathBuf>,
+) -> Result<PathBuf> {
     if let Some(p) = crate::config::values::env_path(env, "MPT_OUTBOX")? {
         return Ok(p);
     }
     if let Some(p) = &config.file.outbox {
         return Ok(p.clone());
     }
-    let state = StateDir::resolve(env, Some(config), palace)?;
+    let state = StateDir::resolve(env, palace)?;
     Ok(state.path.join("outbox.sqlite3"))
 }
 
@@ -87,18 +91,14 @@ impl StateDir {
         }
     }
 
-    /// The state folder as a command resolves it: HOME's, else that of `palace` (or, when
-    /// `None`, of the palace MemPalace would pick: only looked up when HOME cannot be written).
-    pub fn resolve(env: &Env, config: Option<&Config>, palace: Option<&Path>) -> Result<StateDir> {
+    /// The state folder as a command resolves it: HOME's, else that of the palace `palace`
+    /// gives (only asked for when HOME cannot be written).
+    pub fn resolve(env: &Env, palace: impl FnOnce() -> Result<PathBuf>) -> Result<StateDir> {
         let home = env.home()?;
         if writable(&home_dir(&home)) {
             return Ok(StateDir::for_palace(&home, Path::new("/")));
         }
-        let palace = match palace {
-            Some(p) => p.to_path_buf(),
-            None => PalacePaths::chosen(env, None, config)?.palace,
-        };
-        Ok(StateDir::for_palace(&home, &palace))
+        Ok(StateDir::for_palace(&home, &palace()?))
     }
 
     /// Why the state is not in HOME, for the one warning the edge gives (`None`: it is).

@@ -13,4 +13,5 @@ pub mod device;
 pub mod edge;
 pub mod feed;
 pub mod gateway;
+pub mod real;
 pub mod runtime;

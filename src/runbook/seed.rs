@@ -31,7 +31,7 @@ pub fn check(inputs: &Inputs) -> Step {
         )
         .evidence(format!("palace {} does not exist", palace.palace.display()));
     }
-    let outbox = match crate::paths::edge::outbox(&inputs.env, config, Some(&palace.palace))
+    let outbox = match crate::palace::edge_outbox(&inputs.env, config, Some(&palace.palace))
         .and_then(|p| {
             if p.exists() {
                 Outbox::open_read_only(&p, OpenOptions::default())

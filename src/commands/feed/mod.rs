@@ -219,7 +219,7 @@ fn plan(
                 .flatten(),
             inbox: inbox.clone(),
             ship_file: fleet::ship_file(&meta.state_file),
-            outbox: crate::paths::edge::outbox(&ctx.env, config, None)?,
+            outbox: crate::palace::edge_outbox(&ctx.env, config, None)?,
             outbox_opts: crate::outbox::open_options(&ctx.env)?,
             origin: crate::outbox::Origin::from_config(config),
             wing: meta.wing.clone(),

@@ -151,7 +151,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
         let queue = match way {
             route::Route::EdgeOwner { .. } => None,
             _ => Some(ack::Queue {
-                path: crate::paths::edge::outbox(
+                path: crate::palace::edge_outbox(
                     &ctx.env,
                     &config,
                     paths.as_ref().map(|p| p.palace.as_path()),

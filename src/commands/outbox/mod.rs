@@ -134,7 +134,7 @@ pub fn run(ctx: &Ctx, args: OutboxArgs) -> Result<Exit> {
         },
         _ => None,
     };
-    let path = crate::paths::edge::outbox(&ctx.env, &config, palace.as_deref())?;
+    let path = crate::palace::edge_outbox(&ctx.env, &config, palace.as_deref())?;
     match args.command {
         None => view::summary(ctx, &config, &path),
         Some(OutboxCommand::List(a)) => view::list(ctx, &path, a.state, a.limit),
