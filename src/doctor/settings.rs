@@ -204,7 +204,7 @@ fn config_findings<'a>(
     if let Ok(paths) = inputs.palace()
         && !crate::paths::edge::writable(&paths.locks_dir)
     {
-        let state = crate::paths::edge::StateDir::for_palace(&paths.home, &paths.palace);
+        let state = crate::paths::edge::EdgeDir::for_palace(&paths.home, &paths.palace);
         push(
             Status::Fail,
             format!(

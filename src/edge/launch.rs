@@ -15,7 +15,7 @@ use crate::config::{Config, Env};
 use crate::error::{ErrorKind, MptError, Result};
 use crate::lock::PidLock;
 use crate::log::verbosity;
-use crate::paths::edge::{Place, StateDir};
+use crate::paths::edge::{EdgeDir, Place};
 use crate::private_fs;
 use crate::{log_debug, log_warn};
 
@@ -27,7 +27,7 @@ pub struct Launch<'a> {
     pub config_flag: Option<&'a Path>,
     pub paths: OwnerPaths,
     /// Where `paths` live: HOME's state folder, the palace's (a read-only HOME), or nowhere.
-    pub state: StateDir,
+    pub state: EdgeDir,
     pub palace: PathBuf,
     /// `--child`: the MemPalace server to run instead of the configured one.
     pub child: Option<PathBuf>,

@@ -29,7 +29,7 @@ pub fn palace_key(palace: &Path) -> String {
 
 /// Where the outbox lives: `MPT_OUTBOX`, else `outbox` in the config file, else
 /// `outbox.sqlite3` in the edge's state folder (`~/.mempalace/edge`, under the MemPalace home
-/// the edge-mode volume persists; on a read-only HOME `<palace>/.mpt-edge`: `StateDir`). The
+/// the edge-mode volume persists; on a read-only HOME `<palace>/.mpt-edge`: `EdgeDir`). The
 /// palace is `palace`, only asked for when HOME cannot be written (the caller gives the one
 /// MemPalace would pick, `crate::palace::edge_outbox`): the edge, `mpt outbox` and doctor resolve
 /// the same file.
@@ -44,7 +44,7 @@ pub fn outbox(
     if let Some(p) = &config.file.outbox {
         return Ok(p.clone());
     }
-    let state = StateDir::resolve(env, palace)?;
+    let state = EdgeDir::resolve(env, palace)?;
     Ok(state.path.join("outbox.sqlite3"))
 }
 
@@ -60,19 +60,19 @@ pub enum Place {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StateDir {
+pub struct EdgeDir {
     pub path: PathBuf,
     pub place: Place,
     /// `~/.mempalace/edge`, whichever place was chosen (for the messages that explain why).
     pub home_dir: PathBuf,
 }
 
-impl StateDir {
+impl EdgeDir {
     /// The state folder for `palace`: HOME's when it can be written, else the palace's own.
-    pub fn for_palace(home: &Path, palace: &Path) -> StateDir {
+    pub fn for_palace(home: &Path, palace: &Path) -> EdgeDir {
         let home_dir = home_dir(home);
         if writable(&home_dir) {
-            return StateDir {
+            return EdgeDir {
                 path: home_dir.clone(),
                 place: Place::Home,
                 home_dir,
@@ -84,7 +84,7 @@ impl StateDir {
         } else {
             (home_dir.clone(), Place::Nowhere)
         };
-        StateDir {
+        EdgeDir {
             path,
             place,
             home_dir,
@@ -93,12 +93,12 @@ impl StateDir {
 
     /// The state folder as a command resolves it: HOME's, else that of the palace `palace`
     /// gives (only asked for when HOME cannot be written).
-    pub fn resolve(env: &Env, palace: impl FnOnce() -> Result<PathBuf>) -> Result<StateDir> {
+    pub fn resolve(env: &Env, palace: impl FnOnce() -> Result<PathBuf>) -> Result<EdgeDir> {
         let home = env.home()?;
         if writable(&home_dir(&home)) {
-            return Ok(StateDir::for_palace(&home, Path::new("/")));
+            return Ok(EdgeDir::for_palace(&home, Path::new("/")));
         }
-        Ok(StateDir::for_palace(&home, &palace()?))
+        Ok(EdgeDir::for_palace(&home, &palace()?))
     }
 
     /// Why the state is not in HOME, for the one warning the edge gives (`None`: it is).
@@ -159,10 +159,10 @@ pub struct OwnerPaths {
 impl OwnerPaths {
     /// `env`: the environment snapshot (`Env`) whose `XDG_RUNTIME_DIR` places the socket.
     pub fn new(env: &Env, home: &Path, palace: &Path) -> OwnerPaths {
-        OwnerPaths::in_dir(env, &StateDir::for_palace(home, palace).path, palace)
+        OwnerPaths::in_dir(env, &EdgeDir::for_palace(home, palace).path, palace)
     }
 
-    /// The owner's paths in the state folder `dir` (`StateDir`, resolved once by the caller).
+    /// The owner's paths in the state folder `dir` (`EdgeDir`, resolved once by the caller).
     pub fn in_dir(env: &Env, dir: &Path, palace: &Path) -> OwnerPaths {
         let key = palace_key(palace);
         OwnerPaths {
@@ -206,7 +206,7 @@ impl PullPaths {
 
     /// The paths for `palace` in this HOME's state folder.
     pub fn new(home: &Path, palace: &Path) -> PullPaths {
-        PullPaths::in_dir(&StateDir::for_palace(home, palace).path, palace)
+        PullPaths::in_dir(&EdgeDir::for_palace(home, palace).path, palace)
     }
 }
 
@@ -221,7 +221,7 @@ mod tests {
         let (home, palace) = (t.path().join("home"), t.path().join("vol/palace"));
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&palace).unwrap();
-        let s = StateDir::for_palace(&home, &palace);
+        let s = EdgeDir::for_palace(&home, &palace);
         assert_eq!(
             (s.place, s.path),
             (Place::Home, home.join(".mempalace/edge"))
@@ -233,11 +233,11 @@ mod tests {
             return;
         }
         std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o555)).unwrap();
-        let s = StateDir::for_palace(&home, &palace);
+        let s = EdgeDir::for_palace(&home, &palace);
         assert_eq!((s.place, &s.path), (Place::Palace, &palace.join(IN_PALACE)));
         assert!(s.note().unwrap().contains(".mpt-edge"));
         std::fs::set_permissions(&palace, std::fs::Permissions::from_mode(0o555)).unwrap();
-        let s = StateDir::for_palace(&home, &palace);
+        let s = EdgeDir::for_palace(&home, &palace);
         assert_eq!(
             (s.place, s.path),
             (Place::Nowhere, home.join(".mempalace/edge"))

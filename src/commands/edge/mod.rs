@@ -15,7 +15,7 @@ use crate::edge::launch::Launch;
 use crate::edge::owner::OwnerPaths;
 use crate::error::{Exit, Result};
 use crate::palace::PalacePaths;
-use crate::paths::edge::StateDir;
+use crate::paths::edge::EdgeDir;
 
 #[derive(Debug, Args)]
 pub struct EdgeArgs {
@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
         Some(_) => ctx.config()?,
     };
     let palace = PalacePaths::chosen(&ctx.env, args.palace.path.as_deref(), Some(&config))?;
-    let state = StateDir::for_palace(&palace.home, &palace.palace);
+    let state = EdgeDir::for_palace(&palace.home, &palace.palace);
     let paths = OwnerPaths::in_dir(&ctx.env, &state.path, &palace.palace);
     let harness = args
         .harness
