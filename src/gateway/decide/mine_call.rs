@@ -9,7 +9,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
 
-use crate::gateway::decide::mine_slot::Held;
+use crate::gateway::decide::mine_slot::MineHeld;
 use crate::gateway::http::forward::Done;
 use crate::gateway::http::forward::{self, MAX_BODY};
 use crate::gateway::http::reply::{self, Body};
@@ -34,7 +34,7 @@ pub fn busy() -> Response<Body> {
 /// reply is a summary, small: read whole rather than streamed).
 pub async fn forward(
     upstream: &Upstream,
-    held: Held<'_>,
+    held: MineHeld<'_>,
     up: Request<Full<Bytes>>,
     request: Event,
     wait: Duration,

@@ -7,18 +7,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub struct MineSlot(AtomicBool);
 
 /// The slot, held: released when dropped (the answer relayed, or the client gone).
-pub struct Held<'a>(&'a MineSlot);
+pub struct MineHeld<'a>(&'a MineSlot);
 
 impl MineSlot {
-    pub fn try_take(&self) -> Option<Held<'_>> {
+    pub fn try_take(&self) -> Option<MineHeld<'_>> {
         self.0
             .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
             .ok()
-            .map(|_| Held(self))
+            .map(|_| MineHeld(self))
     }
 }
 
-impl Drop for Held<'_> {
+impl Drop for MineHeld<'_> {
     fn drop(&mut self) {
         (self.0).0.store(false, Ordering::Release);
     }

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Request, Response};
 
-use crate::gateway::decide::mine_slot::Held;
+use crate::gateway::decide::mine_slot::MineHeld;
 use crate::gateway::decide::policy::Policy;
 use crate::gateway::http::reply::Body;
 use crate::gateway::record::audit::Event;
@@ -48,7 +48,7 @@ pub enum Plan<'a> {
     },
     /// A mine, holding the one slot until its whole answer is in.
     Mine {
-        held: Held<'a>,
+        held: MineHeld<'a>,
         up: Request<Full<Bytes>>,
         wait: Duration,
     },
