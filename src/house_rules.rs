@@ -247,3 +247,29 @@ fn unsafe_lives_only_where_it_is_allowed_each_with_its_safety_line() {
         "allowed but holding no `unsafe`: {stale:?}"
     );
 }
+
+/// One module style: a module with children is a folder with its `mod.rs`, never a `foo.rs`
+/// beside a `foo/` (the two styles mixed is a place to look twice for one module).
+#[test]
+fn a_module_with_children_is_a_folder_with_its_mod_rs() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.with_extension("rs").exists() {
+                    out.push(p.with_extension("rs").display().to_string());
+                }
+                walk(&p, out);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut found,
+    );
+    assert!(
+        found.is_empty(),
+        "move each into its folder as mod.rs: {found:?}"
+    );
+}
