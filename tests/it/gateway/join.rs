@@ -269,9 +269,9 @@ fn expired_revoked_mistyped_and_command_line_codes_are_refused() {
     assert!(said(&o).contains("was revoked"), "{}", stderr(&o));
     assert!(!dev.home().join(".config/mpt/config.json").exists());
 
-    // Expired: a code valid one second, used after two.
-    invite(&s, "lap", &code_file, &["--valid", "1s", "--force"]);
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    // Expired: a code whose window closed as it was made (a window of no time: no waiting on a
+    // clock in the test).
+    invite(&s, "lap", &code_file, &["--valid", "0s", "--force"]);
     let o = join(
         &dev,
         url,
@@ -576,14 +576,39 @@ fn at_a_terminal_the_code_is_not_echoed_and_a_users_own_setting_is_replaced_only
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
-        // Typed as a person types: the answer, then (once asked) the code.
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        let _ = writeln!(stdin, "{answer}");
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        // (A declined join has ended by then: the pipe may be closed.)
-        let _ = writeln!(stdin, "{code}");
+        // What the terminal shows, as it shows it.
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut out = child.stdout.take().unwrap();
+        let reader = {
+            let shown = std::sync::Arc::clone(&shown);
+            std::thread::spawn(move || {
+                use std::io::Read;
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = out.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    shown.lock().unwrap().extend_from_slice(&buf[..n]);
+                }
+            })
+        };
+        let asked = |what: &str| {
+            wait_for(30.0, || {
+                String::from_utf8_lossy(&shown.lock().unwrap()).contains(what)
+            })
+        };
+        // Typed as a person types: the answer once asked, then the code once asked for it.
+        assert!(asked("[y/N]"), "no question");
+        writeln!(stdin, "{answer}").unwrap();
+        if answer == "y" {
+            assert!(asked("join code (from"), "no prompt for the code");
+            writeln!(stdin, "{code}").unwrap();
+        }
         drop(stdin);
-        child.wait_with_output().unwrap()
+        let mut o = child.wait_with_output().unwrap();
+        reader.join().unwrap();
+        o.stdout = shown.lock().unwrap().clone();
+        o
     };
     // Asked, and declined: nothing changes, the code is not spent.
     let o = run("n");
