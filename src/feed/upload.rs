@@ -120,18 +120,9 @@ async fn send_all(
     deadline: Option<Instant>,
     started: Instant,
 ) -> Result<Uploaded, MptError> {
-    let mut builder = reqwest::Client::builder()
-        .user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")))
+    let client = crate::mcp::agent::builder(inbox.ca_file.as_deref())?
         .connect_timeout(Duration::from_secs(10))
-        .redirect(reqwest::redirect::Policy::none());
-    if let Some(ca) = &inbox.ca_file {
-        let pem = std::fs::read(ca)
-            .map_err(|e| MptError::io(format!("reading the CA file {}", ca.display()), &e))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem)
-            .map_err(|e| MptError::usage(format!("{}: {e}", ca.display())))?;
-        builder = builder.tls_certs_merge(certs);
-    }
-    let client = builder
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| MptError::usage(format!("cannot set up the HTTP client: {e}")))?;
     let mut out = Uploaded {

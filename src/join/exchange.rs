@@ -34,20 +34,10 @@ pub async fn exchange(origin: &reqwest::Url, code: &str, ca_file: Option<&Path>)
     let url = origin
         .join("/join")
         .map_err(|e| MptError::usage(format!("{origin}: {e}")))?;
-    let mut builder = reqwest::Client::builder()
-        .user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")))
+    let client = crate::mcp::agent::builder(ca_file)?
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(30))
-        .redirect(reqwest::redirect::Policy::none());
-    if let Some(ca) = ca_file {
-        let pem = std::fs::read(ca)
-            .map_err(|e| MptError::io(format!("reading the CA file {}", ca.display()), &e))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-            MptError::usage(format!("{} holds no PEM certificate: {e}", ca.display()))
-        })?;
-        builder = builder.tls_certs_merge(certs);
-    }
-    let client = builder
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| MptError::usage(format!("cannot set up the HTTP client: {e}")))?;
     let resp = client

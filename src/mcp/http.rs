@@ -79,29 +79,17 @@ pub struct HttpClient {
 /// A reqwest client for `opts` (its CA, its connect deadline); `pooled: false` keeps no idle
 /// connection, so each request opens its own.
 fn build(opts: &HttpOptions, pooled: bool) -> Result<reqwest::Client, CallError> {
-    let mut builder =
-        reqwest::Client::builder().user_agent(concat!("mpt/", env!("CARGO_PKG_VERSION")));
+    let tls = |detail: String| CallError::Http {
+        failure: HttpFailure::Tls,
+        status: None,
+        detail,
+    };
+    let mut builder = super::agent::builder(opts.ca_file.as_deref()).map_err(|e| tls(e.0))?;
     if !opts.connect_timeout.is_zero() {
         builder = builder.connect_timeout(opts.connect_timeout);
     }
     if !pooled {
         builder = builder.pool_max_idle_per_host(0);
-    }
-    if let Some(ca) = &opts.ca_file {
-        let tls = |detail: String| CallError::Http {
-            failure: HttpFailure::Tls,
-            status: None,
-            detail,
-        };
-        let pem = std::fs::read(ca)
-            .map_err(|e| tls(format!("cannot read the CA file {}: {e}", ca.display())))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-            tls(format!(
-                "the CA file {} holds no PEM certificate: {e}",
-                ca.display()
-            ))
-        })?;
-        builder = builder.tls_certs_merge(certs);
     }
     builder.build().map_err(|e| CallError::Http {
         failure: HttpFailure::Tls,

@@ -1,6 +1,7 @@
 //! The three MCP transports every command shares (a supervised stdio child, a Streamable HTTP
 //! client, the edge owner's Unix socket), raw JSON-RPC behind one `McpClient` and one typed error.
 
+pub mod agent;
 mod bearer;
 pub mod body;
 mod call_error;
