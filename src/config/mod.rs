@@ -14,6 +14,7 @@ pub mod device;
 pub mod edge;
 mod env;
 pub mod feed;
+mod file;
 pub mod gateway;
 pub mod knobs;
 mod parse;
@@ -27,6 +28,8 @@ pub mod xdg;
 pub use token::{device_token_file, env_line_token, read_token_file, token_file_setting};
 
 pub use env::Env;
+use file::load_file;
+pub use file::{Chosen, FILE_NAME, chosen_file, default_file};
 pub use parse::parse_file;
 pub use xdg::Xdg;
 
@@ -357,46 +360,6 @@ fn validate_url(url: &str, from: device::Origin) -> Result<String> {
         ))
         .with_hint("set MEMPALACE_REMOTE_URL to the primary's https:// endpoint, e.g. https://palace.example:8765/mcp")),
     }
-}
-
-/// The config file's name in mpt's config folder.
-pub const FILE_NAME: &str = "config.json";
-
-/// Where the config file is when neither `--mpt-config` nor `MPT_CONFIG` names one:
-/// `$XDG_CONFIG_HOME/mpt/config.json`; `None` without HOME (and no absolute XDG_CONFIG_HOME).
-/// `paths::config_file` is this, for whoever asks where mpt keeps things.
-pub fn default_file(env: &Env) -> Option<PathBuf> {
-    env.mpt_dir(Xdg::Config).ok().map(|d| d.join(FILE_NAME))
-}
-
-/// The config file this process reads, and the setting that named it: `--mpt-config`, else
-/// `MPT_CONFIG`, else the default (`None` without HOME); the default need not exist (`mpt join`
-/// writes it).
-pub fn chosen_file(env: &Env, flag_path: Option<&Path>) -> Result<Option<(&'static str, PathBuf)>> {
-    Ok(match flag_path {
-        Some(p) => Some(("--mpt-config", p.to_path_buf())),
-        None => match values::env_path(env, "MPT_CONFIG")? {
-            Some(p) => Some(("MPT_CONFIG", p)),
-            None => default_file(env).map(|p| ("the config file", p)),
-        },
-    })
-}
-
-fn load_file(env: &Env, flag_path: Option<&Path>) -> Result<(FileConfig, Option<PathBuf>)> {
-    let (setting, path) = match chosen_file(env, flag_path)? {
-        // A default that is not there is no config; a named one must be.
-        Some(("the config file", p)) if !p.exists() => return Ok((FileConfig::default(), None)),
-        Some(chosen) => chosen,
-        None => return Ok((FileConfig::default(), None)),
-    };
-    let named = read::Named {
-        setting,
-        path: &path,
-    };
-    let bytes = read::read_regular(&named, read::CONFIG_FILE_LIMIT)?;
-    let mut file = parse_file(&read::config_text(&bytes, &path)?, &path)?;
-    values::check_file_paths(&mut file, &path, env)?;
-    Ok((file, Some(path)))
 }
 
 #[cfg(test)]

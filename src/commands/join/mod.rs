@@ -331,7 +331,7 @@ fn pinned(ctx: &Ctx, origin: &reqwest::Url, pin: &str) -> Result<PathBuf> {
 /// The config file this device reads (and `mpt join` writes).
 fn config_file(ctx: &Ctx) -> Result<PathBuf> {
     crate::config::chosen_file(&ctx.env, ctx.config_flag.as_deref())?
-        .map(|(_, p)| p)
+        .map(|c| c.path)
         .ok_or_else(|| {
             MptError::usage("HOME is not set: mpt has no config file to write")
                 .with_hint("set HOME, or name the file: MPT_CONFIG=/path/to/config.json mpt join …")
