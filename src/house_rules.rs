@@ -93,7 +93,7 @@ fn engines_do_not_import_output() {
         // The rules' own modules (test-only) read every floor, the CLI's definition among them.
         if TOP.iter().any(|t| file.starts_with(t))
             || file == "src/house_rules.rs"
-            || file == "src/docs_rules.rs"
+            || file.starts_with("src/docs_rules/")
         {
             continue;
         }
