@@ -1,8 +1,9 @@
 //! mpt's private places: the edge's state folder (0700; where: `crate::paths::edge`) and the locks
-//! in it, the owner log (0600), the short socket folder (where: `crate::paths::runtime`) made and checked ours.
+//! in it, the owner log (0600), the short socket folder (where: `crate::paths::runtime`) made and
+//! checked ours, and a private file written whole.
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
-use std::io;
+use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
@@ -81,6 +82,27 @@ pub fn prepare_socket_dir(socket: &Path) -> Result<()> {
         )));
     }
     tighten(dir, 0o700).map_err(|e| MptError::io(format!("making {} private", dir.display()), &e))
+}
+
+/// Replaces `path` with `bytes` at once (a temp file, fsynced, renamed): mode 0600.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let written = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.set_permissions(Permissions::from_mode(0o600))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(test)]

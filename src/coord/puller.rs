@@ -69,7 +69,6 @@ pub fn read_record(path: &Path) -> Option<PullRecord> {
 /// Writes the record, scrubbed as the owner's log is (a primary may echo the token back: in an
 /// error, as its replica id) and private (0600) as its siblings are.
 fn write_record(path: &Path, rec: &PullRecord) {
-    let tmp = path.with_extension("json.tmp");
     let written = serde_json::to_value(rec)
         .map(|mut doc| {
             crate::secrets::scrub_json(&mut doc);
@@ -77,28 +76,10 @@ fn write_record(path: &Path, rec: &PullRecord) {
         })
         .and_then(|doc| serde_json::to_vec_pretty(&doc))
         .map_err(std::io::Error::other)
-        .and_then(|bytes| write_private(&tmp, &bytes))
-        .and_then(|_| std::fs::rename(&tmp, path));
+        .and_then(|bytes| crate::private_fs::write_private(path, &bytes));
     if let Err(e) = written {
         log_warn!("the edge cannot record its pull in {}: {e}", path.display());
     }
-}
-
-/// `bytes` in a fresh file of mode 0600 (a leftover of any mode is replaced).
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-        _ => {}
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
 }
 
 pub struct Puller {

@@ -2,7 +2,7 @@
 //! file lives, the folder made 0700 (a wider one tightened, with a note), private atomic writes.
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
@@ -35,26 +35,8 @@ pub fn tighten(path: &Path, mode: u32) -> io::Result<Option<u32>> {
     Ok(None)
 }
 
-/// Replaces `path` with `bytes` at once (a temp file, fsynced, renamed): mode 0600.
-pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let written = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.set_permissions(Permissions::from_mode(0o600))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
+// A private file written whole (a temp file, fsynced, renamed, 0600): `crate::private_fs`.
+pub use crate::private_fs::write_private;
 
 /// Opens `path` for appending, created 0600; an existing one others can read is tightened.
 pub fn open_private_append(path: &Path) -> io::Result<File> {

@@ -108,7 +108,7 @@ pub fn write_pem(path: &Path, cert: &CertificateDer<'_>) -> Result<()> {
         pem.push('\n');
     }
     pem.push_str("-----END CERTIFICATE-----\n");
-    crate::gateway::state::write_private(path, pem.as_bytes())
+    crate::private_fs::write_private(path, pem.as_bytes())
         .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
 }
 

@@ -65,7 +65,7 @@ impl Record {
     pub fn write(&self, path: &Path) -> Result<()> {
         let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
         text.push('\n');
-        crate::gateway::state::write_private(path, text.as_bytes())
+        crate::private_fs::write_private(path, text.as_bytes())
             .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
     }
 }

@@ -107,7 +107,7 @@ impl Plan {
         }
         let mut text = serde_json::to_string_pretty(&Value::Object(self.doc)).unwrap_or_default();
         text.push('\n');
-        crate::gateway::state::write_private(&self.path, text.as_bytes())
+        crate::private_fs::write_private(&self.path, text.as_bytes())
             .map_err(|e| MptError::io(format!("writing {}", self.path.display()), &e))?;
         Ok(backup)
     }

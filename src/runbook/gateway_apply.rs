@@ -77,7 +77,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     }
     dir.prepare()?;
     let backup = backup_dir(&inputs.env.home()?, "gateway-policy")?;
-    crate::gateway::state::write_private(&path, text.as_bytes())
+    crate::private_fs::write_private(&path, text.as_bytes())
         .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))?;
     out.undo = Some(format!("rm -f {}", sh(&path)));
     out.backup = Some(backup.clone());
