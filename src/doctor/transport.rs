@@ -366,7 +366,9 @@ async fn remote_probe(
         .and_then(|u| u.host_str())
         .unwrap_or("")
         .to_string();
-    if url.as_ref().is_some_and(|u| u.scheme() == "http") && !is_loopback(&host) {
+    if url.as_ref().is_some_and(|u| u.scheme() == "http")
+        && !crate::mcp::agent::loopback_host(&host)
+    {
         c.status = Status::Warn;
         c.summary = format!(
             "plaintext http:// to {host}: the token and every memory cross the network readable ({})",
@@ -384,8 +386,4 @@ async fn remote_probe(
         c = c.fix("point MEMPALACE_REMOTE_URL at the shared primary's host, not at this machine");
     }
     c
-}
-
-fn is_loopback(host: &str) -> bool {
-    host == "localhost" || host == "::1" || host == "[::1]" || host.starts_with("127.")
 }

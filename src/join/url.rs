@@ -20,7 +20,7 @@ pub fn origin(url: &str, allow_insecure: bool) -> Result<reqwest::Url> {
     let host = parsed.host_str().ok_or_else(|| bad("has no host"))?;
     match parsed.scheme() {
         "https" => {}
-        "http" if allow_insecure || loopback(host) => {}
+        "http" if allow_insecure || crate::mcp::agent::loopback_host(host) => {}
         "http" => {
             return Err(MptError::refused(format!(
                 "'{url}' is plain http to another host: the join code and the token would cross the network readable"
@@ -38,14 +38,6 @@ pub fn origin(url: &str, allow_insecure: bool) -> Result<reqwest::Url> {
     o.set_query(None);
     o.set_fragment(None);
     Ok(o)
-}
-
-fn loopback(host: &str) -> bool {
-    host == "localhost"
-        || host
-            .trim_matches(['[', ']'])
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]

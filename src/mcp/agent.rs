@@ -1,5 +1,6 @@
-//! The HTTP client every road to the primary or its gateway starts from: mpt's user agent, and
-//! the extra CA a device trusts (`ca_file`, e.g. a gateway's self-signed certificate).
+//! The HTTP client every road to the primary or its gateway starts from: mpt's user agent, the
+//! extra CA a device trusts (`ca_file`, e.g. a gateway's self-signed certificate), and which
+//! hosts are this machine (where plain http crosses no network).
 
 use std::path::Path;
 
@@ -30,4 +31,14 @@ impl From<NoClient> for crate::error::MptError {
         crate::error::MptError::usage(e.0)
             .with_hint("point ca_file (or MPT_CA_FILE) at the PEM certificate of the CA that signed the gateway's")
     }
+}
+
+/// Whether a URL's host is this machine: `localhost`, or a loopback address (`[::1]` with or
+/// without its brackets).
+pub fn loopback_host(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare == "localhost"
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }

@@ -106,8 +106,7 @@ impl Upstream {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
-        let loopback =
-            bare == "localhost" || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+        let loopback = crate::mcp::agent::loopback_host(&host);
         let authority = HeaderValue::from_str(&format!("{host}:{port}"))
             .map_err(|_| bad("has a host no header can carry"))?;
         let bearer = token
