@@ -96,15 +96,21 @@ pub(crate) fn opencode_file(ctx: &Ctx) -> Result<PathBuf> {
     })
 }
 
+/// The mpt a harness entry (or a timer) runs: the one on PATH when it is this binary, else this
+/// binary's own path.
+pub(crate) fn chosen_mpt(ctx: &Ctx) -> Result<exe::WiredExe> {
+    let current =
+        std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
+    Ok(exe::choose(ctx.env.get("PATH"), &current))
+}
+
 /// What wiring opencode's `file` for `config`'s opt-in would change, and the mpt its entry runs.
 pub(crate) fn opencode_plan(
     ctx: &Ctx,
     config: &Config,
     file: &std::path::Path,
 ) -> Result<(wire::Plan, exe::WiredExe)> {
-    let current =
-        std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
-    let mpt = exe::choose(ctx.env.get("PATH"), &current);
+    let mpt = chosen_mpt(ctx)?;
     let installed = crate::which::which("mempalace-mcp", &ctx.env).is_some()
         || config.file.child.as_ref().is_some_and(|c| c.exists());
     let plan = wire::plan_opencode(

@@ -205,10 +205,8 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
     let timer = if a.no_timer {
         None
     } else {
-        Some(crate::join::timer::install(
-            &ctx.env,
-            &steps::mpt_exe(ctx)?,
-        )?)
+        let mpt = crate::commands::edge::wire::chosen_mpt(ctx)?;
+        Some(crate::join::timer::install(&ctx.env, &mpt.path)?)
     };
     steps::remember(
         ctx,

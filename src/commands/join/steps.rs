@@ -9,13 +9,6 @@ use crate::error::{MptError, Result};
 use crate::harness::wire::{self, Action};
 use crate::join::{exchange, settings};
 
-/// The mpt a timer runs: the one on PATH when it is this binary, else this binary's path.
-pub(super) fn mpt_exe(ctx: &Ctx) -> Result<PathBuf> {
-    let current =
-        std::env::current_exe().map_err(|e| MptError::io("locating the mpt binary", &e))?;
-    Ok(crate::harness::wire::exe::choose(ctx.env.get("PATH"), &current).path)
-}
-
 /// `joined.json`: what this join changed, for `--leave`. A second join keeps the first one's
 /// record of the settings before (the user's own), and adds what it wired.
 #[allow(clippy::too_many_arguments)]
