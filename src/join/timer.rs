@@ -46,10 +46,6 @@ pub fn cron(mpt: &Path, why: String) -> Timer {
     }
 }
 
-fn unit_dir(env: &Env) -> Result<PathBuf> {
-    crate::paths::device::systemd_user_units(env)
-}
-
 /// Whether a systemd user manager answers here (`running` or `degraded`), else why not.
 fn user_manager() -> std::result::Result<(), String> {
     let out = Command::new("systemctl")
@@ -82,7 +78,7 @@ pub fn install(env: &Env, mpt: &Path) -> Result<Timer> {
     if let Err(why) = user_manager() {
         return Ok(cron(mpt, why));
     }
-    let dir = unit_dir(env)?;
+    let dir = crate::paths::device::systemd_user_units(env)?;
     std::fs::create_dir_all(&dir)
         .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
     let service = dir.join(format!("{UNIT}.service"));
@@ -116,7 +112,7 @@ pub fn install(env: &Env, mpt: &Path) -> Result<Timer> {
 /// The timer taken away (`mpt join --leave`): the units stopped and removed where they are;
 /// the line to remove a cron entry otherwise (mpt does not edit a crontab). What it did, in words.
 pub fn remove(env: &Env) -> Result<String> {
-    let dir = unit_dir(env)?;
+    let dir = crate::paths::device::systemd_user_units(env)?;
     let timer = dir.join(format!("{UNIT}.timer"));
     if !timer.exists() {
         return Ok(format!(
