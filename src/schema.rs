@@ -1,5 +1,5 @@
 //! Every `schema` name a `--json` document, a JSON Line or a file written by mpt carries, in one
-//! place: a document's shape changes only with its `/vN`; and the gateway's `Server` name.
+//! place: a document's shape changes only with its `/vN`.
 
 pub const CALL: &str = "mpt.call/v1";
 pub const CONFIG: &str = "mpt.config/v1";
@@ -17,8 +17,6 @@ pub const GATEWAY_AUDIT: &str = "mpt.gateway.audit/v1";
 /// The head checkpoint of the gateway's audit chain (`audit.head.json`).
 pub const GATEWAY_AUDIT_HEAD: &str = "mpt.gateway.audit.head/v1";
 pub const GATEWAY_AUDIT_VERIFY: &str = "mpt.gateway.audit.verify/v1";
-/// The `Server` header of every answer the gateway makes (a client knows a gateway by it).
-pub const GATEWAY_SERVER: &str = "mpt-gateway";
 /// `mpt gateway invite --json`: the device, its policy edit, the line to run on it (never the code).
 pub const GATEWAY_INVITE: &str = "mpt.gateway.invite/v1";
 /// `mpt gateway invite DEVICE --revoke --json`: the device's pending codes revoked.

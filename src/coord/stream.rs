@@ -67,7 +67,7 @@ impl Refusal {
 /// What a non-200 reply to the GET means. `server` is its `Server` header, `body` the start of it.
 pub fn classify(status: u16, server: Option<&str>, body: &str, resumed: bool) -> Refusal {
     let server = server.unwrap_or("");
-    let gateway = server.contains(crate::schema::GATEWAY_SERVER);
+    let gateway = server.contains(crate::mcp::agent::GATEWAY_SERVER);
     match status {
         400 if resumed && !gateway => Refusal::UnknownCursor {
             detail: first_line(body),

@@ -1,8 +1,11 @@
 //! The HTTP client every road to the primary or its gateway starts from: mpt's user agent, the
 //! extra CA a device trusts (`ca_file`, e.g. a gateway's self-signed certificate), and which
-//! hosts are this machine (where plain http crosses no network).
+//! hosts are this machine (where plain http crosses no network); the name a gateway answers as.
 
 use std::path::Path;
+
+/// The `Server` header of every answer an mpt gateway makes: a client knows a gateway by it.
+pub const GATEWAY_SERVER: &str = "mpt-gateway";
 
 /// Why the client could not be set up: the CA file unreadable or holding no certificate.
 #[derive(Debug)]

@@ -13,7 +13,7 @@ pub type Body = http_body_util::combinators::BoxBody<Bytes, BoxError>;
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What the gateway's own replies say they come from.
-pub const SERVER: &str = crate::schema::GATEWAY_SERVER;
+pub const SERVER: &str = crate::mcp::agent::GATEWAY_SERVER;
 
 /// The JSON-RPC error code of a method other than `tools/call` the policy refuses (one place:
 /// the readers' `mcp::GATEWAY_DENIED`).
