@@ -467,7 +467,17 @@ fn opencodes_remote_entry_reaches_the_primary_through_the_gateway_with_the_devic
         text.contains("Bearer {env:MEMPALACE_REMOTE_TOKEN}"),
         "the header references the device's own token: {text}"
     );
-    assert_connected(&d, State::Remote);
+    // Connected as `assert_connected` checks it; on a failure, the gateway's own log too (a
+    // listing that failed once under a loaded full run: what the gateway saw says why).
+    let o = opencode(&d, State::Remote, &["mcp", "list"]);
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.contains("mempalace") && l.contains('✓') && l.contains("connected")),
+        "{out}{}\nthe gateway's log:\n{}",
+        stderr(&o),
+        s.gw.stderr()
+    );
 
     let content = "opencode wrote this through mpt gateway with its own token";
     let said = model_adds(&d, State::Remote, content);
