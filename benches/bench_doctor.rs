@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use mpt::config::McpKnobs;
-use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt_base::config::McpKnobs;
+use mpt_mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());

@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mpt::config::McpKnobs;
-use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
-use mpt::mcp::{Deadline, McpClient};
+use mpt_base::config::McpKnobs;
+use mpt_mcp::http::{HttpClient, HttpOptions};
+use mpt_mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt_mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
 struct Bed {

@@ -8,10 +8,10 @@
 #[path = "../tests/it/support/opencode_db.rs"]
 mod opencode_db;
 
-use mpt::feed::opencode::prepare::prepare as oc_prepare;
-use mpt::feed::opencode::{convert, db as oc_db};
-use mpt::feed::stage;
-use mpt::feed::{Harness, PrepareOptions, Reason, export, prepare, session};
+use mpt_feed::opencode::prepare::prepare as oc_prepare;
+use mpt_feed::opencode::{convert, db as oc_db};
+use mpt_feed::stage;
+use mpt_feed::{Harness, PrepareOptions, Reason, export, prepare, session};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs;

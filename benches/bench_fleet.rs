@@ -11,8 +11,10 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use common::{Primary, client, median};
-use mpt::mcp::Deadline;
-use mpt::outbox::{self, FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Stop};
+use mpt_mcp::Deadline;
+use mpt_outbox::{
+    self as outbox, FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Stop,
+};
 use serde_json::{Value, json};
 
 const OPS_PER_DEVICE: usize = 100;

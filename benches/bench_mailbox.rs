@@ -6,7 +6,7 @@ use std::time::Instant;
 use std::path::Path;
 
 use mpt::mailbox::{Fs, StdFs, derive, parse_events};
-use mpt::time::format_iso_utc;
+use mpt_base::time::format_iso_utc;
 use serde_json::{Value, json};
 
 const ME: &str = "pi@laptop";

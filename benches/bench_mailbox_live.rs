@@ -20,7 +20,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use common::{Primary, env_count, loadavg, median};
-use mpt::mcp::{Deadline, McpClient};
+use mpt_mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
 const ME: &str = "pi@lap";

@@ -12,8 +12,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use common::{Primary, client, median};
-use mpt::mcp::Deadline;
-use mpt::outbox::{self, FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Synchronous};
+use mpt_mcp::Deadline;
+use mpt_outbox::{
+    self as outbox, FlushLock, FlushOptions, NewOp, OpenOptions, Origin, Outbox, Synchronous,
+};
 use serde_json::{Value, json};
 
 /// Blocks per measurement, interleaved (the machine is shared: interleaving spreads its load

@@ -13,8 +13,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{Primary, median};
-use mpt::coord::pull::{PullSpec, interpreter, pull_once};
-use mpt::mcp::routes::sibling_base_text;
+use mpt_coord::pull::{PullSpec, interpreter, pull_once};
+use mpt_mcp::routes::sibling_base_text;
 use serde_json::Value;
 
 const EVENTS: usize = 10_000;
@@ -28,7 +28,7 @@ fn main() {
     let venv = common::testbed().join("venv-mempalace-3.11.0/bin");
     let python = interpreter(
         &venv.join("mempalace-mcp"),
-        &mpt::config::Env::from_process(),
+        &mpt_base::config::Env::from_process(),
     )
     .expect("the testbed's mempalace-mcp names its Python");
     seed(&python, &tmp.path().join("p/palace"));

@@ -15,17 +15,17 @@
 mod common;
 
 use common::pct;
-use mpt::hop_trace::Hop;
+use mpt_base::hop_trace::Hop;
 
 /// One stamp: CLOCK_MONOTONIC and, when dumped, the thread's CPU time, in ns.
 type Stamp = (u64, Option<u64>);
 
 fn load(path: &str) -> Vec<Vec<Stamp>> {
     let wall = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let wall = mpt::hop_trace::decode(&wall).unwrap_or_else(|| panic!("{path}: not a dump"));
+    let wall = mpt_base::hop_trace::decode(&wall).unwrap_or_else(|| panic!("{path}: not a dump"));
     let cpu = std::fs::read(format!("{path}.cpu"))
         .ok()
-        .and_then(|b| mpt::hop_trace::decode(&b));
+        .and_then(|b| mpt_base::hop_trace::decode(&b));
     wall.into_iter()
         .enumerate()
         .map(|(h, ts)| {

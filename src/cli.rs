@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser};
 
 use crate::commands::Command;
-use crate::output::ColorChoice;
+use mpt_base::output::ColorChoice;
 
 const AFTER_HELP: &str = "\
 Exit codes: 0 ok, 1 runtime failure, 2 usage or malformed input, 3 a check failed,

@@ -1,6 +1,6 @@
 //! The layering checked on the sources: commands print only through `Output`, engines log through
-//! `crate::log` and never import `output`, every `schema` name lives in `crate::schema`, and the
-//! process environment is read once, into config's snapshot (`crate::config::Env`).
+//! `mpt_base::log` and never import `output`, every `schema` name lives in `mpt_base::schema`, and the
+//! process environment is read once, into config's snapshot (`mpt_base::config::Env`).
 
 use std::path::{Path, PathBuf};
 
@@ -10,12 +10,15 @@ const TOP: [&str; 5] = [
     "src/cli.rs",
     "src/lib.rs",
     "src/main.rs",
-    "src/output.rs",
+    "crates/mpt-base/src/output.rs",
 ];
 
 /// Engines whose stdio is their MCP transport, not printing: the shim relays stdin/stdout to the
 /// owner, and `--standalone` serves on them.
-const STDIO_TRANSPORTS: [&str; 2] = ["src/edge/shim.rs", "src/edge/launch.rs"];
+const STDIO_TRANSPORTS: [&str; 2] = [
+    "crates/mpt-edge/src/shim.rs",
+    "crates/mpt-edge/src/launch.rs",
+];
 
 /// What prints, or opens stdout/stderr, directly.
 const PRINTING: [&str; 8] = [
@@ -29,7 +32,28 @@ const PRINTING: [&str; 8] = [
     "dbg!(",
 ];
 
-fn sources() -> Vec<(String, String)> {
+/// The workspace's root: the `mpt` package's folder, with every other crate under `crates/`.
+pub(crate) fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every crate's `src/` folder: the `mpt` package's, then each crate's under `crates/`.
+pub(crate) fn source_roots() -> Vec<PathBuf> {
+    let mut roots = vec![workspace().join("src")];
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    crates.sort();
+    assert!(crates.len() >= 8, "the walk finds the crates: {crates:?}");
+    roots.extend(crates);
+    roots
+}
+
+/// Every `.rs` file of the workspace's crates (not tests/ or benches/), by its path from the root.
+pub(crate) fn source_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let p = e.path();
@@ -40,9 +64,17 @@ fn sources() -> Vec<(String, String)> {
             }
         }
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    walk(&root.join("src"), &mut files);
+    for r in source_roots() {
+        walk(&r, &mut files);
+    }
+    files.sort();
+    files
+}
+
+fn sources() -> Vec<(String, String)> {
+    let root = workspace();
+    let files = source_files();
     assert!(
         files.iter().any(|f| f.ends_with("src/commands/mod.rs")),
         "the walk finds the sources"
@@ -68,7 +100,12 @@ fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 fn commands_and_engines_print_only_through_output_and_log() {
     let mut found = Vec::new();
     for (file, text) in sources() {
-        let exempt = ["src/output.rs", "src/log.rs", "src/house_rules.rs"].contains(&file.as_str())
+        let exempt = [
+            "crates/mpt-base/src/output.rs",
+            "crates/mpt-base/src/log.rs",
+            "src/house_rules.rs",
+        ]
+        .contains(&file.as_str())
             || STDIO_TRANSPORTS.contains(&file.as_str());
         if exempt {
             continue;
@@ -81,7 +118,7 @@ fn commands_and_engines_print_only_through_output_and_log() {
     }
     assert!(
         found.is_empty(),
-        "print through ctx.out (commands) or crate::log (engines):\n{}",
+        "print through ctx.out (commands) or mpt_base::log (engines):\n{}",
         found.join("\n")
     );
 }
@@ -98,10 +135,9 @@ fn engines_do_not_import_output() {
             continue;
         }
         for (n, line) in code_lines(&text) {
-            if line.contains("crate::output")
-                || line.contains("crate::commands")
-                || line.contains("crate::cli::")
-            {
+            let output = line.contains("mpt_base::output")
+                || (file.starts_with("crates/mpt-base/") && line.contains("crate::output"));
+            if output || line.contains("crate::commands") || line.contains("crate::cli::") {
                 found.push(format!("{file}:{n}: {}", line.trim()));
             }
         }
@@ -117,7 +153,7 @@ fn engines_do_not_import_output() {
 fn schema_names_live_in_the_schema_module() {
     let mut found = Vec::new();
     for (file, text) in sources() {
-        if file == "src/schema.rs" || file == "src/house_rules.rs" {
+        if file == "crates/mpt-base/src/schema.rs" || file == "src/house_rules.rs" {
             continue;
         }
         for (n, line) in code_lines(&text) {
@@ -133,7 +169,7 @@ fn schema_names_live_in_the_schema_module() {
     }
     assert!(
         found.is_empty(),
-        "use a crate::schema constant:\n{}",
+        "use a mpt_base::schema constant:\n{}",
         found.join("\n")
     );
 }
@@ -141,13 +177,19 @@ fn schema_names_live_in_the_schema_module() {
 /// Where the process environment may still be read directly, and why; everything else reads
 /// config's snapshot (`Env`), so what a command sees is what it was given.
 const PROCESS_ENV_READERS: [(&str, &str); 4] = [
-    ("src/config/env.rs", "the snapshot itself"),
-    ("src/lock.rs", "its tests' child-process hooks"),
+    ("crates/mpt-base/src/config/env.rs", "the snapshot itself"),
     (
-        "src/mcp/stdio/session.rs",
+        "crates/mpt-base/src/lock.rs",
+        "its tests' child-process hooks",
+    ),
+    (
+        "crates/mpt-mcp/src/stdio/session.rs",
         "the PATH a spawned child inherits from this process",
     ),
-    ("src/outbox/admin.rs", "USER in an operator's audit line"),
+    (
+        "crates/mpt-outbox/src/admin.rs",
+        "USER in an operator's audit line",
+    ),
 ];
 
 #[test]
@@ -177,23 +219,23 @@ fn the_process_environment_is_read_into_configs_snapshot() {
 /// no safe wrapper does. Every other system call goes through std or rustix.
 const UNSAFE_ALLOWED: &[(&str, &str)] = &[
     (
-        "src/coord/pull.rs",
+        "crates/mpt-coord/src/pull.rs",
         "pre_exec: the child's limits set between fork and exec",
     ),
     (
-        "src/edge/quiet_io.rs",
+        "crates/mpt-edge/src/quiet_io.rs",
         "AsyncFd::register_with_interest, tokio's one sound constructor",
     ),
     (
-        "src/feed/stage.rs",
+        "crates/mpt-feed/src/stage.rs",
         "sync_file_range, wrapped by neither std nor rustix",
     ),
     (
-        "src/hop_trace.rs",
+        "crates/mpt-base/src/hop_trace.rs",
         "a signal handler and atexit hook writing the trace (hop-trace builds)",
     ),
     (
-        "src/lock.rs",
+        "crates/mpt-base/src/lock.rs",
         "F_OFD_GETLK: who holds a lock, which no safe wrapper asks",
     ),
 ];
@@ -248,8 +290,8 @@ fn unsafe_lives_only_where_it_is_allowed_each_with_its_safety_line() {
     );
 }
 
-/// One module style: a module with children is a folder with its `mod.rs`, never a `foo.rs`
-/// beside a `foo/` (the two styles mixed is a place to look twice for one module).
+/// One module style in every crate, the test suite and the benchmarks: a module with children is
+/// a folder with its `mod.rs` (or a target's `main.rs`), never a `foo.rs` beside a `foo/`.
 #[test]
 fn a_module_with_children_is_a_folder_with_its_mod_rs() {
     fn walk(dir: &Path, out: &mut Vec<String>) {
@@ -264,10 +306,10 @@ fn a_module_with_children_is_a_folder_with_its_mod_rs() {
         }
     }
     let mut found = Vec::new();
-    walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut found,
-    );
+    let suites = [workspace().join("tests/it"), workspace().join("benches")];
+    for r in source_roots().into_iter().chain(suites) {
+        walk(&r, &mut found);
+    }
     assert!(
         found.is_empty(),
         "move each into its folder as mod.rs: {found:?}"

@@ -1,5 +1,5 @@
-//! Proves that no modules import each other in a cycle, siblings inside an engine (`runbook/apply.rs`
-//! ↔ `credentials.rs` was one) or the crate's top-level modules: read from the source files.
+//! Proves that no modules import each other in a cycle inside any crate, siblings inside an engine
+//! (`runbook/apply.rs` ↔ `credentials.rs` was one) or a crate's top-level modules: read from the sources.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -227,18 +227,23 @@ const KNOWN: &[(&str, &str)] = &[];
 
 #[test]
 fn no_engine_has_an_import_cycle_between_its_modules() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
-    for (parent, edges) in sibling_edges(&src) {
-        if parent.is_empty() {
-            continue; // the crate's own layers: `commands` → engines → bottom, checked by review
-        }
-        if let Some(cycle) = find_cycle(&edges)
-            && !KNOWN
-                .iter()
-                .any(|(p, m)| *p == parent && cycle.iter().any(|c| c == m))
-        {
-            found.push(format!("{parent}: {}", cycle.join(" -> ")));
+    for src in crate::house_rules::source_roots() {
+        for (parent, edges) in sibling_edges(&src) {
+            if parent.is_empty() {
+                continue; // a crate's own top-level modules: the next test
+            }
+            if let Some(cycle) = find_cycle(&edges)
+                && !KNOWN
+                    .iter()
+                    .any(|(p, m)| *p == parent && cycle.iter().any(|c| c == m))
+            {
+                found.push(format!(
+                    "{}: {parent}: {}",
+                    src.display(),
+                    cycle.join(" -> ")
+                ));
+            }
         }
     }
     assert!(found.is_empty(), "import cycles: {found:#?}");
@@ -247,18 +252,20 @@ fn no_engine_has_an_import_cycle_between_its_modules() {
 /// Top-level arrows that close a circle not yet broken: (from, to, where and what breaks it).
 const KNOWN_TOP: &[(&str, &str, &str)] = &[];
 
+/// Inside each crate (the compiler keeps the crates themselves in layers, `crate_floors.rs`).
 #[test]
 fn no_two_top_level_modules_import_each_other_in_a_circle() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut edges = top_level_edges(&src);
-    for (from, to, _) in KNOWN_TOP {
-        edges.remove(&(from.to_string(), to.to_string()));
-    }
     let mut found = Vec::new();
-    // Each circle found is reported, then one of its arrows set aside to look for the next.
-    while let Some(cycle) = find_cycle(&edges) {
-        found.push(cycle.join(" -> "));
-        edges.remove(&(cycle[0].clone(), cycle[1].clone()));
+    for src in crate::house_rules::source_roots() {
+        let mut edges = top_level_edges(&src);
+        for (from, to, _) in KNOWN_TOP {
+            edges.remove(&(from.to_string(), to.to_string()));
+        }
+        // Each circle found is reported, then one of its arrows set aside to look for the next.
+        while let Some(cycle) = find_cycle(&edges) {
+            found.push(format!("{}: {}", src.display(), cycle.join(" -> ")));
+            edges.remove(&(cycle[0].clone(), cycle[1].clone()));
+        }
     }
     assert!(
         found.is_empty(),

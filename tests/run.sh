@@ -10,7 +10,7 @@ bash tests/testbed/provision.sh >/dev/null
 bash tests/testbed/harnesses.sh >/dev/null
 bash tests/testbed/sshd.sh
 bash tests/testbed/tmux.sh
-cargo fmt --check
-cargo clippy --locked --all-targets -- -D warnings
-cargo test --locked
+cargo fmt --all --check
+cargo clippy --locked --workspace --all-targets -- -D warnings
+cargo test --locked --workspace
 echo "tests/run.sh: done in $(( $(date +%s) - start ))s" >&2

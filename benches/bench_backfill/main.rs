@@ -19,9 +19,9 @@ use std::time::Instant;
 
 use common::{Primary, client, median};
 use drawers::{Drawer, RECIPE, drawers};
-use mpt::config::McpKnobs;
-use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
-use mpt::mcp::{Deadline, McpClient};
+use mpt_base::config::McpKnobs;
+use mpt_mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt_mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
 fn main() {

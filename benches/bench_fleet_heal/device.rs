@@ -7,7 +7,7 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mpt::outbox::{OpenOptions, Outbox};
+use mpt_outbox::{OpenOptions, Outbox};
 use serde_json::{Value, json};
 
 use crate::link::Link;
@@ -119,12 +119,12 @@ impl Device {
     /// Ends the session, then stops the palace's owner by its pid (it would linger otherwise)
     /// and waits for it to exit; the link, for the next round.
     pub fn stop(mut self) -> Link {
-        let paths = mpt::edge::owner::OwnerPaths::new(
-            &mpt::config::Env::from_pairs([("HOME", self.home.to_str().unwrap())]),
+        let paths = mpt_edge::owner::OwnerPaths::new(
+            &mpt_base::config::Env::from_pairs([("HOME", self.home.to_str().unwrap())]),
             &self.home,
             &self.palace,
         );
-        let owner = mpt::edge::owner::owner_pid(&paths).or(mpt::edge::owner::lingering_pid(&paths));
+        let owner = mpt_edge::owner::owner_pid(&paths).or(mpt_edge::owner::lingering_pid(&paths));
         drop(self.stdin);
         let _ = self.edge.wait();
         if let Some(pid) = owner {

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mpt::mcp::McpClient;
-use mpt::mcp::http::{HttpClient, HttpOptions};
+use mpt_mcp::McpClient;
+use mpt_mcp::http::{HttpClient, HttpOptions};
 use serde_json::Value;
 
 /// The testbed the benches run against: `MPT_TESTBED`, else target/testbed.

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use mpt::hop_trace::Hop;
+use mpt_base::hop_trace::Hop;
 
 use harness::Call;
 pub use sides::{env_with, runtime_dir};
@@ -80,7 +80,7 @@ fn stamps(prefix: &Path, pids: &[u32]) -> Vec<Vec<u64>> {
             );
             std::thread::sleep(Duration::from_millis(20));
         };
-        let got = mpt::hop_trace::decode(&bytes).expect("a whole trace");
+        let got = mpt_base::hop_trace::decode(&bytes).expect("a whole trace");
         for (a, b) in all.iter_mut().zip(got) {
             a.extend(b);
         }
@@ -119,7 +119,7 @@ enum Point {
 /// it does between reading a line and writing it.
 fn segment(a: Point, b: Point) -> String {
     use Point::{Got, Hop as At, Start};
-    use mpt::hop_trace::Hop::*;
+    use mpt_base::hop_trace::Hop::*;
     let s = match (a, b) {
         (Start, At(ShimReadHarness)) => "wire harness -> shim (pipe)",
         (At(ShimReadHarness), At(ShimSendsOwner)) => "shim: track the request",

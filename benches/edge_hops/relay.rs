@@ -10,14 +10,14 @@
 //!   stdin on one thread, its stdout -> stdout on another.
 //! - `echo`: every line of stdin back to stdout (a ping-pong's far end, over pipes or a socket).
 //!
-//! The relays stamp the same hops as the hop-trace build (`mpt::hop_trace::Hop`), into vectors
+//! The relays stamp the same hops as the hop-trace build (`mpt_base::hop_trace::Hop`), into vectors
 //! allocated up front, and write them at exit to `$BENCH_RELAY_TRACE.<pid>` in its format.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::process::{Command, Stdio};
 
-use mpt::hop_trace::Hop;
+use mpt_base::hop_trace::Hop;
 
 use super::harness::now;
 
@@ -45,7 +45,7 @@ impl Stamps {
         Stamps(
             Hop::ALL
                 .iter()
-                .map(|_| Vec::with_capacity(mpt::hop_trace::CAP))
+                .map(|_| Vec::with_capacity(mpt_base::hop_trace::CAP))
                 .collect(),
         )
     }
@@ -64,7 +64,7 @@ impl Stamps {
     fn write(&self) {
         if let Ok(prefix) = std::env::var("BENCH_RELAY_TRACE") {
             let path = format!("{prefix}.{}", std::process::id());
-            std::fs::write(format!("{path}.tmp"), mpt::hop_trace::encode(&self.0)).unwrap();
+            std::fs::write(format!("{path}.tmp"), mpt_base::hop_trace::encode(&self.0)).unwrap();
             std::fs::rename(format!("{path}.tmp"), path).unwrap();
         }
     }

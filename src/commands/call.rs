@@ -9,12 +9,12 @@ use serde_json::Value;
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
-use crate::error::{Exit, MptError, Result};
-use crate::mcp::route::{Dial, Route, Rule};
-use crate::mcp::{Deadline, McpClient};
-use crate::output::verbosity;
-use crate::palace::PalacePaths;
-use crate::palace::catalog::{self, ToolClass};
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::output::verbosity;
+use mpt_mcp::route::{Dial, Route, Rule};
+use mpt_mcp::{Deadline, McpClient};
+use mpt_palace::PalacePaths;
+use mpt_palace::catalog::{self, ToolClass};
 
 #[derive(Debug, Args)]
 pub struct CallArgs {
@@ -68,7 +68,7 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
     // (a second `mempalace-mcp` would be refused once it has written); else a child of our own.
     let route = Route::choose(&ctx.env, &config, || Ok(palace), Rule::PRIMARY_FIRST)?;
     if let Route::EdgeOwner { .. } = route {
-        crate::log_debug!("call: through {}", route.describe());
+        mpt_base::log_debug!("call: through {}", route.describe());
     }
     let dial = Dial {
         child: args.child.as_deref(),
@@ -88,8 +88,8 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
                         .call_tool(t, arguments, deadline)
                         .await
                         .map_err(|e| unknown_tool(e, t, &hs.tools))?;
-                    crate::schema::to_document(&CallDoc {
-                        schema: crate::schema::CALL,
+                    mpt_base::schema::to_document(&CallDoc {
+                        schema: mpt_base::schema::CALL,
                         transport: client.transport_name(),
                         tool: t,
                         server_version: hs.server_version(),
@@ -104,7 +104,7 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
         client.shutdown().await;
         let doc = result?;
         ctx.out.emit(&doc, |w| {
-            if doc["schema"] == crate::schema::TOOLS {
+            if doc["schema"] == mpt_base::schema::TOOLS {
                 for t in doc["tools"].as_array().into_iter().flatten() {
                     writeln!(
                         w,
@@ -125,8 +125,8 @@ pub fn run(ctx: &Ctx, args: CallArgs) -> Result<Exit> {
 
 /// A tool the server does not have (-32601) is a bad value, exit 2, naming it, with the closest
 /// name it has and the command that lists them all.
-fn unknown_tool(e: crate::mcp::CallError, tool: &str, tools: &[Value]) -> MptError {
-    if !matches!(e, crate::mcp::CallError::Rpc { code: -32601, .. }) {
+fn unknown_tool(e: mpt_mcp::CallError, tool: &str, tools: &[Value]) -> MptError {
+    if !matches!(e, mpt_mcp::CallError::Rpc { code: -32601, .. }) {
         return e.into();
     }
     // Compared without the shared `mempalace_` prefix, which would make every name look close.
@@ -134,7 +134,7 @@ fn unknown_tool(e: crate::mcp::CallError, tool: &str, tools: &[Value]) -> MptErr
         .iter()
         .filter_map(|t| t["name"].as_str())
         .map(catalog::bare);
-    let close = crate::suggest::closest(catalog::bare(tool), names).map_or(String::new(), |c| {
+    let close = mpt_base::suggest::closest(catalog::bare(tool), names).map_or(String::new(), |c| {
         format!("did you mean '{}'? ", catalog::full_name(c))
     });
     MptError::usage(format!("the server has no tool '{tool}'")).with_hint(format!(
@@ -160,8 +160,8 @@ fn tools_doc(client: &McpClient, tools: &[Value]) -> serde_json::Result<Value> {
             }
         })
         .collect();
-    crate::schema::to_document(&ToolsDoc {
-        schema: crate::schema::TOOLS,
+    mpt_base::schema::to_document(&ToolsDoc {
+        schema: mpt_base::schema::TOOLS,
         transport: client.transport_name(),
         count: list.len(),
         tools: list,

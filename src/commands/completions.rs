@@ -2,8 +2,8 @@
 //! buffer first (so `| head` is a clean exit, not a panic).
 
 use crate::commands::{Ctx, Root};
-use crate::error::{Exit, Result};
 use clap::Args;
+use mpt_base::error::{Exit, Result};
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {

@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::commands::Ctx;
-use crate::config::TokenSource;
-use crate::config::knobs::Source;
-use crate::error::{Exit, Result};
+use mpt_base::config::TokenSource;
+use mpt_base::config::knobs::Source;
+use mpt_base::error::{Exit, Result};
 
 pub fn run(ctx: &Ctx) -> Result<Exit> {
     let c = ctx.config()?;
     let ms = |d: Option<std::time::Duration>| d.map(|d| d.as_millis() as u64).unwrap_or(0);
     let doc = ConfigDoc {
-        schema: crate::schema::CONFIG,
+        schema: mpt_base::schema::CONFIG,
         file: c.file_path.as_deref(),
         transport: if c.remote.is_some() {
             "remote"
@@ -22,7 +22,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             "local"
         },
         remote: c.remote.as_ref().map(|r| RemoteDoc {
-            url: crate::secrets::redact_url(&r.url),
+            url: mpt_base::secrets::redact_url(&r.url),
             token: r.token.as_ref().map(|(_, source)| match source {
                 TokenSource::Env => TokenDoc::Env {
                     name: "MEMPALACE_REMOTE_TOKEN",
@@ -63,7 +63,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         palace: c.file.palace.as_deref(),
         child: c.file.child.as_deref(),
         replication: &c.file.replication,
-        knobs: crate::config::knobs::all(&c, &ctx.env),
+        knobs: mpt_base::config::knobs::all(&c, &ctx.env),
     };
     let transport = doc.transport;
     ctx.out.emit_typed(&doc, |w| {
@@ -77,7 +77,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
         )?;
         row(w, "transport", transport.into())?;
         if let Some(r) = &c.remote {
-            row(w, "primary", crate::secrets::redact_url(&r.url))?;
+            row(w, "primary", mpt_base::secrets::redact_url(&r.url))?;
             let tok = match &r.token {
                 None => "not set".to_string(),
                 Some((_, s)) => format!("set, from {}", s.describe()),
@@ -132,7 +132,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
             ),
         )?;
         writeln!(w, "\nknobs (value, from env / file / default):")?;
-        for k in crate::config::knobs::all(&c, &ctx.env) {
+        for k in mpt_base::config::knobs::all(&c, &ctx.env) {
             let source = match k.source {
                 Source::Env => "env",
                 Source::File => "file",
@@ -164,8 +164,8 @@ struct ConfigDoc<'a> {
     feed: FeedDoc<'a>,
     palace: Option<&'a Path>,
     child: Option<&'a Path>,
-    replication: &'a std::collections::BTreeMap<String, crate::config::WingPolicy>,
-    knobs: Vec<crate::config::knobs::Knob>,
+    replication: &'a std::collections::BTreeMap<String, mpt_base::config::WingPolicy>,
+    knobs: Vec<mpt_base::config::knobs::Knob>,
 }
 
 #[derive(Serialize)]

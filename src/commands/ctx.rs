@@ -1,9 +1,9 @@
 //! What every command is handed from the invocation: the output (text or `--json`), the
 //! environment snapshot and `--mpt-config`, and the configuration they load.
 
-use crate::config::{Config, Env};
-use crate::error::Result;
-use crate::output::Output;
+use mpt_base::config::{Config, Env};
+use mpt_base::error::Result;
+use mpt_base::output::Output;
 
 /// Everything a command needs from the invocation.
 pub struct Ctx {

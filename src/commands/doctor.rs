@@ -6,8 +6,8 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 
 use crate::commands::Ctx;
 use crate::doctor::{self, Inputs, Status};
-use crate::error::{Exit, MptError, Result};
-use crate::output::{Style, verbosity};
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::output::{Style, verbosity};
 
 /// `mpt doctor --json` (`mpt.doctor/v1`): every check run, then the tally (field paths and
 /// types pinned by `tests/it/documents.rs`).
@@ -74,7 +74,7 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> Result<Exit> {
         count(Status::Skip),
     );
     let doc = DoctorDoc {
-        schema: crate::schema::DOCTOR,
+        schema: mpt_base::schema::DOCTOR,
         offline: args.offline,
         checks: &checks,
         summary: Tally {

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::commands::{Ctx, Root};
-use crate::error::{Exit, MptError, Result};
 use clap::Args;
+use mpt_base::error::{Exit, MptError, Result};
 
 /// `mpt man DIR --json` (`mpt.man/v1`): the folder and the pages written there.
 #[derive(Debug, serde::Serialize)]
@@ -25,7 +25,7 @@ pub fn run(ctx: &Ctx, args: ManArgs, root: Root) -> Result<Exit> {
         Some(dir) => {
             let written = write_all(&dir, root)?;
             let doc = ManDoc {
-                schema: crate::schema::MAN,
+                schema: mpt_base::schema::MAN,
                 dir: &dir,
                 pages: &written,
             };

@@ -1,7 +1,7 @@
 //! One module per subcommand: argument handling and printing only (true of every one: `edge`'s
-//! launch and status live in `crate::edge`, its wiring in `crate::harness`), over the engines.
+//! launch and status live in `mpt_edge`, its wiring in `mpt_palace::harness`), over the engines.
 
-// Output goes through `ctx.out` (`crate::output::Output`), never straight to stdout/stderr.
+// Output goes through `ctx.out` (`mpt_base::output::Output`), never straight to stdout/stderr.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
@@ -37,7 +37,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::error::{Exit, MptError, Result};
+use mpt_base::error::{Exit, MptError, Result};
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

@@ -5,8 +5,8 @@ use clap::Args;
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
-use crate::error::{Exit, Result};
-use crate::palace::{PalacePaths, files, kg};
+use mpt_base::error::{Exit, Result};
+use mpt_palace::{PalacePaths, files, kg};
 
 /// `mpt paths --json` (`mpt.paths/v1`): its field paths and types pinned by
 /// `tests/it/documents.rs`.
@@ -47,7 +47,7 @@ pub fn run(ctx: &Ctx, args: PathsArgs) -> Result<Exit> {
     let hub = files::server_info(&p.serverinfo)?;
     let lease = files::lease_holder(&p.writer_lease)?;
     let doc = PathsDoc {
-        schema: crate::schema::PATHS,
+        schema: mpt_base::schema::PATHS,
         paths: &p,
         palace_exists: p.palace.join("chroma.sqlite3").is_file(),
         kg: KgDoc {

@@ -8,9 +8,9 @@ use clap::{Args, Subcommand};
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
-use crate::error::{Exit, MptError, Result};
-use crate::output::{Style, verbosity};
 use crate::runbook::{self, Applied, Inputs, Phase, State, Step};
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::output::{Style, verbosity};
 
 /// `mpt runbook --json` (`mpt.runbook/v1`): the phases shown, every step, then the tally (field
 /// paths and types pinned by `tests/it/documents.rs`).
@@ -49,7 +49,7 @@ pub struct RunbookArgs {
     pub device: Vec<String>,
     /// Phase 1: a loopback or LAN bind is deliberate (wins over `serve_bind` in the config)
     #[arg(long, value_enum, value_name = "BIND", global = true)]
-    pub bind_ok: Option<crate::config::ServeBind>,
+    pub bind_ok: Option<mpt_base::config::ServeBind>,
     #[command(flatten)]
     pub palace: PalaceArg,
 }
@@ -97,7 +97,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
         .iter()
         .filter(|p| std::fs::symlink_metadata(p).is_err())
     {
-        crate::log_warn!(
+        mpt_base::log_warn!(
             "--scan {}: no such file or folder, nothing searched there (a typo?)",
             p.display()
         );
@@ -125,7 +125,7 @@ pub fn run(ctx: &Ctx, args: RunbookArgs) -> Result<Exit> {
     let mut shown: Vec<Phase> = steps.iter().map(|s| s.phase).collect();
     shown.dedup();
     let doc = RunbookDoc {
-        schema: crate::schema::RUNBOOK,
+        schema: mpt_base::schema::RUNBOOK,
         phases: &shown,
         steps: &steps,
         summary: StepTally {
@@ -205,7 +205,7 @@ fn print_step(ctx: &Ctx, w: &mut dyn Write, s: &Step) -> std::io::Result<()> {
 fn print_applied(ctx: &Ctx, a: &Applied) -> Result<()> {
     let doc = serde_json::to_value(AppliedDoc {
         applied: a,
-        schema: crate::schema::RUNBOOK_APPLY,
+        schema: mpt_base::schema::RUNBOOK_APPLY,
     })
     .unwrap_or_default();
     ctx.out.emit(&doc, |w| {

@@ -17,17 +17,17 @@ fn every_file_mpt_writes_is_in_the_files_table() {
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
     let dir = Path::new("/state");
     let palace = Path::new("/palace");
-    let key = crate::paths::edge::palace_key(palace);
-    let env = crate::config::Env::from_pairs([("HOME", "/h")]);
-    let owner = crate::mcp::owner_socket::OwnerPaths::in_dir(&env, dir, palace);
-    let pull = crate::coord::puller::PullPaths::in_dir(dir, palace);
-    let gateway = crate::gateway::state::StateDir {
+    let key = mpt_base::paths::edge::palace_key(palace);
+    let env = mpt_base::config::Env::from_pairs([("HOME", "/h")]);
+    let owner = mpt_mcp::owner_socket::OwnerPaths::in_dir(&env, dir, palace);
+    let pull = mpt_coord::puller::PullPaths::in_dir(dir, palace);
+    let gateway = mpt_gateway::state::StateDir {
         root: dir.to_path_buf(),
     };
-    let feed = crate::feed::state::feed_home(&env).unwrap();
-    let (state, lock) = crate::feed::state::state_and_lock(&feed, &feed.join("staged"), true);
+    let feed = mpt_feed::state::feed_home(&env).unwrap();
+    let (state, lock) = mpt_feed::state::state_and_lock(&feed, &feed.join("staged"), true);
     let (other_state, other_lock) =
-        crate::feed::state::state_and_lock(&feed, Path::new("/elsewhere"), false);
+        mpt_feed::state::state_and_lock(&feed, Path::new("/elsewhere"), false);
     let mut files: Vec<String> = [
         &owner.socket,
         &owner.lock,
@@ -56,9 +56,9 @@ fn every_file_mpt_writes_is_in_the_files_table() {
     .collect();
     // What `mpt join` keeps on a device, named as the table names them.
     for p in [
-        crate::paths::device::token_file(&env, "<device>").unwrap(),
-        crate::paths::device::pinned_ca(&env, "<host>").unwrap(),
-        crate::paths::device::join_record(&env).unwrap(),
+        mpt_base::paths::device::token_file(&env, "<device>").unwrap(),
+        mpt_base::paths::device::pinned_ca(&env, "<host>").unwrap(),
+        mpt_base::paths::device::join_record(&env).unwrap(),
     ] {
         let name = p.file_name().unwrap().to_string_lossy();
         files.push(
@@ -75,10 +75,10 @@ fn every_file_mpt_writes_is_in_the_files_table() {
     files.extend(
         [
             "outbox.sqlite3",
-            crate::config::FILE_NAME,
+            mpt_base::config::FILE_NAME,
             "audit-<seq>.jsonl",
-            crate::paths::edge::IN_PALACE,
-            crate::feed::dropin::HELPER_NAME,
+            mpt_base::paths::edge::IN_PALACE,
+            mpt_feed::dropin::HELPER_NAME,
             "~/.mempalace/edge",
             "$XDG_RUNTIME_DIR/mpt",
             "$XDG_STATE_HOME/mpt/feed",

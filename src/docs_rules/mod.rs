@@ -53,21 +53,9 @@ fn headings(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// The production sources under src/, each with its text.
+/// The production sources of every crate, each with its text.
 fn sources() -> Vec<(PathBuf, String)> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&root().join("src"), &mut files);
-    files
+    crate::house_rules::source_files()
         .into_iter()
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();
@@ -322,7 +310,7 @@ fn variables_in_code() -> BTreeSet<String> {
 #[test]
 fn the_catalog_of_mpts_variables_is_every_one_its_code_reads() {
     let code = variables_in_code();
-    let listed: BTreeSet<String> = crate::config::vars::MPT
+    let listed: BTreeSet<String> = mpt_base::config::vars::MPT
         .iter()
         .map(|v| v.to_string())
         .collect();
@@ -330,7 +318,7 @@ fn the_catalog_of_mpts_variables_is_every_one_its_code_reads() {
     let stale: Vec<_> = listed.difference(&code).collect();
     assert!(
         unlisted.is_empty() && stale.is_empty(),
-        "src/config/vars.rs's MPT lacks {unlisted:?} and lists {stale:?} no code reads"
+        "crates/mpt-base/src/config/vars.rs's MPT lacks {unlisted:?} and lists {stale:?} no code reads"
     );
 }
 
@@ -356,7 +344,7 @@ fn every_fact_a_user_relies_on_is_written_down() {
         }
     }
     // Every `--json` schema name.
-    let schema = std::fs::read_to_string(root().join("src/schema.rs")).unwrap();
+    let schema = std::fs::read_to_string(root().join("crates/mpt-base/src/schema.rs")).unwrap();
     for line in schema.lines().filter(|l| l.starts_with("pub const")) {
         let name = line.split('"').nth(1).unwrap();
         if !text.contains(name) {

@@ -2,8 +2,8 @@
 //! new primary (seed it: `mpt outbox backfill`) told apart from a URL that points at the wrong host.
 
 use super::{Check, Inputs, Status};
-use crate::outbox::{self, OpState};
-use crate::palace::chroma;
+use mpt_outbox::{self as outbox, OpState};
+use mpt_palace::chroma;
 
 /// What this device knows that tells the two cases apart.
 struct Seen {

@@ -2,8 +2,8 @@
 //! through every symlink, dated by mtime, and the capability tokens it carries.
 
 use super::{Check, Inputs, Status};
-use crate::feed::dropin::{feed_bin_name, resolve_feed_bin, same_file};
-use crate::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
+use mpt_feed::dropin::{feed_bin_name, resolve_feed_bin, same_file};
+use mpt_palace::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
 
 pub fn check(inputs: &Inputs) -> Check {
     let c = pi_extension(inputs);
@@ -61,7 +61,7 @@ fn pi_extension(inputs: &Inputs) -> Check {
     }
     c = c.evidence(feeder(&inputs.env));
     if let Ok(config) = &inputs.config {
-        c = c.evidence(crate::feed::fleet::destination(config, &inputs.env));
+        c = c.evidence(mpt_feed::fleet::destination(config, &inputs.env));
     }
     let edge_opt_in = inputs
         .config
@@ -102,19 +102,19 @@ fn iso_date(t: std::time::SystemTime) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    crate::time::format_iso_utc(secs)
+    mpt_base::time::format_iso_utc(secs)
 }
 
 /// What feeds opencode's conversations here: no bridge does, so `mpt feed` run by the user (or a
 /// timer); its database, whether this mpt reads its schema, and when it was last fed. `None`
 /// when opencode has neither a database nor a config here.
 fn opencode_feeder(inputs: &Inputs) -> Option<String> {
-    use crate::feed::opencode::{db, schema};
+    use mpt_feed::opencode::{db, schema};
     let env = &inputs.env;
-    let db_path = crate::harness::opencode::database(env)?;
+    let db_path = mpt_palace::harness::opencode::database(env)?;
     let cmd = "`mpt feed mine --harness opencode --reason manual`";
     if !db_path.is_file() {
-        let installed = crate::harness::opencode::global_dir(env).is_some_and(|d| d.is_dir());
+        let installed = mpt_palace::harness::opencode::global_dir(env).is_some_and(|d| d.is_dir());
         return installed.then(|| {
             format!(
                 "feeder for opencode: nothing to feed yet (no database at {})",
@@ -134,8 +134,8 @@ fn opencode_feeder(inputs: &Inputs) -> Option<String> {
         .config
         .as_ref()
         .map(|c| c.feed.opencode_wing.clone())
-        .unwrap_or_else(|_| crate::config::feed::DEFAULT_OPENCODE_WING.to_string());
-    let last = crate::feed::state::feed_home(env).ok().and_then(|feed| {
+        .unwrap_or_else(|_| mpt_base::config::feed::DEFAULT_OPENCODE_WING.to_string());
+    let last = mpt_feed::state::feed_home(env).ok().and_then(|feed| {
         let state = feed.join("opencode/state.json");
         std::fs::metadata(state).ok()?.modified().ok()
     });
@@ -150,7 +150,7 @@ fn opencode_feeder(inputs: &Inputs) -> Option<String> {
 
 /// What the bridge's feeder (`MEMPALACE_FEED_BIN`, default `mempalace-pi-session`) resolves to:
 /// mpt's drop-in, another program, or nothing.
-fn feeder(env: &crate::config::Env) -> String {
+fn feeder(env: &mpt_base::config::Env) -> String {
     let name = feed_bin_name(env);
     let Some(found) = resolve_feed_bin(env) else {
         return format!(

@@ -3,8 +3,8 @@
 //! under the edge, where it is live and holds the writes not flushed yet).
 
 use super::{Check, Inputs, Status};
-use crate::palace::chroma;
-use crate::palace::procs::{self, Proc, Role};
+use mpt_palace::chroma;
+use mpt_palace::procs::{self, Proc, Role};
 
 pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
     let id = "half-flip";
@@ -15,14 +15,14 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
         Ok(c) => (
             c.remote
                 .as_ref()
-                .map(|r| crate::secrets::redact_url(&r.url)),
-            c.origins.remote_url == crate::config::device::Origin::File,
+                .map(|r| mpt_base::secrets::redact_url(&r.url)),
+            c.origins.remote_url == mpt_base::config::device::Origin::File,
         ),
         Err(_) => (
             inputs
                 .env
                 .get("MEMPALACE_REMOTE_URL")
-                .map(crate::secrets::redact_url),
+                .map(mpt_base::secrets::redact_url),
             false,
         ),
     };
@@ -45,7 +45,7 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
         let theirs = h.environ().and_then(|e| {
             e.get("MEMPALACE_REMOTE_URL")
                 .filter(|v| !v.is_empty())
-                .map(|v| crate::secrets::redact_url(v))
+                .map(|v| mpt_base::secrets::redact_url(v))
         });
         c = c.evidence(format!(
             "pid {} ({name}): MEMPALACE_REMOTE_URL {}",

@@ -2,9 +2,9 @@
 //! others may write), device tokens that never expire or expire within a week, a loose token file.
 
 use super::{Check, Inputs, Status};
-use crate::gateway::StateDir;
-use crate::gateway::keys::tokens::{Entry, TokenFile};
-use crate::gateway::state::mode;
+use mpt_gateway::StateDir;
+use mpt_gateway::keys::tokens::{Entry, TokenFile};
+use mpt_gateway::state::mode;
 
 /// A live token closer than this to its expiry is worth rotating now.
 const SOON_S: i64 = 7 * 86_400;
@@ -15,7 +15,7 @@ pub fn check(inputs: &Inputs) -> Check {
         Err(e) => return Check::new("gateway", Status::Skip, e.message),
     };
     if dir.policy().exists()
-        && let Err(e) = crate::gateway::decide::policy::Policy::load(&dir.policy())
+        && let Err(e) = mpt_gateway::decide::policy::Policy::load(&dir.policy())
     {
         return Check::new(
             "gateway",
@@ -40,7 +40,7 @@ pub fn check(inputs: &Inputs) -> Check {
             .fix(e.hint.unwrap_or_default());
         }
     };
-    let now = crate::time::now_unix();
+    let now = mpt_base::time::now_unix();
     let live: Vec<_> = file
         .tokens
         .iter()
@@ -130,7 +130,7 @@ fn rotations(tokens: &[&&Entry], extra: &str) -> String {
         .map(|e| e.device.as_str())
         .filter(|d| seen.insert(*d))
         .map(|d| {
-            let file = crate::config::device_token_file(d);
+            let file = mpt_base::config::device_token_file(d);
             let extra = if extra.is_empty() {
                 String::new()
             } else {

@@ -6,12 +6,12 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Check, Inputs, Status};
-use crate::error::MptError;
-use crate::mcp::Deadline;
-use crate::mcp::http::{HttpClient, HttpOptions};
-use crate::palace::files;
-use crate::palace::kg::KgStats;
-use crate::palace::landmine::{self, KgVerdict};
+use mpt_base::error::MptError;
+use mpt_mcp::Deadline;
+use mpt_mcp::http::{HttpClient, HttpOptions};
+use mpt_palace::files;
+use mpt_palace::kg::KgStats;
+use mpt_palace::landmine::{self, KgVerdict};
 
 pub fn kg_path(inputs: &Inputs) -> Check {
     let id = "kg-path";
@@ -82,9 +82,9 @@ pub fn kg_path(inputs: &Inputs) -> Check {
 
 /// The runbook's step that leaves the link; it refuses while MemPalace holds the palace, so when
 /// mpt's own edge owner is the holder, stopping it comes first.
-fn link_fix(env: &crate::config::Env, paths: &crate::palace::PalacePaths) -> String {
+fn link_fix(env: &mpt_base::config::Env, paths: &mpt_palace::PalacePaths) -> String {
     let apply = "`mpt runbook apply kg-location --yes` leaves the link (a backup is kept; a dry run without --yes)";
-    match crate::edge::stop::OwnerHold::of(env, &paths.home, &paths.palace) {
+    match mpt_edge::stop::OwnerHold::of(env, &paths.home, &paths.palace) {
         Some(o) => format!(
             "the palace is held by {}: {}",
             o.described(),

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::{Check, Inputs, Status};
-use crate::coord::stream::{self, Refusal};
-use crate::mcp::http::{HttpClient, HttpOptions};
+use mpt_coord::stream::{self, Refusal};
+use mpt_mcp::http::{HttpClient, HttpOptions};
 
 const ID: &str = "mailbox";
 
@@ -26,8 +26,8 @@ pub async fn check(inputs: &Inputs) -> Check {
     if inputs.offline {
         return Check::new(ID, Status::Skip, "skipped (--offline)");
     }
-    let poll = crate::config::edge::mailbox_poll_floor(&inputs.env)
-        .unwrap_or(crate::config::edge::DEFAULT_MAILBOX_POLL_MS);
+    let poll = mpt_base::config::edge::mailbox_poll_floor(&inputs.env)
+        .unwrap_or(mpt_base::config::edge::DEFAULT_MAILBOX_POLL_MS);
     let opts = HttpOptions::for_remote(remote, config);
     let head = opts.connect_timeout + opts.init_timeout.unwrap_or(Duration::from_secs(10));
     let client = match HttpClient::new(opts) {

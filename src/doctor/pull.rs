@@ -2,7 +2,7 @@
 //! every round only in the owner's log otherwise), and the events it skipped as unreadable.
 
 use super::{Check, Inputs, Status};
-use crate::coord::puller::{self, PullPaths};
+use mpt_coord::puller::{self, PullPaths};
 
 const ID: &str = "pull";
 

@@ -2,8 +2,8 @@
 //! refused, failed ops (and the ops that wait for them), ops open an hour with no flusher.
 
 use super::{Check, Inputs, Status};
-use crate::mcp::route::{Route, Rule};
-use crate::outbox::{self, FlushLock, LastFlush, util};
+use mpt_mcp::route::{Route, Rule};
+use mpt_outbox::{self as outbox, FlushLock, LastFlush, util};
 
 /// An open op older than this with nothing flushing is stranded (a timer or an edge is missing).
 const STRANDED_MS: i64 = 3600 * 1000;
@@ -13,7 +13,7 @@ pub fn check(inputs: &Inputs) -> Check {
         Ok(c) => c,
         Err(e) => return super::config_broken("outbox", e),
     };
-    let path = match crate::palace::edge_outbox(
+    let path = match mpt_palace::edge_outbox(
         &inputs.env,
         config,
         inputs.palace().ok().as_ref().map(|p| p.palace.as_path()),

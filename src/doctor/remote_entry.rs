@@ -7,10 +7,10 @@ use std::os::unix::fs::PermissionsExt;
 use sha2::{Digest, Sha256};
 
 use super::{Inputs, Status};
-use crate::config::{Config, TokenSource};
-use crate::harness::opencode::Entry;
-use crate::harness::opencode::token_ref::{self, TokenRef};
-use crate::palace::procs::{Proc, Role};
+use mpt_base::config::{Config, TokenSource};
+use mpt_palace::harness::opencode::Entry;
+use mpt_palace::harness::opencode::token_ref::{self, TokenRef};
+use mpt_palace::procs::{Proc, Role};
 
 /// One finding: its status, what is wrong, the fix (the `config` check's `push`).
 type Push<'p> = &'p mut dyn FnMut(Status, String, String);
@@ -112,7 +112,7 @@ fn env_values(inputs: &Inputs, var: &str, procs: &[Proc]) -> Vec<(String, Option
             let env = p.environ()?;
             let value = env.get(var).filter(|v| !v.is_empty()).cloned();
             if let Some(v) = &value {
-                crate::secrets::register(v);
+                mpt_base::secrets::register(v);
             }
             Some((format!("{{env:{var}}} in opencode pid {}", p.pid), value))
         })
@@ -168,6 +168,6 @@ fn file_value(path: &std::path::Path) -> Result<String, (Status, String, String)
             format!("put the token in {shown}"),
         ));
     }
-    crate::secrets::register(&token);
+    mpt_base::secrets::register(&token);
     Ok(token)
 }

@@ -5,12 +5,12 @@
 //! authenticate (`remote_entry`).
 
 use super::{Check, Finding, Inputs, Status};
-use crate::config::{Config, TokenSource};
-use crate::harness::opencode::{self, Wiring};
 use crate::mailbox::{NOTIFY_VAR, NotifyMode};
-use crate::palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks};
-use crate::palace::procs::Proc;
-use crate::which::which;
+use mpt_base::config::{Config, TokenSource};
+use mpt_base::which::which;
+use mpt_palace::harness::opencode::{self, Wiring};
+use mpt_palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks};
+use mpt_palace::procs::Proc;
 
 /// Knobs `mpt config` does not parse itself but other commands and the bridge do.
 const MILLIS_KNOBS: &[&str] = &[
@@ -104,14 +104,14 @@ pub fn check<'a>(inputs: &Inputs, procs: &dyn Fn() -> &'a [Proc]) -> Check {
 /// `MPT_*`/`MEMPALACE_*` variables set here that neither mpt nor MemPalace 3.11 reads
 /// (`config::vars`), each with the nearest known name.
 fn unknown_variables(inputs: &Inputs) -> Vec<Finding> {
-    use crate::config::vars;
+    use mpt_base::config::vars;
     inputs
         .env
         .names()
         .filter(|n| n.starts_with("MPT_") || n.starts_with("MEMPALACE_"))
         .filter(|n| !vars::known(n))
         .map(|n| {
-            let near = crate::suggest::closest(n, vars::all());
+            let near = mpt_base::suggest::closest(n, vars::all());
             Finding {
                 status: Status::Warn,
                 what: format!(
@@ -143,14 +143,14 @@ fn config_findings<'a>(
             push(Status::Warn, "MEMPALACE_REMOTE_URL is set without MEMPALACE_PI_DEVICE: provenance stamping and the mailbox are inert".into(), "export MEMPALACE_PI_DEVICE=<this machine's name>".into());
         }
         // Feeding is pi's: without pi there is nothing to feed and nothing to warn about.
-        let pi_here = crate::harness::pi::agent_dir(&inputs.env).is_ok_and(|d| d.exists());
+        let pi_here = mpt_palace::harness::pi::agent_dir(&inputs.env).is_ok_and(|d| d.exists());
         if feed_on && pi_here && inputs.env.get("MEMPALACE_PI_SSH_TARGET").is_none() {
             push(Status::Warn, "remote feeding needs MEMPALACE_PI_SSH_TARGET: without it transcripts are silently not fed".into(), "export MEMPALACE_PI_SSH_TARGET=user@palace-host (and MEMPALACE_PI_REMOTE_PATH), or MEMPALACE_FEED=0".into());
         }
         // Both set: the variable wins (issue 56, item 15); a file that says otherwise is stale.
         if let Some((token, TokenSource::Env)) = &remote.token
             && let Some(file) = inputs.env.get("MPT_TOKEN_FILE").filter(|f| !f.is_empty())
-            && let Ok(other) = crate::config::read_token_file(std::path::Path::new(file))
+            && let Ok(other) = mpt_base::config::read_token_file(std::path::Path::new(file))
             && other.expose() != token.expose()
         {
             push(
@@ -162,7 +162,8 @@ fn config_findings<'a>(
             );
         }
         if let Some((_, TokenSource::File(p))) = &remote.token
-            && std::fs::read_to_string(p).is_ok_and(|t| crate::config::env_line_token(&t).is_some())
+            && std::fs::read_to_string(p)
+                .is_ok_and(|t| mpt_base::config::env_line_token(&t).is_some())
         {
             push(
                 Status::Warn,
@@ -202,9 +203,9 @@ fn config_findings<'a>(
         push(Status::Fail, format!("MEMPALACE_EDGE=1 with the local palace {} on {fs}: un-flushed writes are lost when the container is recreated", paths.palace.display()), "mount a volume at the palace's parent (e.g. devbox-palace:/home/developer/.mempalace) before opting in".into());
     }
     if let Ok(paths) = inputs.palace()
-        && !crate::paths::edge::writable(&paths.locks_dir)
+        && !mpt_base::paths::edge::writable(&paths.locks_dir)
     {
-        let state = crate::paths::edge::EdgeDir::for_palace(&paths.home, &paths.palace);
+        let state = mpt_base::paths::edge::EdgeDir::for_palace(&paths.home, &paths.palace);
         push(
             Status::Fail,
             format!(

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::*;
-use crate::config::{Config, Env};
+use mpt_base::config::{Config, Env};
 
 #[test]
 fn every_check_is_reachable_by_its_id() {

@@ -7,12 +7,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Check, Inputs, Status};
-use crate::config::{Config, Remote};
-use crate::error::MptError;
-use crate::mcp::client::local_child_program;
-use crate::mcp::route::{Dial, Route, Rule};
-use crate::mcp::{CallError, Deadline, McpClient};
-use crate::palace::paths::realpath;
+use mpt_base::config::{Config, Remote};
+use mpt_base::error::MptError;
+use mpt_mcp::client::local_child_program;
+use mpt_mcp::route::{Dial, Route, Rule};
+use mpt_mcp::{CallError, Deadline, McpClient};
+use mpt_palace::paths::realpath;
 
 const ID: &str = "transport";
 
@@ -40,7 +40,7 @@ pub async fn check(inputs: &Inputs) -> Check {
         Ok(c) => c,
         Err(e) => {
             let what = config.remote.as_ref().map_or("local".into(), |r| {
-                format!("remote {}", crate::secrets::redact_url(&r.url))
+                format!("remote {}", mpt_base::secrets::redact_url(&r.url))
             });
             return failed_with(what, e);
         }
@@ -91,7 +91,7 @@ async fn local_probe(inputs: &Inputs, config: &Config, client: McpClient) -> Che
                 Deadline::Default,
             )
             .await?;
-        Ok::<_, CallError>((hs, crate::mcp::ToolReply::from_result(&status)))
+        Ok::<_, CallError>((hs, mpt_mcp::ToolReply::from_result(&status)))
     }
     .await;
     client.shutdown().await;
@@ -222,7 +222,7 @@ async fn remote_probe(
     remote: &Remote,
     client: McpClient,
 ) -> Check {
-    let shown = crate::secrets::redact_url(&remote.url);
+    let shown = mpt_base::secrets::redact_url(&remote.url);
     let McpClient::Remote(http) = &client else {
         unreachable!("the primary's route is HTTP")
     };
@@ -246,7 +246,7 @@ async fn remote_probe(
         Ok(h) => h,
         // No token at all: the refusal's own word ("malformed") is not the cause (issue 56, 8).
         Err(CallError::Http {
-            failure: crate::mcp::HttpFailure::Unauthorized(_),
+            failure: mpt_mcp::HttpFailure::Unauthorized(_),
             ..
         }) if remote.token.is_none() => {
             return Check::new(
@@ -260,7 +260,7 @@ async fn remote_probe(
             let refused = matches!(
                 e,
                 CallError::Http {
-                    failure: crate::mcp::HttpFailure::Unauthorized(_),
+                    failure: mpt_mcp::HttpFailure::Unauthorized(_),
                     ..
                 }
             );
@@ -279,7 +279,7 @@ async fn remote_probe(
         hs.server_version().unwrap_or("?")
     ));
     // Behind `mpt gateway`: the device it takes this token for, which must be this one's name.
-    let who = crate::mcp::whoami::ask(http, Deadline::After(Duration::from_secs(10)))
+    let who = mpt_mcp::whoami::ask(http, Deadline::After(Duration::from_secs(10)))
         .await
         .ok()
         .flatten();
@@ -366,9 +366,7 @@ async fn remote_probe(
         .and_then(|u| u.host_str())
         .unwrap_or("")
         .to_string();
-    if url.as_ref().is_some_and(|u| u.scheme() == "http")
-        && !crate::mcp::agent::loopback_host(&host)
-    {
+    if url.as_ref().is_some_and(|u| u.scheme() == "http") && !mpt_mcp::agent::loopback_host(&host) {
         c.status = Status::Warn;
         c.summary = format!(
             "plaintext http:// to {host}: the token and every memory cross the network readable ({})",

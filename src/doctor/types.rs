@@ -9,10 +9,10 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use super::check_def;
-use crate::config::{Config, Env};
-use crate::error::MptError;
-use crate::palace::PalacePaths;
-use crate::palace::procs::{self, Proc};
+use mpt_base::config::{Config, Env};
+use mpt_base::error::MptError;
+use mpt_palace::PalacePaths;
+use mpt_palace::procs::{self, Proc};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -72,7 +72,7 @@ impl Check {
     /// A fix naming `DEVICE` (a gateway token's: `mpt gateway token rotate DEVICE`) names this
     /// device, when it has a name.
     pub(super) fn for_device(mut self, device: Option<&str>) -> Check {
-        self.fix = self.fix.map(|f| crate::mcp::fix_for_device(&f, device));
+        self.fix = self.fix.map(|f| mpt_mcp::fix_for_device(&f, device));
         self
     }
 }

@@ -3,9 +3,9 @@
 //! MemPalace epic #1963), and the same server registered twice for one harness.
 
 use super::{Check, Inputs, Status};
-use crate::harness::opencode::Wiring;
-use crate::palace::files;
-use crate::palace::procs::{self, Proc, Role};
+use mpt_palace::files;
+use mpt_palace::harness::opencode::Wiring;
+use mpt_palace::procs::{self, Proc, Role};
 
 pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
     let id = "writers";
@@ -82,11 +82,11 @@ pub fn check(inputs: &Inputs, procs: &[Proc]) -> Check {
 /// that frees the palace (a lingering owner keeps its child MPT_EDGE_GRACE_MS after its last
 /// session).
 fn owner_note(
-    env: &crate::config::Env,
-    paths: &crate::palace::PalacePaths,
+    env: &mpt_base::config::Env,
+    paths: &mpt_palace::PalacePaths,
     on_palace: &[&Proc],
 ) -> String {
-    let Some(o) = crate::edge::stop::OwnerHold::of(env, &paths.home, &paths.palace) else {
+    let Some(o) = mpt_edge::stop::OwnerHold::of(env, &paths.home, &paths.palace) else {
         return String::new();
     };
     if !on_palace.iter().any(|p| o.holds_as(p.pid)) {

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{MptError, Result};
-use crate::gateway::keys::token::JOIN_CODE;
+use mpt_base::error::{MptError, Result};
+use mpt_gateway::keys::token::JOIN_CODE;
 
 /// Where the code comes from.
 #[derive(Debug, Clone)]
@@ -25,7 +25,7 @@ pub fn read(from: &From) -> Result<String> {
         From::Terminal => prompt()?,
     };
     let code = raw.trim().to_string();
-    crate::secrets::register(&code);
+    mpt_base::secrets::register(&code);
     check(&code)?;
     Ok(code)
 }
@@ -37,9 +37,9 @@ pub fn check(code: &str) -> Result<()> {
     }
     let what = if code.is_empty() {
         "no join code was given".to_string()
-    } else if code.starts_with(crate::secrets::GATEWAY_TOKEN_PREFIX) {
+    } else if code.starts_with(mpt_base::secrets::GATEWAY_TOKEN_PREFIX) {
         "that is a device token (mptg_…), not a join code (mptj_…)".to_string()
-    } else if code.starts_with(crate::secrets::JOIN_CODE_PREFIX) {
+    } else if code.starts_with(mpt_base::secrets::JOIN_CODE_PREFIX) {
         "the join code does not check out (a character mistyped or missing)".to_string()
     } else {
         "that is not a join code (they start with mptj_)".to_string()
@@ -51,7 +51,7 @@ pub fn check(code: &str) -> Result<()> {
 
 fn read_file(p: &Path) -> Result<String> {
     // Read as a token file is: a regular file of ours, 0600, bounded.
-    crate::config::read_token_file(p).map(|s| s.expose().to_string())
+    mpt_base::config::read_token_file(p).map(|s| s.expose().to_string())
 }
 
 /// Asks on the controlling terminal, not echoed.
@@ -74,7 +74,7 @@ mod tests {
     fn a_token_or_a_mistyped_code_is_refused_before_any_request() {
         let (_, code) = JOIN_CODE.mint().unwrap();
         assert!(check(&code).is_ok());
-        let (_, token) = crate::gateway::keys::token::mint().unwrap();
+        let (_, token) = mpt_gateway::keys::token::mint().unwrap();
         let e = check(&token).unwrap_err();
         assert!(e.message.contains("device token"), "{}", e.message);
         let e = check(&code[..code.len() - 1]).unwrap_err();

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::Secret;
-use crate::error::{ErrorKind, MptError, Result};
+use mpt_base::config::Secret;
+use mpt_base::error::{ErrorKind, MptError, Result};
 
 /// What the gateway gave: the device it knows this code for, and its token.
 #[derive(Debug)]
@@ -34,7 +34,7 @@ pub async fn exchange(origin: &reqwest::Url, code: &str, ca_file: Option<&Path>)
     let url = origin
         .join("/join")
         .map_err(|e| MptError::usage(format!("{origin}: {e}")))?;
-    let client = crate::mcp::agent::builder(ca_file)?
+    let client = mpt_mcp::agent::builder(ca_file)?
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(30))
         .redirect(reqwest::redirect::Policy::none())
@@ -57,7 +57,7 @@ pub async fn exchange(origin: &reqwest::Url, code: &str, ca_file: Option<&Path>)
         200 => {
             let r: Reply = serde_json::from_slice(&body)
                 .ok()
-                .filter(|r: &Reply| r.schema == crate::schema::GATEWAY_JOIN)
+                .filter(|r: &Reply| r.schema == mpt_base::schema::GATEWAY_JOIN)
                 .ok_or_else(|| {
                     MptError::new(
                         ErrorKind::Protocol,
@@ -122,7 +122,7 @@ fn unreachable(origin: &reqwest::Url, e: &reqwest::Error) -> MptError {
     }
     MptError::new(
         ErrorKind::Unavailable,
-        format!("cannot reach the gateway at {origin}: {}", crate::secrets::scrubbed(e.to_string())),
+        format!("cannot reach the gateway at {origin}: {}", mpt_base::secrets::scrubbed(e.to_string())),
     )
     .with_hint("is `mpt gateway serve` running on the primary host, and is this the URL devices reach it at?")
 }

@@ -10,11 +10,11 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use sha2::{Digest, Sha256};
 
-use crate::error::{ErrorKind, MptError, Result};
+use mpt_base::error::{ErrorKind, MptError, Result};
 
 /// The pin of a certificate: the SHA-256 of its DER, in hex (`sha256:` in front allowed).
 pub fn fingerprint(cert: &[u8]) -> String {
-    crate::hex::hex(&Sha256::digest(cert))
+    mpt_base::hex::hex(&Sha256::digest(cert))
 }
 
 /// A pin as given: 64 hex digits, an optional `sha256:` before them; exit 2 otherwise.
@@ -108,7 +108,7 @@ pub fn write_pem(path: &Path, cert: &CertificateDer<'_>) -> Result<()> {
         pem.push('\n');
     }
     pem.push_str("-----END CERTIFICATE-----\n");
-    crate::private_fs::write_private(path, pem.as_bytes())
+    mpt_base::private_fs::write_private(path, pem.as_bytes())
         .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
 }
 

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{MptError, Result};
+use mpt_base::error::{MptError, Result};
 
-pub const SCHEMA: &str = crate::schema::JOIN_RECORD;
+pub const SCHEMA: &str = mpt_base::schema::JOIN_RECORD;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,8 +40,8 @@ pub struct Before {
 }
 
 /// Its place: `$XDG_CONFIG_HOME/mpt/joined.json`.
-pub fn path(env: &crate::config::Env) -> Result<PathBuf> {
-    crate::paths::device::join_record(env)
+pub fn path(env: &mpt_base::config::Env) -> Result<PathBuf> {
+    mpt_base::paths::device::join_record(env)
 }
 
 impl Record {
@@ -65,7 +65,7 @@ impl Record {
     pub fn write(&self, path: &Path) -> Result<()> {
         let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
         text.push('\n');
-        crate::private_fs::write_private(path, text.as_bytes())
+        mpt_base::private_fs::write_private(path, text.as_bytes())
             .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
     }
 }

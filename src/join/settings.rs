@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::error::{MptError, Result};
+use mpt_base::error::{MptError, Result};
 
 /// One setting and what the file holds for it now (`to` null: the key removed).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -41,7 +41,7 @@ pub struct Plan {
 pub fn plan(path: &Path, wanted: Vec<(&'static str, Value)>) -> Result<Plan> {
     let doc = match std::fs::read(path) {
         Ok(bytes) => {
-            let text = crate::config::read::config_text(&bytes, path)?;
+            let text = mpt_base::config::read::config_text(&bytes, path)?;
             match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(m)) => m,
                 Ok(_) | Err(_) => {
@@ -93,7 +93,7 @@ impl Plan {
             };
         }
         let backup = if self.path.exists() {
-            Some(crate::backup::beside(&self.path)?)
+            Some(mpt_base::backup::beside(&self.path)?)
         } else {
             None
         };
@@ -107,7 +107,7 @@ impl Plan {
         }
         let mut text = serde_json::to_string_pretty(&Value::Object(self.doc)).unwrap_or_default();
         text.push('\n');
-        crate::private_fs::write_private(&self.path, text.as_bytes())
+        mpt_base::private_fs::write_private(&self.path, text.as_bytes())
             .map_err(|e| MptError::io(format!("writing {}", self.path.display()), &e))?;
         Ok(backup)
     }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::config::Env;
-use crate::error::{MptError, Result};
+use mpt_base::config::Env;
+use mpt_base::error::{MptError, Result};
 
 /// The units' name.
 const UNIT: &str = "mpt-flush";
@@ -78,7 +78,7 @@ pub fn install(env: &Env, mpt: &Path) -> Result<Timer> {
     if let Err(why) = user_manager() {
         return Ok(cron(mpt, why));
     }
-    let dir = crate::paths::device::systemd_user_units(env)?;
+    let dir = mpt_base::paths::device::systemd_user_units(env)?;
     std::fs::create_dir_all(&dir)
         .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
     let service = dir.join(format!("{UNIT}.service"));
@@ -112,7 +112,7 @@ pub fn install(env: &Env, mpt: &Path) -> Result<Timer> {
 /// The timer taken away (`mpt join --leave`): the units stopped and removed where they are;
 /// the line to remove a cron entry otherwise (mpt does not edit a crontab). What it did, in words.
 pub fn remove(env: &Env) -> Result<String> {
-    let dir = crate::paths::device::systemd_user_units(env)?;
+    let dir = mpt_base::paths::device::systemd_user_units(env)?;
     let timer = dir.join(format!("{UNIT}.timer"));
     if !timer.exists() {
         return Ok(format!(

@@ -1,7 +1,7 @@
 //! The gateway's address as `mpt join` takes it: scheme, host and port (a trailing `/mcp`
 //! allowed), plain http only to this host unless a tunnel is said to encrypt the link.
 
-use crate::error::{MptError, Result};
+use mpt_base::error::{MptError, Result};
 
 /// The gateway's origin from what the user typed (a trailing `/mcp` or `/` allowed); plain
 /// http only to this host unless `allow_insecure`.
@@ -12,7 +12,7 @@ pub fn origin(url: &str, allow_insecure: bool) -> Result<reqwest::Url> {
         )
     };
     let parsed = reqwest::Url::parse(url).map_err(|_| bad("is not a URL"))?;
-    if crate::secrets::has_userinfo(&parsed) {
+    if mpt_base::secrets::has_userinfo(&parsed) {
         return Err(bad(
             "carries a user name or password: mpt never puts a secret in a URL",
         ));
@@ -20,7 +20,7 @@ pub fn origin(url: &str, allow_insecure: bool) -> Result<reqwest::Url> {
     let host = parsed.host_str().ok_or_else(|| bad("has no host"))?;
     match parsed.scheme() {
         "https" => {}
-        "http" if allow_insecure || crate::mcp::agent::loopback_host(host) => {}
+        "http" if allow_insecure || mpt_mcp::agent::loopback_host(host) => {}
         "http" => {
             return Err(MptError::refused(format!(
                 "'{url}' is plain http to another host: the join code and the token would cross the network readable"

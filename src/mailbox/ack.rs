@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::error::Result;
-use crate::mcp::{CallError, Deadline, HttpFailure, McpClient};
-use crate::outbox::{NewOp, OpenOptions, Origin, Outbox};
+use mpt_base::error::Result;
+use mpt_mcp::{CallError, Deadline, HttpFailure, McpClient};
+use mpt_outbox::{NewOp, OpenOptions, Origin, Outbox};
 
 /// The tool an ack is.
 pub const TOOL: &str = "mempalace_event_ack";

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::offline::Source;
 use super::{Announcement, Ask, Derivation, Route};
-use crate::coord::follow::Mode;
+use mpt_coord::follow::Mode;
 
 /// `mpt mailbox --json` (`mpt.mailbox/v1`): the derivation, then the counts and where it came from.
 #[derive(Debug, Serialize)]

@@ -1,5 +1,5 @@
 //! The mailbox: what this device owes, derived from the coordination log's events (`derive`, pure),
-//! read from the primary or offline from the local copy (`offline`, on `crate::coord`), then announced.
+//! read from the primary or offline from the local copy (`offline`, on `mpt_coord`), then announced.
 
 // Flow for `mpt mailbox`: fetch the open asks (all pages; matched to this device's identities
 // locally, `Me`) and each addressee's own events, then `derive` → print `Derivation::owed`,
@@ -21,12 +21,12 @@ pub mod route;
 pub mod text;
 pub mod tmux;
 
-pub use crate::coord::{Event, Me, Parsed, parse_events};
 pub use announce::{Announcement, Announcer, Why};
 pub use derive::{
     Ask, BROADCAST, CANDIDATE_STATUS, Derivation, Stats, TERMINAL_STATUSES, derive, derive_parsed,
 };
 pub use dormancy::{Dormancy, DormancyState, Fs, MAX_CONDITIONS, StdFs};
+pub use mpt_coord::{Event, Me, Parsed, parse_events};
 pub use notify::{
     DELIVERY_NOTE, NOTIFY_VAR, Notification, NotifyMode, TEST_NOTIFICATION, desktop_bytes,
     notification_for, osc99, osc777, plain, plain_delivery, prefers_kitty, sanitize_field,
@@ -35,4 +35,4 @@ pub use notify::{
 pub use route::{Route, Verdict, verdict};
 
 /// `schema` of `mpt mailbox --json`.
-pub const SCHEMA: &str = crate::schema::MAILBOX;
+pub const SCHEMA: &str = mpt_base::schema::MAILBOX;

@@ -7,16 +7,16 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Derivation, Me, StdFs};
-use crate::config::{Config, Env};
-use crate::coord::local::{self, LocalEvents};
-use crate::coord::pages;
-use crate::coord::puller::{self, PullPaths};
-use crate::coord::union::{self, Order};
-use crate::error::{MptError, Result};
-use crate::mcp::McpClient;
-use crate::outbox::{self, Outbox};
-use crate::palace::PalacePaths;
-use crate::{log_debug, log_warn};
+use mpt_base::config::{Config, Env};
+use mpt_base::error::{MptError, Result};
+use mpt_base::{log_debug, log_warn};
+use mpt_coord::local::{self, LocalEvents};
+use mpt_coord::pages;
+use mpt_coord::puller::{self, PullPaths};
+use mpt_coord::union::{self, Order};
+use mpt_mcp::McpClient;
+use mpt_outbox::{self as outbox, Outbox};
+use mpt_palace::PalacePaths;
 
 /// This device's side: its palace's log, the edge's pull record and the outbox's id map.
 pub struct LocalLog {
@@ -29,7 +29,7 @@ pub struct LocalLog {
 impl LocalLog {
     pub fn new(env: &Env, config: &Config, paths: Option<PalacePaths>) -> LocalLog {
         let outbox =
-            crate::palace::edge_outbox(env, config, paths.as_ref().map(|p| p.palace.as_path()))
+            mpt_palace::edge_outbox(env, config, paths.as_ref().map(|p| p.palace.as_path()))
                 .ok()
                 .filter(|p| p.exists())
                 .zip(outbox::open_options(env).ok());
@@ -60,7 +60,7 @@ impl LocalLog {
         let replica = self
             .palace
             .as_ref()
-            .and_then(|p| crate::palace::files::replica_id(&p.palace));
+            .and_then(|p| mpt_palace::files::replica_id(&p.palace));
         let (pulled, own) = union::split_local(local, replica.as_deref());
         let map = self
             .outbox
@@ -79,7 +79,7 @@ impl LocalLog {
 /// edge's ack of an event its log lacks) as the events they will become: each answers its ask
 /// now. Its hlc is its queueing time, so it is later than what it answers.
 fn queued_acks(store: &Outbox) -> Vec<Value> {
-    use crate::outbox::OpState;
+    use mpt_outbox::OpState;
     let ops = store
         .list(&[OpState::Queued, OpState::Leased], usize::MAX, false)
         .unwrap_or_default();
@@ -229,7 +229,7 @@ impl View {
         let when = match self.last_pull_age() {
             Some(secs) => format!(
                 "as of the last pull from the primary, {} ago",
-                crate::time::human_age(secs * 1000)
+                mpt_base::time::human_age(secs * 1000)
             ),
             None => "never pulled from the primary: asks sent to you are missing".to_string(),
         };
@@ -260,10 +260,7 @@ mod tests {
         .unwrap();
         drop(c);
         let me = Me::one("pi@a");
-        let got = crate::coord::local::read(&path, &me)
-            .unwrap()
-            .unwrap()
-            .events;
+        let got = mpt_coord::local::read(&path, &me).unwrap().unwrap().events;
         let d = super::super::derive(&got, &me, 0, &StdFs);
         assert!(d.owed.is_empty(), "the local ack answers the ask: {d:?}");
     }
@@ -278,7 +275,7 @@ mod tests {
         };
         let doc = serde_json::to_value(view.source()).unwrap();
         assert_eq!(
-            crate::schema::field_names(&doc),
+            mpt_base::schema::field_names(&doc),
             ["stale", "rows_skipped", "source"]
         );
         view.stale = Some(Stale {
@@ -287,7 +284,7 @@ mod tests {
         });
         let doc = serde_json::to_value(view.source()).unwrap();
         assert_eq!(
-            crate::schema::field_names(&doc),
+            mpt_base::schema::field_names(&doc),
             [
                 "stale",
                 "rows_skipped",

@@ -6,12 +6,12 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::offline::LocalLog;
-use crate::config::{Config, Env};
-use crate::coord::puller::{self, PullPaths};
-use crate::edge::proxy::PULL_METHOD;
-use crate::log_debug;
-use crate::mcp::Deadline;
-use crate::mcp::route::{Dial, Route, Rule};
+use mpt_base::config::{Config, Env};
+use mpt_base::log_debug;
+use mpt_coord::puller::{self, PullPaths};
+use mpt_edge::proxy::PULL_METHOD;
+use mpt_mcp::Deadline;
+use mpt_mcp::route::{Dial, Route, Rule};
 
 /// A pull run by the mailbox itself waits at most this long: the primary just answered, and a
 /// prompt's `mpt mailbox --count` must not hang on a slow one for the owner's 120 s.
@@ -45,7 +45,7 @@ pub async fn local_copy(local: &LocalLog, config: &Config, env: &Env) -> Refresh
     if !paths.palace.is_dir() {
         return Refreshed::Skipped("no local palace exists (a mailbox read never creates one)");
     }
-    let child = crate::mcp::client::local_child_program(config, None).0;
+    let child = mpt_mcp::client::local_child_program(config, None).0;
     let pulls = PullPaths::new(&paths.home, &paths.palace);
     let Some(mut puller) = puller::configure(config, env, &paths.palace, &child, &pulls) else {
         return Refreshed::Skipped("pulls are off or the child cannot pull");

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::config::Env;
-use crate::which::which;
+use mpt_base::config::Env;
+use mpt_base::which::which;
 
 /// How long tmux may take to answer: a local socket answers in milliseconds, or the server is
 /// stuck (stopped, swapping) and the notification must not wait on it.
@@ -179,7 +179,7 @@ fn ask(tmux: &std::path::Path, socket: &str, args: &[&str], env: &Env) -> Result
     });
     let Ok((status, (stdout, stderr))) = rx.recv_timeout(ANSWER_DEADLINE) else {
         // The waiting thread has not reaped it yet (no answer came), so the pid is still ours.
-        crate::sys::signal(pid, crate::sys::Sig::KILL);
+        mpt_base::sys::signal(pid, mpt_base::sys::Sig::KILL);
         return Err(format!(
             "tmux ({socket}) did not answer within {} s",
             ANSWER_DEADLINE.as_secs()

@@ -7,12 +7,12 @@ use serde::Serialize;
 
 use super::scan::ScanSet;
 use super::{Inputs, STEPS, State, step_def};
-use crate::edge::stop::OwnerHold;
-use crate::error::{MptError, Result};
-use crate::palace::paths::realpath;
-use crate::palace::procs::{self, Role};
-use crate::palace::sqlite::sidecar;
-use crate::palace::{PalacePaths, files};
+use mpt_base::error::{MptError, Result};
+use mpt_edge::stop::OwnerHold;
+use mpt_palace::paths::realpath;
+use mpt_palace::procs::{self, Role};
+use mpt_palace::sqlite::sidecar;
+use mpt_palace::{PalacePaths, files};
 
 /// One change a step makes (or, in a dry run, would make).
 #[derive(Debug, Clone, Serialize)]
@@ -63,7 +63,7 @@ pub enum Verification {
         triples_via_home_path: u64,
         entities_before: u64,
         entities_after: u64,
-        verdict: crate::palace::landmine::KgVerdict,
+        verdict: mpt_palace::landmine::KgVerdict,
         legacy_moved: bool,
         ok: bool,
     },
@@ -99,7 +99,7 @@ pub fn apply(inputs: &Inputs, id: &str, yes: bool) -> Result<Applied> {
         return Err(
             MptError::usage(format!("there is no step '{id}'")).with_hint(format!(
                 "{}one of: {}",
-                crate::suggest::did_you_mean(id, ids.iter().copied()),
+                mpt_base::suggest::did_you_mean(id, ids.iter().copied()),
                 ids.join(", ")
             )),
         );
@@ -237,7 +237,7 @@ pub fn holders(paths: &PalacePaths, inputs: &Inputs) -> Vec<Holder> {
                 .map(|f| format!("has {} open", f.display()))
         };
         if let Some(why) = why {
-            let cmd = crate::palace::hygiene::redact(&p.command_line());
+            let cmd = mpt_palace::hygiene::redact(&p.command_line());
             out.push(Holder {
                 pid: Some(p.pid),
                 why: format!("{why} ({cmd})"),

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::apply::Applied;
-use crate::error::{MptError, Result};
+use mpt_base::error::{MptError, Result};
 
 /// A fresh, kept backup folder: `~/.mempalace/backups/runbook-<UTC ts>-<step>/`.
 pub(super) fn backup_dir(home: &Path, step: &str) -> Result<PathBuf> {
-    let ts: String = crate::time::format_iso_utc(crate::time::now_unix())
+    let ts: String = mpt_base::time::format_iso_utc(mpt_base::time::now_unix())
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::env_file::{interpolate, read_env, unquote};
 use super::serve_line::{ServeConfig, parse};
-use crate::palace::hygiene::words;
+use mpt_palace::hygiene::words;
 
 /// Each compose service that serves MemPalace: its command, environment, env files and ports.
 pub(super) fn compose(path: &Path, text: &str) -> Vec<ServeConfig> {

@@ -8,8 +8,8 @@ use super::apply::{Applied, Change, SecretCheck, Verification};
 use super::backup::{backup_dir, durable_copy, manifest, sh, size};
 use super::scan::{Kind, ScanSet};
 use super::{Finding, Inputs, State, Step};
-use crate::error::{MptError, Result};
-use crate::palace::hygiene::{
+use mpt_base::error::{MptError, Result};
+use mpt_palace::hygiene::{
     TOKEN_KEYS, git_tracks, git_unignored, is_comment, literal_token, redact, words,
 };
 
@@ -53,7 +53,7 @@ fn env_files(inputs: &Inputs, scan: &ScanSet) -> Vec<EnvFile> {
         out.push(EnvFile::kept(&f.path, n, None));
     }
     // A path that does not parse is the `config` check's and every command's exit 2, not ours.
-    let named = crate::config::token_file_setting(&inputs.env, inputs.config_flag.as_deref());
+    let named = mpt_base::config::token_file_setting(&inputs.env, inputs.config_flag.as_deref());
     if let Ok(Some((path, setting))) = named
         && std::fs::metadata(&path).is_ok_and(|m| m.is_file())
         && !out.iter().any(|e| e.path == path)
@@ -307,7 +307,7 @@ pub fn apply(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     manifest(&backup, &out)?;
     if !ok {
         return Err(MptError::new(
-            crate::error::ErrorKind::Io,
+            mpt_base::error::ErrorKind::Io,
             "the read-back does not match: a token file is still readable by others or not ignored",
         )
         .with_hint(format!("undo: {}", out.undo.clone().unwrap_or_default()))

@@ -3,7 +3,7 @@
 
 use super::scan::ScanSet;
 use super::{Finding, Step};
-use crate::palace::hygiene::{is_comment, runs_sync, words};
+use mpt_palace::hygiene::{is_comment, runs_sync, words};
 
 /// The docker0 gateway: reachable from the host and its containers, not from the LAN.
 pub const RECOMMENDED_BIND: &str = "172.17.0.1";

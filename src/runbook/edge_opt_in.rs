@@ -5,12 +5,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{Finding, Inputs, State, Step, cannot_run};
-use crate::config::Env;
-use crate::harness::opencode::{self, EntryKind, Wiring};
-use crate::harness::pi::{self, EDGE_TOKEN};
-use crate::palace::hygiene::ephemeral_fs;
-use crate::palace::procs::Role;
-use crate::which::which;
+use mpt_base::config::Env;
+use mpt_base::which::which;
+use mpt_palace::harness::opencode::{self, EntryKind, Wiring};
+use mpt_palace::harness::pi::{self, EDGE_TOKEN};
+use mpt_palace::hygiene::ephemeral_fs;
+use mpt_palace::procs::Role;
 
 /// `mempalace-mcp` on PATH when it is really `mpt` (a shim): its path.
 pub fn mpt_shim(env: &Env) -> Option<PathBuf> {
@@ -39,7 +39,7 @@ pub fn mpt_shim(env: &Env) -> Option<PathBuf> {
 
 /// The opt-in as this machine resolves it: the environment, else the config file.
 fn opt_in(inputs: &Inputs) -> String {
-    use crate::config::device::Origin;
+    use mpt_base::config::device::Origin;
     let env = &inputs.env;
     let from = |o: Origin| match o {
         Origin::File => " (the config file)",
@@ -197,7 +197,7 @@ pub fn r1(inputs: &Inputs) -> Step {
         .collect();
     // Or the config file a user (or `mpt join`) wrote: the only other place an opt-in may live.
     if let Ok(c) = &inputs.config {
-        use crate::config::device::Origin;
+        use mpt_base::config::device::Origin;
         if c.origins.remote_url == Origin::File {
             opted.push("remote_url (the config file)");
         }
@@ -259,7 +259,7 @@ pub fn r1(inputs: &Inputs) -> Step {
                         format!(
                             "pid {} runs `mpt edge` without MEMPALACE_EDGE=1 and a remote URL: {}",
                             p.pid,
-                            crate::palace::hygiene::redact(&p.command_line())
+                            mpt_palace::hygiene::redact(&p.command_line())
                         ),
                     )
                     .replacement(

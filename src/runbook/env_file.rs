@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::palace::hygiene::words;
+use mpt_palace::hygiene::words;
 
 /// `${VAR}`, `${VAR:-default}` and `$VAR` resolved against `env` (unset → empty, as compose does).
 pub fn interpolate(s: &str, env: &BTreeMap<String, String>) -> String {

@@ -8,9 +8,9 @@ use super::binds::{Bind, classify, exposure, fronts};
 use super::scan::ScanSet;
 use super::serve_configs::find;
 use super::{Inputs, State, Step, cannot_run};
-use crate::gateway::StateDir;
-use crate::gateway::decide::policy::Policy;
-use crate::gateway::keys::tokens::{TokenFile, TokenState};
+use mpt_gateway::StateDir;
+use mpt_gateway::decide::policy::Policy;
+use mpt_gateway::keys::tokens::{TokenFile, TokenState};
 
 /// The gateway's state folder here, when it exists.
 fn state_dir(inputs: &Inputs) -> Option<StateDir> {
@@ -113,7 +113,7 @@ pub fn known_devices(dir: &StateDir) -> BTreeSet<String> {
     if let Ok(t) = TokenFile::load(&dir.tokens()) {
         out.extend(t.tokens.into_iter().map(|e| e.device));
     }
-    if let Ok(records) = crate::gateway::record::audit::read::records(dir) {
+    if let Ok(records) = mpt_gateway::record::audit::read::records(dir) {
         out.extend(
             records
                 .iter()
@@ -225,7 +225,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet) -> Step {
 fn device_token(inputs: &Inputs) -> Option<String> {
     let config = inputs.config.as_ref().ok()?;
     let (secret, _) = config.remote.as_ref()?.token.as_ref()?;
-    crate::gateway::keys::token::parse(secret.expose()).map(str::to_string)
+    mpt_gateway::keys::token::parse(secret.expose()).map(str::to_string)
 }
 
 /// Step `gateway-tokens`: on the primary host every device in the policy holds a working
@@ -240,7 +240,7 @@ pub fn tokens(inputs: &Inputs) -> Step {
     {
         applies = true;
         let file = TokenFile::load(&dir.tokens()).unwrap_or_else(|_| TokenFile::empty());
-        let now = crate::time::now_unix();
+        let now = mpt_base::time::now_unix();
         for name in policy.devices.keys() {
             let working: Vec<_> = file
                 .tokens
@@ -304,7 +304,7 @@ pub fn tokens(inputs: &Inputs) -> Step {
     let mut s = if todo.is_empty() {
         Step::new(id, State::Done, "each device holds a token of its own")
     } else {
-        let file = crate::config::device_token_file(&device);
+        let file = mpt_base::config::device_token_file(&device);
         Step::new(id, State::ToDo, todo.join("; ")).manual(format!(
             "on the primary host: `mpt gateway token issue {device} --expires 90d --out {file}` for each device; copy that file to the device (0600) and point its MPT_TOKEN_FILE at it; once every device has its own, the shared token can leave them"
         ))
@@ -319,7 +319,7 @@ pub fn audit(inputs: &Inputs) -> Step {
     let Some(dir) = state_dir(inputs) else {
         return Step::new(id, State::NotApplicable, "no gateway here");
     };
-    let verdict = match crate::gateway::record::audit::read::verify(&dir) {
+    let verdict = match mpt_gateway::record::audit::read::verify(&dir) {
         Ok(v) => v,
         Err(e) => return cannot_run(id, &e),
     };
@@ -373,16 +373,16 @@ pub fn loose(dir: &StateDir) -> Vec<Loose> {
         (dir.last_used(), 0o077, 0o600),
         (dir.audit_head(), 0o077, 0o600),
     ];
-    if let Ok(files) = crate::gateway::record::audit::read::files(dir) {
+    if let Ok(files) = mpt_gateway::record::audit::read::files(dir) {
         want.extend(files.into_iter().map(|f| (f, 0o077, 0o600)));
     }
     let policy = dir.policy();
-    if let Some(m) = crate::gateway::state::mode(&policy) {
+    if let Some(m) = mpt_gateway::state::mode(&policy) {
         want.push((policy, 0o022, m & !0o022));
     }
     want.into_iter()
         .filter_map(|(path, bad, target)| {
-            let mode = crate::gateway::state::mode(&path)?;
+            let mode = mpt_gateway::state::mode(&path)?;
             (mode & bad != 0).then_some(Loose {
                 path,
                 mode,

@@ -9,9 +9,9 @@ use super::backup::{backup_dir, manifest, sh, size};
 use super::gateway::{known_devices, loose};
 use super::scan::ScanSet;
 use super::{Inputs, State};
-use crate::error::{ErrorKind, MptError, Result};
-use crate::gateway::StateDir;
-use crate::gateway::decide::policy::{Policy, valid_device_name};
+use mpt_base::error::{ErrorKind, MptError, Result};
+use mpt_gateway::StateDir;
+use mpt_gateway::decide::policy::{Policy, valid_device_name};
 
 /// `apply gateway-policy`: writes a starter policy (each device a member) where none exists.
 pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
@@ -40,7 +40,7 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     }
     let names: Vec<&str> = devices.iter().map(String::as_str).collect();
     let doc = StarterPolicy {
-        schema: crate::schema::GATEWAY_POLICY,
+        schema: mpt_base::schema::GATEWAY_POLICY,
         allow_sync: false,
         devices: devices
             .iter()
@@ -75,9 +75,9 @@ pub fn policy(inputs: &Inputs, scan: &ScanSet, yes: bool) -> Result<Applied> {
     if !yes {
         return Ok(out);
     }
-    dir.prepare()?;
+    mpt_gateway::state::prepare(&dir)?;
     let backup = backup_dir(&inputs.env.home()?, "gateway-policy")?;
-    crate::private_fs::write_private(&path, text.as_bytes())
+    mpt_base::private_fs::write_private(&path, text.as_bytes())
         .map_err(|e| MptError::io(format!("writing {}", path.display()), &e))?;
     out.undo = Some(format!("rm -f {}", sh(&path)));
     out.backup = Some(backup.clone());
@@ -145,7 +145,7 @@ pub fn modes(inputs: &Inputs, _scan: &ScanSet, yes: bool) -> Result<Applied> {
             .iter()
             .map(|l| ModeCheck {
                 file: l.path.clone(),
-                mode: crate::gateway::state::mode(&l.path).map(|m| format!("{m:04o}")),
+                mode: mpt_gateway::state::mode(&l.path).map(|m| format!("{m:04o}")),
             })
             .collect(),
         ok: still.is_empty(),

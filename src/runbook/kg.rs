@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::{Inputs, State, Step, cannot_run};
-use crate::palace::PalacePaths;
-use crate::palace::kg::KgStats;
-use crate::palace::landmine::{self, KgLandmine, KgVerdict};
-use crate::palace::procs::Role;
+use mpt_palace::PalacePaths;
+use mpt_palace::kg::KgStats;
+use mpt_palace::landmine::{self, KgLandmine, KgVerdict};
+use mpt_palace::procs::Role;
 
 /// What the step found and what applying it does.
 pub(super) struct Analysis {
@@ -42,7 +42,7 @@ fn show(s: &Option<KgStats>) -> String {
     })
 }
 
-pub(super) fn analyse(paths: PalacePaths) -> crate::error::Result<Analysis> {
+pub(super) fn analyse(paths: PalacePaths) -> mpt_base::error::Result<Analysis> {
     let l = landmine::inspect(&paths)?;
     let legacy_dir = paths.home.join(".mempalace");
     let mut a = Analysis {

@@ -10,11 +10,11 @@ use super::backup::{backup_dir, durable_copy, manifest, sh, size};
 use super::kg::{Analysis, analyse, describe};
 use super::scan::ScanSet;
 use super::{Inputs, State};
-use crate::error::{MptError, Result};
-use crate::palace::kg::{self, KgStats};
-use crate::palace::landmine::{self, KgVerdict};
-use crate::palace::paths::realpath;
-use crate::palace::sqlite::sidecar;
+use mpt_base::error::{MptError, Result};
+use mpt_palace::kg::{self, KgStats};
+use mpt_palace::landmine::{self, KgVerdict};
+use mpt_palace::paths::realpath;
+use mpt_palace::sqlite::sidecar;
 
 pub fn apply(inputs: &Inputs, _scan: &ScanSet, yes: bool) -> Result<Applied> {
     let paths = inputs.palace()?;
@@ -115,7 +115,7 @@ pub fn apply(inputs: &Inputs, _scan: &ScanSet, yes: bool) -> Result<Applied> {
     manifest(&backup, &out)?;
     if !ok {
         return Err(MptError::new(
-            crate::error::ErrorKind::Io,
+            mpt_base::error::ErrorKind::Io,
             format!(
                 "the read-back does not match: {} triples before, {} after ({:?}); nothing was deleted, the backup is in {}",
                 before.map_or(0, |s| s.triples),

@@ -7,8 +7,8 @@ use super::scan::ScanSet;
 use super::serve_configs::find;
 use super::serve_line::ServeConfig;
 use super::{Inputs, State, Step};
-use crate::config::ServeBind;
-use crate::palace::procs::Role;
+use mpt_base::config::ServeBind;
+use mpt_palace::procs::Role;
 
 /// How one serve configuration fares on one step: its state and the line that says why.
 type Judge = fn(&ServeConfig, &Inputs) -> (State, String);
@@ -260,7 +260,7 @@ fn port(c: &ServeConfig, inputs: &Inputs) -> (State, String) {
                     ));
                 }
                 Some(p) => {
-                    let cmd = crate::palace::hygiene::redact(&p.command_line());
+                    let cmd = mpt_palace::hygiene::redact(&p.command_line());
                     return (
                         State::ToDo,
                         format!(

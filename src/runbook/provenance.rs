@@ -4,8 +4,8 @@
 use super::edge_opt_in::mpt_shim;
 use super::scan::{Kind, ScanSet};
 use super::{Inputs, State, Step};
-use crate::harness::opencode::{EntryKind, Wiring};
-use crate::harness::pi;
+use mpt_palace::harness::opencode::{EntryKind, Wiring};
+use mpt_palace::harness::pi;
 
 const DEVICE: &str = "MEMPALACE_PI_DEVICE";
 

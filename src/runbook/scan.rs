@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::Inputs;
-use crate::palace::hygiene::is_compose_name;
-use crate::palace::paths::realpath;
+use mpt_palace::hygiene::is_compose_name;
+use mpt_palace::paths::realpath;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

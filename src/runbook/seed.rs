@@ -2,8 +2,8 @@
 //! backfill dry run finds nothing left to send and no backfill op is open (`mpt outbox backfill`).
 
 use super::{Inputs, State, Step, cannot_run};
-use crate::outbox::backfill::{self, Options};
-use crate::outbox::{OpenOptions, Outbox};
+use mpt_outbox::backfill::{self, Options};
+use mpt_outbox::{OpenOptions, Outbox};
 
 const ID: &str = "seed-primary";
 
@@ -31,21 +31,21 @@ pub fn check(inputs: &Inputs) -> Step {
         )
         .evidence(format!("palace {} does not exist", palace.palace.display()));
     }
-    let outbox = match crate::palace::edge_outbox(&inputs.env, config, Some(&palace.palace))
-        .and_then(|p| {
+    let outbox =
+        match mpt_palace::edge_outbox(&inputs.env, config, Some(&palace.palace)).and_then(|p| {
             if p.exists() {
                 Outbox::open_read_only(&p, OpenOptions::default())
             } else {
                 Ok(None)
             }
         }) {
-        Ok(o) => o,
-        Err(e) => return cannot_run(ID, &e),
-    };
+            Ok(o) => o,
+            Err(e) => return cannot_run(ID, &e),
+        };
     let read = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))
+        .map_err(|e| mpt_base::error::MptError::io("starting the async runtime", &e))
         .and_then(|rt| {
             rt.block_on(backfill::read_and_plan(
                 &inputs.env,

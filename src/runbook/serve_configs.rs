@@ -8,9 +8,9 @@ use super::compose::compose;
 use super::env_file::file_env;
 use super::scan::{Kind, ScanSet};
 use super::serve_line::{ServeConfig, parse};
-use crate::palace::hygiene::words;
-use crate::palace::procs::{self, Role};
-use crate::palace::{PalacePaths, files};
+use mpt_palace::hygiene::words;
+use mpt_palace::procs::{self, Role};
+use mpt_palace::{PalacePaths, files};
 
 /// Every serve configuration to judge: `--serve-cmd` alone when given, else all that are found.
 pub fn find(inputs: &Inputs, scan: &ScanSet) -> Vec<ServeConfig> {

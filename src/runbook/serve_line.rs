@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::env_file::interpolate;
-use crate::palace::hygiene::mempalace_subcommands;
+use mpt_palace::hygiene::mempalace_subcommands;
 
 pub const DEFAULT_PORT: u16 = 8765;
 
@@ -113,7 +113,7 @@ pub fn parse(w: &[String], vars: &BTreeMap<String, String>, source: &str) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::palace::hygiene::words;
+    use mpt_palace::hygiene::words;
 
     fn p(cmd: &str) -> ServeConfig {
         parse(&words(cmd), &BTreeMap::new(), "t").unwrap()

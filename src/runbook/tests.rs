@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::*;
-use crate::config::{Config, Env};
+use mpt_base::config::{Config, Env};
 
 fn hermetic_inputs(home: &Path) -> Inputs {
     let env = Env::from_pairs([("HOME", home.to_str().unwrap())]);

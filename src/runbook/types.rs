@@ -9,10 +9,10 @@ use serde::Serialize;
 use super::apply::Applied;
 use super::scan::ScanSet;
 use super::step_def;
-use crate::config::{Config, Env};
-use crate::error::{MptError, Result};
-use crate::palace::PalacePaths;
-use crate::palace::procs::{self, Proc};
+use mpt_base::config::{Config, Env};
+use mpt_base::error::{MptError, Result};
+use mpt_palace::PalacePaths;
+use mpt_palace::procs::{self, Proc};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -90,7 +90,7 @@ impl Finding {
     }
 
     pub fn text(mut self, line: &str) -> Finding {
-        self.text = Some(crate::palace::hygiene::redact(line.trim()));
+        self.text = Some(mpt_palace::hygiene::redact(line.trim()));
         self
     }
 
@@ -196,7 +196,7 @@ pub struct Inputs {
     /// `--serve-cmd`: the primary's command line, judged instead of what is found.
     pub serve_cmd: Option<String>,
     /// `--bind-ok`: a loopback or LAN bind chosen on purpose (else the config's `serve_bind`).
-    pub bind_ok: Option<crate::config::ServeBind>,
+    pub bind_ok: Option<mpt_base::config::ServeBind>,
     /// `--palace`: the palace (else the config's, else MemPalace's own rules).
     pub palace: Option<PathBuf>,
     /// `--device`: the fleet's device names, for a starter gateway policy.
@@ -225,7 +225,7 @@ impl Inputs {
 
     /// The primary's bind chosen on purpose, and where that was said (`--bind-ok` wins over
     /// the config's `serve_bind`).
-    pub fn deliberate_bind(&self) -> Option<(crate::config::ServeBind, String)> {
+    pub fn deliberate_bind(&self) -> Option<(mpt_base::config::ServeBind, String)> {
         if let Some(b) = self.bind_ok {
             return Some((b, format!("--bind-ok {}", bind_name(b))));
         }
@@ -239,10 +239,10 @@ impl Inputs {
     }
 }
 
-fn bind_name(b: crate::config::ServeBind) -> &'static str {
+fn bind_name(b: mpt_base::config::ServeBind) -> &'static str {
     match b {
-        crate::config::ServeBind::Loopback => "loopback",
-        crate::config::ServeBind::Lan => "lan",
+        mpt_base::config::ServeBind::Loopback => "loopback",
+        mpt_base::config::ServeBind::Lan => "lan",
     }
 }
 

@@ -4,7 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use mpt::mcp::Deadline;
+use mpt_mcp::Deadline;
 use serde_json::{Value, json};
 
 use crate::support::primary::PrimaryOpts;
@@ -975,12 +975,12 @@ json.dump({"version": __version__, "names": sorted(names)}, sys.stdout)
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["version"], mpt::config::vars::MEMPALACE_VERSION);
-    let ours: Vec<&str> = mpt::config::vars::MEMPALACE.to_vec();
+    assert_eq!(v["version"], mpt_base::config::vars::MEMPALACE_VERSION);
+    let ours: Vec<&str> = mpt_base::config::vars::MEMPALACE.to_vec();
     assert_eq!(
         v["names"],
         json!(ours),
-        "src/config/vars.rs's MEMPALACE is stale"
+        "crates/mpt-base/src/config/vars.rs's MEMPALACE is stale"
     );
 }
 

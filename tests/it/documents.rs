@@ -67,10 +67,12 @@ fn shape(doc: &Value) -> Vec<String> {
     out
 }
 
-/// The schema names `src/schema.rs` declares.
+/// The schema names `crates/mpt-base/src/schema.rs` declares.
 fn declared() -> Vec<String> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema.rs"))
-        .unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/mpt-base/src/schema.rs"),
+    )
+    .unwrap();
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("pub const "))
         .filter_map(|l| l.split('"').nth(1).map(str::to_string))
@@ -127,7 +129,7 @@ fn ask_of(url: &str, to: &str) -> String {
         c.connect().await.unwrap();
         let args = json!({"type": "task.request", "stream": "project/mpt", "room": "delegation", "from_agent": "codex@desk", "to_agent": to, "status": "open", "body": "review", "correlation_id": "c1"});
         let r = c
-            .call_tool("mempalace_event_append", args, mpt::mcp::Deadline::Default)
+            .call_tool("mempalace_event_append", args, mpt_mcp::Deadline::Default)
             .await
             .unwrap();
         r.payload["event"]["id"].as_str().unwrap().to_string()
@@ -278,7 +280,7 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
     assert!(acked["event"].is_object(), "{acked}");
     seen.borrow_mut()
         .0
-        .get_mut(mpt::schema::MAILBOX_ACK)
+        .get_mut(mpt_base::schema::MAILBOX_ACK)
         .unwrap()["event"] = json!({});
     // The record of the pulls the mailbox made from the primary (a file in the edge's folder).
     let record = find_file(&env.home(), ".pull.json").expect("the mailbox's pull wrote its record");
@@ -370,7 +372,10 @@ fn every_document_the_gateway_serves_keeps_its_field_paths_and_types() {
     let mut served = BTreeMap::new();
     served.insert(doc["schema"].as_str().unwrap().to_string(), doc.clone());
     // The line `mpt gateway serve --json` printed when it listened.
-    served.insert(mpt::schema::GATEWAY_SERVE.to_string(), s.gw.started.clone());
+    served.insert(
+        mpt_base::schema::GATEWAY_SERVE.to_string(),
+        s.gw.started.clone(),
+    );
     // An audited write that lands, so the audit chain has a head.
     let added = payload(&call(
         s.gw.port,

@@ -4,9 +4,9 @@
 
 use std::process::Command;
 
-use mpt::config::Env;
-use mpt::mcp::Deadline;
-use mpt::palace::{PalacePaths, files, kg};
+use mpt_base::config::Env;
+use mpt_mcp::Deadline;
+use mpt_palace::{PalacePaths, files, kg};
 use serde_json::json;
 
 use crate::mcp::stdio_real::real_child;
@@ -200,8 +200,8 @@ fn registry_lease_and_sidecar_of_a_real_primary() {
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let c = mpt::mcp::McpClient::Remote(
-            mpt::mcp::http::HttpClient::new(mpt::mcp::http::HttpOptions {
+        let c = mpt_mcp::McpClient::Remote(
+            mpt_mcp::http::HttpClient::new(mpt_mcp::http::HttpOptions {
                 url: p.url(),
                 token: None,
                 ca_file: None,

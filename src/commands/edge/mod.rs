@@ -11,11 +11,11 @@ use clap::{Args, Subcommand};
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
-use crate::edge::launch::Launch;
-use crate::edge::owner::OwnerPaths;
-use crate::error::{Exit, Result};
-use crate::palace::PalacePaths;
-use crate::paths::edge::EdgeDir;
+use mpt_base::error::{Exit, Result};
+use mpt_base::paths::edge::EdgeDir;
+use mpt_edge::launch::Launch;
+use mpt_edge::owner::OwnerPaths;
+use mpt_palace::PalacePaths;
 
 #[derive(Debug, Args)]
 pub struct EdgeArgs {
@@ -113,5 +113,5 @@ fn relay_runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))
+        .map_err(|e| mpt_base::error::MptError::io("starting the async runtime", &e))
 }

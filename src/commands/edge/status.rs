@@ -1,14 +1,14 @@
-//! `mpt edge status`: the edge's status document (`crate::edge::status`) printed, as JSON or as
+//! `mpt edge status`: the edge's status document (`mpt_edge::status`) printed, as JSON or as
 //! lines for people naming the one command that clears a failed op; exit 3 while the token is refused.
 
 use crate::commands::Ctx;
-use crate::edge::launch::Launch;
-use crate::edge::status::Primary;
-use crate::error::{Exit, Result};
+use mpt_base::error::{Exit, Result};
+use mpt_edge::launch::Launch;
+use mpt_edge::status::Primary;
 
 pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<Exit> {
     let (palace, paths) = (&launch.palace, &launch.paths);
-    let st = rt.block_on(crate::edge::status::collect(
+    let st = rt.block_on(mpt_edge::status::collect(
         launch.env,
         launch.config,
         paths,
@@ -27,7 +27,7 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
             }
         )?;
         if let Some(sessions) = &st.sessions {
-            let named: Vec<String> = sessions.iter().map(crate::edge::stop::describe).collect();
+            let named: Vec<String> = sessions.iter().map(mpt_edge::stop::describe).collect();
             if named.is_empty() {
                 writeln!(
                     w,
@@ -75,12 +75,12 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
             Some(Primary::Unreached(p)) => writeln!(w, "primary   {} (unreachable)", p.url)?,
         }
         if let Some((_, q)) = &st.outbox {
-            let last = q.last_flushed_at.map(crate::outbox::util::rfc3339);
+            let last = q.last_flushed_at.map(mpt_outbox::util::rfc3339);
             writeln!(
                 w,
                 "outbox    {} open, {} failed, last flush {}",
                 q.open,
-                q.count(crate::outbox::OpState::Failed),
+                q.count(mpt_outbox::OpState::Failed),
                 last.as_deref().unwrap_or("never")
             )?;
             if let Some(l) = q.last_flush_error.as_ref().filter(|l| l.error.is_some()) {
@@ -90,7 +90,7 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                     l.message().unwrap_or("")
                 )?;
                 if let Some(h) = l.hint() {
-                    writeln!(w, "          {}", crate::mcp::fix_for_device(h, device))?;
+                    writeln!(w, "          {}", mpt_mcp::fix_for_device(h, device))?;
                 }
             }
             if let Some(f) = q.first_failed() {
@@ -114,7 +114,7 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
                     w,
                     "pull      FAILING since {} (last success {ok}): {}",
                     p.failing_since.as_deref().unwrap_or("?"),
-                    crate::mcp::fix_for_device(e.lines().next().unwrap_or(""), device)
+                    mpt_mcp::fix_for_device(e.lines().next().unwrap_or(""), device)
                 )?,
             }
             if p.rows_skipped > 0 {

@@ -1,10 +1,10 @@
-//! `mpt edge stop`: the palace's owner stopped (`crate::edge::stop_owner`), what it finished and
+//! `mpt edge stop`: the palace's owner stopped (`mpt_edge::stop_owner`), what it finished and
 //! what stays queued printed; exit 6 naming the harness sessions that still use it.
 
 use crate::commands::Ctx;
-use crate::edge::launch::Launch;
-use crate::edge::stop_owner;
-use crate::error::{Exit, Result};
+use mpt_base::error::{Exit, Result};
+use mpt_edge::launch::Launch;
+use mpt_edge::stop_owner;
 
 pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<Exit> {
     let stopped = rt.block_on(stop_owner::stop(&launch.paths, |what| {
@@ -12,7 +12,7 @@ pub fn run(ctx: &Ctx, rt: &tokio::runtime::Runtime, launch: &Launch) -> Result<E
     }))?;
     let outbox_open = match &launch.config.remote {
         None => None,
-        Some(_) => crate::outbox::existing(launch.env, launch.config, Some(&launch.palace))?
+        Some(_) => mpt_outbox::existing(launch.env, launch.config, Some(&launch.palace))?
             .map(|o| o.summary().map(|s| s.open()))
             .transpose()?,
     };

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use super::WireHarness;
 use crate::commands::Ctx;
-use crate::config::Config;
-use crate::error::{Exit, MptError, Result};
-use crate::harness::wire::{self, Action, PI_EDIT, Remember, exe};
-use crate::harness::{opencode, pi};
-use crate::log_warn;
+use mpt_base::config::Config;
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::log_warn;
+use mpt_palace::harness::wire::{self, Action, PI_EDIT, Remember, exe};
+use mpt_palace::harness::{opencode, pi};
 
 pub fn run(
     ctx: &Ctx,
@@ -32,8 +32,8 @@ pub fn run(
             }
             let backup = if dry_run { None } else { wire::apply(&plan)? };
             let edge = state == wire::OptIn::Edge;
-            let doc = crate::schema::to_document(&WireOpencode {
-                schema: crate::schema::EDGE_WIRE,
+            let doc = mpt_base::schema::to_document(&WireOpencode {
+                schema: mpt_base::schema::EDGE_WIRE,
                 harness: "opencode",
                 dry_run,
                 plan: &plan,
@@ -111,7 +111,7 @@ pub(crate) fn opencode_plan(
     file: &std::path::Path,
 ) -> Result<(wire::Plan, exe::WiredExe)> {
     let mpt = chosen_mpt(ctx)?;
-    let installed = crate::which::which("mempalace-mcp", &ctx.env).is_some()
+    let installed = mpt_base::which::which("mempalace-mcp", &ctx.env).is_some()
         || config.file.child.as_ref().is_some_and(|c| c.exists());
     let plan = wire::plan_opencode(
         file,
@@ -156,8 +156,8 @@ fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
         (Some(_), true) => "wired",
         (Some(_), false) => "needs_edit",
     };
-    let doc = crate::schema::to_document(&WirePi {
-        schema: crate::schema::EDGE_WIRE,
+    let doc = mpt_base::schema::to_document(&WirePi {
+        schema: mpt_base::schema::EDGE_WIRE,
         harness: "pi",
         state,
         status,

@@ -59,7 +59,7 @@ pub struct FeedCommon {
     /// Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi
     /// with --sessions or --out)
     #[arg(long = "harness", value_enum, value_name = "HARNESS")]
-    pub harness: Vec<crate::feed::Harness>,
+    pub harness: Vec<mpt_feed::Harness>,
     /// The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for
     /// pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)
     #[arg(long, value_name = "WING")]

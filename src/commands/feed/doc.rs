@@ -8,10 +8,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Meta;
-use crate::error::Result;
-use crate::feed::fleet::Fed;
-use crate::feed::job::FeedRun;
-use crate::feed::{Harness, PrepareReport, REPORT_SCHEMA};
+use mpt_base::error::Result;
+use mpt_feed::fleet::Fed;
+use mpt_feed::job::FeedRun;
+use mpt_feed::{Harness, PrepareReport, REPORT_SCHEMA};
 
 /// The `mpt.feed.prepare/v1` document: the engine's counts plus where things are.
 pub(super) fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>) -> Result<Value> {
@@ -62,7 +62,7 @@ pub(super) fn prepare_doc(meta: &Meta, run: Option<&FeedRun>, note: Option<&str>
         elapsed_ms: run.map(|r| r.elapsed.as_secs_f64() * 1e3),
         note: note.or_else(|| run.and_then(|r| r.note.as_deref())),
     };
-    Ok(crate::schema::to_document(&doc)?)
+    Ok(mpt_base::schema::to_document(&doc)?)
 }
 
 /// `mpt.feed.prepare/v1`: the engine's counts, then where things are, the remote inbox and what
@@ -136,8 +136,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::feed::fleet::{self, Ship};
-    use crate::feed::remote::RemoteInbox;
+    use mpt_feed::fleet::{self, Ship};
+    use mpt_feed::remote::RemoteInbox;
 
     fn meta(inbox: Option<RemoteInbox>) -> Meta {
         Meta {
@@ -182,24 +182,24 @@ mod tests {
         ];
         names.extend(WHERE);
         names.extend(["fleet", "elapsed_ms", "note"]);
-        assert_eq!(crate::schema::field_names(&inactive), names);
+        assert_eq!(mpt_base::schema::field_names(&inactive), names);
 
         let dir = tempfile::tempdir().unwrap();
-        let lock = crate::lock::try_acquire(&dir.path().join("l"), "t")
+        let lock = mpt_base::lock::try_acquire(&dir.path().join("l"), "t")
             .unwrap()
             .unwrap();
-        let mut report = crate::feed::PrepareReport {
+        let mut report = mpt_feed::PrepareReport {
             schema: REPORT_SCHEMA,
             source_skipped: Some("locked".into()),
             ..Default::default()
         };
         report
             .skipped
-            .insert(crate::feed::SkipReason::TooFewUserTurns, 1);
+            .insert(mpt_feed::SkipReason::TooFewUserTurns, 1);
         let run = FeedRun {
             report,
             mine_source: Some("/stage".into()),
-            pushed: Some(crate::feed::remote::Pushed {
+            pushed: Some(mpt_feed::remote::Pushed {
                 destination: "hub:/in/".into(),
                 elapsed: Duration::from_millis(5),
             }),
@@ -273,6 +273,6 @@ mod tests {
             "elapsed_ms",
             "note",
         ]);
-        assert_eq!(crate::schema::field_names(&ran), names);
+        assert_eq!(mpt_base::schema::field_names(&ran), names);
     }
 }

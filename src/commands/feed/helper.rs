@@ -8,8 +8,8 @@ use clap::Args;
 use clap::Parser;
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
-use crate::feed::dropin::{self, Action, HELPER_NAME};
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_feed::dropin::{self, Action, HELPER_NAME};
 
 /// `mpt feed install-helper --json` (`mpt.feed.install_helper/v1`): what was linked where, what it
 /// replaced, and whether the bridge's lookup now finds this mpt.
@@ -72,7 +72,7 @@ pub fn bridge_argv(args: &[OsString]) -> std::result::Result<Vec<OsString>, clap
 
 pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
     let dir = match args.dir {
-        Some(d) => crate::palace::paths::absolute(&d),
+        Some(d) => mpt_palace::paths::absolute(&d),
         None => ctx.env.home()?.join(".local/bin"),
     };
     let exe = std::env::current_exe().map_err(|e| MptError::io("finding mpt's own binary", &e))?;
@@ -80,7 +80,7 @@ pub fn install(ctx: &Ctx, args: FeedInstallHelperArgs) -> Result<Exit> {
     let found = dropin::resolve_feed_bin(&ctx.env);
     let bridge_runs_it = found.as_deref().is_some_and(|p| dropin::same_file(p, &exe));
     let doc = HelperDoc {
-        schema: crate::schema::FEED_INSTALL_HELPER,
+        schema: mpt_base::schema::FEED_INSTALL_HELPER,
         installed: &done,
         bridge_runs_it,
     };

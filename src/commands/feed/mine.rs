@@ -9,10 +9,10 @@ use super::FeedCommon;
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
-use crate::error::{Exit, Result};
-use crate::feed::job;
-use crate::feed::mine::{self, MineCall};
-use crate::mcp::route::Dial;
+use mpt_base::error::{Exit, Result};
+use mpt_feed::job;
+use mpt_feed::mine::{self, MineCall};
+use mpt_mcp::route::Dial;
 
 #[derive(Debug, Args)]
 pub struct FeedMineArgs {
@@ -25,7 +25,7 @@ pub struct FeedMineArgs {
     pub common: FeedCommon,
 }
 
-pub const SCHEMA: &str = crate::schema::FEED_MINE;
+pub const SCHEMA: &str = mpt_base::schema::FEED_MINE;
 
 pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
     let config = ctx.config()?;
@@ -49,7 +49,7 @@ pub fn run(ctx: &Ctx, args: FeedMineArgs) -> Result<Exit> {
 /// One harness's prepare and mine: its document and its stdout line.
 fn one(
     ctx: &Ctx,
-    config: &crate::config::Config,
+    config: &mpt_base::config::Config,
     args: &FeedMineArgs,
     plan: Plan,
 ) -> Result<(MineDoc, Option<String>)> {
@@ -104,7 +104,7 @@ fn one(
         agent: super::agent(config, meta.harness),
         deadline: config.feed.mine_timeout,
     };
-    crate::log_debug!("feed: mining {source} through {}", route.describe());
+    mpt_base::log_debug!("feed: mining {source} through {}", route.describe());
     let rt = crate::commands::runtime()?;
     let mined = rt.block_on(async {
         let dial = Dial {
@@ -149,7 +149,7 @@ fn one(
 #[derive(Debug, Serialize)]
 struct MineDoc {
     schema: &'static str,
-    harness: crate::feed::Harness,
+    harness: mpt_feed::Harness,
     active: bool,
     note: Option<String>,
     /// The harness's `mpt.feed.prepare/v1` document.
@@ -160,7 +160,7 @@ struct MineDoc {
 /// The one `mempalace_mine` call: through which writer, what, into which wing, and what it filed.
 #[derive(Debug, Serialize)]
 struct Mined {
-    route: crate::mcp::route::Route,
+    route: mpt_mcp::route::Route,
     source: String,
     wing: String,
     agent: Option<String>,

@@ -1,5 +1,5 @@
 //! `mpt feed prepare|mine`: its flags (`args.rs`) and env turned into a feed job, and its results
-//! printed (the MINE_SOURCE line, or one JSON document). The engine is `crate::feed`.
+//! printed (the MINE_SOURCE line, or one JSON document). The engine is `mpt_feed`.
 
 mod args;
 mod doc;
@@ -12,17 +12,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::commands::Ctx;
-use crate::config::Config;
-use crate::config::feed::validate_wing;
-use crate::error::{Exit, MptError, Result};
-use crate::feed::fleet::{self, FleetFeed, Ship};
-use crate::feed::job::{self, FeedJob, FeedRun};
-use crate::feed::remote::RemoteInbox;
-use crate::feed::{GateConfig, Harness, PrepareOptions, Progress, Reason};
-use crate::harness::opencode;
-use crate::palace::paths::{absolute, realpath};
 pub use args::{FeedAction, FeedArgs, FeedCommon};
 use doc::prepare_doc;
+use mpt_base::config::Config;
+use mpt_base::config::feed::validate_wing;
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_feed::fleet::{self, FleetFeed, Ship};
+use mpt_feed::job::{self, FeedJob, FeedRun};
+use mpt_feed::remote::RemoteInbox;
+use mpt_feed::{GateConfig, Harness, PrepareOptions, Progress, Reason};
+use mpt_palace::harness::opencode;
+use mpt_palace::paths::{absolute, realpath};
 
 pub fn run(ctx: &Ctx, args: FeedArgs) -> Result<Exit> {
     match args.action {
@@ -157,7 +157,7 @@ fn plan(
             let path = knobs.remote_path_or_default(config.device.as_deref());
             Some(RemoteInbox {
                 target: target.clone(),
-                path: crate::config::feed::harness_inbox(&path, harness.as_str()),
+                path: mpt_base::config::feed::harness_inbox(&path, harness.as_str()),
                 ssh_config: cfg,
             })
         }
@@ -215,13 +215,13 @@ fn plan(
             why_not: inbox.is_none().then(|| NO_WAY.to_string()),
             gateway: inbox
                 .is_none()
-                .then(|| crate::feed::upload::gateway_road(config, harness.as_str()))
+                .then(|| mpt_feed::upload::gateway_road(config, harness.as_str()))
                 .flatten(),
             inbox: inbox.clone(),
             ship_file: fleet::ship_file(&meta.state_file),
-            outbox: crate::palace::edge_outbox(&ctx.env, config, None)?,
-            outbox_opts: crate::outbox::open_options(&ctx.env)?,
-            origin: crate::outbox::Origin::from_config(config),
+            outbox: mpt_palace::edge_outbox(&ctx.env, config, None)?,
+            outbox_opts: mpt_outbox::open_options(&ctx.env)?,
+            origin: mpt_outbox::Origin::from_config(config),
             wing: meta.wing.clone(),
             agent: agent(config, harness),
         }),
@@ -341,7 +341,7 @@ fn say_fleet(ctx: &Ctx, run: &FeedRun, mining: bool) {
             &format!("local: {} staged at {src}, {how}", fed.files),
         );
     }
-    let short = |id: &str| crate::outbox::short(id).to_string();
+    let short = |id: &str| mpt_outbox::short(id).to_string();
     let (label, line) = match &fed.ship {
         Ship::NoWay { why } => ("feed", why.clone()),
         Ship::Nothing => ("feed", "primary: nothing staged to ship".to_string()),

@@ -6,8 +6,8 @@ use clap::Args;
 use super::FeedCommon;
 use super::{Plan, check_line, plans, prepare_doc, say_fleet, say_inactive, summary_line};
 use crate::commands::Ctx;
-use crate::error::{Exit, Result};
-use crate::feed::job::{self, FeedRun};
+use mpt_base::error::{Exit, Result};
+use mpt_feed::job::{self, FeedRun};
 
 #[derive(Debug, Args)]
 pub struct FeedPrepareArgs {
@@ -57,7 +57,7 @@ pub fn run(ctx: &Ctx, args: FeedPrepareArgs) -> Result<Exit> {
         sources.extend(run.mine_source.clone());
         runs.push(run);
     }
-    let doc = one_or_all(docs, crate::feed::REPORT_SCHEMA);
+    let doc = one_or_all(docs, mpt_feed::REPORT_SCHEMA);
     ctx.out.emit_typed(&doc, |w| {
         for s in &sources {
             writeln!(w, "MINE_SOURCE={s}")?;

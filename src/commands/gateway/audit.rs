@@ -5,10 +5,10 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
-use crate::gateway::StateDir;
-use crate::gateway::record::audit::read::{Query, select, verify};
-use crate::output::Style;
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::output::Style;
+use mpt_gateway::StateDir;
+use mpt_gateway::record::audit::read::{Query, select, verify};
 
 #[derive(Debug, Args)]
 pub struct GatewayAuditArgs {
@@ -43,11 +43,11 @@ pub fn run(ctx: &Ctx, dir: &StateDir, args: GatewayAuditArgs) -> Result<Exit> {
 
 /// `T` as unix seconds: an RFC 3339 time, or a duration back from now.
 fn since(t: &str) -> Result<i64> {
-    if let Some(s) = crate::time::parse_iso_utc(t) {
+    if let Some(s) = mpt_base::time::parse_iso_utc(t) {
         return Ok(s);
     }
-    crate::time::parse_duration(t)
-        .map(|d| crate::time::now_unix() - d.as_secs() as i64)
+    mpt_base::time::parse_duration(t)
+        .map(|d| mpt_base::time::now_unix() - d.as_secs() as i64)
         .map_err(|_| {
             MptError::usage(format!(
                 "--since '{t}' is neither an RFC 3339 time nor a duration"
@@ -65,7 +65,7 @@ fn show(ctx: &Ctx, dir: &StateDir, args: GatewayAuditArgs) -> Result<Exit> {
     };
     let records = select(dir, &q)?;
     let doc = super::docs::Audit {
-        schema: crate::schema::GATEWAY_AUDIT,
+        schema: mpt_base::schema::GATEWAY_AUDIT,
         records: &records,
     };
     ctx.out.emit_typed(&doc, |w| {
@@ -111,7 +111,7 @@ fn show(ctx: &Ctx, dir: &StateDir, args: GatewayAuditArgs) -> Result<Exit> {
 fn check(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
     let v = verify(dir)?;
     let doc = super::docs::Verified {
-        schema: crate::schema::GATEWAY_AUDIT_VERIFY,
+        schema: mpt_base::schema::GATEWAY_AUDIT_VERIFY,
         ok: v.bad.is_none(),
         records: v.records,
         first_seq: v.first_seq,

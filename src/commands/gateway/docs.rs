@@ -78,7 +78,7 @@ pub struct PolicyChecked<'a> {
     pub ok: bool,
     /// How many tests the policy holds.
     pub tests: usize,
-    pub failed: &'a [crate::gateway::decide::policy::Failure],
+    pub failed: &'a [mpt_gateway::decide::policy::Failure],
 }
 
 /// `mpt gateway policy explain --json` (`mpt.gateway.policy.explain/v1`).
@@ -113,7 +113,7 @@ pub struct Verified<'a> {
     pub first_seq: Option<u64>,
     pub last_seq: Option<u64>,
     pub head_seq: Option<u64>,
-    pub start: Option<&'a crate::gateway::record::audit::Start>,
+    pub start: Option<&'a mpt_gateway::record::audit::Start>,
     pub pruned: &'a [serde_json::Value],
-    pub bad: Option<&'a crate::gateway::record::audit::read::Bad>,
+    pub bad: Option<&'a mpt_gateway::record::audit::read::Bad>,
 }

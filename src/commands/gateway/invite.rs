@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
-use crate::gateway::StateDir;
-use crate::gateway::decide::policy::{Role, enroll};
-use crate::gateway::keys::envfile::write_token_file;
-use crate::gateway::keys::invites::Editor;
-use crate::time::{now_unix, parse_duration};
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::time::{now_unix, parse_duration};
+use mpt_gateway::StateDir;
+use mpt_gateway::decide::policy::{Role, enroll};
+use mpt_gateway::keys::envfile::write_token_file;
+use mpt_gateway::keys::invites::Editor;
 
 #[derive(Debug, Args)]
 pub struct GatewayInviteArgs {
@@ -101,7 +101,7 @@ pub fn run(ctx: &Ctx, dir: &StateDir, a: GatewayInviteArgs) -> Result<Exit> {
         let done = ed.revoke(&a.device, now);
         ed.commit(now)?;
         let doc = RevokedDoc {
-            schema: crate::schema::GATEWAY_INVITE_REVOKE,
+            schema: mpt_base::schema::GATEWAY_INVITE_REVOKE,
             device: &a.device,
             revoked: done.iter().map(|i| i.id.as_str()).collect(),
         };
@@ -139,7 +139,7 @@ pub fn run(ctx: &Ctx, dir: &StateDir, a: GatewayInviteArgs) -> Result<Exit> {
         .env
         .home()
         .ok()
-        .map(|h| h.join(crate::config::feed::INBOXES));
+        .map(|h| h.join(mpt_base::config::feed::INBOXES));
     let entry = enroll::entry(&a.device, a.role.role(), wings, inboxes.as_deref());
     let enrollment = enroll::plan(&dir.policy(), &a.device, entry)?;
     if enrollment.is_none() && (!a.wings.is_empty() || a.role != InviteRole::Member) {
@@ -168,7 +168,7 @@ pub fn run(ctx: &Ctx, dir: &StateDir, a: GatewayInviteArgs) -> Result<Exit> {
         None => format!("mpt join {url}"),
     };
     let doc = InviteDoc {
-        schema: crate::schema::GATEWAY_INVITE,
+        schema: mpt_base::schema::GATEWAY_INVITE,
         device: &a.device,
         policy: enrollment.as_ref().map(|e| PolicyEdit {
             file: &e.path,
@@ -244,10 +244,9 @@ fn pin_of(ctx: &Ctx, url: &str) -> Option<String> {
 /// The URL devices use, from the running gateway's `serve.json`; without one, `--url` is needed.
 fn running_url(dir: &StateDir) -> Result<reqwest::Url> {
     let hint = "give the gateway's URL as devices reach it: --url https://palace.lan:8765";
-    let record =
-        crate::gateway::serve_record::Record::load(&dir.serve_record()).ok_or_else(|| {
-            MptError::usage("no running gateway says where devices reach it").with_hint(hint)
-        })?;
+    let record = mpt_gateway::serve_record::Record::load(&dir.serve_record()).ok_or_else(|| {
+        MptError::usage("no running gateway says where devices reach it").with_hint(hint)
+    })?;
     let url = crate::join::url::origin(&record.listening, true)?;
     // Every interface is where it listens, not an address a device can use.
     let anywhere = url

@@ -1,5 +1,5 @@
 //! `mpt gateway [serve|token|audit|policy]`: argument handling and printing for the gateway
-//! engine (`crate::gateway`); serving, tokens, the audit and the policy each have their own file.
+//! engine (`mpt_gateway`); serving, tokens, the audit and the policy each have their own file.
 
 mod audit;
 mod docs;
@@ -11,10 +11,10 @@ mod token;
 use clap::{Args, Subcommand};
 
 use crate::commands::Ctx;
-use crate::error::{Exit, Result};
-use crate::gateway::StateDir;
 use audit::GatewayAuditArgs;
 use invite::GatewayInviteArgs;
+use mpt_base::error::{Exit, Result};
+use mpt_gateway::StateDir;
 use policy::GatewayPolicyArgs;
 use serve::GatewayServeArgs;
 use token::GatewayTokenArgs;

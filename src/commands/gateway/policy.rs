@@ -7,11 +7,11 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
-use crate::gateway::StateDir;
-use crate::gateway::decide::policy::{Current, Policy};
-use crate::output::Style;
-use crate::palace::catalog;
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::output::Style;
+use mpt_gateway::StateDir;
+use mpt_gateway::decide::policy::{Current, Policy};
+use mpt_palace::catalog;
 
 #[derive(Debug, Args)]
 pub struct GatewayPolicyArgs {
@@ -62,7 +62,7 @@ fn check(ctx: &Ctx, path: &Path) -> Result<Exit> {
     let policy = Policy::load(path)?;
     let failed = policy.failing_tests();
     let doc = super::docs::PolicyChecked {
-        schema: crate::schema::GATEWAY_POLICY_CHECK,
+        schema: mpt_base::schema::GATEWAY_POLICY_CHECK,
         policy: path,
         ok: failed.is_empty(),
         tests: policy.tests.len(),
@@ -135,7 +135,7 @@ fn explain(
     let v = policy.call(device, "explain", &tool, &args, &current);
     let rewrites: Vec<String> = v.rewrites.iter().map(|r| r.label()).collect();
     let doc = super::docs::Explained {
-        schema: crate::schema::GATEWAY_POLICY_EXPLAIN,
+        schema: mpt_base::schema::GATEWAY_POLICY_EXPLAIN,
         device,
         tool: &tool,
         decision: if v.decision.allowed { "allow" } else { "deny" },

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::commands::Ctx;
-use crate::config::gateway::GatewayKnobs;
-use crate::error::{Exit, Result};
-use crate::gateway::StateDir;
-use crate::gateway::serve::{Listening, ServeOptions, serve};
-use crate::gateway::serve_record::Record;
+use mpt_base::config::gateway::GatewayKnobs;
+use mpt_base::error::{Exit, Result};
+use mpt_gateway::StateDir;
+use mpt_gateway::serve::{Listening, ServeOptions, serve};
+use mpt_gateway::serve_record::Record;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -52,7 +52,7 @@ pub fn run(ctx: &Ctx, dir: StateDir, args: GatewayServeArgs) -> Result<Exit> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| crate::error::MptError::io("starting the async runtime", &e))?;
+        .map_err(|e| mpt_base::error::MptError::io("starting the async runtime", &e))?;
     let served = rt.block_on(serve(opts, |l| listening(ctx, l, &record), stopped()));
     Record::remove(&record, std::process::id());
     served?;
@@ -64,14 +64,14 @@ fn listening(ctx: &Ctx, l: &Listening, record_path: &std::path::Path) -> Result<
         ctx.out.note("note", n);
     }
     let record = Record {
-        schema: crate::schema::GATEWAY_SERVE.into(),
+        schema: mpt_base::schema::GATEWAY_SERVE.into(),
         listening: l.url.clone(),
         upstream: l.upstream.clone(),
         dir: l.dir.clone(),
         pid: std::process::id(),
     };
     record.write(record_path)?;
-    let doc = crate::schema::to_document(&record)?;
+    let doc = mpt_base::schema::to_document(&record)?;
     ctx.out.stream(&doc, |w| {
         writeln!(
             w,
@@ -90,7 +90,9 @@ async fn stopped() {
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
     ) else {
-        crate::log_warn!("cannot watch for SIGTERM and SIGINT: the gateway stops only when killed");
+        mpt_base::log_warn!(
+            "cannot watch for SIGTERM and SIGINT: the gateway stops only when killed"
+        );
         return std::future::pending().await;
     };
     tokio::select! {

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
-use crate::gateway::StateDir;
-use crate::gateway::decide::policy::Policy;
-use crate::gateway::keys::envfile::{write_token_file, write_token_line};
-use crate::gateway::keys::tokens::edit::{Editor, Issued};
-use crate::gateway::keys::tokens::{Entry, TokenFile};
-use crate::gateway::record::last_used::LastUsed;
-use crate::time::{now_unix, parse_duration};
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::time::{now_unix, parse_duration};
+use mpt_gateway::StateDir;
+use mpt_gateway::decide::policy::Policy;
+use mpt_gateway::keys::envfile::{write_token_file, write_token_line};
+use mpt_gateway::keys::tokens::edit::{Editor, Issued};
+use mpt_gateway::keys::tokens::{Entry, TokenFile};
+use mpt_gateway::record::last_used::LastUsed;
 
 #[derive(Debug, Args)]
 pub struct GatewayTokenArgs {
@@ -127,7 +127,7 @@ pub fn run(ctx: &Ctx, dir: &StateDir, action: GatewayTokenAction) -> Result<Exit
                         "{device}'s latest token {} {}: the new one replaces it, with {lifetime}",
                         p.id,
                         match p.state(now) {
-                            crate::gateway::keys::tokens::TokenState::Revoked =>
+                            mpt_gateway::keys::tokens::TokenState::Revoked =>
                                 format!("was revoked at {}", p.revoked.as_deref().unwrap_or("?")),
                             _ => format!("expired at {}", p.expires.as_deref().unwrap_or("?")),
                         }
@@ -193,7 +193,7 @@ fn deliver(ctx: &Ctx, ed: Editor, issued: Issued, to: &Delivery, old: &[Entry]) 
             .map(|_| Exit::Ok);
     }
     let doc = super::docs::Issued {
-        schema: crate::schema::GATEWAY_TOKEN,
+        schema: mpt_base::schema::GATEWAY_TOKEN,
         token_id: &e.id,
         device: &e.device,
         created: &e.created,
@@ -249,13 +249,13 @@ fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
             device: &e.device,
             state: e.state(now).as_str(),
             created: &e.created,
-            last_used: used.get(&e.id).map(crate::time::rfc3339),
+            last_used: used.get(&e.id).map(mpt_base::time::rfc3339),
             expires: e.expires.as_deref(),
             revoked: e.revoked.as_deref(),
             rotated_to: e.rotated_to.as_deref(),
         })
         .collect();
-    let invites = crate::gateway::keys::invites::InviteFile::load(&dir.invites())?;
+    let invites = mpt_gateway::keys::invites::InviteFile::load(&dir.invites())?;
     let pending: Vec<super::docs::Pending> = invites
         .pending(now)
         .map(|i| super::docs::Pending {
@@ -267,7 +267,7 @@ fn list(ctx: &Ctx, dir: &StateDir) -> Result<Exit> {
         .collect();
     let empty = rows.is_empty() && pending.is_empty();
     let doc = super::docs::Listed {
-        schema: crate::schema::GATEWAY_TOKEN_LIST,
+        schema: mpt_base::schema::GATEWAY_TOKEN_LIST,
         tokens: rows,
         pending,
     };
@@ -313,7 +313,7 @@ fn revoke(ctx: &Ctx, dir: &StateDir, target: &str) -> Result<Exit> {
     let done = ed.revoke(target, now_unix())?;
     ed.commit()?;
     let doc = super::docs::Revoked {
-        schema: crate::schema::GATEWAY_TOKEN_REVOKE,
+        schema: mpt_base::schema::GATEWAY_TOKEN_REVOKE,
         revoked: done
             .iter()
             .map(|e| super::docs::RevokedOne {

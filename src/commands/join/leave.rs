@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
 use crate::join::record::{self, Record};
 use crate::join::settings;
+use mpt_base::error::{Exit, MptError, Result};
 
 /// The settings `mpt join` writes, as the record names them.
 const KEYS: [&str; 5] = ["remote_url", "token_file", "device", "edge", "ca_file"];
@@ -50,7 +50,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     let mut unwired = Vec::new();
     for file in &rec.wired {
         let (plan, _) = crate::commands::edge::wire::opencode_plan(ctx, &config, file)?;
-        crate::harness::wire::apply(&plan)?;
+        mpt_palace::harness::wire::apply(&plan)?;
         unwired.push(file.clone());
     }
     let timer = crate::join::timer::remove(&ctx.env)?;
@@ -67,7 +67,7 @@ pub fn run(ctx: &Ctx) -> Result<Exit> {
     }
     let revoke = format!("mpt gateway token revoke {}", rec.device);
     let doc = LeaveDoc {
-        schema: crate::schema::JOIN_LEAVE,
+        schema: mpt_base::schema::JOIN_LEAVE,
         gateway: &rec.gateway,
         device: &rec.device,
         config: &rec.config_file,

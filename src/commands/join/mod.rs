@@ -11,8 +11,8 @@ use clap::Args;
 use serde_json::json;
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
 use crate::join::{code, exchange, settings};
+use mpt_base::error::{Exit, MptError, Result};
 
 #[derive(Debug, Args)]
 pub struct JoinArgs {
@@ -162,8 +162,8 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
         super::runtime()?.block_on(exchange::exchange(&origin, &code, ca_file.as_deref()))?;
     let device = joined.device.clone();
     // The token first: whatever happens next, the device holds what the code bought.
-    let token_file = crate::paths::device::token_file(&ctx.env, &device)?;
-    crate::gateway::keys::envfile::write_token_file(&token_file, joined.token.expose(), true)?;
+    let token_file = mpt_base::paths::device::token_file(&ctx.env, &device)?;
+    mpt_gateway::keys::envfile::write_token_file(&token_file, joined.token.expose(), true)?;
     let mut wanted = vec![
         ("remote_url", json!(remote_url)),
         ("token_file", json!(token_file)),
@@ -221,7 +221,7 @@ pub fn run(ctx: &Ctx, a: JoinArgs) -> Result<Exit> {
     )?;
     let verdict = steps::doctor(ctx)?;
     let doc = JoinDoc {
-        schema: crate::schema::JOIN,
+        schema: mpt_base::schema::JOIN,
         gateway: &shown,
         device: &device,
         role: joined.role.as_deref(),
@@ -317,9 +317,9 @@ fn pinned(ctx: &Ctx, origin: &reqwest::Url, pin: &str) -> Result<PathBuf> {
     let port = origin.port_or_known_default().unwrap_or(443);
     let chain = super::runtime()?.block_on(pin::presented(host, port))?;
     let cert = pin::matching(&chain, &pin, origin.as_str())?;
-    let path = crate::paths::device::pinned_ca(&ctx.env, host)?;
+    let path = mpt_base::paths::device::pinned_ca(&ctx.env, host)?;
     if let Some(dir) = path.parent() {
-        crate::private_fs::create_private_dir(dir)
+        mpt_base::private_fs::create_private_dir(dir)
             .map_err(|e| MptError::io(format!("creating {}", dir.display()), &e))?;
     }
     pin::write_pem(&path, cert)?;
@@ -328,7 +328,7 @@ fn pinned(ctx: &Ctx, origin: &reqwest::Url, pin: &str) -> Result<PathBuf> {
 
 /// The config file this device reads (and `mpt join` writes).
 fn config_file(ctx: &Ctx) -> Result<PathBuf> {
-    crate::config::chosen_file(&ctx.env, ctx.config_flag.as_deref())?
+    mpt_base::config::chosen_file(&ctx.env, ctx.config_flag.as_deref())?
         .map(|c| c.path)
         .ok_or_else(|| {
             MptError::usage("HOME is not set: mpt has no config file to write")
@@ -365,9 +365,9 @@ fn conflict(file: &Path, s: &settings::Setting) -> MptError {
 
 /// The device settings the environment sets otherwise (it wins over the file, a setting at a
 /// time), as the configuration just read says where each came from.
-fn overridden(config: &crate::config::Config, token_file: &Path) -> Vec<&'static str> {
-    use crate::config::TokenSource;
-    use crate::config::device::Origin;
+fn overridden(config: &mpt_base::config::Config, token_file: &Path) -> Vec<&'static str> {
+    use mpt_base::config::TokenSource;
+    use mpt_base::config::device::Origin;
     let o = &config.origins;
     let token_elsewhere = config
         .remote

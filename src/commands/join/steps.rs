@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use super::{Finding, Verdict, Wired};
 use crate::commands::Ctx;
-use crate::error::{MptError, Result};
-use crate::harness::wire::{self, Action};
 use crate::join::{exchange, settings};
+use mpt_base::error::{MptError, Result};
+use mpt_palace::harness::wire::{self, Action};
 
 /// `joined.json`: what this join changed, for `--leave`. A second join keeps the first one's
 /// record of the settings before (the user's own), and adds what it wired.
@@ -67,11 +67,11 @@ pub(super) fn remember(
 }
 
 /// opencode wired to the edge where it is set up here; pi's extension checked (mpt never edits it).
-pub(super) fn wire_harnesses(ctx: &Ctx, config: &crate::config::Config) -> Result<Vec<Wired>> {
+pub(super) fn wire_harnesses(ctx: &Ctx, config: &mpt_base::config::Config) -> Result<Vec<Wired>> {
     let mut out = Vec::new();
     let file = crate::commands::edge::wire::opencode_file(ctx)?;
     let present = file.parent().is_some_and(Path::exists)
-        || crate::which::which("opencode", &ctx.env).is_some();
+        || mpt_base::which::which("opencode", &ctx.env).is_some();
     if present {
         let (plan, _) = crate::commands::edge::wire::opencode_plan(ctx, config, &file)?;
         let backup = wire::apply(&plan)?;
@@ -88,10 +88,10 @@ pub(super) fn wire_harnesses(ctx: &Ctx, config: &crate::config::Config) -> Resul
             changed: !matches!(plan.action, Action::Skipped | Action::Untouched),
         });
     }
-    if let Ok(agent) = crate::harness::pi::agent_dir(&ctx.env)
-        && let Ok(Some(ext)) = crate::harness::pi::extension(&agent)
+    if let Ok(agent) = mpt_palace::harness::pi::agent_dir(&ctx.env)
+        && let Ok(Some(ext)) = mpt_palace::harness::pi::extension(&agent)
     {
-        let wired = ext.count(crate::harness::pi::EDGE_TOKEN) > 0;
+        let wired = ext.count(mpt_palace::harness::pi::EDGE_TOKEN) > 0;
         out.push(Wired {
             harness: "pi",
             file: Some(ext.resolved.clone()),

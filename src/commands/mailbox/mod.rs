@@ -8,14 +8,14 @@ use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use crate::commands::Ctx;
-use crate::error::{Exit, Result};
-use crate::log_debug;
 use crate::mailbox::offline::{LocalLog, View};
 use crate::mailbox::{self, Me, ack, docs};
-use crate::mcp::McpClient;
-use crate::mcp::route::{self, Dial, PrimaryFirst, Rule};
-use crate::palace::PalacePaths;
-use crate::time::{human_age, now_unix};
+use mpt_base::error::{Exit, Result};
+use mpt_base::log_debug;
+use mpt_base::time::{human_age, now_unix};
+use mpt_mcp::McpClient;
+use mpt_mcp::route::{self, Dial, PrimaryFirst, Rule};
+use mpt_palace::PalacePaths;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -151,13 +151,13 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
         let queue = match way {
             route::Route::EdgeOwner { .. } => None,
             _ => Some(ack::Queue {
-                path: crate::palace::edge_outbox(
+                path: mpt_palace::edge_outbox(
                     &ctx.env,
                     &config,
                     paths.as_ref().map(|p| p.palace.as_path()),
                 )?,
-                opts: crate::outbox::open_options(&ctx.env)?,
-                origin: crate::outbox::Origin::from_config(&config),
+                opts: mpt_outbox::open_options(&ctx.env)?,
+                origin: mpt_outbox::Origin::from_config(&config),
             }),
         };
         let client = way.client(&ctx.env, &config, &Dial::as_harness(&config.harness))?;
@@ -203,7 +203,7 @@ pub fn run(ctx: &Ctx, args: MailboxArgs) -> Result<Exit> {
 }
 
 fn inert(ctx: &Ctx, why: &str) -> Result<Exit> {
-    let doc = crate::schema::to_document(&docs::Inert::new(why))?;
+    let doc = mpt_base::schema::to_document(&docs::Inert::new(why))?;
     ctx.out
         .emit(&doc, |w| writeln!(w, "mailbox inactive: {why}"))?;
     Ok(Exit::Ok)
@@ -214,7 +214,7 @@ pub(super) struct Reading<'a> {
     client: &'a McpClient,
     local: &'a LocalLog,
     me: &'a Me,
-    config: &'a crate::config::Config,
+    config: &'a mpt_base::config::Config,
 }
 
 impl Reading<'_> {
@@ -237,7 +237,7 @@ async fn list(ctx: &Ctx, r: &Reading<'_>, count_only: bool) -> Result<Exit> {
     let label = r.me.label();
     let me = label.as_str();
     let d = &view.derivation;
-    let doc = crate::schema::to_document(&docs::List {
+    let doc = mpt_base::schema::to_document(&docs::List {
         derivation: d,
         schema: mailbox::SCHEMA,
         active: true,
@@ -328,8 +328,8 @@ async fn ack(
             (Value::Null, Some(op_id.clone()), *unconfirmed)
         }
     };
-    let doc = crate::schema::to_document(&docs::Ack {
-        schema: crate::schema::MAILBOX_ACK,
+    let doc = mpt_base::schema::to_document(&docs::Ack {
+        schema: mpt_base::schema::MAILBOX_ACK,
         me: &from,
         acked: a.event,
         status: a.status.as_str(),
@@ -350,7 +350,7 @@ async fn ack(
             "{} answered {} as {from}: the primary is unreachable, so the ack is queued (op {}){}; `mpt outbox flush` or the next `mpt edge` sends it, and the primary validates it",
             a.event,
             a.status.as_str(),
-            crate::outbox::short(op),
+            mpt_outbox::short(op),
             if unconfirmed { ", checked on the primary first: the send may have reached it" } else { "" }
         ),
     })?;

@@ -2,9 +2,9 @@
 //! OSC 777, through tmux, or nowhere and why), and with `--test` a test notification sent on it.
 
 use crate::commands::Ctx;
-use crate::error::{Exit, MptError, Result};
 use crate::mailbox::tmux::Passthrough;
 use crate::mailbox::{self, NOTIFY_VAR, Notification, NotifyMode, Route, docs};
+use mpt_base::error::{Exit, MptError, Result};
 
 /// `MEMPALACE_MAILBOX_NOTIFY`, or exit 2 naming the value.
 pub fn mode(ctx: &Ctx) -> Result<NotifyMode> {
@@ -26,8 +26,8 @@ pub fn run(ctx: &Ctx, test: bool) -> Result<Exit> {
         ctx.out.to_terminal(&bytes);
         written = bytes.len();
     }
-    let doc = crate::schema::to_document(&docs::Notify {
-        schema: crate::schema::MAILBOX_NOTIFY,
+    let doc = mpt_base::schema::to_document(&docs::Notify {
+        schema: mpt_base::schema::MAILBOX_NOTIFY,
         mode: mode.as_str(),
         test,
         path: verdict.path,

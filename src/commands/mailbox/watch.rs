@@ -9,14 +9,14 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::Reading;
 use crate::commands::Ctx;
-use crate::coord::follow::{self as live, Mode, Wake};
-use crate::edge::log_fanout::{ASK_EVERY, LISTENER_HARNESS, LOG_SINCE_METHOD};
-use crate::error::{Exit, MptError, Result};
 use crate::mailbox::{self, Announcer, NotifyMode, Route, docs};
-use crate::mcp::http::{HttpClient, HttpOptions};
-use crate::mcp::route::{Dial, Route as McpRoute, Rule};
-use crate::mcp::{Deadline, McpClient};
-use crate::{log_debug, log_warn};
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::{log_debug, log_warn};
+use mpt_coord::follow::{self as live, Mode, Wake};
+use mpt_edge::log_fanout::{ASK_EVERY, LISTENER_HARNESS, LOG_SINCE_METHOD};
+use mpt_mcp::http::{HttpClient, HttpOptions};
+use mpt_mcp::route::{Dial, Route as McpRoute, Rule};
+use mpt_mcp::{Deadline, McpClient};
 
 /// How long the first derivation waits for the stream to open (or be refused).
 const FIRST_MODE_WAIT: Duration = Duration::from_secs(10);
@@ -30,13 +30,13 @@ pub(super) struct Watch {
 }
 
 pub(super) async fn run(ctx: &Ctx, r: &Reading<'_>, w: Watch) -> Result<Exit> {
-    let floor = crate::config::edge::mailbox_poll_floor(&ctx.env)?;
+    let floor = mpt_base::config::edge::mailbox_poll_floor(&ctx.env)?;
     let interval = w.interval_ms.unwrap_or(floor);
     if interval < floor {
         return Err(MptError::usage(format!("--interval-ms {interval} is below the poll floor of {floor} ms (MEMPALACE_MAILBOX_POLL_MS)"))
             .with_hint("polling faster only loads the primary: raise --interval-ms, or lower MEMPALACE_MAILBOX_POLL_MS deliberately"));
     }
-    let silence = crate::config::edge::mailbox_stream_silence(&ctx.env)?;
+    let silence = mpt_base::config::edge::mailbox_stream_silence(&ctx.env)?;
     let mode = super::notify::mode(ctx)?;
     // Chosen once (tmux asked once): a tmux that drops the ping is said now, with the fix, and
     // the ping is still sent wrapped, so turning passthrough on needs no restart.
@@ -225,9 +225,9 @@ fn drain(rx: Option<&mut UnboundedReceiver<Wake>>, ctx: &Ctx, interval: u64) -> 
 fn say(ctx: &Ctx, m: &Mode, interval: u64) -> Result<()> {
     let line = m.line(interval);
     if ctx.out.json {
-        let doc = crate::schema::to_document(&docs::WatchMode {
+        let doc = mpt_base::schema::to_document(&docs::WatchMode {
             mode: m,
-            schema: crate::schema::MAILBOX_WATCH,
+            schema: mpt_base::schema::MAILBOX_WATCH,
             interval_ms: interval,
         })?;
         return ctx.out.stream(&doc, |_| Ok(()));
@@ -269,8 +269,8 @@ fn deliver(
     route: Option<&Route>,
 ) -> Result<()> {
     // One line per delivery (JSON Lines under `--json`), flushed as it comes.
-    let line = crate::schema::to_document(&docs::Delivery {
-        schema: crate::schema::MAILBOX_ANNOUNCE,
+    let line = mpt_base::schema::to_document(&docs::Delivery {
+        schema: mpt_base::schema::MAILBOX_ANNOUNCE,
         announcements: due,
         dormant_count: dormant,
         note: mailbox::DELIVERY_NOTE,

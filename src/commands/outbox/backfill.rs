@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
-use crate::config::Config;
-use crate::error::{Exit, MptError, Result};
-use crate::outbox::backfill::{self, Kind, Options, Plan, Reason, Skipped};
-use crate::outbox::{OpenOptions, Origin, Outbox};
-use crate::palace::PalacePaths;
+use mpt_base::config::Config;
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_outbox::backfill::{self, Kind, Options, Plan, Reason, Skipped};
+use mpt_outbox::{OpenOptions, Origin, Outbox};
+use mpt_palace::PalacePaths;
 
 #[derive(Debug, Args)]
 pub struct OutboxBackfillArgs {
@@ -62,7 +62,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
     existing_palace(&palace.palace)?;
     // One backfill at a time: a second would read the palace beside it and find the ledger
     // filling under it (`enqueued 0` with no reason).
-    let _lock = crate::outbox::lock::backfill_lock(path)?;
+    let _lock = mpt_outbox::lock::backfill_lock(path)?;
     let outbox = if path.exists() {
         Some(Outbox::open(path, OpenOptions::default())?)
     } else {
@@ -118,7 +118,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxBackfillArgs) ->
         .copied()
         .unwrap_or(0);
     let left = plan.left() - if apply { plan.records.len() as u64 } else { 0 };
-    let primary = crate::secrets::redact_url(&remote.url);
+    let primary = mpt_base::secrets::redact_url(&remote.url);
     let doc = report(
         &plan,
         &Report {
@@ -183,7 +183,7 @@ fn wing_patterns(globs: &[String]) -> Result<Vec<glob::Pattern>> {
 /// `YYYY-MM-DD`, then `T` (or a space) and `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`, an
 /// optional `Z`. The date must exist and the time be a time of day.
 fn since(s: &str) -> Result<String> {
-    if !crate::time::is_date_or_local_time(s) {
+    if !mpt_base::time::is_date_or_local_time(s) {
         return Err(MptError::usage(format!(
             "--since '{s}' is not a date (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM[:SS])"
         ))
@@ -242,7 +242,7 @@ struct Sent<'a> {
 
 fn report<'a>(plan: &'a Plan, r: &Report<'a>) -> BackfillDoc<'a> {
     BackfillDoc {
-        schema: crate::schema::OUTBOX_BACKFILL,
+        schema: mpt_base::schema::OUTBOX_BACKFILL,
         palace: r.palace,
         outbox: r.outbox,
         primary: r.primary,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::outbox::refs::Wait;
+use mpt_outbox::refs::Wait;
 
 /// `mpt outbox enqueue --json` (`mpt.outbox.enqueue/v1`).
 #[derive(Debug, Serialize)]
@@ -33,7 +33,7 @@ pub struct Retried<'a> {
 pub struct Dropped<'a> {
     pub schema: &'static str,
     pub outbox: &'a Path,
-    pub op: crate::outbox::OpDoc<'a>,
+    pub op: mpt_outbox::OpDoc<'a>,
 }
 
 /// `mpt outbox purge --json` (`mpt.outbox.purge/v1`).
@@ -60,10 +60,10 @@ pub struct Summary<'a> {
     pub oldest_open_age_s: Option<i64>,
     pub blocked: bool,
     pub held_back: i64,
-    pub head: Option<crate::outbox::OpDoc<'a>>,
+    pub head: Option<mpt_outbox::OpDoc<'a>>,
     pub last_local_seq: Option<i64>,
     pub flusher_pid: Option<u32>,
-    pub last_flush_error: Option<crate::outbox::LastFlushDoc<'a>>,
+    pub last_flush_error: Option<mpt_outbox::LastFlushDoc<'a>>,
     /// Writes an edge recorded before its child applied them, not yet queued or cancelled.
     pub pending_local: i64,
 }
@@ -99,7 +99,7 @@ pub struct Shown<'a> {
     pub schema: &'static str,
     pub outbox: &'a Path,
     pub op: OpWaits<'a>,
-    pub audit: &'a [crate::outbox::AuditEntry],
+    pub audit: &'a [mpt_outbox::AuditEntry],
 }
 
 /// An op in `list` (`ops[]`) and `show` (`op`): its document, then what it waits for
@@ -108,6 +108,6 @@ pub struct Shown<'a> {
 #[derive(Debug, Serialize)]
 pub struct OpWaits<'a> {
     #[serde(flatten)]
-    pub op: crate::outbox::OpDoc<'a>,
+    pub op: mpt_outbox::OpDoc<'a>,
     pub waits_on: &'a [Wait],
 }

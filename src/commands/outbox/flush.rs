@@ -7,13 +7,13 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::commands::Ctx;
-use crate::config::Config;
-use crate::error::{Exit, MptError, Result};
-use crate::mcp::McpClient;
-use crate::outbox::apart::ApartReport;
-use crate::outbox::flush::Progress;
-use crate::outbox::report::{FlushDoc, FlushReport};
-use crate::outbox::{self, FlushLock, FlushOptions, Outbox, Stop, util};
+use mpt_base::config::Config;
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_mcp::McpClient;
+use mpt_outbox::apart::ApartReport;
+use mpt_outbox::flush::Progress;
+use mpt_outbox::report::{FlushDoc, FlushReport};
+use mpt_outbox::{self as outbox, FlushLock, FlushOptions, Outbox, Stop, util};
 
 #[derive(Debug, Args)]
 pub struct OutboxFlushArgs {
@@ -56,7 +56,7 @@ pub fn run(ctx: &Ctx, config: &Config, path: &Path, args: OutboxFlushArgs) -> Re
     let doc = FlushRunDoc {
         report: report.doc(exit.code()),
         outbox: path,
-        primary: crate::secrets::redact_url(&remote.url),
+        primary: mpt_base::secrets::redact_url(&remote.url),
         mines: MinesDoc {
             sent: mines.sent,
             applied: mines.applied,

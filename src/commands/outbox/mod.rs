@@ -1,5 +1,5 @@
 //! `mpt outbox [list|show|enqueue|flush|retry|drop|purge|backfill]`: argument handling and printing for
-//! the outbox engine (`crate::outbox`), no SQL here; what only reads it is in `view`.
+//! the outbox engine (`mpt_outbox`), no SQL here; what only reads it is in `view`.
 
 mod backfill;
 mod docs;
@@ -12,14 +12,16 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use crate::commands::Ctx;
-use crate::config::Config;
-use crate::error::{Exit, MptError, Result};
-use crate::log_warn;
-use crate::outbox::{self, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Outbox, util};
-use crate::palace::PalacePaths;
-use crate::secrets;
 use backfill::OutboxBackfillArgs;
 use flush::OutboxFlushArgs;
+use mpt_base::config::Config;
+use mpt_base::error::{Exit, MptError, Result};
+use mpt_base::log_warn;
+use mpt_base::secrets;
+use mpt_outbox::{
+    self as outbox, FlushLock, NewOp, Op, OpState, OpenOptions, Origin, Outbox, util,
+};
+use mpt_palace::PalacePaths;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -134,7 +136,7 @@ pub fn run(ctx: &Ctx, args: OutboxArgs) -> Result<Exit> {
         },
         _ => None,
     };
-    let path = crate::palace::edge_outbox(&ctx.env, &config, palace.as_deref())?;
+    let path = mpt_palace::edge_outbox(&ctx.env, &config, palace.as_deref())?;
     match args.command {
         None => view::summary(ctx, &config, &path),
         Some(OutboxCommand::List(a)) => view::list(ctx, &path, a.state, a.limit),
@@ -186,7 +188,7 @@ fn enqueue(
         MptError::usage(format!("the tool arguments are not JSON: {e}"))
             .with_hint(r#"pass one JSON object, e.g. '{"subject": "mpt", "predicate": "uses", "object": "sqlite"}'"#)
     })?;
-    // Every token this process read counts, with or without a URL (`crate::secrets`).
+    // Every token this process read counts, with or without a URL (`mpt_base::secrets`).
     if secrets::contains_known(args) || secrets::json_contains_known(&payload) {
         return Err(MptError::refused(
             "the arguments contain the remote token: it never enters the outbox",
@@ -199,7 +201,7 @@ fn enqueue(
         )
         .with_hint("use a key that names the op, e.g. --dedupe-key note-2024-06-01"));
     }
-    let tool = crate::palace::catalog::full_name(tool);
+    let tool = mpt_palace::catalog::full_name(tool);
     // Refused before the outbox is created or opened.
     let origin = Origin::from_config(config);
     outbox::store::admit_from(Some(&origin), &tool, &payload)?;
@@ -215,7 +217,7 @@ fn enqueue(
         },
     )?;
     let doc = docs::Enqueued {
-        schema: crate::schema::OUTBOX_ENQUEUE,
+        schema: mpt_base::schema::OUTBOX_ENQUEUE,
         outbox: path,
         op_id: &e.op_id,
         local_seq: e.local_seq,
@@ -233,7 +235,7 @@ fn enqueue(
     // The op is stored whatever happens to stdout: running the command again would queue it
     // twice, so a failed print is reported, not failed.
     if let Err(err) = printed
-        && err.kind != crate::error::ErrorKind::BrokenPipe
+        && err.kind != mpt_base::error::ErrorKind::BrokenPipe
     {
         log_warn!(
             "queued op {} (#{}, {tool}) but could not print the result: {}",
@@ -269,7 +271,7 @@ fn retry(ctx: &Ctx, path: &Path, op: Option<&str>) -> Result<Exit> {
         }
     }
     let doc = docs::Retried {
-        schema: crate::schema::OUTBOX_RETRY,
+        schema: mpt_base::schema::OUTBOX_RETRY,
         outbox: path,
         retried: &retried,
         count: retried.len(),
@@ -307,7 +309,7 @@ fn drop_op(ctx: &Ctx, path: &Path, op: &str, yes: bool, reason: Option<&str>) ->
         o.short_tool()
     );
     let doc = docs::Dropped {
-        schema: crate::schema::OUTBOX_DROP,
+        schema: mpt_base::schema::OUTBOX_DROP,
         outbox: path,
         op: dropped.doc(true),
     };
@@ -324,7 +326,7 @@ fn purge(ctx: &Ctx, path: &Path, older_than: &str) -> Result<Exit> {
         None => 0,
     };
     let doc = docs::Purged {
-        schema: crate::schema::OUTBOX_PURGE,
+        schema: mpt_base::schema::OUTBOX_PURGE,
         outbox: path,
         deleted,
         older_than_s: age.as_secs(),

@@ -1,4 +1,4 @@
-//! What `mpt outbox`, `list` and `show` print: the outbox's status (`crate::outbox::status_at`),
+//! What `mpt outbox`, `list` and `show` print: the outbox's status (`mpt_outbox::status_at`),
 //! its ops and one op with its audit trail, each read through a read-only open.
 
 use std::io::Write;
@@ -7,11 +7,11 @@ use std::path::Path;
 use super::OutboxStateFilter;
 use super::{missing, short};
 use crate::commands::Ctx;
-use crate::config::Config;
-use crate::error::{Exit, Result};
-use crate::outbox::refs::Wait;
-use crate::outbox::{self, FlushLock, OpState, OpenOptions, Origin, Outbox, util};
-use crate::output::Style;
+use mpt_base::config::Config;
+use mpt_base::error::{Exit, Result};
+use mpt_base::output::Style;
+use mpt_outbox::refs::Wait;
+use mpt_outbox::{self as outbox, FlushLock, OpState, OpenOptions, Origin, Outbox, util};
 
 /// The outbox to look at, opened read-only: a full disk does not stop an operator reading it.
 fn open_to_read(path: &Path) -> Result<Option<Outbox>> {
@@ -44,13 +44,13 @@ pub(super) fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
     let last_error = s.last_flush_error.as_ref();
     let pending = s.pending_local;
     let doc = super::docs::Summary {
-        schema: crate::schema::OUTBOX_SUMMARY,
+        schema: mpt_base::schema::OUTBOX_SUMMARY,
         outbox: path,
         exists,
         primary: config
             .remote
             .as_ref()
-            .map(|r| crate::secrets::redact_url(&r.url)),
+            .map(|r| mpt_base::secrets::redact_url(&r.url)),
         device: Origin::from_config(config).device,
         counts,
         open,
@@ -81,7 +81,7 @@ pub(super) fn summary(ctx: &Ctx, config: &Config, path: &Path) -> Result<Exit> {
                 .remote
                 .as_ref()
                 .map_or("(MEMPALACE_REMOTE_URL unset)".into(), |r| {
-                    crate::secrets::redact_url(&r.url)
+                    mpt_base::secrets::redact_url(&r.url)
                 }),
         )?;
         let c = |st: OpState| s.count(st);
@@ -204,7 +204,7 @@ pub(super) fn list(
     let running = FlushLock::holder(path)?.is_some();
     let state_name = format!("{filter:?}").to_lowercase();
     let doc = super::docs::List {
-        schema: crate::schema::OUTBOX_LIST,
+        schema: mpt_base::schema::OUTBOX_LIST,
         outbox: path,
         state: state_name,
         count: ops.len(),
@@ -254,8 +254,8 @@ pub(super) fn show(ctx: &Ctx, path: &Path, op: &str) -> Result<Exit> {
     let audit = store.audit_trail(Some(&o.op_id))?;
     let waits = store.waits(&o)?;
     let running = FlushLock::holder(path)?.is_some();
-    let doc = crate::schema::to_document(&super::docs::Shown {
-        schema: crate::schema::OUTBOX_OP,
+    let doc = mpt_base::schema::to_document(&super::docs::Shown {
+        schema: mpt_base::schema::OUTBOX_OP,
         outbox: path,
         op: op_waits(&o, &waits, true, running),
         audit: &audit,
@@ -318,7 +318,7 @@ mod tests {
             op_id: "fedcba9876543210".into(),
             state: OpState::Queued,
         }];
-        let op_fields: Vec<String> = crate::schema::field_names(&op.to_json(false));
+        let op_fields: Vec<String> = mpt_base::schema::field_names(&op.to_json(false));
         let waits_on = [
             "waits_on",
             "waits_on[].local_id",
@@ -328,8 +328,8 @@ mod tests {
         let mut listed: Vec<String> = op_fields.clone();
         listed.extend(waits_on.map(String::from));
         assert_eq!(
-            crate::schema::field_names(
-                &crate::schema::to_document(&op_waits(&op, &waits, false, true)).unwrap()
+            mpt_base::schema::field_names(
+                &mpt_base::schema::to_document(&op_waits(&op, &waits, false, true)).unwrap()
             ),
             listed
         );
@@ -339,8 +339,8 @@ mod tests {
         );
         shown.extend(waits_on.map(String::from));
         assert_eq!(
-            crate::schema::field_names(
-                &crate::schema::to_document(&op_waits(&op, &waits, true, true)).unwrap()
+            mpt_base::schema::field_names(
+                &mpt_base::schema::to_document(&op_waits(&op, &waits, true, true)).unwrap()
             ),
             shown
         );

@@ -8,10 +8,10 @@ use serde_json::Value;
 
 use super::dormancy::{self, Dormancy, DormancyState, Fs};
 use super::text::clean_text;
-use crate::coord::{Event, Me, Parsed, parse_events};
-use crate::time::parse_iso_utc;
+use mpt_base::time::parse_iso_utc;
+use mpt_coord::{Event, Me, Parsed, parse_events};
 
-pub use crate::coord::event::{BROADCAST, CANDIDATE_STATUS, TERMINAL_STATUSES};
+pub use mpt_coord::event::{BROADCAST, CANDIDATE_STATUS, TERMINAL_STATUSES};
 /// Longest summary kept from a body's first line, in characters.
 pub const SUMMARY_CHARS: usize = 200;
 

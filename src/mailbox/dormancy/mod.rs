@@ -8,7 +8,7 @@ use std::time::UNIX_EPOCH;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::time::{format_iso_utc, parse_iso_utc};
+use mpt_base::time::{format_iso_utc, parse_iso_utc};
 
 /// More conditions than this and the whole predicate is unevaluable (the seed's limit).
 pub const MAX_CONDITIONS: usize = 8;

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::notify::{NOTIFY_VAR, Notification, NotifyMode, desktop_bytes, tmux_passthrough};
 use super::tmux::{self, Passthrough, Scope, TmuxEnv};
-use crate::config::Env;
+use mpt_base::config::Env;
 
 /// The terminal protocol of the sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -5,10 +5,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mpt::config::McpKnobs;
-use mpt::edge::proxy::Proxy;
-use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
-use mpt::outbox::policy::Policy;
+use mpt_base::config::McpKnobs;
+use mpt_edge::proxy::Proxy;
+use mpt_mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt_outbox::policy::Policy;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -107,7 +107,7 @@ async fn malformed_input_never_panics_and_every_request_is_answered_once() {
 
     let (client, server) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server);
-    let serving = tokio::spawn(mpt::edge::serve::serve(
+    let serving = tokio::spawn(mpt_edge::serve::serve(
         Arc::clone(&proxy),
         None,
         server_read,
@@ -130,7 +130,7 @@ async fn malformed_input_never_panics_and_every_request_is_answered_once() {
         for (i, line) in cases.into_iter().enumerate() {
             if i == 1500 {
                 // One line past the 16 MiB cap.
-                let huge = vec![b'x'; mpt::edge::serve::MAX_LINE + 10];
+                let huge = vec![b'x'; mpt_edge::serve::MAX_LINE + 10];
                 client_write.write_all(&huge).await.unwrap();
                 client_write.write_all(b"\n").await.unwrap();
             }

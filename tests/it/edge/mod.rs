@@ -19,7 +19,7 @@ mod wire;
 
 use std::time::Duration;
 
-use mpt::mcp::{Deadline, McpClient};
+use mpt_mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
@@ -35,7 +35,7 @@ fn on_primary(
     url: &str,
     tool: &str,
     args: Value,
-) -> Result<Value, mpt::mcp::CallError> {
+) -> Result<Value, mpt_mcp::CallError> {
     rt.block_on(async {
         primary_client(url)
             .call_tool(tool, args, Deadline::Default)
@@ -437,10 +437,10 @@ fn three_edges_share_one_owner_and_one_writer() {
         })
         .collect();
     let mut harnesses: Vec<Harness> = handles.into_iter().map(|t| t.join().unwrap()).collect();
-    let children = mpt::palace::procs::list()
+    let children = mpt_palace::procs::list()
         .into_iter()
         .filter(|p| {
-            p.role == Some(mpt::palace::procs::Role::Child)
+            p.role == Some(mpt_palace::procs::Role::Child)
                 && p.palace_arg().is_some_and(|a| a == palace)
         })
         .count();
@@ -484,7 +484,7 @@ fn event_wait_waits_on_the_primary_without_blocking_the_child() {
         "it waited its full timeout on the primary: {:?}",
         t.elapsed()
     );
-    let payload = mpt::mcp::ToolReply::from_result(&r["result"]).payload;
+    let payload = mpt_mcp::ToolReply::from_result(&r["result"]).payload;
     assert_eq!(payload["timed_out"], true, "{payload}");
     assert!(payload.get("degraded").is_none(), "{payload}");
 }

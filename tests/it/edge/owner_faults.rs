@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mpt::edge::owner::OwnerPaths;
-use mpt::mcp::{Deadline, McpClient};
+use mpt_edge::owner::OwnerPaths;
+use mpt_mcp::{Deadline, McpClient};
 use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
@@ -16,7 +16,7 @@ use crate::support::{Primary, TestEnv, pid_alive, wait_for};
 const SHIMS: usize = 20;
 
 fn owner_of(env: &TestEnv, palace: &Path) -> Option<u32> {
-    mpt::edge::owner::owner_pid(&OwnerPaths::new(&env.snapshot(), &env.home(), palace))
+    mpt_edge::owner::owner_pid(&OwnerPaths::new(&env.snapshot(), &env.home(), palace))
 }
 
 /// A HOME with a local palace, and a real primary (kept alive by the caller): its URL.
@@ -43,7 +43,7 @@ fn local_palace(env: &TestEnv, palace: &Path) -> (tokio::runtime::Runtime, McpCl
         .enable_all()
         .build()
         .unwrap();
-    let local = mpt::mcp::owner_socket::greet(
+    let local = mpt_mcp::owner_socket::greet(
         &OwnerPaths::new(&env.snapshot(), &env.home(), palace).socket,
         "backfill",
         true,
@@ -235,7 +235,7 @@ fn kill_9_of_the_owner_under_20_shims_leaves_nothing_applied_locally_and_unqueue
     let first = owner_of(&env, &palace).expect("one owner serves them all");
     let outbox = env.home().join(".mempalace/edge/outbox.sqlite3");
     let intents = || {
-        mpt::outbox::Outbox::open_read_only(&outbox, Default::default())
+        mpt_outbox::Outbox::open_read_only(&outbox, Default::default())
             .ok()
             .flatten()
             .and_then(|o| o.intent_count().ok())
@@ -316,11 +316,11 @@ fn a_dead_owners_intents_are_settled_against_the_local_palace_before_the_next_se
     let fact = json!({"subject": "settled", "predicate": "by", "object": "replay"});
     env.call_local(&palace, "mempalace_diary_write", &applied.to_string());
     let outbox = env.home().join(".mempalace/edge/outbox.sqlite3");
-    let real = mpt::palace::paths::realpath(&palace)
+    let real = mpt_palace::paths::realpath(&palace)
         .to_string_lossy()
         .into_owned();
     {
-        let mut o = mpt::outbox::Outbox::open(&outbox, Default::default()).unwrap();
+        let mut o = mpt_outbox::Outbox::open(&outbox, Default::default()).unwrap();
         for (tool, args) in [
             ("mempalace_diary_write", &applied),
             ("mempalace_diary_write", &lost),
@@ -340,13 +340,13 @@ fn a_dead_owners_intents_are_settled_against_the_local_palace_before_the_next_se
         &vars,
     );
     h.initialize();
-    let store = mpt::outbox::Outbox::open(&outbox, Default::default()).unwrap();
+    let store = mpt_outbox::Outbox::open(&outbox, Default::default()).unwrap();
     assert_eq!(store.intent_count().unwrap(), 0, "settled before it served");
     assert!(
         wait_for(60.0, || store.open_count().unwrap() == 0),
         "what was queued drains"
     );
-    let ops = store.list(&mpt::outbox::OpState::ALL, 100, false).unwrap();
+    let ops = store.list(&mpt_outbox::OpState::ALL, 100, false).unwrap();
     let tools: Vec<&str> = ops.iter().map(|o| o.tool_name.as_str()).collect();
     assert_eq!(tools.len(), 2, "the absent entry was cancelled: {tools:?}");
     let diary = call_remote(

@@ -13,10 +13,10 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Query, State};
 use axum::response::Response;
 use axum::routing::{get, post};
-use mpt::config::{Config, Env};
-use mpt::coord::pull::{PullError, Pulled};
-use mpt::coord::puller::{self, PullPaths, PullRecord};
-use mpt::edge::owner::OwnerPaths;
+use mpt_base::config::{Config, Env};
+use mpt_coord::pull::{PullError, Pulled};
+use mpt_coord::puller::{self, PullPaths, PullRecord};
+use mpt_edge::owner::OwnerPaths;
 use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
@@ -403,7 +403,7 @@ fn kill_9_of_the_owner_takes_its_pull_with_it() {
     let mut pull = None;
     assert!(
         wait_for(120.0, || {
-            owner = owner.or_else(|| mpt::edge::owner::owner_pid(&paths));
+            owner = owner.or_else(|| mpt_edge::owner::owner_pid(&paths));
             pull = owner.and_then(|o| child_with(o, "sync_with_peer"));
             pull.is_some()
         }),

@@ -16,7 +16,7 @@ fn call(id: &Value, tool: &str, args: Value) -> String {
 }
 
 fn payload(reply: &Value) -> Value {
-    mpt::mcp::ToolReply::from_result(&reply["result"]).payload
+    mpt_mcp::ToolReply::from_result(&reply["result"]).payload
 }
 
 /// A harness session to a real child, initialized: through the shim and the owner, or with

@@ -9,7 +9,7 @@ use crate::support::harness::Harness;
 use crate::support::primary::{PrimaryOpts, call_remote};
 use crate::support::{Primary, TestEnv, json as parse_json, pid_alive, stdout, wait_for};
 
-fn on_primary(url: &str, tool: &str, args: Value) -> Result<Value, mpt::mcp::CallError> {
+fn on_primary(url: &str, tool: &str, args: Value) -> Result<Value, mpt_mcp::CallError> {
     call_remote(url, None, tool, args)
 }
 
@@ -37,7 +37,7 @@ fn owner_pid(env: &TestEnv) -> Option<u32> {
         .ok()?
         .flatten()
         .find(|e| e.file_name().to_string_lossy().ends_with(".owner.lock"))
-        .and_then(|e| mpt::lock::holder(&e.path()).ok()??.pid)
+        .and_then(|e| mpt_base::lock::holder(&e.path()).ok()??.pid)
 }
 
 #[test]

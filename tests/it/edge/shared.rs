@@ -209,10 +209,10 @@ fn mpt_call_beside_a_running_edge_goes_through_its_owner() {
         .filter_map(|r| r["text"].as_str())
         .collect();
     assert!(texts.contains(&"written by mpt call"), "{found}");
-    let children = mpt::palace::procs::list()
+    let children = mpt_palace::procs::list()
         .into_iter()
         .filter(|c| {
-            c.role == Some(mpt::palace::procs::Role::Child)
+            c.role == Some(mpt_palace::procs::Role::Child)
                 && c.palace_arg().is_some_and(|a| a == palace)
         })
         .count();

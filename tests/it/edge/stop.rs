@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mpt::mcp::Deadline;
+use mpt_mcp::Deadline;
 use serde_json::{Value, json};
 
 use crate::human::{settings, shown};
@@ -122,11 +122,11 @@ fn a_lingering_flusher_with_no_session_is_stopped() {
     assert!(h.close().success());
     // Read off the linger lock, not `mpt edge status`: its probe of the owner's socket is a
     // connection, which restarts the owner's grace.
-    let paths = mpt::edge::owner::OwnerPaths::new(&env.snapshot(), &env.home(), &palace);
+    let paths = mpt_edge::owner::OwnerPaths::new(&env.snapshot(), &env.home(), &palace);
     let mut lingering = None;
     assert!(
         wait_for(60.0, || {
-            lingering = mpt::edge::owner::lingering_pid(&paths);
+            lingering = mpt_edge::owner::lingering_pid(&paths);
             lingering.is_some()
         }),
         "the owner lingers to flush its queued write"
@@ -171,11 +171,11 @@ fn the_stop_waits_for_a_call_in_flight_and_answers_it() {
     assert!(h.close().success());
     let owner = status(&env, p, &vars)["owner"]["pid"].as_u64().unwrap() as u32;
     // A tool client of the owner (as `mpt call` and doctor are) whose call the child never answers.
-    let paths = mpt::edge::owner::OwnerPaths::new(&env.snapshot(), &env.home(), &palace);
+    let paths = mpt_edge::owner::OwnerPaths::new(&env.snapshot(), &env.home(), &palace);
     let call = std::thread::spawn(move || {
         let rt = tokio::runtime::Runtime::new().unwrap();
         rt.block_on(async {
-            let c = mpt::edge::owner::client(&paths, "test", Some(Duration::from_secs(60)));
+            let c = mpt_edge::owner::client(&paths, "test", Some(Duration::from_secs(60)));
             c.connect().await.unwrap();
             c.call_tool("stall", json!({}), Deadline::Default).await
         })

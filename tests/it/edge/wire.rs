@@ -19,7 +19,7 @@ const ORIGINAL: &str = r#"{
 
 fn entry(file: &std::path::Path) -> Value {
     let text = std::fs::read_to_string(file).unwrap();
-    let v: Value = serde_json::from_str(&mpt::harness::jsonc::strip(&text)).unwrap();
+    let v: Value = serde_json::from_str(&mpt_palace::harness::jsonc::strip(&text)).unwrap();
     v["mcp"]["mempalace"].clone()
 }
 
@@ -386,7 +386,7 @@ fn the_wired_command_is_the_mpt_on_path_when_it_is_this_binary() {
 /// The `mcp` section as opencode would read it (comments and trailing commas allowed).
 fn mcp(file: &std::path::Path) -> Value {
     let text = std::fs::read_to_string(file).unwrap();
-    let v: Value = serde_json::from_str(&mpt::harness::jsonc::strip(&text)).unwrap();
+    let v: Value = serde_json::from_str(&mpt_palace::harness::jsonc::strip(&text)).unwrap();
     v["mcp"].clone()
 }
 

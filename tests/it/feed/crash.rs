@@ -50,7 +50,7 @@ fn lock_of(env: &TestEnv, sessions: &Path, out: &Path) -> PathBuf {
 }
 
 fn held(lock: &Path) -> bool {
-    mpt::lock::holder(lock).is_ok_and(|h| h.is_some())
+    mpt_base::lock::holder(lock).is_ok_and(|h| h.is_some())
 }
 
 #[test]

@@ -336,9 +336,9 @@ fn a_running_edge_sends_the_queued_mine_in_its_own_lane_while_writes_flow() {
         json!({"wing": "w", "room": "r", "content": "the heron count for the estuary survey"}),
     )
     .unwrap();
-    let store = mpt::outbox::Outbox::open(
+    let store = mpt_outbox::Outbox::open(
         &env.home().join(".mempalace/edge/outbox.sqlite3"),
-        mpt::outbox::OpenOptions::default(),
+        mpt_outbox::OpenOptions::default(),
     )
     .unwrap();
     let open = || store.apart_open().map(|v| v.len()).unwrap_or(usize::MAX);

@@ -2,7 +2,7 @@
 //! grown and completed sessions, forks, re-staging and temp cleanup.
 
 use crate::support::feed::*;
-use mpt::feed::{Outcome, Reason, SkipReason, prepare};
+use mpt_feed::{Outcome, Reason, SkipReason, prepare};
 use std::fs;
 use std::time::{Duration, SystemTime};
 

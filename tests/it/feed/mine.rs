@@ -8,8 +8,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::post;
-use mpt::config::Env;
-use mpt::palace::PalacePaths;
+use mpt_base::config::Env;
+use mpt_palace::PalacePaths;
 use serde_json::{Value, json};
 
 use super::cli::{feed, sessions_copy};
@@ -63,7 +63,7 @@ fn a_local_child_mines_when_nobody_holds_the_palace_and_a_rerun_files_nothing() 
     )
     .unwrap()
     .writer_lease;
-    let holder = mpt::palace::files::lease_holder(&lease).unwrap();
+    let holder = mpt_palace::files::lease_holder(&lease).unwrap();
     assert!(
         !holder.is_some_and(|h| h.held),
         "our child is gone and the lease free"
@@ -273,10 +273,10 @@ fn a_running_edge_owner_is_mined_through_and_probed_by_the_doctor() {
         c["summary"].as_str().unwrap().starts_with("the edge owner"),
         "{c}"
     );
-    let children = mpt::palace::procs::list()
+    let children = mpt_palace::procs::list()
         .into_iter()
         .filter(|p| {
-            p.role == Some(mpt::palace::procs::Role::Child)
+            p.role == Some(mpt_palace::procs::Role::Child)
                 && p.palace_arg().is_some_and(|a| a == palace)
         })
         .count();

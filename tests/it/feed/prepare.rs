@@ -2,7 +2,7 @@
 //! transcripts in tests/fixtures/feed/expected, fork de-duplication, options, naming, errors.
 
 use crate::support::feed::*;
-use mpt::feed::{ExportOptions, GateConfig, PrepareOptions, Reason, SkipReason, prepare};
+use mpt_feed::{ExportOptions, GateConfig, PrepareOptions, Reason, SkipReason, prepare};
 use std::fs;
 use std::time::{Duration, SystemTime};
 

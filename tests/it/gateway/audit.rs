@@ -20,7 +20,7 @@ fn audit(env: &TestEnv, dir: &Path, args: &[&str]) -> Vec<Value> {
     let o = mpt(env, dir, &a);
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&o);
-    assert_eq!(v["schema"], mpt::schema::GATEWAY_AUDIT);
+    assert_eq!(v["schema"], mpt_base::schema::GATEWAY_AUDIT);
     v["records"].as_array().unwrap().clone()
 }
 

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use mpt::palace::catalog::{self, py_strip};
+use mpt_palace::catalog::{self, py_strip};
 use serde_json::{Value, json};
 
 use crate::support::venv_bin;
@@ -250,8 +250,8 @@ fn integer_corpus() -> Vec<Value> {
 
 #[test]
 fn an_integer_boolean_or_number_the_gateway_allows_is_the_one_the_tool_sees() {
-    let policy = mpt::gateway::decide::policy::Policy::parse(
-        &json!({"schema": mpt::schema::GATEWAY_POLICY, "devices": {"lap": {"role": "member"}}})
+    let policy = mpt_gateway::decide::policy::Policy::parse(
+        &json!({"schema": mpt_base::schema::GATEWAY_POLICY, "devices": {"lap": {"role": "member"}}})
             .to_string(),
         std::path::Path::new("policy.json"),
     )
@@ -270,7 +270,7 @@ fn an_integer_boolean_or_number_the_gateway_allows_is_the_one_the_tool_sees() {
             }
             allowed += 1;
             let mut sent = args.clone();
-            mpt::gateway::decide::policy::apply(&mut sent, &verdict.rewrites);
+            mpt_gateway::decide::policy::apply(&mut sent, &verdict.rewrites);
             // What the tool sees of what was allowed, judged as the gateway judged it.
             let judged = sent.get(arg).cloned().unwrap_or(Value::Null);
             let seen = &server[arg];

@@ -344,18 +344,18 @@ fn a_revoked_token_is_named_in_status_and_doctor_with_its_fix() {
         stdout(&o)
     );
     // The pull says the token was refused as every refusal is said, not Python's text (item 10).
-    let spec = mpt::coord::pull::PullSpec {
+    let spec = mpt_coord::pull::PullSpec {
         python: crate::support::venv_bin("python3"),
         palace: lap.palace.clone(),
         base_url: format!("http://127.0.0.1:{}", s.gw.port),
-        token: Some(mpt::config::Secret::new(lap.token.clone())),
+        token: Some(mpt_base::config::Secret::new(lap.token.clone())),
         ca_file: None,
         deadline: std::time::Duration::from_secs(60),
         memory: None,
     };
     let pulled = tokio::runtime::Runtime::new()
         .unwrap()
-        .block_on(mpt::coord::pull::pull_once(&spec, None));
+        .block_on(mpt_coord::pull::pull_once(&spec, None));
     let said = pulled.unwrap_err().to_string();
     assert!(!said.contains("HTTP Error"), "{said}");
     assert!(

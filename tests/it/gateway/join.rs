@@ -209,7 +209,7 @@ fn expired_revoked_mistyped_and_command_line_codes_are_refused() {
     let url = s.gw.url.as_str();
 
     // On the command line: refused before anything (argv is readable by every user).
-    let (_, fake) = mpt::gateway::keys::token::JOIN_CODE.mint().unwrap();
+    let (_, fake) = mpt_gateway::keys::token::JOIN_CODE.mint().unwrap();
     let o = join(&dev, url, &[&fake], &[]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(said(&o).contains("command line"), "{}", stderr(&o));
@@ -526,7 +526,7 @@ fn leaving_puts_the_harness_config_and_the_settings_back_byte_for_byte() {
 #[test]
 fn join_attempts_are_limited_per_source_address() {
     let s = Setup::new(json!({"desk": {"role": "admin"}}));
-    let (_, unknown) = mpt::gateway::keys::token::JOIN_CODE.mint().unwrap();
+    let (_, unknown) = mpt_gateway::keys::token::JOIN_CODE.mint().unwrap();
     let bearer = format!("Bearer {unknown}");
     let try_once = || {
         crate::support::gateway::http(

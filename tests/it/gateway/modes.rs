@@ -237,11 +237,11 @@ fn tls_is_served_with_the_given_certificate_and_spoken_to_an_https_upstream() {
     );
     assert!(gw.url.starts_with("https://127.0.0.1:"), "{}", gw.url);
     assert!(p.base_url().starts_with("https://"));
-    use mpt::mcp::http::{HttpClient, HttpOptions};
-    let client = mpt::mcp::McpClient::Remote(
+    use mpt_mcp::http::{HttpClient, HttpOptions};
+    let client = mpt_mcp::McpClient::Remote(
         HttpClient::new(HttpOptions {
             url: gw.mcp(),
-            token: Some(mpt::config::Secret::new(lap)),
+            token: Some(mpt_base::config::Secret::new(lap)),
             ca_file: Some(ca.clone()),
             timeout: Some(Duration::from_secs(60)),
             init_timeout: Some(Duration::from_secs(120)),
@@ -254,7 +254,7 @@ fn tls_is_served_with_the_given_certificate_and_spoken_to_an_https_upstream() {
         .build()
         .unwrap();
     let stats = rt
-        .block_on(client.call_tool("mempalace_kg_stats", json!({}), mpt::mcp::Deadline::Default))
+        .block_on(client.call_tool("mempalace_kg_stats", json!({}), mpt_mcp::Deadline::Default))
         .unwrap();
     assert!(stats.payload.get("triples").is_some(), "{}", stats.payload);
     // Without the CA, the upstream's certificate is not trusted: the call fails as 502.

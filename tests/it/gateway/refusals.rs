@@ -71,8 +71,8 @@ fn each_refusal_has_its_status_and_body_and_echoes_nothing() {
         &[&foreign, marker],
     );
     // A right id with a wrong secret is no better than an unknown id.
-    let id = mpt::gateway::keys::token::parse(&obs).unwrap();
-    let forged = mpt::gateway::keys::token::assemble(id, &"A".repeat(43));
+    let id = mpt_gateway::keys::token::parse(&obs).unwrap();
+    let forged = mpt_gateway::keys::token::assemble(id, &"A".repeat(43));
     unauthorized(&post(gw.port, &forged, &body), "unknown_token", &[&forged]);
     // One character changed fails the checksum: malformed, never looked up.
     let mut typo = obs.clone().into_bytes();

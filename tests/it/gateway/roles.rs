@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{denied, method_denied, on_primary};
 use crate::support::gateway::{Setup, call, get, payload, post};
-use mpt::palace::catalog::{self, Tier};
+use mpt_palace::catalog::{self, Tier};
 
 fn tool_names(v: &Value) -> Vec<String> {
     let mut names: Vec<String> = v["result"]["tools"]

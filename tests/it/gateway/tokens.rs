@@ -10,7 +10,7 @@ fn list(env: &TestEnv, dir: &std::path::Path) -> Vec<Value> {
     let o = mpt(env, dir, &["--json", "gateway", "token", "list"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&o);
-    assert_eq!(v["schema"], mpt::schema::GATEWAY_TOKEN_LIST);
+    assert_eq!(v["schema"], mpt_base::schema::GATEWAY_TOKEN_LIST);
     v["tokens"].as_array().unwrap().clone()
 }
 
@@ -35,7 +35,7 @@ fn a_token_works_the_instant_it_is_issued_and_stops_the_instant_it_is_revoked() 
     let lap = issue(env, dir, "lap", &["--expires", "30d"]);
     let (status, me) = whoami(gw.port, &lap);
     assert_eq!(status, 200, "{me}");
-    assert_eq!(me["schema"], mpt::schema::GATEWAY_WHOAMI);
+    assert_eq!(me["schema"], mpt_base::schema::GATEWAY_WHOAMI);
     assert_eq!(me["device"], "lap");
     assert_eq!(me["role"], "member");
     let id = me["token_id"].as_str().unwrap().to_string();
@@ -88,8 +88,8 @@ fn a_token_works_the_instant_it_is_issued_and_stops_the_instant_it_is_revoked() 
         .iter()
         .find(|t| t["device"] == "lap" && t["state"] == "active")
         .unwrap();
-    let expires = mpt::time::parse_iso_utc(new["expires"].as_str().unwrap()).unwrap();
-    let days = (expires - mpt::time::now_unix()) / 86_400;
+    let expires = mpt_base::time::parse_iso_utc(new["expires"].as_str().unwrap()).unwrap();
+    let days = (expires - mpt_base::time::now_unix()) / 86_400;
     assert!((29..=30).contains(&days), "{new}");
     // A revoke of an id or a device nobody has is exit 2.
     assert_eq!(

@@ -27,9 +27,9 @@ fn a_device_beside_a_primary() {
     let mut edge = Harness::start(&env, &["--palace", p_arg], &vars);
     edge.initialize();
     // The owner's first pull, recorded: edge status shows it (no race with the snapshot).
-    let record = mpt::coord::puller::PullPaths::new(&env.home(), &palace).record;
+    let record = mpt_coord::puller::PullPaths::new(&env.home(), &palace).record;
     assert!(
-        crate::support::wait_for(60.0, || mpt::coord::puller::read_record(&record)
+        crate::support::wait_for(60.0, || mpt_coord::puller::read_record(&record)
             .is_some_and(|r| r.last_success_ms.is_some())),
         "the owner's first pull"
     );

@@ -10,8 +10,8 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
-use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{CallError, Deadline, HttpFailure};
+use mpt_mcp::http::{HttpClient, HttpOptions};
+use mpt_mcp::{CallError, Deadline, HttpFailure};
 use serde_json::{Value, json};
 
 #[derive(Default, Clone)]
@@ -239,7 +239,7 @@ async fn a_stalled_primary_fails_within_the_deadline() {
     c.handshake().await.unwrap();
     let e = call(&c).await.unwrap_err();
     assert!(matches!(e, CallError::Timeout { ms: 800, .. }), "{e:?}");
-    let m = mpt::error::MptError::from(e);
+    let m = mpt_base::error::MptError::from(e);
     assert_eq!(m.exit().code(), 7);
 }
 
@@ -273,7 +273,7 @@ async fn a_500_is_a_transient_server_failure_and_403_names_the_host_pin() {
         ),
         "{e:?}"
     );
-    let m = mpt::error::MptError::from(e);
+    let m = mpt_base::error::MptError::from(e);
     assert!(m.hint.unwrap().contains("Host"));
 }
 
@@ -304,7 +304,7 @@ async fn a_refused_connection_is_named() {
         ),
         "{e:?}"
     );
-    let m = mpt::error::MptError::from(e);
+    let m = mpt_base::error::MptError::from(e);
     assert_eq!(m.exit().code(), 7);
     assert!(m.hint.unwrap().contains("mempalace serve"));
 }

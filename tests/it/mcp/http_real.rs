@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mpt::config::Secret;
-use mpt::mcp::http::{HttpClient, HttpOptions};
-use mpt::mcp::{CallError, Deadline, HttpFailure, McpClient};
+use mpt_base::config::Secret;
+use mpt_mcp::http::{HttpClient, HttpOptions};
+use mpt_mcp::{CallError, Deadline, HttpFailure, McpClient};
 use serde_json::json;
 
 use crate::support::primary::PrimaryOpts;
@@ -113,7 +113,7 @@ async fn the_token_is_checked_and_a_refusal_names_it() {
             ),
             "{e:?}"
         );
-        let m = mpt::error::MptError::from(e);
+        let m = mpt_base::error::MptError::from(e);
         assert_eq!(m.exit().code(), 4);
         assert!(m.hint.as_deref().unwrap().contains("token"));
     }
@@ -142,7 +142,7 @@ async fn a_read_only_primary_refuses_writes_visibly() {
         .await
         .unwrap_err();
     assert!(matches!(e, CallError::Rpc { code: -32003, .. }), "{e:?}");
-    let m = mpt::error::MptError::from(e);
+    let m = mpt_base::error::MptError::from(e);
     assert!(m.hint.unwrap().contains("read-only"));
 }
 
@@ -178,6 +178,6 @@ async fn tls_with_a_self_signed_ca() {
         ),
         "{e:?}"
     );
-    let m = mpt::error::MptError::from(e);
+    let m = mpt_base::error::MptError::from(e);
     assert!(m.hint.unwrap().contains("MPT_CA_FILE"));
 }

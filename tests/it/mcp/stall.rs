@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use mpt::config::McpKnobs;
-use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
-use mpt::mcp::{CallError, Deadline, McpClient};
+use mpt_base::config::McpKnobs;
+use mpt_mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt_mcp::{CallError, Deadline, McpClient};
 use serde_json::json;
 
 use crate::support::{fixture, pid_alive, wait_for};
@@ -105,7 +105,7 @@ async fn a_stall_is_killed_respawned_and_capped() {
         CallError::Down { respawns, .. } => assert_eq!(*respawns, 2),
         other => panic!("expected Down, got {other:?}"),
     }
-    let msg = mpt::error::MptError::from(e);
+    let msg = mpt_base::error::MptError::from(e);
     assert!(msg.message.contains("stays down"), "{}", msg.message);
     assert!(msg.hint.unwrap().contains("MEMPALACE_MCP_MAX_RESPAWNS"));
     assert_eq!(spawned(&log).len(), 4, "no spawn once down");
@@ -223,7 +223,7 @@ async fn a_missing_binary_fails_at_once_without_respawns() {
             "{e:?}"
         );
         assert!(!e.is_transient());
-        let m = mpt::error::MptError::from(e);
+        let m = mpt_base::error::MptError::from(e);
         assert_eq!(m.exit().code(), 1, "{}", m.message);
         assert!(
             m.message.contains("/nonexistent/mempalace-mcp"),

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use mpt::config::McpKnobs;
-use mpt::mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
-use mpt::mcp::{CallError, Deadline, McpClient};
+use mpt_base::config::McpKnobs;
+use mpt_mcp::stdio::{ChildSpec, StdioClient, StdioOptions};
+use mpt_mcp::{CallError, Deadline, McpClient};
 use serde_json::json;
 
 use crate::support::{TestEnv, json, stderr, venv_bin};
@@ -55,7 +55,7 @@ async fn handshake_write_search_and_failures_against_the_real_child() {
     let client = real_child(&env, &env.palace("local"));
     let hs = client.connect().await.expect("handshake");
     assert_eq!(hs.server_version(), Some("3.11.0"));
-    assert_eq!(hs.init["protocolVersion"], mpt::mcp::PROTOCOL_VERSION);
+    assert_eq!(hs.init["protocolVersion"], mpt_mcp::PROTOCOL_VERSION);
     assert_eq!(hs.tools.len(), 47, "the 3.11 catalogue");
 
     let added = client

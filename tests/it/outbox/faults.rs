@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use mpt::outbox::OpState;
+use mpt_outbox::OpState;
 use serde_json::{Value, json};
 
 use super::*;
@@ -361,7 +361,7 @@ fn kill_9_of_the_flusher_at_random_points_loses_and_doubles_nothing() {
         // before them: a later write to the same fact is claimed in a later window).
         let leased = all.iter().filter(|o| o.state == OpState::Leased).count();
         assert!(
-            leased <= mpt::outbox::flush::WINDOW,
+            leased <= mpt_outbox::flush::WINDOW,
             "round {round}, seed {seed:#x}: {leased} leased"
         );
         leased_after_kill += leased;
@@ -412,7 +412,7 @@ fn an_op_whose_flusher_stopped_mid_send_says_it_awaits_confirmation() {
     let mut f = spawn_mpt(&env, &url, &["--json", "outbox", "flush"]);
     let path = outbox_path(&env);
     assert!(
-        wait_for(60.0, || proxy.count(&mpt::palace::catalog::full_name(tool))
+        wait_for(60.0, || proxy.count(&mpt_palace::catalog::full_name(tool))
             == 1),
         "the flusher sent it and waits"
     );
@@ -425,7 +425,7 @@ fn an_op_whose_flusher_stopped_mid_send_says_it_awaits_confirmation() {
         "its flusher still runs: {op}"
     );
     f.kill9();
-    assert_eq!(mpt::outbox::FlushLock::holder(&path).unwrap(), None);
+    assert_eq!(mpt_outbox::FlushLock::holder(&path).unwrap(), None);
     let op = listed(&env);
     assert_eq!(
         op["state"], "leased",
@@ -514,12 +514,12 @@ fn a_stuck_flusher_is_asked_to_let_go_and_a_manual_flush_takes_over() {
     let path = outbox_path(&env);
     assert!(
         wait_for(60.0, || proxy.count("mempalace_diary_write") == 1
-            && mpt::outbox::FlushLock::holder(&path).unwrap()
+            && mpt_outbox::FlushLock::holder(&path).unwrap()
                 == Some(stuck.0.id())),
         "the first flusher holds the lock and waits on its call"
     );
     assert!(
-        wait_for(60.0, || mpt::outbox::FlushLock::stuck_for(&path)
+        wait_for(60.0, || mpt_outbox::FlushLock::stuck_for(&path)
             .is_some_and(|s| s >= Duration::from_secs(2))),
         "its heartbeat goes stale"
     );
@@ -557,7 +557,7 @@ fn asking_who_flushes_never_makes_a_starting_flush_busy() {
         let asker = s.spawn(|| {
             let mut asked = 0u64;
             while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                mpt::outbox::FlushLock::holder(&path).unwrap();
+                mpt_outbox::FlushLock::holder(&path).unwrap();
                 asked += 1;
             }
             asked

@@ -55,7 +55,7 @@ fn the_token_never_enters_the_outbox_and_the_files_are_private() {
     assert!(!stdout(&o).contains(token));
     let path = outbox_path(&env);
     for suffix in ["", "-wal", "-shm", ".flush.lock"] {
-        let f = mpt::outbox::store::sidecar(&path, suffix);
+        let f = mpt_outbox::store::sidecar(&path, suffix);
         let Ok(bytes) = std::fs::read(&f) else {
             continue;
         };
@@ -140,7 +140,7 @@ fn the_flush_document_keeps_its_field_names() {
     let (code, r) = flush(&env, url, &[]);
     assert_eq!(code, 7, "{r}");
     assert_eq!(
-        mpt::schema::field_names(&r),
+        mpt_base::schema::field_names(&r),
         [
             "schema",
             "result",

@@ -130,9 +130,9 @@ fn mixed_ops_land_once_in_order_and_a_full_replay_lands_nothing_twice() {
     let seqs: Vec<i64> = done.iter().map(|o| o.local_seq).collect();
     assert_eq!(seqs, (1..=13).collect::<Vec<_>>());
     assert!(
-        done.iter()
-            .all(|o| o.state == mpt::outbox::OpState::Done
-                && o.outcome.as_deref() == Some("applied")),
+        done.iter().all(
+            |o| o.state == mpt_outbox::OpState::Done && o.outcome.as_deref() == Some("applied")
+        ),
         "{done:?}"
     );
     let log: Vec<String> = events(&url, json!({}))

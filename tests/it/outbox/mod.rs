@@ -10,7 +10,7 @@ mod timer;
 use std::path::PathBuf;
 use std::process::Output;
 
-use mpt::outbox::{OpenOptions, Outbox};
+use mpt_outbox::{OpenOptions, Outbox};
 use serde_json::{Value, json};
 
 use crate::support::primary::call_remote;
@@ -64,7 +64,7 @@ pub fn store(env: &TestEnv) -> Outbox {
 
 /// One tool call straight to the primary (not through the outbox); the parsed payload.
 pub fn call(url: &str, tool: &str, args: Value) -> Value {
-    let name = mpt::palace::catalog::full_name(tool);
+    let name = mpt_palace::catalog::full_name(tool);
     call_remote(url, None, &name, args.clone()).unwrap_or_else(|e| panic!("{name} {args}: {e}"))
 }
 

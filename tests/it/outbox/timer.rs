@@ -104,7 +104,7 @@ fn the_readmes_flush_timer_installs_once_drains_the_queue_and_removes_cleanly() 
         String::from_utf8_lossy(&o.stderr)
     );
     let done = store(&env)
-        .list(&[mpt::outbox::OpState::Done], 10, false)
+        .list(&[mpt_outbox::OpState::Done], 10, false)
         .unwrap();
     assert_eq!(done.len(), 1, "the timer's flush drained it");
     assert_eq!(done[0].op_id, id);

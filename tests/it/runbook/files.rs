@@ -204,7 +204,7 @@ fn phase0_finds_each_trap_with_file_and_line_and_never_prints_a_token() {
     assert_eq!(actions, ["chmod", "append"], "{dry}");
     // Golden: `mpt.runbook.apply/v1`'s field names, in order (scripts read them).
     assert_eq!(
-        mpt::schema::field_names(&dry),
+        mpt_base::schema::field_names(&dry),
         [
             "step",
             "dry_run",

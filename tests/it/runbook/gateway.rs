@@ -193,7 +193,7 @@ fn phase4_on_a_primary_host_before_and_after_the_gateway() {
         applied["undo"].as_str().unwrap().contains("chmod 0644"),
         "{applied}"
     );
-    assert_eq!(mpt::gateway::state::mode(&tokens_file), Some(0o600));
+    assert_eq!(mpt_gateway::state::mode(&tokens_file), Some(0o600));
 
     // An audit record edited: the step names it.
     let audit = dir.join("audit.jsonl");

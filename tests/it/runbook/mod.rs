@@ -12,8 +12,8 @@ use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use mpt::mcp::{Deadline, McpClient};
-use mpt::palace::kg;
+use mpt_mcp::{Deadline, McpClient};
+use mpt_palace::kg;
 use serde_json::{Value, json};
 
 use crate::support::{TestEnv, json, stdout, venv_bin, wait_for};
@@ -327,13 +327,13 @@ async fn apply_refused_while_a_real_mempalace_mcp_holds_the_palace() {
         writeln!(stdin, "{msg}").unwrap();
     }
     stdin.flush().unwrap();
-    let paths = mpt::palace::PalacePaths::resolve(
-        &mpt::config::Env::from_pairs([("HOME", env.home().display().to_string())]),
+    let paths = mpt_palace::PalacePaths::resolve(
+        &mpt_base::config::Env::from_pairs([("HOME", env.home().display().to_string())]),
         Some(&palace),
     )
     .unwrap();
     let held = wait_for(60.0, || {
-        mpt::palace::files::lease_holder(&paths.writer_lease)
+        mpt_palace::files::lease_holder(&paths.writer_lease)
             .ok()
             .flatten()
             .is_some_and(|l| l.held)

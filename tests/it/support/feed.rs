@@ -1,7 +1,7 @@
 //! Feed test support: a private copy of tests/fixtures/feed/sessions (all files an hour old),
 //! prepare runners, and readers for staged and expected transcripts.
 
-use mpt::feed::{PrepareOptions, PrepareReport, Reason, SkipReason, prepare};
+use mpt_feed::{PrepareOptions, PrepareReport, Reason, SkipReason, prepare};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

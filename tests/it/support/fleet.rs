@@ -1,7 +1,7 @@
 //! A fleet on one machine: a real `mempalace serve` primary with a token, and devices (own HOME,
 //! own local palace, own device name) that reach it only through their own switchable `Link`.
 
-use mpt::mcp::CallError;
+use mpt_mcp::CallError;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Output;

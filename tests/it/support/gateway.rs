@@ -33,7 +33,7 @@ pub fn primary_and_dir(env: &TestEnv, policy: &Value) -> (Primary, PathBuf) {
 
 /// `{"schema": …, "devices": devices}` plus `extra` top-level fields.
 pub fn policy(devices: Value) -> Value {
-    json!({"schema": mpt::schema::GATEWAY_POLICY, "devices": devices})
+    json!({"schema": mpt_base::schema::GATEWAY_POLICY, "devices": devices})
 }
 
 /// Writes `policy.json` whole (an atomic rename: a running gateway never reads half of it).
@@ -253,7 +253,7 @@ impl Gateway {
         let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
         let v: Value = serde_json::from_str(&line)
             .unwrap_or_else(|_| panic!("the gateway did not start: {line:?}\n{}", read_log()));
-        assert_eq!(v["schema"], mpt::schema::GATEWAY_SERVE);
+        assert_eq!(v["schema"], mpt_base::schema::GATEWAY_SERVE);
         let url = v["listening"].as_str().unwrap().to_string();
         let port = url.rsplit(':').next().unwrap().parse().unwrap();
         Gateway {

@@ -136,7 +136,7 @@ impl Harness {
     pub fn call(&mut self, tool: &str, args: Value) -> Result<Value, Value> {
         let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
         match r.get("result") {
-            Some(res) => Ok(mpt::mcp::ToolReply::from_result(res).payload),
+            Some(res) => Ok(mpt_mcp::ToolReply::from_result(res).payload),
             None => Err(r["error"].clone()),
         }
     }

@@ -118,8 +118,8 @@ impl TestEnv {
 
     /// The environment snapshot the processes a test starts read theirs from (`mempalace_env`):
     /// what the test computes from it (an owner's socket) is what they compute.
-    pub fn snapshot(&self) -> mpt::config::Env {
-        mpt::config::Env::from_pairs(self.mempalace_env())
+    pub fn snapshot(&self) -> mpt_base::config::Env {
+        mpt_base::config::Env::from_pairs(self.mempalace_env())
     }
 
     /// `program` with a cleared environment plus the MemPalace one, run in the test's folder: the
@@ -246,7 +246,7 @@ impl TestEnv {
 impl TestEnv {
     /// A real `mempalace-mcp` started WITHOUT `--palace` (an older extension, the landmine): the
     /// palace comes from `MEMPALACE_PALACE_PATH`, its knowledge graph lands under HOME.
-    pub fn bare_child(&self, palace: &Path) -> mpt::mcp::McpClient {
+    pub fn bare_child(&self, palace: &Path) -> mpt_mcp::McpClient {
         let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = self
             .mempalace_env()
             .into_iter()
@@ -256,16 +256,16 @@ impl TestEnv {
             "MEMPALACE_PALACE_PATH".into(),
             palace.as_os_str().to_owned(),
         ));
-        let spec = mpt::mcp::stdio::ChildSpec {
+        let spec = mpt_mcp::stdio::ChildSpec {
             program: venv_bin("mempalace-mcp"),
             args: vec![],
             env,
             clear_env: true,
             named_by: None,
         };
-        mpt::mcp::McpClient::Local(mpt::mcp::stdio::StdioClient::new(
+        mpt_mcp::McpClient::Local(mpt_mcp::stdio::StdioClient::new(
             spec,
-            mpt::mcp::stdio::StdioOptions::new(Default::default(), false),
+            mpt_mcp::stdio::StdioOptions::new(Default::default(), false),
         ))
     }
 }

@@ -129,7 +129,7 @@ impl Primary {
         &self,
         tool: &str,
         args: serde_json::Value,
-    ) -> Result<serde_json::Value, mpt::mcp::CallError> {
+    ) -> Result<serde_json::Value, mpt_mcp::CallError> {
         call_remote(&self.url(), self.token.as_deref(), tool, args)
     }
 
@@ -187,14 +187,14 @@ pub fn call_remote(
     token: Option<&str>,
     tool: &str,
     args: serde_json::Value,
-) -> Result<serde_json::Value, mpt::mcp::CallError> {
+) -> Result<serde_json::Value, mpt_mcp::CallError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
         remote_client(url, token)
-            .call_tool(tool, args, mpt::mcp::Deadline::Default)
+            .call_tool(tool, args, mpt_mcp::Deadline::Default)
             .await
             .map(|r| r.payload)
     })
@@ -202,12 +202,12 @@ pub fn call_remote(
 
 /// The one HTTP MCP client the tests use to reach a primary directly (plain http, no CA file):
 /// generous timeouts, since a loaded machine's first MemPalace call loads the embedder.
-pub fn remote_client(url: &str, token: Option<&str>) -> mpt::mcp::McpClient {
-    use mpt::mcp::http::{HttpClient, HttpOptions};
-    mpt::mcp::McpClient::Remote(
+pub fn remote_client(url: &str, token: Option<&str>) -> mpt_mcp::McpClient {
+    use mpt_mcp::http::{HttpClient, HttpOptions};
+    mpt_mcp::McpClient::Remote(
         HttpClient::new(HttpOptions {
             url: url.into(),
-            token: token.map(|t| mpt::config::Secret::new(t.to_string())),
+            token: token.map(|t| mpt_base::config::Secret::new(t.to_string())),
             ca_file: None,
             timeout: Some(Duration::from_secs(60)),
             init_timeout: Some(Duration::from_secs(120)),

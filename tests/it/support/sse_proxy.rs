@@ -230,7 +230,7 @@ async fn stream(State(ctx): State<Ctx>, headers: HeaderMap) -> Response {
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(16);
     let (shared, cut) = (ctx.shared.clone(), ctx.cut.clone());
     tokio::spawn(async move {
-        let mut parser = mpt::mcp::sse::Parser::default();
+        let mut parser = mpt_mcp::sse::Parser::default();
         loop {
             let cutting = cut.notified();
             tokio::select! {

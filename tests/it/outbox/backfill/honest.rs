@@ -225,7 +225,7 @@ async fn one_backfill_at_a_time_and_never_beside_a_live_writer() {
     let outbox = dev.env.home().join(".mempalace/edge/outbox.sqlite3");
     std::fs::create_dir_all(outbox.parent().unwrap()).unwrap();
     let lock = outbox.with_file_name("outbox.sqlite3.backfill.lock");
-    let held = mpt::lock::try_acquire(&lock, "outbox backfill")
+    let held = mpt_base::lock::try_acquire(&lock, "outbox backfill")
         .unwrap()
         .unwrap();
     for args in [&[][..], &["--yes"]] {

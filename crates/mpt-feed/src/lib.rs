@@ -1,0 +1,64 @@
+//! Transcript feeding: pi session transcripts → MemPalace's native `>` transcript in a staging folder,
+//! without touching the palace; plus the run around it (lock, deadline, rsync) and `feed mine`.
+//!
+//! The crate may import mpt-base, mpt-palace, mpt-mcp and mpt-outbox; nothing above it.
+
+// Nothing prints with the macros: commands through `output::Output`, engines through `log`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+// Pipeline per run (`prepare`): walk the sessions root for `**/*.jsonl` (`scan`); reuse the verdict
+// of any file whose size+mtime match its `state` record; otherwise apply the path and quiet-period
+// checks (`gate`), parse the current branch (`session`, each line through `jsonl` and `raw`), build
+// the transcript and apply the content checks (`export`, `gate`), leave out entries a fork copied
+// from a staged parent (`fork`), and write `<session-id>.md` atomically, only if its bytes changed
+// (`stage`). Around it (`job`): the
+// non-blocking lock (`mpt_base::lock`), the prepare deadline, and in remote mode the rsync (`remote`). `mine`
+// picks the writer for `feed mine` and makes the one call. Flags, env and printing live in the CLI.
+
+pub mod dropin;
+pub mod export;
+pub mod fleet;
+pub mod fork;
+pub mod gate;
+pub mod job;
+mod jsonl;
+pub mod mine;
+pub mod opencode;
+pub mod prepare;
+mod raw;
+pub mod remote;
+pub mod report;
+pub mod scan;
+pub mod session;
+pub mod stage;
+pub mod state;
+pub mod text;
+pub mod upload;
+
+pub use export::ExportOptions;
+pub use gate::{GateConfig, Reason, SkipReason};
+pub use prepare::{PrepareOptions, Progress, prepare};
+pub use report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};
+
+/// The harnesses whose conversations are fed, each to its own staging folder and wing.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Harness {
+    /// pi's session files (`~/.pi/agent/sessions/**/*.jsonl`).
+    Pi,
+    /// opencode's SQLite database (`~/.local/share/opencode/opencode.db`).
+    Opencode,
+}
+
+impl Harness {
+    pub const ALL: [Harness; 2] = [Harness::Pi, Harness::Opencode];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Harness::Pi => "pi",
+            Harness::Opencode => "opencode",
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! The opt-in wiring (RFC 001 §1.2, R1): opencode's one MemPalace entry set to match the two
+//! variables (unset: `mempalace-mcp`; URL: the primary over HTTP; URL + EDGE=1: `mpt edge`),
+//! every other byte of the file kept, a backup first; pi gets the edit its extension needs.
+
+pub mod entry;
+pub mod exe;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::harness::opencode::{self, EntryKind};
+use crate::harness::{jsonc, jsonspan};
+use entry::{Kept, SavedEntry};
+use mpt_base::config::{Config, Remote};
+use mpt_base::error::{MptError, Result};
+
+/// The three states of the opt-in ladder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptIn {
+    /// No `MEMPALACE_REMOTE_URL`: the local child (R1: nothing of mpt in the path).
+    Solitary,
+    /// The URL without `MEMPALACE_EDGE=1`: straight to the primary.
+    Remote,
+    /// Both: the edge.
+    Edge,
+}
+
+pub fn opt_in(config: &Config) -> OptIn {
+    match (&config.remote, config.edge_opt_in) {
+        (None, _) => OptIn::Solitary,
+        (Some(_), false) => OptIn::Remote,
+        (Some(_), true) => OptIn::Edge,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Untouched,
+    Replace,
+    Insert,
+    Create,
+    /// mpt's entry removed: there was none before mpt inserted it (R1).
+    Remove,
+    /// The file removed: mpt created it for its entry, and nothing else was put in it since.
+    Delete,
+    /// MemPalace is not installed here: nothing to wire.
+    Skipped,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Plan {
+    pub file: PathBuf,
+    pub entry: String,
+    pub state: OptIn,
+    pub action: Action,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+    #[serde(skip)]
+    pub new_text: Option<String>,
+    pub reason: String,
+    /// Where the user's own entry is remembered while mpt's replaces it (`entry::saved_path`).
+    pub user_entry: Option<PathBuf>,
+    /// What applying does with that file.
+    pub remember: Remember,
+}
+
+/// The remembered user entry's fate when the plan is applied (`"keep"`, `"save"`, `"forget"`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Remember {
+    /// Left as it is (or there is none).
+    Keep,
+    /// Written before the config file changes: the user's entry, for the way back.
+    Save(SavedEntry),
+    /// Removed after the user's entry is restored.
+    Forget,
+}
+
+impl serde::Serialize for Remember {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Remember::Keep => "keep",
+            Remember::Save(_) => "save",
+            Remember::Forget => "forget",
+        })
+    }
+}
+
+/// What wiring `file` for `state` would do (nothing is written).
+pub fn plan_opencode(
+    file: &Path,
+    state: OptIn,
+    mpt: &Path,
+    remote: Option<&Remote>,
+    mempalace_installed: bool,
+) -> Result<Plan> {
+    let want = entry::desired(state, mpt, remote, &Kept::default())?;
+    let mut plan = Plan {
+        file: file.to_path_buf(),
+        entry: "mempalace".into(),
+        state,
+        action: Action::Untouched,
+        before: None,
+        after: None,
+        new_text: None,
+        reason: String::new(),
+        user_entry: None,
+        remember: Remember::Keep,
+    };
+    if !mempalace_installed {
+        plan.action = Action::Skipped;
+        plan.reason =
+            "MemPalace is not installed here (no mempalace-mcp on PATH): nothing to wire".into();
+        return Ok(plan);
+    }
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if state == OptIn::Solitary {
+                plan.reason = "no opencode config and no opt-in: left as it is (R1)".into();
+                return Ok(plan);
+            }
+            let doc = json!({"mcp": {"mempalace": want}});
+            plan.action = Action::Create;
+            plan.after = Some(want);
+            plan.new_text = Some(serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n");
+            plan.reason = format!("creates {} with the entry", file.display());
+            plan.remember = Remember::Save(SavedEntry::none("mempalace", true));
+            plan.user_entry = Some(entry::saved_path(file));
+            return Ok(plan);
+        }
+        Err(e) => return Err(MptError::io(format!("reading {}", file.display()), &e)),
+    };
+    let plain = jsonc::strip(&text);
+    serde_json::from_str::<Value>(&plain).map_err(|e| {
+        MptError::usage(format!("{} is not valid JSON(C): {e}", file.display()))
+            .with_hint("fix the file by hand first; mpt never rewrites a file it cannot read")
+    })?;
+    let existing = opencode::entries(file)
+        .map_err(MptError::usage)?
+        .into_iter()
+        .next();
+    let found = existing.as_ref().and_then(|e| {
+        [
+            vec!["mcp", e.name.as_str()],
+            vec!["mcp", "servers", e.name.as_str()],
+        ]
+        .into_iter()
+        .find_map(|p| jsonspan::find(&plain, &p).map(|m| (e.clone(), m, p)))
+    });
+    match found {
+        Some((found, m, at)) => {
+            plan.entry = found.name.clone();
+            let before: Value =
+                serde_json::from_str(&plain[m.value_start..m.value_end]).unwrap_or(Value::Null);
+            plan.before = Some(before.clone());
+            let own = found.kind == EntryKind::Mempalace;
+            if own && state == OptIn::Solitary {
+                plan.reason = "the entry already matches the opt-in".into();
+                return Ok(plan);
+            }
+            let saved = SavedEntry::load(file)?;
+            if state == OptIn::Solitary
+                && !own
+                && let Some(s) = saved.as_ref().filter(|s| s.text.is_none())
+            {
+                return remove_plan(plan, &text, &plain, &at, s.created_file);
+            }
+            // The user's own entry: the current one while it is theirs, else the remembered one.
+            let base = match (&saved, own) {
+                (Some(s), false) => s.value(),
+                _ => before.clone(),
+            };
+            let kept = Kept::from_entry(&base);
+            let (want_text, want) = match (state, &saved) {
+                (OptIn::Solitary, Some(s @ SavedEntry { text: Some(t), .. })) => {
+                    (t.clone(), s.value())
+                }
+                _ => {
+                    let v = entry::desired(state, mpt, remote, &kept)?;
+                    (v.to_string(), v)
+                }
+            };
+            if state != OptIn::Solitary && before == want {
+                plan.reason = "the entry already matches the opt-in".into();
+                plan.user_entry = saved.map(|_| entry::saved_path(file));
+                return Ok(plan);
+            }
+            plan.remember = match (state, own, &saved) {
+                (OptIn::Solitary, _, Some(_)) => Remember::Forget,
+                (_, true, _) => Remember::Save(SavedEntry::new(
+                    &found.name,
+                    &text[m.value_start..m.value_end],
+                )),
+                // mpt's entry with nothing remembered: remember what the way back needs.
+                (OptIn::Edge | OptIn::Remote, false, None) => {
+                    let local = entry::desired(OptIn::Solitary, mpt, None, &kept)?;
+                    Remember::Save(SavedEntry::new(&found.name, &local.to_string()))
+                }
+                _ => Remember::Keep,
+            };
+            if saved.is_some() || plan.remember != Remember::Keep {
+                plan.user_entry = Some(entry::saved_path(file));
+            }
+            plan.action = Action::Replace;
+            plan.after = Some(want);
+            plan.new_text = Some(format!(
+                "{}{}{}",
+                &text[..m.value_start],
+                want_text,
+                &text[m.value_end..]
+            ));
+            plan.reason = match (state, &plan.remember) {
+                (OptIn::Solitary, Remember::Forget) => {
+                    format!("restores your own '{}' entry", found.name)
+                }
+                _ => format!("sets '{}' from {:?} to {:?}", found.name, found.kind, state),
+            };
+        }
+        None if state == OptIn::Solitary => {
+            plan.reason = "no MemPalace entry and no opt-in: left as it is (R1)".into();
+            return Ok(plan);
+        }
+        None => {
+            let (path, member) = match jsonspan::object_close(&plain, &["mcp"]) {
+                Some(c) => (c, format!("\"mempalace\": {want}")),
+                None => (
+                    jsonspan::object_close(&plain, &[]).ok_or_else(|| {
+                        MptError::usage(format!("{} is not a JSON object", file.display()))
+                    })?,
+                    format!("\"mcp\": {{\"mempalace\": {want}}}"),
+                ),
+            };
+            let (close, nonempty) = path;
+            // After the last value (`prev`, comments and a trailing comma blanked in `plain`)
+            // comes the separator, then whatever followed it up to `kept` (a comment, a trailing
+            // comma), then the entry: so removing it later gives the same bytes back.
+            let prev = plain[..close].trim_end();
+            let kept = text[..close].trim_end().len();
+            let trailing = jsonc::strip_comments(&text)[prev.len()..kept].contains(',');
+            let sep = if nonempty && !trailing { "," } else { "" };
+            plan.action = Action::Insert;
+            plan.remember = Remember::Save(SavedEntry::none("mempalace", false));
+            plan.user_entry = Some(entry::saved_path(file));
+            plan.after = Some(want);
+            plan.new_text = Some(format!(
+                "{}{sep}{}\n  {member}{}",
+                &text[..prev.len()],
+                &text[prev.len()..kept],
+                &text[kept..]
+            ));
+            plan.reason = "adds the entry".into();
+        }
+    }
+    if let Some(t) = &plan.new_text {
+        serde_json::from_str::<Value>(&jsonc::strip(t)).map_err(|e| {
+            MptError::new(
+                mpt_base::error::ErrorKind::Io,
+                format!("the rewritten file would not parse ({e}); nothing written"),
+            )
+        })?;
+    }
+    Ok(plan)
+}
+
+/// Withdrawing where there was no entry before mpt's: the entry goes (and the file, when mpt
+/// created it and nothing else is in it); what mpt remembered goes with it.
+fn remove_plan(
+    mut plan: Plan,
+    text: &str,
+    plain: &str,
+    at: &[&str],
+    created_file: bool,
+) -> Result<Plan> {
+    let rest = jsonspan::without_member(text, plain, at).ok_or_else(|| {
+        MptError::usage(format!(
+            "{}: the entry '{}' cannot be cut out of the file",
+            plan.file.display(),
+            plan.entry
+        ))
+        .with_hint("remove the entry by hand; mpt never rewrites a file it cannot read")
+    })?;
+    let emptied = serde_json::from_str::<Value>(&jsonc::strip(&rest))
+        .map_err(|e| {
+            MptError::new(
+                mpt_base::error::ErrorKind::Io,
+                format!("the rewritten file would not parse ({e}); nothing written"),
+            )
+        })?
+        .eq(&json!({"mcp": {}}));
+    plan.remember = Remember::Forget;
+    plan.user_entry = Some(entry::saved_path(&plan.file));
+    if created_file && emptied {
+        plan.action = Action::Delete;
+        plan.reason = format!(
+            "removes {}: mpt created it for its entry and nothing else is in it (R1)",
+            plan.file.display()
+        );
+    } else {
+        plan.action = Action::Remove;
+        plan.new_text = Some(rest);
+        plan.reason = format!(
+            "removes mpt's '{}' entry: there was none before mpt added it (R1)",
+            plan.entry
+        );
+    }
+    Ok(plan)
+}
+
+/// Writes the plan: the user's entry remembered first, a backup beside the file under a name no
+/// other backup has, then the new text atomically (or, for `Delete`, the file removed); a
+/// restored entry's memory is removed last.
+pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
+    if plan.action == Action::Delete {
+        let kept = mpt_base::backup::beside(&plan.file)?;
+        std::fs::remove_file(&plan.file)
+            .map_err(|e| MptError::io(format!("removing {}", plan.file.display()), &e))?;
+        forget(plan)?;
+        return Ok(Some(kept));
+    }
+    let Some(text) = &plan.new_text else {
+        return Ok(None);
+    };
+    if !plan.file.exists()
+        && let Some(d) = plan.file.parent()
+    {
+        std::fs::create_dir_all(d)
+            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
+    }
+    if let Remember::Save(saved) = &plan.remember {
+        saved.save(&plan.file)?;
+    }
+    let backup = if plan.file.exists() {
+        Some(mpt_base::backup::beside(&plan.file)?)
+    } else {
+        None
+    };
+    let tmp = plan.file.with_extension("mpt-tmp");
+    std::fs::write(&tmp, text)
+        .map_err(|e| MptError::io(format!("writing {}", tmp.display()), &e))?;
+    if let Ok(meta) = std::fs::metadata(&plan.file) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    std::fs::rename(&tmp, &plan.file)
+        .map_err(|e| MptError::io(format!("replacing {}", plan.file.display()), &e))?;
+    forget(plan)?;
+    Ok(backup)
+}
+
+fn forget(plan: &Plan) -> Result<()> {
+    if plan.remember == Remember::Forget {
+        let saved = entry::saved_path(&plan.file);
+        std::fs::remove_file(&saved)
+            .map_err(|e| MptError::io(format!("removing {}", saved.display()), &e))?;
+    }
+    Ok(())
+}
+
+/// The edit pi's extension needs so that `MEMPALACE_EDGE=1` reaches the edge (mpt cannot edit it).
+pub const PI_EDIT: &str = r#"// In createClient(), before the MEMPALACE_REMOTE_URL branch:
+if (process.env.MEMPALACE_EDGE === "1" && process.env.MEMPALACE_REMOTE_URL) {
+  // The edge talks to the primary itself; pi only sees a local stdio server.
+  return new StdioMcpClient("mpt", ["edge", "--harness", "pi"]);
+}"#;
