@@ -12,7 +12,7 @@
 pub mod event;
 pub mod follow;
 pub mod local;
-pub mod me;
+mod me;
 pub mod pages;
 pub mod pull;
 pub mod puller;

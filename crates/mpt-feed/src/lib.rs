@@ -18,21 +18,21 @@
 pub mod dropin;
 pub mod export;
 pub mod fleet;
-pub mod fork;
-pub mod gate;
+mod fork;
+mod gate;
 pub mod job;
 mod jsonl;
 pub mod mine;
 pub mod opencode;
-pub mod prepare;
+mod prepare;
 mod raw;
 pub mod remote;
-pub mod report;
-pub mod scan;
+mod report;
+mod scan;
 pub mod session;
 pub mod stage;
 pub mod state;
-pub mod text;
+mod text;
 pub mod upload;
 
 pub use export::ExportOptions;

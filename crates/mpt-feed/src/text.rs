@@ -9,8 +9,10 @@ pub fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
 }
 
-/// Characters treated as line breaks in message text.
-pub fn line_break(c: char) -> bool {
+/// Characters treated as line breaks in message text (`split_breaks` is the scan the feed uses;
+/// this is the rule it is tested against).
+#[cfg(test)]
+fn line_break(c: char) -> bool {
     matches!(
         c,
         '\n' | '\r' | '\x0b' | '\x0c' | '\x1c'..='\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'

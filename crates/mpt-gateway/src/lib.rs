@@ -8,8 +8,8 @@
 
 pub mod decide;
 mod handler;
-pub mod http;
-pub mod inbox;
+mod http;
+mod inbox;
 mod join;
 pub mod keys;
 pub mod record;

@@ -8,12 +8,12 @@
 
 pub mod agent;
 mod bearer;
-pub mod body;
+mod body;
 mod call_error;
 mod call_hints;
 pub mod client;
 mod denial;
-pub mod handshake;
+mod handshake;
 pub mod http;
 pub mod jsonrpc;
 pub mod liveness;
@@ -24,8 +24,8 @@ mod send_error;
 pub mod sse;
 mod status_error;
 pub mod stdio;
-pub mod tool_result;
-pub mod unix;
+mod tool_result;
+mod unix;
 pub mod whoami;
 
 use std::time::Duration;

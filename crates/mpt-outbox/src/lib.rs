@@ -6,25 +6,25 @@
 // Nothing prints with the macros: commands through `output::Output`, engines through `log`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod admin;
+mod admin;
 pub mod apart;
 pub mod backfill;
 pub mod classify;
 pub mod flush;
 pub mod intent;
-pub mod last_error;
-pub mod lease;
+mod last_error;
+mod lease;
 pub mod lock;
 pub mod op_key;
-pub mod order;
+mod order;
 pub mod policy;
 mod reader;
 pub mod refs;
 pub mod replay;
 pub mod report;
 mod resolve;
-pub mod schema;
-pub mod status;
+mod schema;
+mod status;
 pub mod store;
 mod types;
 pub mod util;
