@@ -1,5 +1,5 @@
-//! mpt's foundations, below every other crate: errors and exit codes, output, logging, time,
-//! locks, secrets, schemas, the config and every path mpt writes. Imports no other mpt crate.
+//! mpt's foundations, below every other crate: errors and exit codes, output, logging, time, locks,
+//! secrets, schemas, the config and every path mpt writes. Imports no other mpt crate.
 
 // Nothing prints with the macros: commands through `output::Output`, engines through `log`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]

@@ -1,5 +1,6 @@
 //! The coordination log below the edge and the mailbox: its events and their one causal order
-//! (`event`), the local copy (`local`), paging (`pages`), the union of two logs (`union`), the pull.
+//! (`event`), the local copy (`local`), paging (`pages`), the union of two logs (`union`), the
+//! pull.
 //!
 //! The crate may import mpt-base, mpt-palace, mpt-mcp and mpt-outbox; nothing above it.
 

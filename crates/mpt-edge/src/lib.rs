@@ -1,7 +1,8 @@
 //! `mpt edge`: the local-first MCP proxy (RFC 001 §4). Each harness runs a thin shim (`shim`) that
 //! relays stdio to the palace's one owner (`owner`), which runs the child and talks to the primary.
 //!
-//! The crate may import mpt-base, mpt-palace, mpt-mcp, mpt-outbox, mpt-coord and mpt-gateway (its policy judge); nothing above it.
+//! The crate may import mpt-base, mpt-palace, mpt-mcp, mpt-outbox, mpt-coord and mpt-gateway (its
+//! policy judge); nothing above it.
 
 // Nothing prints with the macros: commands through `output::Output`, engines through `log`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]

@@ -1,5 +1,5 @@
-//! Transcript feeding: pi session transcripts → MemPalace's native `>` transcript in a staging folder,
-//! without touching the palace; plus the run around it (lock, deadline, rsync) and `feed mine`.
+//! Transcript feeding: pi's session files and opencode's database rendered as MemPalace's `>`
+//! transcripts in a staging folder, never touching the palace; the run around it and `feed mine`.
 //!
 //! The crate may import mpt-base, mpt-palace, mpt-mcp and mpt-outbox; nothing above it.
 

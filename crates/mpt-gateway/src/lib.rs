@@ -1,5 +1,6 @@
 //! `mpt gateway`: a front of ours before `mempalace serve` on the primary host (RFC 001 §6, §8
-//! Phase 4): one token per device, roles from a reviewable policy, a hash-chained audit, rate limits.
+//! Phase 4): one token per device, roles from a reviewable policy, a hash-chained audit, rate
+//! limits.
 //!
 //! The crate may import mpt-base, mpt-palace and mpt-mcp; nothing above it.
 

@@ -1,5 +1,5 @@
 //! Where MemPalace keeps what, and reading it safely: path rules (version 3.11), the knowledge
-//! graph (read-only), the sidecar and registry files, and the tool catalog.
+//! graph (read-only), the sidecar and registry files, the tool catalog; the harnesses' wiring files.
 //!
 //! The crate may import mpt-base; nothing above it.
 
