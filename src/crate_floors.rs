@@ -54,6 +54,35 @@ fn each_crate_imports_the_floors_its_doc_comment_names_and_no_other() {
     assert_eq!(top, crates.into_iter().collect::<BTreeSet<_>>());
 }
 
+/// A crate's `lib.rs` is its module list and its `pub use` face; what it defines lives in a module.
+#[test]
+fn each_crates_lib_rs_is_its_module_list_and_its_face() {
+    let root = crate::house_rules::workspace();
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let lib = std::fs::read_to_string(e.path().join("src/lib.rs")).unwrap();
+        for (n, line) in lib.lines().enumerate() {
+            let item = line
+                .trim_start_matches("pub ")
+                .trim_start_matches("pub(crate) ");
+            let defines = [
+                "fn ", "struct ", "enum ", "const ", "static ", "impl", "type ", "trait ",
+                "#[derive",
+            ]
+            .iter()
+            .any(|k| item.starts_with(k));
+            if defines {
+                found.push(format!(
+                    "{}/src/lib.rs:{}: {line}",
+                    e.path().display(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(found.is_empty(), "move these into a module: {found:#?}");
+}
+
 #[test]
 fn a_dependency_the_doc_comment_does_not_name_is_seen() {
     let manifest = "[package]\nname = \"x\"\n\n[dependencies]\nmpt-base.workspace = true\nmpt-edge = { workspace = true }\nserde.workspace = true\n\n[dev-dependencies]\nmpt-feed.workspace = true\n";

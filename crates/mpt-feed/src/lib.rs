@@ -20,6 +20,7 @@ pub mod export;
 pub mod fleet;
 mod fork;
 mod gate;
+mod harness;
 pub mod job;
 mod jsonl;
 pub mod mine;
@@ -37,28 +38,6 @@ pub mod upload;
 
 pub use export::ExportOptions;
 pub use gate::{GateConfig, Reason, SkipReason};
+pub use harness::Harness;
 pub use prepare::{PrepareOptions, Progress, prepare};
 pub use report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};
-
-/// The harnesses whose conversations are fed, each to its own staging folder and wing.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Harness {
-    /// pi's session files (`~/.pi/agent/sessions/**/*.jsonl`).
-    Pi,
-    /// opencode's SQLite database (`~/.local/share/opencode/opencode.db`).
-    Opencode,
-}
-
-impl Harness {
-    pub const ALL: [Harness; 2] = [Harness::Pi, Harness::Opencode];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Harness::Pi => "pi",
-            Harness::Opencode => "opencode",
-        }
-    }
-}

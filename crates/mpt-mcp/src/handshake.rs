@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::{CallError, Handshake, PROTOCOL_VERSION};
+use super::{CallError, Handshake};
 
 /// What a transport lends the handshake: one request (its reply's `result`), one notification.
 pub(crate) trait Peer {
@@ -52,3 +52,6 @@ pub(crate) async fn run(peer: &impl Peer) -> Result<Handshake, CallError> {
         elapsed: started.elapsed(),
     })
 }
+
+/// The protocol version `mpt` offers in `initialize` (the newest 3.11 knows).
+pub const PROTOCOL_VERSION: &str = "2025-11-25";

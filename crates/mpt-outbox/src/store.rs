@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::schema::{self, Synchronous, sql};
 pub use super::short;
 use super::{Op, OpState, Origin, util};
+use mpt_base::config::Env;
 use mpt_base::error::{MptError, Result};
 use mpt_palace::catalog::{self, ToolClass};
 
@@ -385,4 +386,17 @@ pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
+}
+
+/// How this invocation opens the outbox: `MPT_OUTBOX_SYNC` = `full` (the default: a returned
+/// enqueue survives a power loss) or `normal` (it survives a process kill; for slow disks).
+pub fn open_options(env: &Env) -> Result<OpenOptions> {
+    let synchronous = match mpt_base::config::edge::outbox_sync(env)? {
+        mpt_base::config::edge::OutboxSync::Full => Synchronous::Full,
+        mpt_base::config::edge::OutboxSync::Normal => Synchronous::Normal,
+    };
+    Ok(OpenOptions {
+        synchronous,
+        ..OpenOptions::default()
+    })
 }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::util;
 use mpt_base::config::Config;
+use mpt_base::error::MptError;
 
 /// Who enqueues: the device (`MEMPALACE_PI_DEVICE`, else the host name) and the host; and the
 /// device's feed inbox on the primary's host, the one place a queued `mempalace_mine` may read.
@@ -208,6 +209,31 @@ pub fn sample_op() -> Op {
             serde_json::json!({"kind": "refused", "message": "no", "hint": null, "at": "t", "rule": "r1"}),
         ),
     }
+}
+
+/// Hard failures an op may have before it is failed and blocks the queue (daemon.py's MAX_ATTEMPTS).
+pub const MAX_ATTEMPTS: i64 = 3;
+/// Done and dropped ops are kept this long, then `purge` removes them (daemon.py's 7 days).
+pub const RETENTION_DAYS: u64 = 7;
+
+/// An `MptError` as stored in `error_json`, scrubbed of every known secret (a server's error
+/// text may echo the token; the outbox never holds it). A gateway's refusal keeps its `rule`.
+pub fn error_json(e: &MptError) -> Value {
+    let rule = e
+        .detail
+        .as_ref()
+        .filter(|_| e.kind == mpt_base::error::ErrorKind::Refused)
+        .and_then(|d| d.get("rule"));
+    let mut v = serde_json::to_value(StoredError {
+        kind: e.kind.as_str(),
+        message: &e.message,
+        hint: e.hint.as_deref(),
+        at: util::rfc3339(util::now_ms()),
+        rule,
+    })
+    .unwrap_or_default();
+    mpt_base::secrets::scrub_json(&mut v);
+    v
 }
 
 #[cfg(test)]

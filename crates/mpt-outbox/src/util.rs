@@ -79,6 +79,11 @@ pub fn hostname() -> String {
     mpt_base::config::values::hostname().unwrap_or_else(|| "unknown".into())
 }
 
+/// An op id shortened for people: its first 12 hex digits.
+pub fn short(op_id: &str) -> &str {
+    &op_id[..op_id.len().min(12)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

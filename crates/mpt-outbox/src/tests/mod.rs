@@ -4,7 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::lease::Nack;
 use super::order::Head;
