@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use super::Harness;
 use super::fleet::{self, Fed, FleetFeed};
-use super::prepare::{PrepareOptions, PrepareReport, REPORT_SCHEMA, prepare};
+use super::prepare::{PrepareOptions, prepare};
 use super::remote::{Pushed, RemoteInbox, push, push_error, timeout_error};
+use super::report::{PrepareReport, REPORT_SCHEMA};
 pub use super::state::{feed_home, state_and_lock};
 use mpt_base::error::{ErrorKind, MptError, Result};
 use mpt_base::lock::{self, PidLock};

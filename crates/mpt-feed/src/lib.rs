@@ -6,14 +6,16 @@
 // Nothing prints with the macros: commands through `output::Output`, engines through `log`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-// Pipeline per run (`prepare`): walk the sessions root for `**/*.jsonl` (`scan`); reuse the verdict
-// of any file whose size+mtime match its `state` record; otherwise apply the path and quiet-period
-// checks (`gate`), parse the current branch (`session`, each line through `jsonl` and `raw`), build
-// the transcript and apply the content checks (`export`, `gate`), leave out entries a fork copied
-// from a staged parent (`fork`), and write `<session-id>.md` atomically, only if its bytes changed
-// (`stage`). Around it (`job`): the
-// non-blocking lock (`mpt_base::lock`), the prepare deadline, and in remote mode the rsync (`remote`). `mine`
-// picks the writer for `feed mine` and makes the one call. Flags, env and printing live in the CLI.
+// One pipeline per run, whatever the harness (`pipeline`): the previous `state` read, each session
+// a source yields decided from its record when its fingerprint and dedup inputs still match,
+// otherwise rendered by its source (gates of `gate`, the transcript of `export`), staged as
+// `<session-id>.md` atomically and only if its bytes changed (`stage`), recorded, counted; the
+// state saved. Sources: pi's files (`prepare`: `scan`, the header, `session` through `jsonl` and
+// `raw`, forks after their parents with copied entries left out, `fork`) and opencode's database
+// (`opencode`: read on one thread while workers render). Around it (`job`): the non-blocking lock
+// (`mpt_base::lock`), the prepare deadline, and in remote mode the rsync (`remote`) or the upload
+// (`upload`). `mine` picks the writer for `feed mine` and makes the one call. Flags, env and
+// printing live in the CLI.
 
 pub mod dropin;
 pub mod export;
@@ -25,6 +27,7 @@ pub mod job;
 mod jsonl;
 pub mod mine;
 pub mod opencode;
+mod pipeline;
 mod prepare;
 mod raw;
 pub mod remote;

@@ -1,15 +1,16 @@
-//! The `prepare` pipeline: scan → (state fast path | gate → parse → export) → stage, forks after
-//! their parents so copied entries are left out, and a report with every verdict counted.
+//! A run's options, and pi's sessions as a source of the one pipeline (`pipeline.rs`): its files
+//! scanned, forks after their parents so copied entries are left out, each parsed and rendered.
 
 use super::Harness;
 use super::export::{self, ExportOptions};
 use super::fork;
 use super::gate::{self, GateConfig, Reason, SkipReason};
-pub use super::report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};
+use super::pipeline::{self, Found, Rendered, Run, Source, invalid};
+use super::report::{Outcome, PrepareReport};
 use super::scan::{self, SessionFile};
 use super::session::{self, Session};
-use super::stage::{self, StageOutcome, Stager};
-use super::state::{self, Record, State};
+use super::stage;
+use super::state::{self, Record};
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
@@ -96,156 +97,168 @@ struct Item {
 /// run: they become [`SkipReason`]s (unreadable, invalid header, ...).
 pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
     let root = fs::canonicalize(&opts.sessions_dir)?;
-    fs::create_dir_all(&opts.stage_dir)?;
-    let stage_dir = fs::canonicalize(&opts.stage_dir)?;
-    if let Some(sf) = &opts.state_file {
-        ensure_outside(sf, &stage_dir)?;
-    }
-    if root.starts_with(&stage_dir) {
-        return Err(invalid(format!(
-            "sessions folder {} is inside the staging folder {}: the miner would read raw sessions",
-            root.display(),
-            stage_dir.display()
-        )));
-    }
-    let (mut report, old) = begin(opts, &stage_dir)?;
-    let config = old.config.clone();
-    let (files, warnings) = scan::scan(&root)?;
-    report.warnings = warnings;
-    report.sessions_seen = files.len();
-
-    let items: Vec<Item> = files
-        .into_iter()
-        .map(|f| examine(f, &old, opts, &mut report))
-        .collect();
-    let paths: Vec<&Path> = items.iter().map(|it| it.file.path.as_path()).collect();
-    let raws: Vec<Option<&str>> = items.iter().map(|it| it.parent_raw.as_deref()).collect();
-    let parents = fork::link_parents(&paths, &raws);
-    let order = fork::parents_first(&parents);
-    let is_parent: HashSet<usize> = parents.iter().flatten().copied().collect();
-
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; items.len()];
-    let mut keys_cache: HashMap<usize, HashSet<u64>> = HashMap::new();
-    let mut used_names: HashSet<String> = HashSet::new();
-    let mut new_state = State::empty(&config);
-    let mut details = Vec::with_capacity(items.len());
-    let mut stager = Stager::new(&stage_dir, opts.fsync);
-
-    for (done, &i) in order.iter().enumerate() {
-        if let Some(p) = &opts.progress {
-            (p.0)(done, items.len());
-        }
-        let it = &items[i];
-        let staged_now =
-            |a: &usize| matches!(outcomes[*a], Some(Outcome::Exported | Outcome::Unchanged));
-        let ancestors: Vec<usize> = fork::ancestors(&parents, i)
-            .into_iter()
-            .filter(staged_now)
-            .collect();
-        let dedup: String = ancestors
-            .iter()
-            .map(|&a| items[a].key.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut record = Record {
-            size: it.file.size,
-            mtime_ns: state::mtime_ns(it.file.mtime),
-            id: it.id.clone().ok().flatten(),
-            parent: it.parent_raw.clone(),
-            dedup: dedup.clone(),
-            staged: None,
-            staged_size: 0,
-            skip: None,
-        };
-        let (outcome, staged, from_state) = match fast_path(it, &dedup, &stage_dir, &used_names) {
-            Some((o, staged)) => (o, staged, true),
-            None => {
-                let mut ctx = Ctx {
-                    opts,
-                    items: &items,
-                    stager: &mut stager,
-                };
-                let parent = is_parent.contains(&i);
-                let (o, staged) = slow_path(
-                    &mut ctx,
-                    i,
-                    &ancestors,
-                    parent,
-                    &mut used_names,
-                    &mut keys_cache,
-                    &mut report,
-                )?;
-                (o, staged, false)
-            }
-        };
-        let staged = staged.map(|(name, size)| {
-            used_names.insert(name.clone());
-            record.staged = Some(name.clone());
-            record.staged_size = size;
-            name
-        });
-        report.decided_from_state += usize::from(from_state);
-        report.count(outcome);
-        outcomes[i] = Some(outcome);
-        match outcome {
-            Outcome::Skipped(r) if r.is_transient() || r == SkipReason::Subagent => {}
-            Outcome::Skipped(r) => {
-                record.skip = Some(r);
-                new_state.sessions.insert(it.key.clone(), record);
-            }
-            _ => {
-                new_state.sessions.insert(it.key.clone(), record);
-            }
-        }
-        details.push(SessionOutcome {
-            source: it.file.path.clone(),
-            session_id: it.id.clone().ok().flatten(),
-            staged,
-            outcome,
-            from_state,
-        });
-    }
-    if let Some(p) = &opts.progress {
-        (p.0)(items.len(), items.len());
-    }
-    details.sort_by(|a, b| a.source.cmp(&b.source));
-    report.sessions = details;
-    stager.finish()?;
-    if let Some(p) = &opts.state_file
-        && (new_state != old || report.state_reset || !p.exists())
-    {
-        new_state.save(p)?;
-    }
-    Ok(report)
+    pipeline::run(opts, &mut Pi::new(root, opts))
 }
 
-/// A run's start, whatever the harness: the report, abandoned temps removed, the previous state
-/// (empty, and said so, when it was made with other settings).
-pub(super) fn begin(opts: &PrepareOptions, stage_dir: &Path) -> io::Result<(PrepareReport, State)> {
-    let mut report = PrepareReport {
-        schema: REPORT_SCHEMA,
-        reason: opts.reason.as_str().to_string(),
-        stage_dir: stage_dir.to_path_buf(),
-        ..Default::default()
-    };
-    report.stale_temps_removed =
-        stage::clean_stale_temps(stage_dir, opts.stale_temp_age, opts.now)?;
-    let config = state::fingerprint(&opts.gate, &opts.export);
-    let old = match &opts.state_file {
-        Some(p) => {
-            let (s, reset) = State::load(p, &config);
-            report.state_reset = reset;
-            s
+/// pi's session files under one root, in the order they are decided: each fork after its parents.
+struct Pi<'a> {
+    opts: &'a PrepareOptions,
+    root: PathBuf,
+    items: Vec<Item>,
+    /// Each item's parent (an index into `items`), when it is a fork of a session found here.
+    parents: Vec<Option<usize>>,
+    is_parent: HashSet<usize>,
+    /// The entry keys of a parent's current branch, read once.
+    keys_cache: HashMap<usize, HashSet<u64>>,
+}
+
+impl<'a> Pi<'a> {
+    fn new(root: PathBuf, opts: &'a PrepareOptions) -> Pi<'a> {
+        Pi {
+            opts,
+            root,
+            items: Vec::new(),
+            parents: Vec::new(),
+            is_parent: HashSet::new(),
+            keys_cache: HashMap::new(),
         }
-        None => State::empty(&config),
-    };
-    Ok((report, old))
+    }
+
+    /// The ancestors of `k` staged (or unchanged) this run.
+    fn staged_ancestors(&self, k: usize, decided: &[Option<Outcome>]) -> Vec<usize> {
+        fork::ancestors(&self.parents, k)
+            .into_iter()
+            .filter(|a| matches!(decided[*a], Some(Outcome::Exported | Outcome::Unchanged)))
+            .collect()
+    }
+}
+
+impl Source for Pi<'_> {
+    fn check(&self, stage_dir: &Path) -> io::Result<()> {
+        if self.root.starts_with(stage_dir) {
+            return Err(invalid(format!(
+                "sessions folder {} is inside the staging folder {}: the miner would read raw sessions",
+                self.root.display(),
+                stage_dir.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, run: &Run, report: &mut PrepareReport) -> io::Result<Result<usize, String>> {
+        let (files, warnings) = scan::scan(&self.root)?;
+        report.warnings = warnings;
+        report.sessions_seen = files.len();
+        let items: Vec<Item> = files
+            .into_iter()
+            .map(|f| examine(f, &run.old, run.opts, report))
+            .collect();
+        let paths: Vec<&Path> = items.iter().map(|it| it.file.path.as_path()).collect();
+        let raws: Vec<Option<&str>> = items.iter().map(|it| it.parent_raw.as_deref()).collect();
+        let parents = fork::link_parents(&paths, &raws);
+        // Decided parents first: the items and their links renumbered in that order.
+        let order = fork::parents_first(&parents);
+        let mut at = vec![0; items.len()];
+        for (k, &i) in order.iter().enumerate() {
+            at[i] = k;
+        }
+        self.parents = order.iter().map(|&i| parents[i].map(|p| at[p])).collect();
+        let mut items: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        self.items = order.iter().map(|&i| items[i].take().unwrap()).collect();
+        self.is_parent = self.parents.iter().flatten().copied().collect();
+        Ok(Ok(self.items.len()))
+    }
+
+    fn found(&mut self, k: usize, decided: &[Option<Outcome>]) -> Found {
+        let dedup: String = self
+            .staged_ancestors(k, decided)
+            .iter()
+            .map(|&a| self.items[a].key.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let it = &self.items[k];
+        Found {
+            key: it.key.clone(),
+            source: it.file.path.clone(),
+            id: it.id.clone().ok().flatten(),
+            record: Record {
+                size: it.file.size,
+                mtime_ns: state::mtime_ns(it.file.mtime),
+                id: it.id.clone().ok().flatten(),
+                parent: it.parent_raw.clone(),
+                dedup,
+                staged: None,
+                staged_size: 0,
+                skip: None,
+            },
+            previous: it.record.clone(),
+        }
+    }
+
+    /// Gate, parse and render one session whose record could not be reused.
+    fn render(
+        &mut self,
+        k: usize,
+        decided: &[Option<Outcome>],
+        report: &mut PrepareReport,
+    ) -> io::Result<Rendered> {
+        let ancestors = self.staged_ancestors(k, decided);
+        let opts = self.opts;
+        let it = &self.items[k];
+        let skip = |r| Ok(Rendered::Skip(r));
+        let id = match &it.id {
+            Err(r) => return skip(*r),
+            Ok(id) => id.clone(),
+        };
+        if let Err(r) = gate::check_file(
+            &it.file.rel,
+            it.file.mtime,
+            opts.now,
+            &opts.reason,
+            &opts.gate,
+        ) {
+            return skip(r);
+        }
+        let Some(sess) = load(&it.file.path, report) else {
+            return skip(SkipReason::Unreadable);
+        };
+        let sess = match sess {
+            Ok(s) => s,
+            Err(_) => return skip(SkipReason::InvalidHeader),
+        };
+        report.note_skipped_lines(&it.file.path, &sess);
+        if self.is_parent.contains(&k) {
+            self.keys_cache.insert(k, export::branch_keys(&sess));
+        }
+        let t = export::build(&sess, &opts.export);
+        if let Err(r) = gate::check_content(&t.stats, &opts.gate) {
+            return skip(r);
+        }
+        let mut copied = HashSet::new();
+        for &a in &ancestors {
+            let path = &self.items[a].file.path;
+            let keys = self
+                .keys_cache
+                .entry(a)
+                .or_insert_with(|| match load(path, report) {
+                    Some(Ok(s)) => export::branch_keys(&s),
+                    _ => HashSet::new(),
+                });
+            copied.extend(keys.iter().copied());
+        }
+        let (text, n) = export::render(&t, &copied, &opts.export);
+        if n == 0 {
+            return skip(SkipReason::DuplicateOfParent);
+        }
+        let id = id.unwrap_or_else(|| sess.header.id.clone());
+        Ok(Rendered::Text { id, text })
+    }
 }
 
 /// Phase A: decide what can be known from the path, the state record or the header line alone.
 fn examine(
     file: SessionFile,
-    old: &State,
+    old: &super::state::State,
     opts: &PrepareOptions,
     report: &mut PrepareReport,
 ) -> Item {
@@ -289,145 +302,9 @@ fn examine(
     item
 }
 
-/// The verdict from an unchanged file's record, if it is still valid (same dedup inputs, and for
-/// an export, the staged file still present at its recorded size).
-fn fast_path(
-    it: &Item,
-    dedup: &str,
-    stage_dir: &Path,
-    used: &HashSet<String>,
-) -> Option<(Outcome, Staged)> {
-    reuse(it.record.as_ref()?, dedup, stage_dir, used)
-}
-
-/// A record's verdict when it still holds: the same dedup inputs, and for an export, the staged
-/// file still present at its recorded size (and not claimed by another session this run).
-pub(super) fn reuse(
-    r: &Record,
-    dedup: &str,
-    stage_dir: &Path,
-    used: &HashSet<String>,
-) -> Option<(Outcome, Staged)> {
-    if r.dedup != dedup {
-        return None;
-    }
-    if let Some(reason) = r.skip {
-        return (!reason.is_transient()).then_some((Outcome::Skipped(reason), None));
-    }
-    let name = r.staged.as_ref()?;
-    if used.contains(name) {
-        return None;
-    }
-    let m = fs::metadata(stage_dir.join(name)).ok()?;
-    (m.is_file() && m.len() == r.staged_size)
-        .then(|| (Outcome::Unchanged, Some((name.clone(), m.len()))))
-}
-
-/// A staged file's name and size.
-pub(super) type Staged = Option<(String, u64)>;
-
-/// Read-only inputs shared by every session of a run.
-struct Ctx<'a> {
-    opts: &'a PrepareOptions,
-    items: &'a [Item],
-    stager: &'a mut Stager,
-}
-
-/// Gate, parse, export and stage one session whose record could not be reused.
-fn slow_path(
-    ctx: &mut Ctx,
-    i: usize,
-    ancestors: &[usize],
-    is_parent: bool,
-    used: &mut HashSet<String>,
-    keys_cache: &mut HashMap<usize, HashSet<u64>>,
-    report: &mut PrepareReport,
-) -> io::Result<(Outcome, Staged)> {
-    let (opts, it) = (ctx.opts, &ctx.items[i]);
-    let skip = |r| Ok((Outcome::Skipped(r), None));
-    let id = match &it.id {
-        Err(r) => return skip(*r),
-        Ok(id) => id.clone(),
-    };
-    if let Err(r) = gate::check_file(
-        &it.file.rel,
-        it.file.mtime,
-        opts.now,
-        &opts.reason,
-        &opts.gate,
-    ) {
-        return skip(r);
-    }
-    let Some(sess) = load(&it.file.path, report) else {
-        return skip(SkipReason::Unreadable);
-    };
-    let sess = match sess {
-        Ok(s) => s,
-        Err(_) => return skip(SkipReason::InvalidHeader),
-    };
-    report.note_skipped_lines(&it.file.path, &sess);
-    if is_parent {
-        keys_cache.insert(i, export::branch_keys(&sess));
-    }
-    let t = export::build(&sess, &opts.export);
-    if let Err(r) = gate::check_content(&t.stats, &opts.gate) {
-        return skip(r);
-    }
-    let mut copied = HashSet::new();
-    for &a in ancestors {
-        let keys =
-            keys_cache
-                .entry(a)
-                .or_insert_with(|| match load(&ctx.items[a].file.path, report) {
-                    Some(Ok(s)) => export::branch_keys(&s),
-                    _ => HashSet::new(),
-                });
-        copied.extend(keys.iter().copied());
-    }
-    let (text, n) = export::render(&t, &copied, &opts.export);
-    if n == 0 {
-        return skip(SkipReason::DuplicateOfParent);
-    }
-    let id = id.unwrap_or_else(|| sess.header.id.clone());
-    let mut name = stage::staged_name(&id);
-    if used.contains(&name) {
-        name = stage::disambiguated_name(&name, &it.file.path);
-    }
-    used.insert(name.clone());
-    let outcome = match ctx.stager.stage(&name, text.as_bytes())? {
-        StageOutcome::Written(n) => {
-            report.bytes_written += n;
-            Outcome::Exported
-        }
-        StageOutcome::Unchanged => Outcome::Unchanged,
-    };
-    Ok((outcome, Some((name, text.len() as u64))))
-}
-
 /// Read and parse a session; `None` if unreadable.
 fn load(path: &Path, report: &mut PrepareReport) -> Option<Result<Session, session::ParseError>> {
     let bytes = fs::read(path).ok()?;
     report.bytes_read += bytes.len() as u64;
     Some(session::parse(&bytes))
-}
-
-/// Refuse a state file inside the staging folder: the miner would read it as a conversation.
-pub(super) fn ensure_outside(state_file: &Path, stage_dir: &Path) -> io::Result<()> {
-    let parent = match state_file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let parent = fs::canonicalize(&parent).unwrap_or(parent);
-    if parent.starts_with(stage_dir) {
-        return Err(invalid(format!(
-            "state file {} is inside the staging folder {}",
-            state_file.display(),
-            stage_dir.display()
-        )));
-    }
-    Ok(())
-}
-
-fn invalid(msg: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, msg)
 }

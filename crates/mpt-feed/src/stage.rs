@@ -157,6 +157,14 @@ impl Ahead {
         self.len == 0
     }
 
+    /// The name it was written for.
+    pub fn name(&self) -> &str {
+        self.target
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+    }
+
     /// Whether it was written for the target `name`.
     pub fn is_named(&self, name: &str) -> bool {
         self.target.file_name() == Some(std::ffi::OsStr::new(name))

@@ -1,6 +1,5 @@
-//! The opencode run: the database read once on one thread while workers convert, gate, render and
-//! write ahead each session as it arrives; then staging (each file under its name), once the read
-//! has succeeded; unchanged sessions decided from the state record.
+//! opencode's database as a source of the one pipeline: read once on one thread while workers
+//! convert, gate, render and write ahead each session as it arrives; staged once the read succeeded.
 
 use super::convert;
 use super::db::{self, Read, SessionRow};
@@ -8,12 +7,12 @@ use super::pool;
 use super::schema::KNOWN;
 use crate::export;
 use crate::gate::{self, SkipReason};
-use crate::prepare::{PrepareOptions, Staged, begin, ensure_outside, reuse};
-use crate::report::{Outcome, PrepareReport, SessionOutcome};
-use crate::stage::{self, StageOutcome, Stager};
-use crate::state::{Record, State};
+use crate::pipeline::{self, Found, Run, Source, reuse};
+use crate::prepare::PrepareOptions;
+use crate::report::{Outcome, PrepareReport};
+use crate::stage;
+use crate::state::Record;
 use std::collections::HashSet;
-use std::fs;
 use std::io;
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
@@ -22,125 +21,137 @@ use std::time::{Duration, UNIX_EPOCH};
 /// read or whose schema is unknown is no error: the report says so in `source_skipped` and stages
 /// nothing new (what is staged stays). Errors are the staging folder's and the state file's.
 pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
-    let db_path = &opts.sessions_dir;
-    fs::create_dir_all(&opts.stage_dir)?;
-    let stage_dir = fs::canonicalize(&opts.stage_dir)?;
-    if let Some(sf) = &opts.state_file {
-        ensure_outside(sf, &stage_dir)?;
+    pipeline::run(
+        opts,
+        &mut Opencode {
+            opts,
+            sessions: Vec::new(),
+        },
+    )
+}
+
+/// opencode's database as a source: read once while workers render, its sessions in id order.
+struct Opencode<'a> {
+    opts: &'a PrepareOptions,
+    /// Each session's row, its previous record when made from this very state of it, and its
+    /// rendering when it was wanted (taken when the pipeline asks for it).
+    sessions: Vec<(SessionRow, Option<Record>, Option<Rendered>)>,
+}
+
+impl Opencode<'_> {
+    fn key_of(&self, id: &str) -> String {
+        format!("{}#{id}", self.opts.sessions_dir.display())
     }
-    let (mut report, old) = begin(opts, &stage_dir)?;
-    let config = old.config.clone();
-    let key_of = |id: &str| format!("{}#{id}", db_path.display());
-    let wanted = |s: &SessionRow| {
-        let record = old.sessions.get(&key_of(&s.id));
-        let unchanged = record.is_some_and(|r| matches(r, s))
-            && record
-                .and_then(|r| reuse(r, "", &stage_dir, &HashSet::new()))
-                .is_some();
-        !unchanged && !is_subagent(s, opts) && quiet(s, opts).is_ok()
-    };
-    let prefix = key_of("");
-    let known = old
-        .sessions
-        .keys()
-        .filter(|k| k.starts_with(&prefix))
-        .count();
-    let (read, sessions) = read_and_render(opts, &stage_dir, known, &wanted);
-    let sessions = match read {
-        Ok(Some(Read::Sessions(_))) => sessions,
-        Ok(None) => Vec::new(),
-        Ok(Some(Read::UnknownSchema(key))) => {
-            let found = key.map_or("no migration journal".to_string(), |k| k.to_string());
-            let known: Vec<String> = KNOWN
-                .iter()
-                .map(|k| format!("opencode {} ({} {})", k.version, k.table, k.count))
-                .collect();
-            return Ok(skipped_whole(
-                report,
-                format!(
+}
+
+impl Source for Opencode<'_> {
+    fn open(&mut self, run: &Run, report: &mut PrepareReport) -> io::Result<Result<usize, String>> {
+        let (opts, old, db_path) = (self.opts, &run.old, &self.opts.sessions_dir);
+        let wanted = |s: &SessionRow| {
+            let record = old.sessions.get(&self.key_of(&s.id));
+            let unchanged = record.is_some_and(|r| matches(r, s))
+                && record
+                    .and_then(|r| reuse(r, "", &run.stage_dir, &HashSet::new()))
+                    .is_some();
+            !unchanged && !is_subagent(s, opts) && quiet(s, opts).is_ok()
+        };
+        let prefix = self.key_of("");
+        let known = old
+            .sessions
+            .keys()
+            .filter(|k| k.starts_with(&prefix))
+            .count();
+        let (read, sessions) = read_and_render(opts, &run.stage_dir, known, &wanted);
+        let sessions = match read {
+            Ok(Some(Read::Sessions(_))) => sessions,
+            Ok(None) => Vec::new(),
+            Ok(Some(Read::UnknownSchema(key))) => {
+                let found = key.map_or("no migration journal".to_string(), |k| k.to_string());
+                let known: Vec<String> = KNOWN
+                    .iter()
+                    .map(|k| format!("opencode {} ({} {})", k.version, k.table, k.count))
+                    .collect();
+                return Ok(Err(format!(
                     "{}: an opencode schema this mpt does not know ({found}; it reads {}): skipped, nothing guessed; an mpt release that knows it will feed these sessions",
                     db_path.display(),
                     known.join(", ")
-                ),
-            ));
-        }
-        Err(why) => {
-            return Ok(skipped_whole(
-                report,
-                format!(
+                )));
+            }
+            Err(why) => {
+                return Ok(Err(format!(
                     "{}: cannot be read ({why}): skipped; the next run tries again",
                     db_path.display()
-                ),
+                )));
+            }
+        };
+        report.sessions_seen = sessions.len();
+        self.sessions = sessions
+            .into_iter()
+            .map(|(row, rendered)| {
+                let previous = old
+                    .sessions
+                    .get(&self.key_of(&row.id))
+                    .filter(|r| matches(r, &row))
+                    .cloned();
+                (row, previous, rendered)
+            })
+            .collect();
+        Ok(Ok(self.sessions.len()))
+    }
+
+    fn found(&mut self, k: usize, _: &[Option<Outcome>]) -> Found {
+        let (row, previous, _) = &self.sessions[k];
+        Found {
+            key: self.key_of(&row.id),
+            source: self.opts.sessions_dir.join(&row.id),
+            id: Some(row.id.clone()),
+            record: Record {
+                size: row.fingerprint,
+                mtime_ns: (row.updated_ms.max(0) as u64).saturating_mul(1_000_000),
+                id: Some(row.id.clone()),
+                parent: row.parent_id.clone(),
+                dedup: String::new(),
+                staged: None,
+                staged_size: 0,
+                skip: None,
+            },
+            previous: previous.clone(),
+        }
+    }
+
+    fn render(
+        &mut self,
+        k: usize,
+        _: &[Option<Outcome>],
+        report: &mut PrepareReport,
+    ) -> io::Result<pipeline::Rendered> {
+        let opts = self.opts;
+        let (row, _, rendered) = &mut self.sessions[k];
+        let Some(rendered) = rendered.take() else {
+            let r = if is_subagent(row, opts) {
+                SkipReason::Subagent
+            } else {
+                quiet(row, opts).err().unwrap_or(SkipReason::StillWriting)
+            };
+            return Ok(pipeline::Rendered::Skip(r));
+        };
+        report.bytes_read += rendered.bytes_read;
+        if rendered.bad_rows > 0 {
+            report.lines_skipped += rendered.bad_rows;
+            report.warnings.push(format!(
+                "opencode session {}: skipped {} row(s) whose data is not JSON",
+                row.id, rendered.bad_rows
             ));
         }
-    };
-    report.sessions_seen = sessions.len();
-    let mut new_state = State::empty(&config);
-    let mut used: HashSet<String> = HashSet::new();
-    let mut stager = Stager::new(&stage_dir, opts.fsync);
-    for (row, rendered) in sessions {
-        let key = key_of(&row.id);
-        let mut record = Record {
-            size: row.fingerprint,
-            mtime_ns: (row.updated_ms.max(0) as u64).saturating_mul(1_000_000),
-            id: Some(row.id.clone()),
-            parent: row.parent_id.clone(),
-            dedup: String::new(),
-            staged: None,
-            staged_size: 0,
-            skip: None,
-        };
-        let previous = old.sessions.get(&key).filter(|r| matches(r, &row));
-        let reused = previous.and_then(|r| reuse(r, "", &stage_dir, &used));
-        let (outcome, staged, from_state) = match (reused, rendered) {
-            (Some((o, staged)), _) => (o, staged, true),
-            (None, Some(rendered)) => {
-                let (o, staged) =
-                    stage_one(opts, &mut stager, &row, rendered, &mut used, &mut report)?;
-                (o, staged, false)
-            }
-            (None, None) => {
-                let r = if is_subagent(&row, opts) {
-                    SkipReason::Subagent
-                } else {
-                    quiet(&row, opts).err().unwrap_or(SkipReason::StillWriting)
-                };
-                (Outcome::Skipped(r), None, false)
-            }
-        };
-        let staged = staged.map(|(name, size)| {
-            used.insert(name.clone());
-            record.staged = Some(name.clone());
-            record.staged_size = size;
-            name
-        });
-        report.decided_from_state += usize::from(from_state);
-        report.count(outcome);
-        match outcome {
-            Outcome::Skipped(r) if r.is_transient() || r == SkipReason::Subagent => {}
-            Outcome::Skipped(r) => {
-                record.skip = Some(r);
-                new_state.sessions.insert(key, record);
-            }
-            _ => {
-                new_state.sessions.insert(key, record);
-            }
-        }
-        report.sessions.push(SessionOutcome {
-            source: db_path.join(&row.id),
-            session_id: Some(row.id),
-            staged,
-            outcome,
-            from_state,
-        });
+        Ok(match rendered.text {
+            Ok(ahead) => pipeline::Rendered::Ahead(ahead?),
+            Err(r) => pipeline::Rendered::Skip(r),
+        })
     }
-    stager.finish()?;
-    if let Some(p) = &opts.state_file
-        && (new_state != old || report.state_reset || !p.exists())
-    {
-        new_state.save(p)?;
+
+    fn draws_progress(&self) -> bool {
+        true
     }
-    Ok(report)
 }
 
 /// The record was made from this very state of the session.
@@ -267,60 +278,13 @@ fn render(
     })
 }
 
-/// Stage one rendered session.
-fn stage_one(
-    opts: &PrepareOptions,
-    stager: &mut Stager,
-    row: &SessionRow,
-    rendered: Rendered,
-    used: &mut HashSet<String>,
-    report: &mut PrepareReport,
-) -> io::Result<(Outcome, Staged)> {
-    report.bytes_read += rendered.bytes_read;
-    if rendered.bad_rows > 0 {
-        report.lines_skipped += rendered.bad_rows;
-        report.warnings.push(format!(
-            "opencode session {}: skipped {} row(s) whose data is not JSON",
-            row.id, rendered.bad_rows
-        ));
-    }
-    let ahead = match rendered.text {
-        Ok(ahead) => ahead?,
-        Err(r) => return Ok((Outcome::Skipped(r), None)),
-    };
-    let mut name = stage::staged_name(&row.id);
-    if used.contains(&name) {
-        name = stage::disambiguated_name(&name, &opts.sessions_dir.join(&row.id));
-    }
-    used.insert(name.clone());
-    let len = ahead.len();
-    let staged = if ahead.is_named(&name) {
-        stager.commit(ahead)?
-    } else {
-        stager.stage(&name, &ahead.content()?)?
-    };
-    let outcome = match staged {
-        StageOutcome::Written(n) => {
-            report.bytes_written += n;
-            Outcome::Exported
-        }
-        StageOutcome::Unchanged => Outcome::Unchanged,
-    };
-    Ok((outcome, Some((name, len))))
-}
-
-/// The report of a run that could not read the database: the reason, also as a warning.
-fn skipped_whole(mut report: PrepareReport, why: String) -> PrepareReport {
-    report.warnings.push(why.clone());
-    report.source_skipped = Some(why);
-    report
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::State;
     use crate::{Harness, Reason};
     use rusqlite::Connection;
+    use std::fs;
 
     const SCHEMA: &str = include_str!("../../../../tests/fixtures/feed/opencode-1.18.33.sql");
 
