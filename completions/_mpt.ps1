@@ -365,8 +365,8 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;feed;prepare' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)')
-            [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)')
-            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)')
+            [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)')
+            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)')
             [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it')
             [CompletionResult]::new('--min-user-turns', '--min-user-turns', [CompletionResultType]::ParameterName, 'Gate: the fewest real user turns a session needs')
@@ -389,8 +389,8 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         'mpt;feed;mine' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'The trigger, recorded (see `mpt feed prepare --help`)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
-            [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)')
-            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)')
+            [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)')
+            [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)')
             [CompletionResult]::new('--sessions', '--sessions', [CompletionResultType]::ParameterName, 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it')
             [CompletionResult]::new('--min-user-turns', '--min-user-turns', [CompletionResultType]::ParameterName, 'Gate: the fewest real user turns a session needs')

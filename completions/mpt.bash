@@ -905,7 +905,7 @@ _mpt() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi opencode claude" -- "${cur}"))
                     return 0
                     ;;
                 --wing)
@@ -959,7 +959,7 @@ _mpt() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi opencode claude" -- "${cur}"))
                     return 0
                     ;;
                 --wing)

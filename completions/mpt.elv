@@ -333,8 +333,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;feed;prepare'= {
             cand --reason 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)'
-            cand --harness 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)'
-            cand --wing 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)'
+            cand --harness 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)'
+            cand --wing 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)'
             cand --sessions 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)'
             cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it'
             cand --min-user-turns 'Gate: the fewest real user turns a session needs'
@@ -356,8 +356,8 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;feed;mine'= {
             cand --reason 'The trigger, recorded (see `mpt feed prepare --help`)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
-            cand --harness 'Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi with --sessions or --out)'
-            cand --wing 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)'
+            cand --harness 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)'
+            cand --wing 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)'
             cand --sessions 'pi''s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)'
             cand --out 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt''s state and lock files are kept outside it'
             cand --min-user-turns 'Gate: the fewest real user turns a session needs'

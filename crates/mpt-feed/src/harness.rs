@@ -10,15 +10,31 @@ pub enum Harness {
     Pi,
     /// opencode's SQLite database (`~/.local/share/opencode/opencode.db`).
     Opencode,
+    /// Claude Code's session transcripts (`~/.claude/projects/<slug>/<id>.jsonl`).
+    Claude,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 2] = [Harness::Pi, Harness::Opencode];
+    pub const ALL: [Harness; 3] = [Harness::Pi, Harness::Opencode, Harness::Claude];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Harness::Pi => "pi",
             Harness::Opencode => "opencode",
+            Harness::Claude => "claude",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_harness_has_an_inbox_a_feed_mine_is_admitted_from() {
+        assert_eq!(
+            Harness::ALL.map(Harness::as_str),
+            mpt_base::config::feed::INBOX_HARNESSES
+        );
     }
 }

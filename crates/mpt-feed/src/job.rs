@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::Harness;
 use super::fleet::{self, Fed, FleetFeed};
-use super::prepare::{PrepareOptions, prepare};
+use super::pipeline::PrepareOptions;
+use super::prepare::prepare;
 use super::remote::{Pushed, RemoteInbox, push, push_error, timeout_error};
 use super::report::{PrepareReport, REPORT_SCHEMA};
 pub use super::state::{feed_home, state_and_lock};
@@ -71,6 +72,7 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
     let (present, what) = match job.prepare.harness {
         Harness::Pi => (sessions.is_dir(), "pi sessions folder"),
         Harness::Opencode => (sessions.is_file(), "opencode database"),
+        Harness::Claude => (sessions.is_dir(), "Claude Code projects folder"),
     };
     if !present {
         let report = PrepareReport {
@@ -138,6 +140,7 @@ fn bounded_prepare(
             let _ = tx.send(match o.harness {
                 Harness::Pi => prepare(&o),
                 Harness::Opencode => super::opencode::prepare::prepare(&o),
+                Harness::Claude => super::claude::prepare(&o),
             });
         })
         .map_err(|e| MptError::io("starting the prepare", &e))?;

@@ -17,6 +17,7 @@
 // (`upload`). `mine` picks the writer for `feed mine` and makes the one call. Flags, env and
 // printing live in the CLI.
 
+pub mod claude;
 pub mod dropin;
 pub mod export;
 pub mod fleet;
@@ -42,5 +43,6 @@ pub mod upload;
 pub use export::ExportOptions;
 pub use gate::{GateConfig, Reason, SkipReason};
 pub use harness::Harness;
-pub use prepare::{PrepareOptions, Progress, prepare};
+pub use pipeline::{PrepareOptions, Progress};
+pub use prepare::prepare;
 pub use report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};

@@ -1,16 +1,79 @@
-//! The one prepare pipeline every harness's conversations go through: the run's start (the state,
-//! stale temps), each session decided from its record or rendered by its source, staged, recorded.
+//! The one prepare pipeline every harness's conversations go through, and a run's options: the
+//! state read, each session decided from its record or rendered by its source, staged, recorded.
 
 use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
+use crate::Harness;
+use crate::export::ExportOptions;
 use crate::gate::SkipReason;
-use crate::prepare::PrepareOptions;
+use crate::gate::{GateConfig, Reason};
 use crate::report::{Outcome, PrepareReport, REPORT_SCHEMA, SessionOutcome};
 use crate::stage::{self, Ahead, StageOutcome, Stager};
 use crate::state::{self, Record, State};
+
+/// Called after each session is decided with (sessions done, sessions total); a CLI draws a bar.
+#[derive(Clone)]
+pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress(..)")
+    }
+}
+
+/// Everything one run needs. Build with [`PrepareOptions::new`] and adjust fields.
+#[derive(Debug, Clone)]
+pub struct PrepareOptions {
+    /// Whose conversations: pi's session files ([`prepare`]), or opencode's database
+    /// ([`super::opencode::prepare::prepare`]); `job` runs the one it names.
+    pub harness: Harness,
+    /// pi's sessions root, walked recursively for `*.jsonl`; for opencode, its database file.
+    pub sessions_dir: PathBuf,
+    /// The folder handed to the miner (created if missing). Holds only `<id>.md` files.
+    pub stage_dir: PathBuf,
+    /// The state file enabling the no-parse fast path; must lie outside `stage_dir`. `None`: every
+    /// session is parsed each run (output is identical, just slower).
+    pub state_file: Option<PathBuf>,
+    pub reason: Reason,
+    pub gate: GateConfig,
+    pub export: ExportOptions,
+    /// "Now" for the quiet period and temp cleanup (a parameter so tests are deterministic).
+    pub now: SystemTime,
+    /// fsync each staged file before renaming it into place. Default true.
+    pub fsync: bool,
+    /// Temp files in the staging folder older than this are removed as abandoned. Default
+    /// [`stage::STALE_TEMP_AGE`]; a caller holding an exclusive lock on the folder may pass zero
+    /// (every temp file then belongs to a run that died).
+    pub stale_temp_age: Duration,
+    pub progress: Option<Progress>,
+}
+
+impl PrepareOptions {
+    pub fn new(
+        sessions_dir: impl Into<PathBuf>,
+        stage_dir: impl Into<PathBuf>,
+        reason: Reason,
+    ) -> Self {
+        PrepareOptions {
+            harness: Harness::Pi,
+            sessions_dir: sessions_dir.into(),
+            stage_dir: stage_dir.into(),
+            state_file: None,
+            reason,
+            gate: GateConfig::default(),
+            export: ExportOptions::default(),
+            now: SystemTime::now(),
+            fsync: true,
+            stale_temp_age: stage::STALE_TEMP_AGE,
+            progress: None,
+        }
+    }
+}
 
 /// A harness's conversations as the pipeline sees them (pi's files, opencode's database): the
 /// sessions of a run, in the order they are decided, and each one's transcript when asked.

@@ -1,81 +1,18 @@
-//! A run's options, and pi's sessions as a source of the one pipeline (`pipeline.rs`): its files
-//! scanned, forks after their parents so copied entries are left out, each parsed and rendered.
+//! pi's sessions as a source of the one pipeline (`pipeline.rs`): its files scanned, forks after
+//! their parents so copied entries are left out, each parsed and rendered.
 
-use super::Harness;
-use super::export::{self, ExportOptions};
+use super::export;
 use super::fork;
-use super::gate::{self, GateConfig, Reason, SkipReason};
-use super::pipeline::{self, Found, Rendered, Run, Source, invalid};
+use super::gate::{self, SkipReason};
+use super::pipeline::{self, Found, PrepareOptions, Rendered, Run, Source, invalid};
 use super::report::{Outcome, PrepareReport};
 use super::scan::{self, SessionFile};
 use super::session::{self, Session};
-use super::stage;
 use super::state::{self, Record};
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::{Duration, SystemTime};
-
-/// Called after each session is decided with (sessions done, sessions total); a CLI draws a bar.
-#[derive(Clone)]
-pub struct Progress(pub Arc<dyn Fn(usize, usize) + Send + Sync>);
-
-impl std::fmt::Debug for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Progress(..)")
-    }
-}
-
-/// Everything one run needs. Build with [`PrepareOptions::new`] and adjust fields.
-#[derive(Debug, Clone)]
-pub struct PrepareOptions {
-    /// Whose conversations: pi's session files ([`prepare`]), or opencode's database
-    /// ([`super::opencode::prepare::prepare`]); `job` runs the one it names.
-    pub harness: Harness,
-    /// pi's sessions root, walked recursively for `*.jsonl`; for opencode, its database file.
-    pub sessions_dir: PathBuf,
-    /// The folder handed to the miner (created if missing). Holds only `<id>.md` files.
-    pub stage_dir: PathBuf,
-    /// The state file enabling the no-parse fast path; must lie outside `stage_dir`. `None`: every
-    /// session is parsed each run (output is identical, just slower).
-    pub state_file: Option<PathBuf>,
-    pub reason: Reason,
-    pub gate: GateConfig,
-    pub export: ExportOptions,
-    /// "Now" for the quiet period and temp cleanup (a parameter so tests are deterministic).
-    pub now: SystemTime,
-    /// fsync each staged file before renaming it into place. Default true.
-    pub fsync: bool,
-    /// Temp files in the staging folder older than this are removed as abandoned. Default
-    /// [`stage::STALE_TEMP_AGE`]; a caller holding an exclusive lock on the folder may pass zero
-    /// (every temp file then belongs to a run that died).
-    pub stale_temp_age: Duration,
-    pub progress: Option<Progress>,
-}
-
-impl PrepareOptions {
-    pub fn new(
-        sessions_dir: impl Into<PathBuf>,
-        stage_dir: impl Into<PathBuf>,
-        reason: Reason,
-    ) -> Self {
-        PrepareOptions {
-            harness: Harness::Pi,
-            sessions_dir: sessions_dir.into(),
-            stage_dir: stage_dir.into(),
-            state_file: None,
-            reason,
-            gate: GateConfig::default(),
-            export: ExportOptions::default(),
-            now: SystemTime::now(),
-            fsync: true,
-            stale_temp_age: stage::STALE_TEMP_AGE,
-            progress: None,
-        }
-    }
-}
 
 struct Item {
     file: SessionFile,

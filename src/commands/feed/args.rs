@@ -14,7 +14,8 @@ stdout is exactly one line, MINE_SOURCE=<path>, when the staging folder holds tr
 remote path in remote mode); nothing to export prints no line and exits 0. With several harnesses,
 one such line per harness, pi's first (each has its own staging folder and wing). opencode's
 database is OPENCODE_DB, else opencode.db (or opencode-<channel>.db) in $XDG_DATA_HOME/opencode,
-~/.local/share/opencode; one that is locked, damaged or of an unknown schema is skipped with its reason. Mine that path with
+~/.local/share/opencode; one that is locked, damaged or of an unknown schema is skipped with its reason.
+Claude Code's transcripts are $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects. Mine that path with
 `mempalace_mine {source, mode: \"convos\", wing}` through the client that holds the palace.
 Under the edge (MEMPALACE_EDGE=1 and a primary) the path is the local staging, and the same export
 is also shipped to the primary's inbox, its mine queued in the outbox (a failed ship is `ship:
@@ -56,12 +57,13 @@ MINE_SOURCE=<path> line on stdout and the same exit codes.";
 
 #[derive(Debug, Args)]
 pub struct FeedCommon {
-    /// Whose conversations: pi, opencode (repeatable; default: every harness found here, only pi
-    /// with --sessions or --out)
+    /// Whose conversations: pi, opencode, claude (repeatable; default: every harness found here,
+    /// only pi with --sessions or --out)
     #[arg(long = "harness", value_enum, value_name = "HARNESS")]
     pub harness: Vec<mpt_feed::Harness>,
     /// The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for
-    /// pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode)
+    /// pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode;
+    /// MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)
     #[arg(long, value_name = "WING")]
     pub wing: Option<String>,
     /// pi's sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else

@@ -20,7 +20,7 @@ use mpt_base::error::{Exit, MptError, Result};
 use mpt_feed::fleet::{self, FleetFeed, Ship};
 use mpt_feed::job::{self, FeedJob, FeedRun};
 use mpt_feed::remote::RemoteInbox;
-use mpt_feed::{GateConfig, Harness, PrepareOptions, Progress, Reason};
+use mpt_feed::{GateConfig, Harness, PrepareOptions, Progress, Reason, claude};
 use mpt_palace::harness::opencode;
 use mpt_palace::paths::{absolute, realpath};
 
@@ -82,6 +82,9 @@ fn harnesses(ctx: &Ctx, config: &Config, c: &FeedCommon) -> Result<Vec<Harness>>
     if opencode::database(&ctx.env).is_some_and(|db| db.is_file()) {
         found.push(Harness::Opencode);
     }
+    if claude::projects_dir(&ctx.env, &home).is_dir() {
+        found.push(Harness::Claude);
+    }
     if found.is_empty() {
         found.push(Harness::Pi);
     }
@@ -118,6 +121,7 @@ fn plan(
         (Some(w), _) => validate_wing(w, "--wing")?,
         (None, Harness::Pi) => knobs.wing.clone(),
         (None, Harness::Opencode) => knobs.opencode_wing.clone(),
+        (None, Harness::Claude) => knobs.claude_wing.clone(),
     };
     let home = ctx.env.home()?;
     let feed_home = job::feed_home(&ctx.env)?;
@@ -125,6 +129,7 @@ fn plan(
     let harness_home = match harness {
         Harness::Pi => feed_home.clone(),
         Harness::Opencode => feed_home.join("opencode"),
+        Harness::Claude => feed_home.join("claude"),
     };
     // Resolved through symlinks: the lock (and the temp cleanup it licenses) must be one per
     // folder, however the folder is named.
@@ -139,6 +144,7 @@ fn plan(
             MptError::usage("OPENCODE_DB=:memory: keeps opencode's sessions in memory: there is nothing to feed")
                 .with_hint("unset OPENCODE_DB, or leave opencode out (--harness pi)")
         })?),
+        Harness::Claude => absolute(&claude::projects_dir(&ctx.env, &home)),
     };
     let is_default = stage_dir == realpath(&harness_home.join("staged"));
     let (state_file, lock_file) = job::state_and_lock(&harness_home, &stage_dir, is_default);
@@ -242,6 +248,7 @@ fn who(h: Harness) -> &'static str {
     match h {
         Harness::Pi => "",
         Harness::Opencode => "opencode: ",
+        Harness::Claude => "claude: ",
     }
 }
 
@@ -249,9 +256,13 @@ fn who(h: Harness) -> &'static str {
 fn agent(config: &Config, harness: Harness) -> Option<String> {
     match harness {
         Harness::Pi => config.stamp_identity(),
-        Harness::Opencode => config
-            .stamp_identity()
-            .map(|_| format!("opencode@{}", config.device.as_deref().unwrap_or_default())),
+        Harness::Opencode | Harness::Claude => config.stamp_identity().map(|_| {
+            format!(
+                "{}@{}",
+                harness.as_str(),
+                config.device.as_deref().unwrap_or_default()
+            )
+        }),
     }
 }
 

@@ -2,6 +2,7 @@
 //! tests/testbed/provision.sh), hermetic homes, `mpt` invocations, and processes stopped by pid.
 
 pub mod certs;
+pub mod claude;
 pub mod feed;
 pub mod fleet;
 pub mod gateway;

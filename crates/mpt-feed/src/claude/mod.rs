@@ -1,0 +1,26 @@
+//! Claude Code's conversations as a source of the one pipeline: its session transcripts under
+//! `<config>/projects/<slug>/<id>.jsonl`, each parsed into the entries every harness renders.
+
+mod parse;
+mod source;
+
+use std::path::{Path, PathBuf};
+
+use mpt_base::config::Env;
+
+pub use parse::session;
+pub use source::prepare;
+
+/// Claude Code's own folder by its rule: `CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn config_dir(env: &Env, home: &Path) -> PathBuf {
+    match env.get("CLAUDE_CONFIG_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => home.join(".claude"),
+    }
+}
+
+/// Where its session transcripts live: one folder per project (the working folder's path with
+/// every character that is not a letter or a digit made `-`), one `<session-id>.jsonl` each.
+pub fn projects_dir(env: &Env, home: &Path) -> PathBuf {
+    config_dir(env, home).join("projects")
+}
