@@ -3,9 +3,12 @@
 //! with the real schema: the first export beside a `cp` of the file (bar <= 2x) and the no-change
 //! re-run, beside pi's, with the floors any opencode exporter pays (the read alone both ways, then with
 //! every needed field parsed, rendered, the staging alone with and without fsync; CPU time beside the
-//! wall time): `cargo bench --bench bench_feed`.
+//! wall time); then 1,000 Claude Code transcripts (`claude.rs`): the first export beside `cp -r` of
+//! the folder and the no-change re-run: `cargo bench --bench bench_feed` (`BENCH_FEED=opencode` or
+//! `claude` for one half alone).
 
-#[path = "../tests/it/support/opencode_db.rs"]
+mod claude;
+#[path = "../../tests/it/support/opencode_db.rs"]
 mod opencode_db;
 
 use mpt_feed::opencode::prepare::prepare as oc_prepare;
@@ -256,6 +259,9 @@ fn main() {
         // The opencode half alone (for profiling it), without pi's figures beside it.
         return opencode(tmp.path(), None, &mpt);
     }
+    if std::env::var("BENCH_FEED").as_deref() == Ok("claude") {
+        return claude::claude(tmp.path(), None);
+    }
     // BENCH_FEED_PI_DIR keeps the synthetic pi sessions there (to profile `mpt feed prepare` on them).
     let sessions = std::env::var_os("BENCH_FEED_PI_DIR")
         .map_or_else(|| tmp.path().join("sessions"), PathBuf::from);
@@ -385,6 +391,7 @@ fn main() {
         println!("  (build the release binary to time `mpt feed prepare` too: {mpt} is missing)");
     }
     opencode(tmp.path(), Some(engine), &mpt);
+    claude::claude(tmp.path(), Some(engine));
 }
 
 /// Turns per synthetic opencode session: about 50 KB of rows each, as pi's sessions above.
