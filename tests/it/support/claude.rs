@@ -47,9 +47,8 @@ impl Claude {
         }
     }
 
-    /// `claude -p PROMPT` (resuming `resume` when given) with Bash allowed; it must succeed.
-    /// Returns the session id it answers for.
-    pub fn prompt(&self, env: &TestEnv, prompt: &str, resume: Option<&str>) -> String {
+    /// `claude <args>` in the project folder, offline, its model the scripted server.
+    pub fn command(&self, env: &TestEnv) -> std::process::Command {
         let mut cmd = env.command(harnesses().join("node_modules/.bin/claude"));
         cmd.current_dir(&self.project)
             .env(
@@ -57,18 +56,19 @@ impl Claude {
                 format!("http://127.0.0.1:{}", self.port),
             )
             .env("ANTHROPIC_API_KEY", "sk-ant-fake-key")
-            .args([
-                "-p",
-                prompt,
-                "--output-format",
-                "json",
-                "--allowedTools",
-                "Bash",
-            ])
             .stdin(std::process::Stdio::null());
         for k in OFFLINE {
             cmd.env(k, "1");
         }
+        cmd
+    }
+
+    /// `claude -p PROMPT --output-format json` with `more` (resuming `resume` when given); it
+    /// must succeed. Returns its result document.
+    pub fn ask(&self, env: &TestEnv, prompt: &str, resume: Option<&str>, more: &[&str]) -> Value {
+        let mut cmd = self.command(env);
+        cmd.args(["-p", prompt, "--output-format", "json"])
+            .args(more);
         if let Some(id) = resume {
             cmd.args(["--resume", id]);
         }
@@ -82,7 +82,22 @@ impl Claude {
         let v: Value = serde_json::from_slice(&o.stdout)
             .unwrap_or_else(|e| panic!("claude -p printed no JSON ({e}): {}", stdout(&o)));
         assert_eq!(v["is_error"], false, "{v}");
+        v
+    }
+
+    /// [`Claude::ask`] with Bash allowed; the session id it answered for.
+    pub fn prompt(&self, env: &TestEnv, prompt: &str, resume: Option<&str>) -> String {
+        let v = self.ask(env, prompt, resume, &["--allowedTools", "Bash"]);
         v["session_id"].as_str().unwrap().to_string()
+    }
+
+    /// Every request the scripted server received, with the reply it chose (`reply`).
+    pub fn requests(&self, env: &TestEnv) -> Vec<Value> {
+        std::fs::read_to_string(env.path("anthropic/requests.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
     }
 
     /// Where Claude Code keeps this project's transcripts: the folder's path with every character
