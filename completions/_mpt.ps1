@@ -39,10 +39,11 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
-            [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
+            [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'The harnesses'' conversations (pi, opencode, Claude Code) into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
             [CompletionResult]::new('gateway', 'gateway', [CompletionResultType]::ParameterValue, 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit')
             [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host')
+            [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'This device''s token for a harness that runs mpt to get it (`token header`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -986,6 +987,47 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mpt;token' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('header', 'header', [CompletionResultType]::ParameterValue, 'Print {"Authorization": "Bearer <token>"} for a harness''s header helper (never to a terminal, never with --json)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;token;header' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr (-vv: each request)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mpt;token;help' {
+            [CompletionResult]::new('header', 'header', [CompletionResultType]::ParameterValue, 'Print {"Authorization": "Bearer <token>"} for a harness''s header helper (never to a terminal, never with --json)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mpt;token;help;header' {
+            break
+        }
+        'mpt;token;help;help' {
+            break
+        }
         'mpt;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
@@ -1022,10 +1064,11 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value came from (never a secret)')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Where MemPalace keeps this palace''s files, and what they hold')
             [CompletionResult]::new('mailbox', 'mailbox', [CompletionResultType]::ParameterValue, 'What this device owes: asks addressed to it that no later terminal reply of its own answers')
-            [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine')
+            [CompletionResult]::new('feed', 'feed', [CompletionResultType]::ParameterValue, 'The harnesses'' conversations (pi, opencode, Claude Code) into the palace: stage them (never touching it), or stage and mine')
             [CompletionResult]::new('outbox', 'outbox', [CompletionResultType]::ParameterValue, 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops')
             [CompletionResult]::new('gateway', 'gateway', [CompletionResultType]::ParameterValue, 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit')
             [CompletionResult]::new('join', 'join', [CompletionResultType]::ParameterValue, 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host')
+            [CompletionResult]::new('token', 'token', [CompletionResultType]::ParameterValue, 'This device''s token for a harness that runs mpt to get it (`token header`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (one per subcommand) into DIR, or print mpt(1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1182,6 +1225,13 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;help;join' {
+            break
+        }
+        'mpt;help;token' {
+            [CompletionResult]::new('header', 'header', [CompletionResultType]::ParameterValue, 'Print {"Authorization": "Bearer <token>"} for a harness''s header helper (never to a terminal, never with --json)')
+            break
+        }
+        'mpt;help;token;header' {
             break
         }
         'mpt;help;completions' {

@@ -58,6 +58,9 @@ _mpt() {
             mpt,runbook)
                 cmd="mpt__subcmd__runbook"
                 ;;
+            mpt,token)
+                cmd="mpt__subcmd__token"
+                ;;
             mpt__subcmd__edge,help)
                 cmd="mpt__subcmd__edge__subcmd__help"
                 ;;
@@ -265,6 +268,9 @@ _mpt() {
             mpt__subcmd__help,runbook)
                 cmd="mpt__subcmd__help__subcmd__runbook"
                 ;;
+            mpt__subcmd__help,token)
+                cmd="mpt__subcmd__help__subcmd__token"
+                ;;
             mpt__subcmd__help__subcmd__edge,status)
                 cmd="mpt__subcmd__help__subcmd__edge__subcmd__status"
                 ;;
@@ -354,6 +360,9 @@ _mpt() {
                 ;;
             mpt__subcmd__help__subcmd__runbook,apply)
                 cmd="mpt__subcmd__help__subcmd__runbook__subcmd__apply"
+                ;;
+            mpt__subcmd__help__subcmd__token,header)
+                cmd="mpt__subcmd__help__subcmd__token__subcmd__header"
                 ;;
             mpt__subcmd__mailbox,ack)
                 cmd="mpt__subcmd__mailbox__subcmd__ack"
@@ -445,6 +454,18 @@ _mpt() {
             mpt__subcmd__runbook__subcmd__help,help)
                 cmd="mpt__subcmd__runbook__subcmd__help__subcmd__help"
                 ;;
+            mpt__subcmd__token,header)
+                cmd="mpt__subcmd__token__subcmd__header"
+                ;;
+            mpt__subcmd__token,help)
+                cmd="mpt__subcmd__token__subcmd__help"
+                ;;
+            mpt__subcmd__token__subcmd__help,header)
+                cmd="mpt__subcmd__token__subcmd__help__subcmd__header"
+                ;;
+            mpt__subcmd__token__subcmd__help,help)
+                cmd="mpt__subcmd__token__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -452,7 +473,7 @@ _mpt() {
 
     case "${cmd}" in
         mpt)
-            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge runbook call config paths mailbox feed outbox gateway join completions man help"
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version doctor edge runbook call config paths mailbox feed outbox gateway join token completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1754,7 +1775,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help)
-            opts="doctor edge runbook call config paths mailbox feed outbox gateway join completions man help"
+            opts="doctor edge runbook call config paths mailbox feed outbox gateway join token completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2370,6 +2391,34 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__help__subcmd__runbook__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__token)
+            opts="header"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__help__subcmd__token__subcmd__header)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3146,6 +3195,92 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__runbook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__token)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version header help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__token__subcmd__header)
+            opts="-q -v -h -V --json --quiet --verbose --color --mpt-config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mpt-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__token__subcmd__help)
+            opts="header help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__token__subcmd__help__subcmd__header)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mpt__subcmd__token__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -36,10 +36,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
-            cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
+            cand feed 'The harnesses'' conversations (pi, opencode, Claude Code) into the palace: stage them (never touching it), or stage and mine'
             cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
             cand gateway 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit'
             cand join 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host'
+            cand token 'This device''s token for a harness that runs mpt to get it (`token header`)'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -886,6 +887,42 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mpt;token'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand header 'Print {"Authorization": "Bearer <token>"} for a harness''s header helper (never to a terminal, never with --json)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;token;header'= {
+            cand --color 'When to colour human output (NO_COLOR is honoured)'
+            cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
+            cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Say more on stderr (-vv: each request)'
+            cand --verbose 'Say more on stderr (-vv: each request)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mpt;token;help'= {
+            cand header 'Print {"Authorization": "Bearer <token>"} for a harness''s header helper (never to a terminal, never with --json)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mpt;token;help;header'= {
+        }
+        &'mpt;token;help;help'= {
+        }
         &'mpt;completions'= {
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
@@ -920,10 +957,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand config 'Show the effective configuration and where each value came from (never a secret)'
             cand paths 'Where MemPalace keeps this palace''s files, and what they hold'
             cand mailbox 'What this device owes: asks addressed to it that no later terminal reply of its own answers'
-            cand feed 'pi''s session transcripts into the palace: stage them (never touching it), or stage and mine'
+            cand feed 'The harnesses'' conversations (pi, opencode, Claude Code) into the palace: stage them (never touching it), or stage and mine'
             cand outbox 'The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops'
             cand gateway 'The primary host''s front door: one token per device, roles, rate limits, a hash-chained audit'
             cand join 'Join this device to the fleet with the code `mpt gateway invite` made on the primary host'
+            cand token 'This device''s token for a harness that runs mpt to get it (`token header`)'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (one per subcommand) into DIR, or print mpt(1)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -1039,6 +1077,11 @@ set edit:completion:arg-completer[mpt] = {|@words|
         &'mpt;help;gateway;policy;explain'= {
         }
         &'mpt;help;join'= {
+        }
+        &'mpt;help;token'= {
+            cand header 'Print {"Authorization": "Bearer <token>"} for a harness''s header helper (never to a terminal, never with --json)'
+        }
+        &'mpt;help;token;header'= {
         }
         &'mpt;help;completions'= {
         }

@@ -18,6 +18,7 @@ mod man;
 mod outbox;
 mod paths;
 mod runbook;
+mod token;
 
 pub use call::CallArgs;
 pub use completions::CompletionsArgs;
@@ -32,6 +33,7 @@ pub use man::ManArgs;
 pub use outbox::OutboxArgs;
 pub use paths::PathsArgs;
 pub use runbook::RunbookArgs;
+pub use token::TokenArgs;
 
 use std::path::PathBuf;
 
@@ -55,7 +57,7 @@ pub enum Command {
     Paths(PathsArgs),
     /// What this device owes: asks addressed to it that no later terminal reply of its own answers
     Mailbox(MailboxArgs),
-    /// pi's session transcripts into the palace: stage them (never touching it), or stage and mine
+    /// The harnesses' conversations (pi, opencode, Claude Code) into the palace: stage them (never touching it), or stage and mine
     Feed(FeedArgs),
     /// The durable queue of writes for the shared primary: inspect it, flush it, settle failed ops
     Outbox(OutboxArgs),
@@ -63,6 +65,8 @@ pub enum Command {
     Gateway(GatewayArgs),
     /// Join this device to the fleet with the code `mpt gateway invite` made on the primary host
     Join(JoinArgs),
+    /// This device's token for a harness that runs mpt to get it (`token header`)
+    Token(TokenArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Write man pages (one per subcommand) into DIR, or print mpt(1)
@@ -95,6 +99,7 @@ pub fn run(ctx: &Ctx, command: Command, root: Root) -> Result<Exit> {
         Command::Outbox(args) => outbox::run(ctx, args),
         Command::Gateway(args) => gateway::run(ctx, args),
         Command::Join(args) => join::run(ctx, args),
+        Command::Token(args) => token::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args, root),
         Command::Man(args) => man::run(ctx, args, root),
     }

@@ -82,3 +82,95 @@ fn claude_codes_write_through_the_edge_lands_on_the_primary_stamped_as_claude_on
         "{got}"
     );
 }
+
+/// Every file under `dir`, read whole (binary ones lossily).
+fn every_file(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            every_file(&p, out);
+        } else if let Ok(b) = std::fs::read(&p) {
+            out.push((p, String::from_utf8_lossy(&b).into_owned()));
+        }
+    }
+}
+
+#[test]
+fn a_remote_entry_takes_the_devices_token_from_mpt_token_header_and_writes_it_nowhere() {
+    let s = crate::support::gateway::Setup::new(json!({"dev0": {"role": "member"}}));
+    let d = s.device("dev0");
+    let token_file = d.env.path("dev0.token");
+    std::fs::write(&token_file, &d.token).unwrap();
+    std::fs::set_permissions(
+        &token_file,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let content = "Claude Code filed this through mpt gateway with the header mpt gave it";
+    let tool = "mcp__mempalace__mempalace_add_drawer";
+    let script = json!({"turns": [[
+        {"tool": tool, "text": "Filing.",
+         "input": {"wing": "wing_dev0", "room": "notes", "content": content}},
+        {"text": "Filed."}
+    ]]});
+    let claude = Claude::new(&d.env, &script);
+    let config = d.env.path("mcp.json");
+    let helper = format!("{} token header", env!("CARGO_BIN_EXE_mpt"));
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"mempalace": {
+            "type": "http", "url": d.link.url(), "headersHelper": helper}}})
+        .to_string(),
+    )
+    .unwrap();
+    let url = d.link.url();
+    let tf = token_file.display().to_string();
+    let mut cmd = claude.command(&d.env);
+    cmd.env("MEMPALACE_REMOTE_URL", &url)
+        .env("MPT_TOKEN_FILE", &tf)
+        .args(["-p", "Please file the note."])
+        .args(["--output-format", "json", "--mcp-config"])
+        .arg(&config)
+        .args(["--strict-mcp-config", "--allowedTools", tool]);
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}\nthe gateway's log:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+        s.gw.stderr()
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["is_error"], false, "{v}");
+    let got = on_primary(&s.p, content).unwrap_or_else(|| {
+        panic!(
+            "the drawer is on the primary: {v}\n{:?}\nthe gateway's log:\n{}",
+            claude
+                .requests(&d.env)
+                .iter()
+                .map(|r| r["reply"].clone())
+                .collect::<Vec<_>>(),
+            s.gw.stderr()
+        )
+    });
+    assert!(got["metadata"].is_object(), "{got}");
+    // The token is in the device's own token file, and in nothing Claude Code wrote.
+    let mut files = Vec::new();
+    every_file(&d.env.home(), &mut files);
+    every_file(&claude.project, &mut files);
+    let holding: Vec<_> = files
+        .iter()
+        .filter(|(_, text)| text.contains(&d.token))
+        .map(|(p, _)| p.clone())
+        .collect();
+    assert!(files.len() > 3, "Claude Code wrote its files: {files:?}");
+    assert_eq!(holding, Vec::<std::path::PathBuf>::new());
+
+    // The helper refuses a terminal's eyes and a --json document.
+    let o = d.env.mpt(
+        &["--json", "token", "header"],
+        &[("MEMPALACE_REMOTE_URL", &url), ("MPT_TOKEN_FILE", &tf)],
+    );
+    assert_eq!(o.status.code(), Some(4));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains(&d.token));
+}
