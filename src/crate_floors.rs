@@ -1,5 +1,5 @@
-//! The workspace's floors: each crate's doc comment names the mpt crates it may import, and its
-//! Cargo.toml depends on exactly those (the compiler then refuses anything else, upward included).
+//! The workspace's floors: each crate's doc comment names the mpt crates it may import, its
+//! Cargo.toml depends on exactly those, and its `lib.rs` is only its module list and `pub use` face.
 
 use std::collections::BTreeSet;
 

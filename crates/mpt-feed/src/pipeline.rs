@@ -75,15 +75,16 @@ impl PrepareOptions {
     }
 }
 
-/// A harness's conversations as the pipeline sees them (pi's files, opencode's database): the
-/// sessions of a run, in the order they are decided, and each one's transcript when asked.
+/// A harness's conversations as the pipeline sees them (pi's files, opencode's database, Claude
+/// Code's transcripts): the sessions of a run, in the order they are decided, and each one's
+/// transcript when asked.
 pub(crate) trait Source {
     /// Refuses a run whose staging folder (here canonical, created) holds the source itself.
     fn check(&self, _stage_dir: &Path) -> io::Result<()> {
         Ok(())
     }
 
-    /// Reads what the run needs (`old`: the previous state), fills what it learns into `report`,
+    /// Reads what the run needs (`run.old`: the previous state), fills what it learns into `report`,
     /// and says how many sessions there are; `Err` names why the whole source is skipped this
     /// run (nothing new is staged; what is staged stays).
     fn open(&mut self, run: &Run, report: &mut PrepareReport) -> io::Result<Result<usize, String>>;
@@ -91,8 +92,8 @@ pub(crate) trait Source {
     /// Session `k`, knowing what became of the sessions decided before it.
     fn found(&mut self, k: usize, decided: &[Option<Outcome>]) -> Found;
 
-    /// Session `k`'s transcript, asked only when its record did not decide it; `used` are the
-    /// names staged so far this run.
+    /// Session `k`'s transcript, asked only when its record did not decide it (the pipeline
+    /// names and stages it).
     fn render(
         &mut self,
         k: usize,
