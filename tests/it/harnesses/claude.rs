@@ -4,24 +4,11 @@
 
 use serde_json::{Value, json};
 
-use crate::support::Primary;
+use super::on_primary;
 use crate::support::claude::Claude;
 use crate::support::fleet::Fleet;
 use crate::support::harness::OwnersStopped;
-
-fn on_primary(primary: &Primary, content: &str) -> Option<Value> {
-    let found = primary
-        .call("mempalace_search", json!({"query": content, "limit": 10}))
-        .ok()?;
-    let id = found["results"]
-        .as_array()?
-        .iter()
-        .find(|r| r.to_string().contains(content))?["drawer_id"]
-        .clone();
-    primary
-        .call("mempalace_get_drawer", json!({"drawer_id": id}))
-        .ok()
-}
+use crate::support::{files_under, leaks};
 
 #[test]
 fn claude_codes_write_through_the_edge_lands_on_the_primary_stamped_as_claude_on_this_device() {
@@ -81,18 +68,6 @@ fn claude_codes_write_through_the_edge_lands_on_the_primary_stamped_as_claude_on
         d.agent("claude").as_str(),
         "{got}"
     );
-}
-
-/// Every file under `dir`, read whole (binary ones lossily).
-fn every_file(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            every_file(&p, out);
-        } else if let Ok(b) = std::fs::read(&p) {
-            out.push((p, String::from_utf8_lossy(&b).into_owned()));
-        }
-    }
 }
 
 #[test]
@@ -155,16 +130,15 @@ fn a_remote_entry_takes_the_devices_token_from_mpt_token_header_and_writes_it_no
     });
     assert!(got["metadata"].is_object(), "{got}");
     // The token is in the device's own token file, and in nothing Claude Code wrote.
-    let mut files = Vec::new();
-    every_file(&d.env.home(), &mut files);
-    every_file(&claude.project, &mut files);
+    let mut files = files_under(&d.env.home());
+    files.extend(files_under(&claude.project));
     let holding: Vec<_> = files
         .iter()
-        .filter(|(_, text)| text.contains(&d.token))
+        .filter(|(_, bytes)| leaks(bytes, &d.token))
         .map(|(p, _)| p.clone())
         .collect();
     assert!(files.len() > 3, "Claude Code wrote its files: {files:?}");
-    assert_eq!(holding, Vec::<std::path::PathBuf>::new());
+    assert_eq!(holding, Vec::<String>::new());
 
     // The helper refuses a terminal's eyes and a --json document.
     let o = d.env.mpt(

@@ -9,12 +9,13 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
+use super::on_primary;
 use crate::support::fleet::{Device, Fleet, TOKEN};
 use crate::support::harness::OwnersStopped;
 use crate::support::link::Mode;
 use crate::support::npm::{FakeModel, harnesses};
 use crate::support::opencode::OFFLINE;
-use crate::support::{Primary, json as parse_json, stderr, stdout};
+use crate::support::{json as parse_json, stderr, stdout};
 
 fn config_file(d: &Device) -> PathBuf {
     d.env.home().join(".config/opencode/opencode.jsonc")
@@ -174,21 +175,6 @@ fn tool_result(model: &FakeModel) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-/// The drawer on the primary holding `content`, read back whole.
-fn on_primary(primary: &Primary, content: &str) -> Option<Value> {
-    let found = primary
-        .call("mempalace_search", json!({"query": content, "limit": 10}))
-        .ok()?;
-    let id = found["results"]
-        .as_array()?
-        .iter()
-        .find(|r| r.to_string().contains(content))?["drawer_id"]
-        .clone();
-    primary
-        .call("mempalace_get_drawer", json!({"drawer_id": id}))
-        .ok()
 }
 
 /// The contents of the queued ops in the device's outbox (`outbox show` holds the payload).

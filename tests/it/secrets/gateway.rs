@@ -9,9 +9,8 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::{files_under, leaks};
 use crate::support::gateway::{Gateway, UPSTREAM_TOKEN, http, mpt, policy, post, write_policy};
-use crate::support::{TestEnv, json, stderr};
+use crate::support::{TestEnv, files_under, json, leaks, stderr};
 
 /// One request as it arrived: method, path, headers, body.
 type Seen = (String, String, HeaderMap, Bytes);

@@ -4,7 +4,6 @@
 //! the gateway keeps device and upstream tokens apart and out of everything (`secrets/gateway.rs`).
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -15,34 +14,12 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::support::harness::Harness;
-use crate::support::{TestEnv, json, stderr, stdout, venv_bin, wait_for};
+use crate::support::{TestEnv, files_under, json, leaks, stderr, stdout, venv_bin, wait_for};
 
 /// `mpt gateway`'s two secrets (issue 27).
 mod gateway;
 
 type Vars<'a> = [(&'a str, &'a str)];
-
-/// True when `token` occurs anywhere in `bytes`.
-fn leaks(bytes: &[u8], token: &str) -> bool {
-    bytes.windows(token.len()).any(|w| w == token.as_bytes())
-}
-
-/// Every file under `dir` (the outbox with its -wal, the owner's log, locks).
-fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push((
-                p.display().to_string(),
-                std::fs::read(&p).unwrap_or_default(),
-            ));
-        }
-    }
-    out
-}
 
 #[test]
 fn a_url_with_userinfo_is_refused_with_exit_2_and_never_shown() {

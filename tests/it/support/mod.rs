@@ -379,3 +379,25 @@ pub fn wait_for(secs: f64, mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+
+/// True when `token` occurs anywhere in `bytes`.
+pub fn leaks(bytes: &[u8], token: &str) -> bool {
+    bytes.windows(token.len()).any(|w| w == token.as_bytes())
+}
+
+/// Every file under `dir` (the outbox with its -wal, the owner's log, locks).
+pub fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push((
+                p.display().to_string(),
+                std::fs::read(&p).unwrap_or_default(),
+            ));
+        }
+    }
+    out
+}
