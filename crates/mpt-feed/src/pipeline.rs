@@ -79,9 +79,10 @@ impl PrepareOptions {
 /// Code's transcripts): the sessions of a run, in the order they are decided, and each one's
 /// transcript when asked.
 pub(crate) trait Source {
-    /// Refuses a run whose staging folder (here canonical, created) holds the source itself.
-    fn check(&self, _stage_dir: &Path) -> io::Result<()> {
-        Ok(())
+    /// The folder it reads (canonical), and what it is called: a run whose staging folder holds
+    /// it is refused, since the miner would read the raw sessions. `None` for a file (a database).
+    fn folder(&self) -> Option<(&'static str, &Path)> {
+        None
     }
 
     /// Reads what the run needs (`run.old`: the previous state), fills what it learns into `report`,
@@ -124,8 +125,6 @@ pub(crate) struct Found {
     pub id: Option<String>,
     /// What this run records of it (fingerprint, id, parent, the dedup inputs).
     pub record: Record,
-    /// The previous record of this very state of the session, if there is one.
-    pub previous: Option<Record>,
 }
 
 /// A session's transcript, or why it is not staged.
@@ -147,7 +146,15 @@ pub(crate) fn run(opts: &PrepareOptions, source: &mut dyn Source) -> io::Result<
     if let Some(sf) = &opts.state_file {
         ensure_outside(sf, &stage_dir)?;
     }
-    source.check(&stage_dir)?;
+    if let Some((what, folder)) = source.folder()
+        && folder.starts_with(&stage_dir)
+    {
+        return Err(invalid(format!(
+            "{what} {} is inside the staging folder {}: the miner would read raw sessions",
+            folder.display(),
+            stage_dir.display()
+        )));
+    }
     let (mut report, old) = begin(opts, &stage_dir)?;
     let run = Run {
         opts,
@@ -174,9 +181,12 @@ pub(crate) fn run(opts: &PrepareOptions, source: &mut dyn Source) -> io::Result<
         }
         let found = source.found(k, &decided);
         let mut record = found.record;
-        let reused = found
-            .previous
-            .as_ref()
+        // The previous record of this very state of the session decides it, while it holds.
+        let reused = run
+            .old
+            .sessions
+            .get(&found.key)
+            .filter(|r| r.same_state(record.size, record.mtime_ns))
             .and_then(|r| reuse(r, &record.dedup, &run.stage_dir, &used));
         let (outcome, staged, from_state) = match reused {
             Some((o, staged)) => (o, staged, true),
@@ -237,27 +247,22 @@ fn stage_one(
     used: &mut HashSet<String>,
     report: &mut PrepareReport,
 ) -> io::Result<(Outcome, Staged)> {
-    let (id, ahead, text) = match rendered {
+    let (mut name, ahead, text) = match rendered {
         Rendered::Skip(r) => return Ok((Outcome::Skipped(r), None)),
-        Rendered::Text { id, text } => (id, None, Some(text)),
-        Rendered::Ahead(a) => (String::new(), Some(a), None),
-    };
-    let mut name = match &ahead {
-        Some(a) => a.name().to_string(),
-        None => stage::staged_name(&id),
+        Rendered::Text { id, text } => (stage::staged_name(&id), None, text),
+        Rendered::Ahead(a) => (a.name().to_string(), Some(a), String::new()),
     };
     if used.contains(&name) {
         name = stage::disambiguated_name(&name, source);
     }
     used.insert(name.clone());
-    let (staged, len) = match (ahead, text) {
-        (Some(a), _) if a.is_named(&name) => {
+    let (staged, len) = match ahead {
+        Some(a) if a.is_named(&name) => {
             let len = a.len();
             (stager.commit(a)?, len)
         }
-        (Some(a), _) => (stager.stage(&name, &a.content()?)?, a.len()),
-        (None, Some(text)) => (stager.stage(&name, text.as_bytes())?, text.len() as u64),
-        (None, None) => unreachable!("a rendered session has its text or its temp file"),
+        Some(a) => (stager.stage(&name, &a.content()?)?, a.len()),
+        None => (stager.stage(&name, text.as_bytes())?, text.len() as u64),
     };
     let outcome = match staged {
         StageOutcome::Written(n) => {
@@ -335,6 +340,6 @@ fn ensure_outside(state_file: &Path, stage_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-pub(crate) fn invalid(msg: String) -> io::Error {
+fn invalid(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }

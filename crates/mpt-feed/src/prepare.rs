@@ -4,7 +4,7 @@
 use super::export;
 use super::fork;
 use super::gate::{self, SkipReason};
-use super::pipeline::{self, Found, PrepareOptions, Rendered, Run, Source, invalid};
+use super::pipeline::{self, Found, PrepareOptions, Rendered, Run, Source};
 use super::report::{Outcome, PrepareReport};
 use super::scan::{self, SessionFile};
 use super::session::{self, Session};
@@ -17,8 +17,6 @@ use std::path::{Path, PathBuf};
 struct Item {
     file: SessionFile,
     key: String,
-    /// The previous record, if the file's size and mtime still match it.
-    record: Option<Record>,
     /// `Err` when the file is already decided (subagent, bad header, unreadable).
     id: Result<Option<String>, SkipReason>,
     parent_raw: Option<String>,
@@ -71,15 +69,8 @@ impl<'a> Pi<'a> {
 }
 
 impl Source for Pi<'_> {
-    fn check(&self, stage_dir: &Path) -> io::Result<()> {
-        if self.root.starts_with(stage_dir) {
-            return Err(invalid(format!(
-                "sessions folder {} is inside the staging folder {}: the miner would read raw sessions",
-                self.root.display(),
-                stage_dir.display()
-            )));
-        }
-        Ok(())
+    fn folder(&self) -> Option<(&'static str, &Path)> {
+        Some(("sessions folder", &self.root))
     }
 
     fn open(&mut self, run: &Run, report: &mut PrepareReport) -> io::Result<Result<usize, String>> {
@@ -128,7 +119,6 @@ impl Source for Pi<'_> {
                 staged_size: 0,
                 skip: None,
             },
-            previous: it.record.clone(),
         }
     }
 
@@ -203,7 +193,6 @@ fn examine(
     let mut item = Item {
         file,
         key,
-        record: None,
         id: Ok(None),
         parent_raw: None,
     };
@@ -212,15 +201,13 @@ fn examine(
         return item;
     }
     let rec = old.sessions.get(&item.key);
-    if let Some(r) =
-        rec.filter(|r| r.size == item.file.size && r.mtime_ns == state::mtime_ns(item.file.mtime))
+    if let Some(r) = rec.filter(|r| r.same_state(item.file.size, state::mtime_ns(item.file.mtime)))
     {
         item.id = match r.skip {
             Some(SkipReason::InvalidHeader) => Err(SkipReason::InvalidHeader),
             _ => Ok(r.id.clone()),
         };
         item.parent_raw = r.parent.clone();
-        item.record = Some(r.clone());
         return item;
     }
     match session::read_header(&item.file.path) {

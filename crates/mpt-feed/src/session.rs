@@ -187,6 +187,14 @@ fn parse_header(line: &[u8]) -> Option<Header> {
     })
 }
 
+/// The key of an entry another harness's session names by `id` (opencode's message, Claude Code's
+/// line `uuid`), unique across sessions.
+pub(crate) fn entry_key(session: &str, id: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    (session, id).hash(&mut h);
+    h.finish()
+}
+
 fn hash_key(tag: u8, bytes: &[u8]) -> u64 {
     let mut h = DefaultHasher::new();
     tag.hash(&mut h);

@@ -49,6 +49,14 @@ pub struct Record {
     pub skip: Option<SkipReason>,
 }
 
+impl Record {
+    /// Whether this record was made from this very state of its session (the same size, or
+    /// fingerprint, and the same modification time).
+    pub fn same_state(&self, size: u64, mtime_ns: u64) -> bool {
+        self.size == size && self.mtime_ns == mtime_ns
+    }
+}
+
 impl State {
     pub fn empty(config: &str) -> State {
         State {

@@ -1,12 +1,10 @@
 //! One Claude Code transcript (2.1.328's `projects/<slug>/<id>.jsonl`) as the entries every
 //! harness renders: the `user`/`assistant` lines chained by `uuid`/`parentUuid`, side-chains out.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
-
 use serde_json::Value;
 
 use crate::jsonl::{parse_json, split_lines};
-use crate::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote};
+use crate::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote, entry_key};
 
 /// The transcript of session `id` from the file's bytes, and the time of its last record (an
 /// RFC 3339 `timestamp`, as Claude Code writes it), for the quiet period. Lines are kept in the
@@ -67,7 +65,7 @@ pub fn session(id: &str, bytes: &[u8]) -> (Session, Option<String>) {
             Body::Other
         });
         entries.push(Entry {
-            key: key(id, uuid),
+            key: entry_key(id, uuid),
             id: Some(uuid.to_string()),
             parent_id: parent,
             body,
@@ -169,12 +167,6 @@ fn assistant(content: &Value, stop: Option<&str>) -> Body {
         parts,
         stop_reason: stop.map(str::to_string),
     }
-}
-
-fn key(session: &str, uuid: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    (session, uuid).hash(&mut h);
-    h.finish()
 }
 
 #[cfg(test)]

@@ -24,7 +24,6 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
             opts,
             root,
             files: Vec::new(),
-            previous: Vec::new(),
         },
     )
 }
@@ -33,8 +32,6 @@ struct Claude<'a> {
     opts: &'a PrepareOptions,
     root: PathBuf,
     files: Vec<SessionFile>,
-    /// Each file's record when its size and mtime still match it.
-    previous: Vec<Option<Record>>,
 }
 
 impl Claude<'_> {
@@ -47,32 +44,14 @@ impl Claude<'_> {
 }
 
 impl Source for Claude<'_> {
-    fn check(&self, stage_dir: &Path) -> io::Result<()> {
-        if self.root.starts_with(stage_dir) {
-            return Err(pipeline::invalid(format!(
-                "Claude Code's projects folder {} is inside the staging folder {}: the miner would read raw transcripts",
-                self.root.display(),
-                stage_dir.display()
-            )));
-        }
-        Ok(())
+    fn folder(&self) -> Option<(&'static str, &Path)> {
+        Some(("Claude Code's projects folder", &self.root))
     }
 
-    fn open(&mut self, run: &Run, report: &mut PrepareReport) -> io::Result<Result<usize, String>> {
+    fn open(&mut self, _: &Run, report: &mut PrepareReport) -> io::Result<Result<usize, String>> {
         let (files, warnings) = scan::scan(&self.root)?;
         report.warnings = warnings;
         report.sessions_seen = files.len();
-        self.previous = files
-            .iter()
-            .map(|f| {
-                let key = f.path.to_string_lossy();
-                run.old
-                    .sessions
-                    .get(key.as_ref())
-                    .filter(|r| r.size == f.size && r.mtime_ns == state::mtime_ns(f.mtime))
-                    .cloned()
-            })
-            .collect();
         self.files = files;
         Ok(Ok(self.files.len()))
     }
@@ -94,7 +73,6 @@ impl Source for Claude<'_> {
                 staged_size: 0,
                 skip: None,
             },
-            previous: self.previous[k].clone(),
         }
     }
 

@@ -4,8 +4,7 @@
 use super::db::{SessionRow, SessionRows};
 use super::part::{Kind, PartData, Role};
 use super::rows::checked;
-use crate::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use crate::session::{Body, Entry, Header, ParseStats, Part, Session, ToolNote, entry_key};
 
 /// What a session held that the export could not use, for the report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,7 +47,7 @@ pub fn session(row: &SessionRow, mut rows: SessionRows) -> Result<(Session, Unre
         };
         let parent_id = entries.last().and_then(|e| e.id.clone());
         entries.push(Entry {
-            key: key(&row.id, &m.id),
+            key: entry_key(&row.id, &m.id),
             id: Some(m.id),
             parent_id,
             body,
@@ -132,12 +131,6 @@ fn assistant(parts: impl Iterator<Item = PartData>) -> Body {
         parts: out,
         stop_reason: None,
     }
-}
-
-fn key(session: &str, message: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    (session, message).hash(&mut h);
-    h.finish()
 }
 
 #[cfg(test)]

@@ -32,9 +32,8 @@ pub fn prepare(opts: &PrepareOptions) -> io::Result<PrepareReport> {
 /// opencode's database as a source: read once while workers render, its sessions in id order.
 struct Opencode<'a> {
     opts: &'a PrepareOptions,
-    /// Each session's row, its previous record when made from this very state of it, and its
-    /// rendering when it was wanted (taken when the pipeline asks for it).
-    sessions: Vec<(SessionRow, Option<Record>, Option<Rendered>)>,
+    /// Each session's row, and its rendering when it was wanted (taken when the pipeline asks).
+    sessions: Vec<(SessionRow, Option<Rendered>)>,
 }
 
 impl Opencode<'_> {
@@ -84,29 +83,19 @@ impl Source for Opencode<'_> {
             }
         };
         report.sessions_seen = sessions.len();
-        self.sessions = sessions
-            .into_iter()
-            .map(|(row, rendered)| {
-                let previous = old
-                    .sessions
-                    .get(&self.key_of(&row.id))
-                    .filter(|r| matches(r, &row))
-                    .cloned();
-                (row, previous, rendered)
-            })
-            .collect();
+        self.sessions = sessions;
         Ok(Ok(self.sessions.len()))
     }
 
     fn found(&mut self, k: usize, _: &[Option<Outcome>]) -> Found {
-        let (row, previous, _) = &self.sessions[k];
+        let (row, _) = &self.sessions[k];
         Found {
             key: self.key_of(&row.id),
             source: self.opts.sessions_dir.join(&row.id),
             id: Some(row.id.clone()),
             record: Record {
                 size: row.fingerprint,
-                mtime_ns: (row.updated_ms.max(0) as u64).saturating_mul(1_000_000),
+                mtime_ns: mtime_ns(row),
                 id: Some(row.id.clone()),
                 parent: row.parent_id.clone(),
                 dedup: String::new(),
@@ -114,7 +103,6 @@ impl Source for Opencode<'_> {
                 staged_size: 0,
                 skip: None,
             },
-            previous: previous.clone(),
         }
     }
 
@@ -125,7 +113,7 @@ impl Source for Opencode<'_> {
         report: &mut PrepareReport,
     ) -> io::Result<pipeline::Rendered> {
         let opts = self.opts;
-        let (row, _, rendered) = &mut self.sessions[k];
+        let (row, rendered) = &mut self.sessions[k];
         let Some(rendered) = rendered.take() else {
             let r = if is_subagent(row, opts) {
                 SkipReason::Subagent
@@ -155,7 +143,12 @@ impl Source for Opencode<'_> {
 
 /// The record was made from this very state of the session.
 fn matches(r: &Record, s: &SessionRow) -> bool {
-    r.size == s.fingerprint && r.mtime_ns == (s.updated_ms.max(0) as u64).saturating_mul(1_000_000)
+    r.same_state(s.fingerprint, mtime_ns(s))
+}
+
+/// opencode's update time of the session, as a record keeps a modification time.
+fn mtime_ns(s: &SessionRow) -> u64 {
+    (s.updated_ms.max(0) as u64).saturating_mul(1_000_000)
 }
 
 fn is_subagent(s: &SessionRow, opts: &PrepareOptions) -> bool {
