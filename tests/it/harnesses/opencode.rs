@@ -331,7 +331,13 @@ fn a_remote_entry_wired_with_a_token_file_authenticates_in_the_real_opencode() {
     let refs: Vec<(&str, &str)> = v.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let file = config_file(d);
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(&file, "{\n  // no MemPalace yet\n  \"mcp\": {}\n}\n").unwrap();
+    // MemPalace's own child with the 30 s timeout `write_config` explains: a fresh entry gets
+    // opencode's 5 s, which a loaded CI box has exceeded while listing a healthy primary's tools.
+    let user = r#"{
+  "mcp": {"mempalace": {"type": "local", "command": ["mempalace-mcp"], "timeout": 30000}}
+}
+"#;
+    std::fs::write(&file, user).unwrap();
     wire_with(d, &v);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(
