@@ -11,13 +11,7 @@ use mpt_base::config::Env;
 pub use parse::session;
 pub use source::prepare;
 
-/// Claude Code's own folder by its rule: `CLAUDE_CONFIG_DIR`, else `~/.claude`.
-pub fn config_dir(env: &Env, home: &Path) -> PathBuf {
-    match env.get("CLAUDE_CONFIG_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => home.join(".claude"),
-    }
-}
+pub use mpt_palace::harness::claude::config_dir;
 
 /// Where its session transcripts live: one folder per project (the working folder's path with
 /// every character that is not a letter or a digit made `-`), one `<session-id>.jsonl` each.

@@ -54,8 +54,73 @@ pub fn object_close(text: &str, path: &[&str]) -> Option<(usize, bool)> {
 /// `text` without the member at `path` (`plain` is `jsonc::strip(text)`): its key, value and one
 /// separating comma go; a comment beside it stays. `None` when there is no such member.
 pub fn without_member(text: &str, plain: &str, path: &[&str]) -> Option<String> {
-    let b = plain.as_bytes();
     let m = find(plain, path)?;
+    without_span(text, plain, m.key_start, m.value_end)
+}
+
+/// `text` with `member` (`"key": value`) put last in the object whose `}` is at `close` (from
+/// [`object_close`]): after the last value comes the separator, then whatever followed it (a
+/// comment, a trailing comma), then the member, so [`without_member`] gives the same bytes back.
+pub fn with_member(text: &str, plain: &str, close: usize, nonempty: bool, member: &str) -> String {
+    let prev = plain[..close].trim_end();
+    let kept = text[..close].trim_end().len();
+    let trailing = super::jsonc::strip_comments(text)[prev.len()..kept].contains(',');
+    let sep = if nonempty && !trailing { "," } else { "" };
+    format!(
+        "{}{sep}{}\n  {member}{}",
+        &text[..prev.len()],
+        &text[prev.len()..kept],
+        &text[kept..]
+    )
+}
+
+/// The spans of the elements of the array at `path`.
+pub fn elements(text: &str, path: &[&str]) -> Option<Vec<(usize, usize)>> {
+    let b = text.as_bytes();
+    let start = find(text, path)?.value_start;
+    if b.get(start) != Some(&b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = skip_ws(b, start + 1);
+    while b.get(i).is_some_and(|c| *c != b']') {
+        let end = value_end(b, i)?;
+        out.push((i, end));
+        i = skip_ws(b, end);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+    }
+    Some(out)
+}
+
+/// `text` with `value` put last in the array at `path` (`, value` right after the last element,
+/// so [`without_element`] gives the same bytes back).
+pub fn with_element(text: &str, plain: &str, path: &[&str], value: &str) -> Option<String> {
+    let els = elements(plain, path)?;
+    Some(match els.last() {
+        Some(&(_, end)) => format!("{}, {value}{}", &text[..end], &text[end..]),
+        None => {
+            let open = find(plain, path)?.value_start;
+            format!("{}{value}{}", &text[..open + 1], &text[open + 1..])
+        }
+    })
+}
+
+/// `text` without the array element spanning `span` and one separating comma.
+pub fn without_element(text: &str, plain: &str, span: (usize, usize)) -> Option<String> {
+    without_span(text, plain, span.0, span.1)
+}
+
+/// `text` without `start..end` (a member or an element) and one separating comma; a comment
+/// beside it stays.
+fn without_span(text: &str, plain: &str, start: usize, end: usize) -> Option<String> {
+    let b = plain.as_bytes();
+    let m = Member {
+        key_start: start,
+        value_start: start,
+        value_end: end,
+    };
     let blank = |from: usize, to: usize| text[from..to].trim().is_empty();
     let after = skip_ws(b, m.value_end);
     if b.get(after) == Some(&b',') {

@@ -1,8 +1,10 @@
-//! The agent harnesses MemPalace serves: pi (a deployed TypeScript extension) and opencode
-//! (static JSON/JSONC MCP registrations). What is deployed, what it can do, how mpt wires it.
+//! The agent harnesses MemPalace serves: pi (a deployed TypeScript extension), opencode and
+//! Claude Code (static JSON MCP registrations). What is deployed, what it can do, how mpt wires it.
 
+pub mod claude;
 pub mod jsonc;
 pub mod jsonspan;
+pub mod kind;
 pub mod opencode;
 pub mod pi;
 pub mod wire;

@@ -11,16 +11,7 @@ use mpt_base::config::Env;
 
 pub mod token_ref;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EntryKind {
-    /// `mempalace-mcp` as a local stdio server.
-    Mempalace,
-    /// `mpt edge`.
-    Edge,
-    /// `"type": "remote"` named for MemPalace.
-    Remote,
-}
+pub use super::kind::EntryKind;
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Entry {
@@ -202,35 +193,22 @@ pub fn entries(path: &Path) -> Result<Vec<Entry>, String> {
     Ok(pairs.filter_map(|(name, e)| entry(path, name, e)).collect())
 }
 
-fn entry(file: &Path, name: &str, e: &Value) -> Option<Entry> {
-    let command: Vec<String> = match e.get("command") {
+/// An entry's program and arguments: its `command`, an array or one string.
+pub fn command(entry: &Value) -> Vec<String> {
+    match entry.get("command") {
         Some(Value::Array(a)) => a
             .iter()
             .filter_map(|x| x.as_str().map(str::to_string))
             .collect(),
         Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
         _ => Vec::new(),
-    };
-    let base = |s: &String| {
-        Path::new(s)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("")
-            .to_string()
-    };
-    let kind = if command.iter().any(|c| base(c) == "mempalace-mcp") {
-        EntryKind::Mempalace
-    } else if command.first().is_some_and(|c| base(c) == "mpt")
-        && command.iter().any(|c| c == "edge")
-    {
-        EntryKind::Edge
-    } else if e.get("type").and_then(Value::as_str) == Some("remote")
-        && name.to_lowercase().contains("mempalace")
-    {
-        EntryKind::Remote
-    } else {
-        return None;
-    };
+    }
+}
+
+fn entry(file: &Path, name: &str, e: &Value) -> Option<Entry> {
+    let command = command(e);
+    let remote = e.get("type").and_then(Value::as_str) == Some("remote");
+    let kind = super::kind::classify(name, &command, remote)?;
     Some(Entry {
         file: file.to_path_buf(),
         name: name.to_string(),

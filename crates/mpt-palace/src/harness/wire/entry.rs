@@ -1,13 +1,11 @@
-//! What opencode's MemPalace entry becomes in each opt-in state, derived from the user's own entry
-//! (its palace, `environment`, `timeout` and other keys kept), and where that entry is remembered.
+//! What a harness's MemPalace entry keeps of the user's own (its palace, `environment` or `env`,
+//! `timeout` and other keys) through every opt-in state, and where the user's entry is remembered.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::OptIn;
-use crate::harness::opencode::token_ref;
-use mpt_base::config::Remote;
+use super::dialect::Dialect;
 use mpt_base::error::{MptError, Result};
 
 /// What every state keeps of the user's entry.
@@ -19,94 +17,41 @@ pub struct Kept {
     pub keys: Map<String, Value>,
 }
 
-/// What a remote entry keeps of the user's: its `timeout`, and its `oauth` (mpt writes
-/// `"oauth": false` otherwise: opencode would answer a refused token with its own OAuth
-/// discovery, a login prompt, instead of failing plainly).
-const REMOTE_KEPT: [&str; 2] = ["timeout", "oauth"];
-
-/// Keys that describe the transport: each state writes its own.
-const TRANSPORT_KEYS: [&str; 5] = ["type", "command", "url", "headers", "enabled"];
-
 impl Kept {
-    pub fn from_entry(entry: &Value) -> Kept {
-        let command: Vec<&str> = match entry.get("command") {
-            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-            Some(Value::String(s)) => s.split_whitespace().collect(),
-            _ => Vec::new(),
-        };
+    pub fn from_entry(dialect: Dialect, entry: &Value) -> Kept {
+        let command = dialect.command(entry);
         let palace = command.iter().enumerate().find_map(|(i, a)| {
             a.strip_prefix("--palace=")
-                .or_else(|| (*a == "--palace").then(|| command.get(i + 1).copied())?)
+                .or_else(|| (*a == "--palace").then(|| command.get(i + 1).map(String::as_str))?)
                 .map(str::to_string)
         });
         let mut keys = entry.as_object().cloned().unwrap_or_default();
-        if entry.get("type").and_then(Value::as_str) == Some("remote") {
-            // A remote entry's keys mean nothing to a local server, and back; its `oauth` is
-            // the user's choice for the next remote entry.
-            keys.retain(|k, _| REMOTE_KEPT.contains(&k.as_str()));
+        if dialect.is_remote(entry) {
+            // A remote entry's keys mean nothing to a local server, and back; what the dialect
+            // keeps (opencode's `oauth`) is the user's choice for the next remote entry.
+            keys.retain(|k, _| dialect.remote_kept().contains(&k.as_str()));
         }
-        keys.retain(|k, _| !TRANSPORT_KEYS.contains(&k.as_str()));
+        keys.retain(|k, _| !dialect.transport_keys().contains(&k.as_str()));
         Kept { palace, keys }
     }
 }
 
-/// The entry `state` wants, keeping what the user's entry carried. The token is referenced, never
-/// written: `{file:<absolute path>}` for a token file, else `{env:MEMPALACE_REMOTE_TOKEN}`.
-/// `environment` does not exist for a remote entry; its palace means nothing there either (the
-/// user's own entry is remembered for the way back: [`saved_path`]).
-pub fn desired(state: OptIn, mpt: &Path, remote: Option<&Remote>, kept: &Kept) -> Result<Value> {
-    let mut entry = Map::new();
-    match state {
-        OptIn::Solitary => {
-            let mut command = vec![json!("mempalace-mcp")];
-            if let Some(p) = &kept.palace {
-                command.extend([json!("--palace"), json!(p)]);
-            }
-            entry.insert("type".into(), json!("local"));
-            entry.insert("command".into(), Value::Array(command));
-        }
-        OptIn::Remote => {
-            let token = remote.and_then(|r| r.token.as_ref()).map(|(_, s)| s);
-            entry.insert("type".into(), json!("remote"));
-            entry.insert("url".into(), json!(remote.map_or("", |r| r.url.as_str())));
-            entry.insert(
-                "headers".into(),
-                json!({"Authorization": token_ref::header(token)?}),
-            );
-            entry.insert("oauth".into(), json!(false));
-        }
-        OptIn::Edge => {
-            let mut command = vec![
-                json!(mpt.display().to_string()),
-                json!("edge"),
-                json!("--harness"),
-                json!("opencode"),
-            ];
-            if let Some(p) = &kept.palace {
-                command.extend([json!("--palace"), json!(p)]);
-            }
-            entry.insert("type".into(), json!("local"));
-            entry.insert("command".into(), Value::Array(command));
-        }
-    }
-    for (k, v) in &kept.keys {
-        let keep = match state {
-            OptIn::Remote => REMOTE_KEPT.contains(&k.as_str()),
-            _ => k != "oauth",
-        };
-        if !keep {
-            continue;
-        }
-        entry.insert(k.clone(), v.clone());
-    }
-    entry.insert("enabled".into(), json!(true));
-    Ok(Value::Object(entry))
-}
-
 /// Where the user's own entry is remembered while mpt's replaces it: beside the config file, as
-/// `<file>.mpt-user-entry.json` (opencode reads only `opencode.json[c]`).
-pub fn saved_path(config_file: &Path) -> PathBuf {
-    PathBuf::from(format!("{}.mpt-user-entry.json", config_file.display()))
+/// `<file>.mpt-user-entry.json` (no harness reads it); an entry of one of Claude Code's project
+/// folders inside that file as `<file>.mpt-user-entry.<12 hex digits of the folder's SHA-256>.json`.
+pub fn saved_path(config_file: &Path, project: Option<&str>) -> PathBuf {
+    match project {
+        None => PathBuf::from(format!("{}.mpt-user-entry.json", config_file.display())),
+        Some(p) => {
+            use sha2::Digest;
+            let h = mpt_base::hex::hex(&sha2::Sha256::digest(p.as_bytes()));
+            PathBuf::from(format!(
+                "{}.mpt-user-entry.{}.json",
+                config_file.display(),
+                &h[..12]
+            ))
+        }
+    }
 }
 
 /// The remembered entry: its name and its text exactly as the user wrote it (comments included),
@@ -144,11 +89,10 @@ impl SavedEntry {
         }
     }
 
-    /// The remembered entry for `config_file`, if any. One that does not parse is an error: mpt
-    /// never guesses at the user's entry.
-    pub fn load(config_file: &Path) -> Result<Option<SavedEntry>> {
-        let path = saved_path(config_file);
-        let text = match std::fs::read_to_string(&path) {
+    /// The entry remembered at `path` ([`saved_path`]), if any. One that does not parse is an
+    /// error: mpt never guesses at the user's entry.
+    pub fn load(path: &Path) -> Result<Option<SavedEntry>> {
+        let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(MptError::io(format!("reading {}", path.display()), &e)),
@@ -166,7 +110,7 @@ impl SavedEntry {
                     "{} does not hold a MemPalace entry mpt can read",
                     path.display()
                 ))
-                .with_hint("it remembers your own opencode entry while mpt's replaces it: fix it, or delete it to let mpt derive the entry")
+                .with_hint("it remembers your own MemPalace entry while mpt's replaces it: fix it, or delete it to let mpt derive the entry")
             })?;
         Ok(Some(saved))
     }
@@ -180,10 +124,9 @@ impl SavedEntry {
     }
 
     /// Written whole (temp file and rename), mode 0600: an `environment` may hold secrets.
-    pub fn save(&self, config_file: &Path) -> Result<PathBuf> {
+    pub fn save(&self, path: &Path) -> Result<()> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
-        let path = saved_path(config_file);
         let tmp = PathBuf::from(format!("{}.tmp", path.display()));
         let write = || -> std::io::Result<()> {
             let mut f = std::fs::OpenOptions::new()
@@ -199,30 +142,34 @@ impl SavedEntry {
             )?;
             f.write_all(b"\n")?;
             f.sync_all()?;
-            std::fs::rename(&tmp, &path)
+            std::fs::rename(&tmp, path)
         };
-        write().map_err(|e| MptError::io(format!("writing {}", path.display()), &e))?;
-        Ok(path)
+        write().map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::wire::OptIn;
+    use mpt_base::config::Remote;
+    use serde_json::json;
+
+    const D: Dialect = Dialect::Opencode;
 
     #[test]
     fn every_state_keeps_the_palace_environment_and_timeout() {
         let user = json!({"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": false});
-        let kept = Kept::from_entry(&user);
+        let kept = Kept::from_entry(D, &user);
         assert_eq!(kept.palace.as_deref(), Some("/data/p"));
         let mpt = Path::new("/usr/local/bin/mpt");
-        let edge = desired(OptIn::Edge, mpt, None, &kept).unwrap();
+        let edge = D.desired(OptIn::Edge, mpt, None, &kept).unwrap();
         assert_eq!(
             edge,
             json!({"type": "local", "command": ["/usr/local/bin/mpt", "edge", "--harness", "opencode", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})
         );
         assert_eq!(
-            Kept::from_entry(&edge),
+            Kept::from_entry(D, &edge),
             kept,
             "the edge entry carries it all"
         );
@@ -231,23 +178,29 @@ mod tests {
             token: None,
             ca_file: None,
         };
-        let remote = desired(OptIn::Remote, mpt, Some(&primary), &kept).unwrap();
+        let remote = D
+            .desired(OptIn::Remote, mpt, Some(&primary), &kept)
+            .unwrap();
         assert_eq!(remote["timeout"], 30000);
         assert!(remote.get("environment").is_none() && remote.get("command").is_none());
         // No OAuth discovery on a refused token, unless the user's own remote entry asked.
         assert_eq!(remote["oauth"], false, "{remote}");
-        let own =
-            Kept::from_entry(&json!({"type": "remote", "url": "u", "oauth": {"clientId": "c"}}));
-        let again = desired(OptIn::Remote, mpt, Some(&primary), &own).unwrap();
+        let own = Kept::from_entry(
+            D,
+            &json!({"type": "remote", "url": "u", "oauth": {"clientId": "c"}}),
+        );
+        let again = D.desired(OptIn::Remote, mpt, Some(&primary), &own).unwrap();
         assert_eq!(again["oauth"], json!({"clientId": "c"}));
-        let local = desired(OptIn::Edge, mpt, None, &own).unwrap();
+        let local = D.desired(OptIn::Edge, mpt, None, &own).unwrap();
         assert!(local.get("oauth").is_none(), "{local}");
-        let back = desired(OptIn::Solitary, mpt, None, &Kept::from_entry(&edge)).unwrap();
+        let back = D
+            .desired(OptIn::Solitary, mpt, None, &Kept::from_entry(D, &edge))
+            .unwrap();
         assert_eq!(
             back,
             json!({"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})
         );
-        let eq = Kept::from_entry(&json!({"command": "mempalace-mcp --palace=/q"}));
+        let eq = Kept::from_entry(D, &json!({"command": "mempalace-mcp --palace=/q"}));
         assert_eq!(eq.palace.as_deref(), Some("/q"));
     }
 }

@@ -1,16 +1,19 @@
-//! The opt-in wiring (RFC 001 §1.2, R1): opencode's one MemPalace entry set to match the two
-//! variables (unset: `mempalace-mcp`; URL: the primary over HTTP; URL + EDGE=1: `mpt edge`),
-//! every other byte of the file kept, a backup first; pi gets the edit its extension needs.
+//! The opt-in wiring (RFC 001 §1.2, R1): a harness's one MemPalace entry (opencode's, or one of
+//! Claude Code's) set to match the two variables (unset: `mempalace-mcp`; URL: the primary over
+//! HTTP; URL + EDGE=1: `mpt edge`), every other byte of the file kept, a backup first; pi gets
+//! the edit its extension needs.
 
+pub mod dialect;
 pub mod entry;
 pub mod exe;
+pub mod hooks;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::harness::opencode::{self, EntryKind};
-use crate::harness::{jsonc, jsonspan};
+use crate::harness::{claude, jsonc, jsonspan};
+pub use dialect::Dialect;
 use entry::{Kept, SavedEntry};
 use mpt_base::config::{Config, Remote};
 use mpt_base::error::{MptError, Result};
@@ -88,7 +91,85 @@ impl serde::Serialize for Remember {
     }
 }
 
-/// What wiring `file` for `state` would do (nothing is written).
+/// One place a harness reads a MemPalace entry from.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub file: PathBuf,
+    pub dialect: Dialect,
+    /// Keys from the root to the object holding the servers (opencode also looks in its
+    /// `servers` member).
+    pub servers: Vec<String>,
+    /// Where the user's own entry is remembered while mpt's replaces it.
+    pub saved: PathBuf,
+    /// An entry is added where there is none (not in a Claude Code project's local entries: a
+    /// folder's entry there exists only because the user put it there).
+    pub insert: bool,
+}
+
+impl Target {
+    /// opencode's config file (`mcp`).
+    pub fn opencode(file: &Path) -> Target {
+        Target {
+            file: file.to_path_buf(),
+            dialect: Dialect::Opencode,
+            servers: vec!["mcp".into()],
+            saved: entry::saved_path(file, None),
+            insert: true,
+        }
+    }
+
+    /// One of Claude Code's scopes in `file` (its state file, or a project's `.mcp.json`).
+    pub fn claude(file: &Path, scope: &claude::Scope) -> Target {
+        let project = match scope {
+            claude::Scope::Local(p) => Some(p.as_str()),
+            _ => None,
+        };
+        Target {
+            file: file.to_path_buf(),
+            dialect: Dialect::Claude,
+            servers: scope.servers(),
+            saved: entry::saved_path(file, project),
+            insert: project.is_none(),
+        }
+    }
+
+    /// The objects searched for an entry, in order.
+    fn objects(&self) -> Vec<Vec<String>> {
+        let mut out = vec![self.servers.clone()];
+        if self.dialect == Dialect::Opencode {
+            let mut nested = self.servers.clone();
+            nested.push("servers".into());
+            out.push(nested);
+        }
+        out
+    }
+
+    /// The first MemPalace entry in the file's parsed value: its name and the keys to it.
+    fn existing(
+        &self,
+        doc: &Value,
+    ) -> Option<(String, Vec<String>, crate::harness::kind::EntryKind)> {
+        self.objects().into_iter().find_map(|at| {
+            let map = at.iter().try_fold(doc, |v, k| v.get(k))?.as_object()?;
+            map.iter().find_map(|(name, e)| {
+                let kind = self.dialect.kind(name, e)?;
+                let mut path = at.clone();
+                path.push(name.clone());
+                Some((name.clone(), path, kind))
+            })
+        })
+    }
+
+    /// `value` under the servers' keys (`{"mcp": value}`), for a file mpt creates.
+    fn nest(&self, value: Value) -> Value {
+        self.servers
+            .iter()
+            .rev()
+            .fold(value, |v, k| json!({ k.as_str(): v }))
+    }
+}
+
+/// What wiring opencode's `file` for `state` would do (nothing is written).
 pub fn plan_opencode(
     file: &Path,
     state: OptIn,
@@ -96,7 +177,26 @@ pub fn plan_opencode(
     remote: Option<&Remote>,
     mempalace_installed: bool,
 ) -> Result<Plan> {
-    let want = entry::desired(state, mpt, remote, &Kept::default())?;
+    plan(
+        &Target::opencode(file),
+        state,
+        mpt,
+        remote,
+        mempalace_installed,
+    )
+}
+
+/// What wiring `target` for `state` would do (nothing is written).
+pub fn plan(
+    target: &Target,
+    state: OptIn,
+    mpt: &Path,
+    remote: Option<&Remote>,
+    mempalace_installed: bool,
+) -> Result<Plan> {
+    let file = target.file.as_path();
+    let dialect = target.dialect;
+    let want = dialect.desired(state, mpt, remote, &Kept::default())?;
     let mut plan = Plan {
         file: file.to_path_buf(),
         entry: "mempalace".into(),
@@ -118,91 +218,83 @@ pub fn plan_opencode(
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if state == OptIn::Solitary {
-                plan.reason = "no opencode config and no opt-in: left as it is (R1)".into();
+            if state == OptIn::Solitary || !target.insert {
+                plan.reason = format!("no {} and no opt-in: left as it is (R1)", file.display());
                 return Ok(plan);
             }
-            let doc = json!({"mcp": {"mempalace": want}});
+            let doc = target.nest(json!({"mempalace": want}));
             plan.action = Action::Create;
             plan.after = Some(want);
             plan.new_text = Some(serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n");
             plan.reason = format!("creates {} with the entry", file.display());
             plan.remember = Remember::Save(SavedEntry::none("mempalace", true));
-            plan.user_entry = Some(entry::saved_path(file));
+            plan.user_entry = Some(target.saved.clone());
             return Ok(plan);
         }
         Err(e) => return Err(MptError::io(format!("reading {}", file.display()), &e)),
     };
     let plain = jsonc::strip(&text);
-    serde_json::from_str::<Value>(&plain).map_err(|e| {
+    let doc = serde_json::from_str::<Value>(&plain).map_err(|e| {
         MptError::usage(format!("{} is not valid JSON(C): {e}", file.display()))
             .with_hint("fix the file by hand first; mpt never rewrites a file it cannot read")
     })?;
-    let existing = opencode::entries(file)
-        .map_err(MptError::usage)?
-        .into_iter()
-        .next();
-    let found = existing.as_ref().and_then(|e| {
-        [
-            vec!["mcp", e.name.as_str()],
-            vec!["mcp", "servers", e.name.as_str()],
-        ]
-        .into_iter()
-        .find_map(|p| jsonspan::find(&plain, &p).map(|m| (e.clone(), m, p)))
+    let found = target.existing(&doc).and_then(|(name, path, kind)| {
+        let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+        jsonspan::find(&plain, &keys).map(|m| (name, kind, m, path))
     });
     match found {
-        Some((found, m, at)) => {
-            plan.entry = found.name.clone();
+        Some((name, kind, m, path)) => {
+            let at: Vec<&str> = path.iter().map(String::as_str).collect();
+            plan.entry = name.clone();
             let before: Value =
                 serde_json::from_str(&plain[m.value_start..m.value_end]).unwrap_or(Value::Null);
             plan.before = Some(before.clone());
-            let own = found.kind == EntryKind::Mempalace;
+            let own = kind == crate::harness::kind::EntryKind::Mempalace;
             if own && state == OptIn::Solitary {
                 plan.reason = "the entry already matches the opt-in".into();
                 return Ok(plan);
             }
-            let saved = SavedEntry::load(file)?;
+            let saved = SavedEntry::load(&target.saved)?;
             if state == OptIn::Solitary
                 && !own
                 && let Some(s) = saved.as_ref().filter(|s| s.text.is_none())
             {
-                return remove_plan(plan, &text, &plain, &at, s.created_file);
+                return remove_plan(target, plan, &text, &plain, &at, s.created_file);
             }
             // The user's own entry: the current one while it is theirs, else the remembered one.
             let base = match (&saved, own) {
                 (Some(s), false) => s.value(),
                 _ => before.clone(),
             };
-            let kept = Kept::from_entry(&base);
+            let kept = Kept::from_entry(dialect, &base);
             let (want_text, want) = match (state, &saved) {
                 (OptIn::Solitary, Some(s @ SavedEntry { text: Some(t), .. })) => {
                     (t.clone(), s.value())
                 }
                 _ => {
-                    let v = entry::desired(state, mpt, remote, &kept)?;
+                    let v = dialect.desired(state, mpt, remote, &kept)?;
                     (v.to_string(), v)
                 }
             };
             if state != OptIn::Solitary && before == want {
                 plan.reason = "the entry already matches the opt-in".into();
-                plan.user_entry = saved.map(|_| entry::saved_path(file));
+                plan.user_entry = saved.map(|_| target.saved.clone());
                 return Ok(plan);
             }
             plan.remember = match (state, own, &saved) {
                 (OptIn::Solitary, _, Some(_)) => Remember::Forget,
-                (_, true, _) => Remember::Save(SavedEntry::new(
-                    &found.name,
-                    &text[m.value_start..m.value_end],
-                )),
+                (_, true, _) => {
+                    Remember::Save(SavedEntry::new(&name, &text[m.value_start..m.value_end]))
+                }
                 // mpt's entry with nothing remembered: remember what the way back needs.
                 (OptIn::Edge | OptIn::Remote, false, None) => {
-                    let local = entry::desired(OptIn::Solitary, mpt, None, &kept)?;
-                    Remember::Save(SavedEntry::new(&found.name, &local.to_string()))
+                    let local = dialect.desired(OptIn::Solitary, mpt, None, &kept)?;
+                    Remember::Save(SavedEntry::new(&name, &local.to_string()))
                 }
                 _ => Remember::Keep,
             };
             if saved.is_some() || plan.remember != Remember::Keep {
-                plan.user_entry = Some(entry::saved_path(file));
+                plan.user_entry = Some(target.saved.clone());
             }
             plan.action = Action::Replace;
             plan.after = Some(want);
@@ -214,60 +306,87 @@ pub fn plan_opencode(
             ));
             plan.reason = match (state, &plan.remember) {
                 (OptIn::Solitary, Remember::Forget) => {
-                    format!("restores your own '{}' entry", found.name)
+                    format!("restores your own '{name}' entry")
                 }
-                _ => format!("sets '{}' from {:?} to {:?}", found.name, found.kind, state),
+                _ => format!("sets '{name}' from {kind:?} to {state:?}"),
             };
         }
         None if state == OptIn::Solitary => {
             plan.reason = "no MemPalace entry and no opt-in: left as it is (R1)".into();
             return Ok(plan);
         }
+        None if !target.insert => {
+            plan.reason = "no MemPalace entry here: nothing to switch".into();
+            return Ok(plan);
+        }
         None => {
-            let (path, member) = match jsonspan::object_close(&plain, &["mcp"]) {
+            let servers: Vec<&str> = target.servers.iter().map(String::as_str).collect();
+            let (path, member) = match jsonspan::object_close(&plain, &servers) {
                 Some(c) => (c, format!("\"mempalace\": {want}")),
-                None => (
+                None if servers.len() == 1 => (
                     jsonspan::object_close(&plain, &[]).ok_or_else(|| {
                         MptError::usage(format!("{} is not a JSON object", file.display()))
                     })?,
-                    format!("\"mcp\": {{\"mempalace\": {want}}}"),
+                    format!("\"{}\": {{\"mempalace\": {want}}}", servers[0]),
                 ),
+                None => {
+                    return Err(MptError::usage(format!(
+                        "{} has no {} object to add the entry to",
+                        file.display(),
+                        servers.join(".")
+                    )));
+                }
             };
             let (close, nonempty) = path;
-            // After the last value (`prev`, comments and a trailing comma blanked in `plain`)
-            // comes the separator, then whatever followed it up to `kept` (a comment, a trailing
-            // comma), then the entry: so removing it later gives the same bytes back.
-            let prev = plain[..close].trim_end();
-            let kept = text[..close].trim_end().len();
-            let trailing = jsonc::strip_comments(&text)[prev.len()..kept].contains(',');
-            let sep = if nonempty && !trailing { "," } else { "" };
             plan.action = Action::Insert;
             plan.remember = Remember::Save(SavedEntry::none("mempalace", false));
-            plan.user_entry = Some(entry::saved_path(file));
+            plan.user_entry = Some(target.saved.clone());
             plan.after = Some(want);
-            plan.new_text = Some(format!(
-                "{}{sep}{}\n  {member}{}",
-                &text[..prev.len()],
-                &text[prev.len()..kept],
-                &text[kept..]
+            plan.new_text = Some(jsonspan::with_member(
+                &text, &plain, close, nonempty, &member,
             ));
             plan.reason = "adds the entry".into();
         }
     }
     if let Some(t) = &plan.new_text {
-        serde_json::from_str::<Value>(&jsonc::strip(t)).map_err(|e| {
-            MptError::new(
-                mpt_base::error::ErrorKind::Io,
-                format!("the rewritten file would not parse ({e}); nothing written"),
-            )
-        })?;
+        check_reads_back(target, &plan, t)?;
     }
     Ok(plan)
+}
+
+/// The rewritten text must parse, and a parser that takes the last of two equal keys (as
+/// JavaScript's does) must find there what the plan says: a file that names a key twice could
+/// be edited at one place and read at the other, so it is refused.
+fn check_reads_back(target: &Target, plan: &Plan, text: &str) -> Result<()> {
+    let doc = serde_json::from_str::<Value>(&jsonc::strip(text)).map_err(|e| {
+        MptError::new(
+            mpt_base::error::ErrorKind::Io,
+            format!("the rewritten file would not parse ({e}); nothing written"),
+        )
+    })?;
+    let read = target
+        .objects()
+        .iter()
+        .find_map(|at| at.iter().try_fold(&doc, |v, k| v.get(k))?.get(&plan.entry));
+    let expected = match plan.action {
+        Action::Remove => None,
+        _ => plan.after.as_ref(),
+    };
+    if read != expected {
+        return Err(MptError::usage(format!(
+            "{}: after the edit, the '{}' entry would not read back as written (a key named twice?); nothing written",
+            target.file.display(),
+            plan.entry
+        ))
+        .with_hint("make every key in the file appear once, by hand; mpt never guesses which one the harness reads"));
+    }
+    Ok(())
 }
 
 /// Withdrawing where there was no entry before mpt's: the entry goes (and the file, when mpt
 /// created it and nothing else is in it); what mpt remembered goes with it.
 fn remove_plan(
+    target: &Target,
     mut plan: Plan,
     text: &str,
     plain: &str,
@@ -289,9 +408,9 @@ fn remove_plan(
                 format!("the rewritten file would not parse ({e}); nothing written"),
             )
         })?
-        .eq(&json!({"mcp": {}}));
+        .eq(&target.nest(json!({})));
     plan.remember = Remember::Forget;
-    plan.user_entry = Some(entry::saved_path(&plan.file));
+    plan.user_entry = Some(target.saved.clone());
     if created_file && emptied {
         plan.action = Action::Delete;
         plan.reason = format!(
@@ -329,8 +448,8 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
         std::fs::create_dir_all(d)
             .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
     }
-    if let Remember::Save(saved) = &plan.remember {
-        saved.save(&plan.file)?;
+    if let (Remember::Save(saved), Some(path)) = (&plan.remember, &plan.user_entry) {
+        saved.save(path)?;
     }
     let backup = if plan.file.exists() {
         Some(mpt_base::backup::beside(&plan.file)?)
@@ -338,7 +457,9 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
         None
     };
     let tmp = plan.file.with_extension("mpt-tmp");
-    std::fs::write(&tmp, text)
+    // A file mpt creates is private (0600, as Claude Code keeps its own): an entry's `env` may
+    // hold a secret. An existing file keeps its mode.
+    mpt_base::private_fs::write_private(&tmp, text.as_bytes())
         .map_err(|e| MptError::io(format!("writing {}", tmp.display()), &e))?;
     if let Ok(meta) = std::fs::metadata(&plan.file) {
         let _ = std::fs::set_permissions(&tmp, meta.permissions());
@@ -350,9 +471,10 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
 }
 
 fn forget(plan: &Plan) -> Result<()> {
-    if plan.remember == Remember::Forget {
-        let saved = entry::saved_path(&plan.file);
-        std::fs::remove_file(&saved)
+    if plan.remember == Remember::Forget
+        && let Some(saved) = &plan.user_entry
+    {
+        std::fs::remove_file(saved)
             .map_err(|e| MptError::io(format!("removing {}", saved.display()), &e))?;
     }
     Ok(())

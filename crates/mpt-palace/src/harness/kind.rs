@@ -1,0 +1,38 @@
+//! What a harness's MCP entry serves, read the same way for every harness: `mempalace-mcp`, the
+//! edge, or a remote entry named for MemPalace; any other entry is not MemPalace's.
+
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// `mempalace-mcp` as a local stdio server.
+    Mempalace,
+    /// `mpt edge`.
+    Edge,
+    /// A remote entry (opencode's `remote`, Claude Code's `http`/`sse`) named for MemPalace.
+    Remote,
+}
+
+/// The kind of the entry `name` running `command` (program first), `remote` when the harness
+/// itself speaks HTTP to a server; `None` when it is not MemPalace's.
+pub fn classify(name: &str, command: &[String], remote: bool) -> Option<EntryKind> {
+    let base = |s: &String| {
+        Path::new(s)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    if command.iter().any(|c| base(c) == "mempalace-mcp") {
+        Some(EntryKind::Mempalace)
+    } else if command.first().is_some_and(|c| base(c) == "mpt")
+        && command.iter().any(|c| c == "edge")
+    {
+        Some(EntryKind::Edge)
+    } else if remote && name.to_lowercase().contains("mempalace") {
+        Some(EntryKind::Remote)
+    } else {
+        None
+    }
+}
