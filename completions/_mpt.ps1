@@ -121,12 +121,17 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;edge;wire' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c])')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'claude: the scope written: user (~/.claude.json, every project) or project (./.mcp.json)')
             [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human output (NO_COLOR is honoured)')
             [CompletionResult]::new('--mpt-config', '--mpt-config', [CompletionResultType]::ParameterName, 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would change, change nothing')
+            [CompletionResult]::new('--all-scopes', '--all-scopes', [CompletionResultType]::ParameterName, 'claude: also switch the local-scope entries (`claude mcp add`''s default) and this folder''s .mcp.json entry, which take precedence over the user one')
+            [CompletionResult]::new('--hooks', '--hooks', [CompletionResultType]::ParameterName, 'claude: install the SessionEnd and PreCompact hooks that run `mpt feed mine --harness claude` (in its settings.json, beside your own)')
+            [CompletionResult]::new('--remove-hooks', '--remove-hooks', [CompletionResultType]::ParameterName, 'claude: remove mpt''s feeding hooks (yours stay; MemPalace''s it replaced come back)')
+            [CompletionResult]::new('--replace-mempalace-hooks', '--replace-mempalace-hooks', [CompletionResultType]::ParameterName, 'claude: with --hooks, take out MemPalace''s own `mempalace hook` entries (a conversation fed by both is filed twice); --remove-hooks puts them back')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')

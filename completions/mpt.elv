@@ -113,12 +113,17 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;edge;wire'= {
-            cand --config 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c])'
+            cand --config 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)'
+            cand --scope 'claude: the scope written: user (~/.claude.json, every project) or project (./.mcp.json)'
             cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --color 'When to colour human output (NO_COLOR is honoured)'
             cand --mpt-config 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)'
             cand --dry-run 'Show what would change, change nothing'
+            cand --all-scopes 'claude: also switch the local-scope entries (`claude mcp add`''s default) and this folder''s .mcp.json entry, which take precedence over the user one'
+            cand --hooks 'claude: install the SessionEnd and PreCompact hooks that run `mpt feed mine --harness claude` (in its settings.json, beside your own)'
+            cand --remove-hooks 'claude: remove mpt''s feeding hooks (yours stay; MemPalace''s it replaced come back)'
+            cand --replace-mempalace-hooks 'claude: with --hooks, take out MemPalace''s own `mempalace hook` entries (a conversation fed by both is filed twice); --remove-hooks puts them back'
             cand --json 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'

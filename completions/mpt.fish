@@ -110,7 +110,9 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l config -d 'The harness\'s config file (opencode: else ~/.config/opencode/opencode.json[c])' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l config -d 'The harness\'s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l scope -d 'claude: the scope written: user (~/.claude.json, every project) or project (./.mcp.json)' -r -f -a "user\t''
+project\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l color -d 'When to colour human output (NO_COLOR is honoured)' -r -f -a "auto\t''
@@ -118,6 +120,10 @@ always\t''
 never\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l mpt-config -d 'The mpt config file (else MPT_CONFIG, else $XDG_CONFIG_HOME/mpt/config.json)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l dry-run -d 'Show what would change, change nothing'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l all-scopes -d 'claude: also switch the local-scope entries (`claude mcp add`\'s default) and this folder\'s .mcp.json entry, which take precedence over the user one'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l hooks -d 'claude: install the SessionEnd and PreCompact hooks that run `mpt feed mine --harness claude` (in its settings.json, beside your own)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l remove-hooks -d 'claude: remove mpt\'s feeding hooks (yours stay; MemPalace\'s it replaced come back)'
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l replace-mempalace-hooks -d 'claude: with --hooks, take out MemPalace\'s own `mempalace hook` entries (a conversation fed by both is filed twice); --remove-hooks puts them back'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l json -d 'Print exactly one JSON document (with a `schema` field) on stdout, errors included; `mailbox watch` streams one per line (JSON Lines)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s q -l quiet -d 'Print only errors'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -s v -l verbose -d 'Say more on stderr (-vv: each request)'

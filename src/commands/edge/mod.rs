@@ -1,9 +1,10 @@
-//! `mpt edge`: what a harness runs as its MCP server. By default a thin shim to the palace's one
-//! owner process (started on demand); `--standalone` serves in-process; `status`, `stop`, `wire`.
+//! `mpt edge`: what a harness runs as its MCP server: a thin shim to the palace's one owner process
+//! (started on demand), or `--standalone` in-process; `status`, `stop`, `wire` (Claude's: `wire_claude`).
 
 mod status;
 mod stop;
 pub(crate) mod wire;
+mod wire_claude;
 
 use std::path::PathBuf;
 
@@ -48,12 +49,14 @@ pub enum EdgeAction {
         /// The harness
         #[arg(value_enum)]
         harness: WireHarness,
-        /// The harness's config file (opencode: else ~/.config/opencode/opencode.json[c])
+        /// The harness's config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)
         #[arg(long = "config", id = "harness_config", value_name = "PATH")]
         config: Option<PathBuf>,
         /// Show what would change, change nothing
         #[arg(long)]
         dry_run: bool,
+        #[command(flatten)]
+        claude: ClaudeWire,
     },
 }
 
@@ -61,6 +64,43 @@ pub enum EdgeAction {
 pub enum WireHarness {
     Opencode,
     Pi,
+    Claude,
+}
+
+/// Claude Code's own wiring choices: which scope, and its feeding hooks.
+#[derive(Debug, Default, Args)]
+pub struct ClaudeWire {
+    /// claude: the scope written: user (~/.claude.json, every project) or project (./.mcp.json)
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub scope: Option<ClaudeScope>,
+    /// claude: also switch the local-scope entries (`claude mcp add`'s default) and this folder's .mcp.json entry, which take precedence over the user one
+    #[arg(long)]
+    pub all_scopes: bool,
+    /// claude: install the SessionEnd and PreCompact hooks that run `mpt feed mine --harness claude` (in its settings.json, beside your own)
+    #[arg(long, conflicts_with = "remove_hooks")]
+    pub hooks: bool,
+    /// claude: remove mpt's feeding hooks (yours stay; MemPalace's it replaced come back)
+    #[arg(long)]
+    pub remove_hooks: bool,
+    /// claude: with --hooks, take out MemPalace's own `mempalace hook` entries (a conversation fed by both is filed twice); --remove-hooks puts them back
+    #[arg(long, requires = "hooks")]
+    pub replace_mempalace_hooks: bool,
+}
+
+impl ClaudeWire {
+    pub(crate) fn any(&self) -> bool {
+        self.scope.is_some()
+            || self.all_scopes
+            || self.hooks
+            || self.remove_hooks
+            || self.replace_mempalace_hooks
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClaudeScope {
+    User,
+    Project,
 }
 
 pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
@@ -93,7 +133,8 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             harness,
             config: file,
             dry_run,
-        }) => wire::run(ctx, &config, harness, file, dry_run),
+            claude,
+        }) => wire::run(ctx, &config, harness, file, dry_run, &claude),
         None if args.owner => relay_runtime()?
             .block_on(launch.run_owner())
             .map(|()| Exit::Ok),

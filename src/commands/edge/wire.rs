@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::WireHarness;
+use super::{ClaudeWire, WireHarness};
 use crate::commands::Ctx;
 use mpt_base::config::Config;
 use mpt_base::error::{Exit, MptError, Result};
@@ -17,9 +17,17 @@ pub fn run(
     harness: WireHarness,
     file: Option<PathBuf>,
     dry_run: bool,
+    claude: &ClaudeWire,
 ) -> Result<Exit> {
     let state = wire::opt_in(config);
+    if harness != WireHarness::Claude && claude.any() {
+        return Err(
+            MptError::usage("--scope, --all-scopes and the hook flags are Claude Code's")
+                .with_hint("mpt edge wire claude --help"),
+        );
+    }
     match harness {
+        WireHarness::Claude => super::wire_claude::run(ctx, config, file, dry_run, claude),
         WireHarness::Pi => pi_edit(ctx, state),
         WireHarness::Opencode => {
             let file = match file {
@@ -41,47 +49,59 @@ pub fn run(
                 mpt: edge.then_some(&mpt),
             })?;
             quiet_or_emit(ctx, &doc, |w| {
-                writeln!(
-                    w,
-                    "{} ({:?}): {}",
-                    plan.file.display(),
-                    plan.state,
-                    plan.reason
-                )?;
-                if edge && plan.action != Action::Skipped {
-                    writeln!(w, "command: {} ({})", mpt.path.display(), mpt.why)?;
-                }
-                if plan.new_text.is_some() {
-                    if let Some(b) = &plan.before {
-                        writeln!(w, "- \"{}\": {b}", plan.entry)?;
-                    }
-                    if let Some(a) = &plan.after {
-                        writeln!(w, "+ \"{}\": {a}", plan.entry)?;
-                    }
-                    if dry_run {
-                        writeln!(w, "(dry run: nothing written)")?;
-                    } else if let Some(b) = &backup {
-                        writeln!(w, "backup: {}", b.display())?;
-                    }
-                }
-                if let Some(u) = &plan.user_entry {
-                    let what = match &plan.remember {
-                        Remember::Forget if plan.action == Action::Replace => {
-                            "restored from (and then removed)"
-                        }
-                        Remember::Forget => "no entry before mpt's, as remembered in (now removed)",
-                        Remember::Save(s) if s.text.is_none() => {
-                            "that there was no entry before is remembered in"
-                        }
-                        _ => "your own entry is remembered in",
-                    };
-                    writeln!(w, "{what} {}", u.display())?;
-                }
-                Ok(())
+                write_plan(w, &plan, backup.as_deref(), dry_run, edge.then_some(&mpt))
             })?;
             Ok(Exit::Ok)
         }
     }
+}
+
+/// A plan for people: the file, the opt-in and why; the command the edge entry runs; the entry
+/// before and after; where the backup went and where the user's own entry is remembered.
+pub(super) fn write_plan(
+    w: &mut dyn std::io::Write,
+    plan: &wire::Plan,
+    backup: Option<&std::path::Path>,
+    dry_run: bool,
+    mpt: Option<&exe::WiredExe>,
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "{} ({:?}): {}",
+        plan.file.display(),
+        plan.state,
+        plan.reason
+    )?;
+    if let Some(mpt) = mpt.filter(|_| plan.action != Action::Skipped) {
+        writeln!(w, "command: {} ({})", mpt.path.display(), mpt.why)?;
+    }
+    if plan.new_text.is_some() {
+        if let Some(b) = &plan.before {
+            writeln!(w, "- \"{}\": {b}", plan.entry)?;
+        }
+        if let Some(a) = &plan.after {
+            writeln!(w, "+ \"{}\": {a}", plan.entry)?;
+        }
+        if dry_run {
+            writeln!(w, "(dry run: nothing written)")?;
+        } else if let Some(b) = backup {
+            writeln!(w, "backup: {}", b.display())?;
+        }
+    }
+    if let Some(u) = &plan.user_entry {
+        let what = match &plan.remember {
+            Remember::Forget if plan.action == Action::Replace => {
+                "restored from (and then removed)"
+            }
+            Remember::Forget => "no entry before mpt's, as remembered in (now removed)",
+            Remember::Save(s) if s.text.is_none() => {
+                "that there was no entry before is remembered in"
+            }
+            _ => "your own entry is remembered in",
+        };
+        writeln!(w, "{what} {}", u.display())?;
+    }
+    Ok(())
 }
 
 /// opencode's global config file: `opencode.jsonc` where there is one, else `opencode.json`.
@@ -104,6 +124,12 @@ pub(crate) fn chosen_mpt(ctx: &Ctx) -> Result<exe::WiredExe> {
     Ok(exe::choose(ctx.env.get("PATH"), &current))
 }
 
+/// MemPalace's child is here: `mempalace-mcp` on PATH, or the config's `child`.
+pub(super) fn mempalace_installed(ctx: &Ctx, config: &Config) -> bool {
+    mpt_base::which::which("mempalace-mcp", &ctx.env).is_some()
+        || config.file.child.as_ref().is_some_and(|c| c.exists())
+}
+
 /// What wiring opencode's `file` for `config`'s opt-in would change, and the mpt its entry runs.
 pub(crate) fn opencode_plan(
     ctx: &Ctx,
@@ -111,8 +137,7 @@ pub(crate) fn opencode_plan(
     file: &std::path::Path,
 ) -> Result<(wire::Plan, exe::WiredExe)> {
     let mpt = chosen_mpt(ctx)?;
-    let installed = mpt_base::which::which("mempalace-mcp", &ctx.env).is_some()
-        || config.file.child.as_ref().is_some_and(|c| c.exists());
+    let installed = mempalace_installed(ctx, config);
     let plan = wire::plan_opencode(
         file,
         wire::opt_in(config),
@@ -187,7 +212,7 @@ fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
 
 /// The result for people, unless `-q` (then only errors and warnings-as-errors are printed: a
 /// setup script runs `mpt -q edge wire opencode`); `--json` always prints its document.
-fn quiet_or_emit(
+pub(super) fn quiet_or_emit(
     ctx: &Ctx,
     doc: &serde_json::Value,
     human: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,

@@ -1,6 +1,7 @@
 //! Claude Code's conversations fed like pi's and opencode's: the real Claude Code writes a session
 //! (several turns, a multi-line message, a tool call, a resumed turn) that `mpt feed mine --harness
-//! claude` files and search finds, each exchange once, a rerun nothing; a subagent's file skipped.
+//! claude` files and search finds, each exchange once, a rerun nothing; a subagent's file skipped;
+//! and a real session end whose hook (`mpt edge wire claude --hooks`) feeds the palace itself.
 
 use std::path::Path;
 
@@ -120,4 +121,89 @@ fn a_real_claude_code_session_is_mined_and_found_each_exchange_once_and_a_rerun_
         "decided from the state: {again}"
     );
     assert_eq!(again["mine"]["summary"]["drawers_filed"], 0, "{again}");
+}
+
+/// The processes that carry `HOME=<home>` in their environment (a test's own), but `except`.
+fn processes_of(home: &Path, except: &[u32]) -> Vec<u32> {
+    let mark = format!("HOME={}\0", home.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| !except.contains(pid) && *pid != std::process::id())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|b| b.windows(mark.len()).any(|w| w == mark.as_bytes()))
+        })
+        .collect()
+}
+
+#[test]
+fn a_real_session_end_runs_mpts_hook_and_the_conversation_reaches_the_palace_once() {
+    let env = TestEnv::new();
+    let palace = env.palace("cc");
+    let pal = palace.to_str().unwrap();
+    let state = env.path("state").display().to_string();
+    let vars = [
+        ("MEMPALACE_PALACE_PATH", pal),
+        ("XDG_STATE_HOME", state.as_str()),
+    ];
+    let o = env.mpt(&["edge", "wire", "claude", "--hooks"], &vars);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let script = json!({"turns": [
+        [{"text": format!("The saffron crocus beds want sharp drainage; {LONG}.")}],
+        [{"text": format!("Lift the corms in June once the leaves yellow; {LONG}.")}],
+        [{"text": format!("Store them dry in paper over the winter; {LONG}.")}]
+    ]});
+    let claude = Claude::new(&env, &script);
+    // Three ends of one session: the first two too short for the gate (three turns), the last
+    // fed whole.
+    let ask = |prompt: &str, resume: Option<&str>| {
+        let mut cmd = claude.command(&env);
+        cmd.envs(vars)
+            .args(["-p", prompt, "--output-format", "json"]);
+        if let Some(id) = resume {
+            cmd.args(["--resume", id]);
+        }
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["session_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let id = ask("Where do the saffron crocus beds go?", None);
+    ask("And when are the corms lifted?", Some(&id));
+    ask("How are they stored?", Some(&id));
+    // Claude Code has exited; the hook's `mpt feed mine` goes on in the background until done.
+    let server = claude.pid();
+    let done = crate::support::wait_for(300.0, || processes_of(&env.home(), &[server]).is_empty());
+    let left = processes_of(&env.home(), &[server]);
+    for pid in &left {
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+    }
+    assert!(done, "the hook's feed finished: {left:?}");
+    assert_eq!(
+        top_source(&env, &palace, "saffron crocus drainage"),
+        format!("{id}.md")
+    );
+    // Filed once: the hook's run recorded the session, so a rerun files nothing.
+    let o = feed(
+        &env,
+        &[
+            "--json",
+            "feed",
+            "mine",
+            "--harness",
+            "claude",
+            "--reason",
+            "shutdown",
+        ],
+        &[("MEMPALACE_PALACE_PATH", pal)],
+    );
+    let again = parse_json(&o);
+    assert_eq!(again["prepare"]["exported"], 0, "{again}");
+    assert_eq!(again["prepare"]["unchanged"], 1, "{again}");
 }

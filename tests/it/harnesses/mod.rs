@@ -2,6 +2,7 @@
 //! Inspector CLI, opencode and pi, each driving mpt as a user's setup would.
 
 mod claude;
+mod claude_wire;
 mod inspector;
 mod opencode;
 pub(crate) mod pi;

@@ -91,6 +91,11 @@ impl Claude {
         v["session_id"].as_str().unwrap().to_string()
     }
 
+    /// The scripted server's pid.
+    pub fn pid(&self) -> u32 {
+        self.server.id()
+    }
+
     /// Every request the scripted server received, with the reply it chose (`reply`).
     pub fn requests(&self, env: &TestEnv) -> Vec<Value> {
         std::fs::read_to_string(env.path("anthropic/requests.jsonl"))

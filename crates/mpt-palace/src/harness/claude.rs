@@ -123,10 +123,16 @@ pub struct Wiring {
 
 impl Wiring {
     pub fn read(env: &Env, home: &Path, cwd: &Path) -> Wiring {
+        let installed = state_file(env, home).exists() || config_dir(env, home).is_dir();
+        Wiring::read_files(state_file(env, home), project_file(cwd), installed)
+    }
+
+    /// The entries of a given state file (`mpt edge wire claude --config`) and project file.
+    pub fn read_files(state_file: PathBuf, project_file: PathBuf, installed: bool) -> Wiring {
         let mut w = Wiring {
-            state_file: state_file(env, home),
-            project_file: project_file(cwd),
-            installed: state_file(env, home).exists() || config_dir(env, home).is_dir(),
+            state_file,
+            project_file,
+            installed,
             ..Wiring::default()
         };
         for file in [w.state_file.clone(), w.project_file.clone()] {

@@ -14,6 +14,17 @@ pub enum EntryKind {
     Remote,
 }
 
+impl EntryKind {
+    /// For people: what the entry runs.
+    pub fn label(self) -> &'static str {
+        match self {
+            EntryKind::Mempalace => "mempalace-mcp",
+            EntryKind::Edge => "mpt edge",
+            EntryKind::Remote => "remote",
+        }
+    }
+}
+
 /// The kind of the entry `name` running `command` (program first), `remote` when the harness
 /// itself speaks HTTP to a server; `None` when it is not MemPalace's.
 pub fn classify(name: &str, command: &[String], remote: bool) -> Option<EntryKind> {

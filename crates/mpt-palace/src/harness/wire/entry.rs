@@ -65,6 +65,10 @@ pub struct SavedEntry {
     /// else was put in it since.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_file: bool,
+    /// mpt created the object holding the servers (Claude Code's top-level `mcpServers`, absent
+    /// until a user-scope entry exists): withdrawing removes it when it is left empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_servers: bool,
 }
 
 pub const SAVED_SCHEMA: &str = mpt_base::schema::EDGE_WIRE_USER_ENTRY;
@@ -76,16 +80,19 @@ impl SavedEntry {
             entry: entry.into(),
             text: Some(text.into()),
             created_file: false,
+            created_servers: false,
         }
     }
 
-    /// "There was no MemPalace entry" (in a file mpt created, when `created_file`).
-    pub fn none(entry: &str, created_file: bool) -> SavedEntry {
+    /// "There was no MemPalace entry" (in a file mpt created, when `created_file`; in a servers
+    /// object mpt created, when `created_servers`).
+    pub fn none(entry: &str, created_file: bool, created_servers: bool) -> SavedEntry {
         SavedEntry {
             schema: SAVED_SCHEMA.into(),
             entry: entry.into(),
             text: None,
             created_file,
+            created_servers,
         }
     }
 

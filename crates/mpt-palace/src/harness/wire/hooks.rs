@@ -112,6 +112,9 @@ pub struct Memory {
     pub schema: String,
     pub created: Vec<String>,
     pub replaced: Vec<Replaced>,
+    /// mpt created the settings file: removing its last hook removes the file when it is empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_file: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -153,6 +156,8 @@ pub struct HooksPlan {
     /// MemPalace's feeding hooks left beside mpt's: a conversation fed by both is filed twice.
     pub mempalace_left: Vec<Hook>,
     pub memory: PathBuf,
+    /// The settings file goes: mpt created it, and nothing else was put in it.
+    pub delete: bool,
     #[serde(skip)]
     pub new_text: Option<String>,
     #[serde(skip)]
@@ -262,6 +267,7 @@ pub fn plan(file: &Path, mpt: &Path, install: bool, replace_mempalace: bool) -> 
     let memory = memory_path(file);
     let mut mem = load_memory(&memory)?;
     let mut doc = Doc { text: text.clone() };
+    mem.created_file |= install && !existed;
     let mut changed = Vec::new();
     let mut replaced = Vec::new();
     for (event, reason) in EVENTS {
@@ -351,6 +357,11 @@ pub fn plan(file: &Path, mpt: &Path, install: bool, replace_mempalace: bool) -> 
         .into_iter()
         .filter(|h| h.owner == Owner::Mempalace)
         .collect();
+    let delete = !install && existed && mem.created_file && doc.value() == json!({});
+    if !install {
+        // Nothing of mpt's is left: the file stays when anything else was put in it.
+        mem.created_file = false;
+    }
     let unchanged = doc.text == text;
     // Nothing to write when nothing changed, or when removing from a file that never existed.
     let new_text = (!unchanged && (existed || install)).then_some(doc.text);
@@ -361,6 +372,7 @@ pub fn plan(file: &Path, mpt: &Path, install: bool, replace_mempalace: bool) -> 
         mempalace_replaced: replaced,
         mempalace_left: left,
         memory,
+        delete,
         new_text,
         new_memory: Some(mem),
     })
@@ -372,8 +384,12 @@ pub fn apply(plan: &HooksPlan) -> Result<Option<PathBuf>> {
     let Some(text) = &plan.new_text else {
         return Ok(None);
     };
+    if let Some(d) = plan.file.parent() {
+        std::fs::create_dir_all(d)
+            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
+    }
     if let Some(mem) = &plan.new_memory {
-        if mem.created.is_empty() && mem.replaced.is_empty() {
+        if mem.created.is_empty() && mem.replaced.is_empty() && !mem.created_file {
             match std::fs::remove_file(&plan.memory) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -390,14 +406,15 @@ pub fn apply(plan: &HooksPlan) -> Result<Option<PathBuf>> {
                 .map_err(|e| MptError::io(format!("writing {}", plan.memory.display()), &e))?;
         }
     }
-    if let Some(d) = plan.file.parent() {
-        std::fs::create_dir_all(d)
-            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
-    }
     let backup = match plan.file.exists() {
         true => Some(mpt_base::backup::beside(&plan.file)?),
         false => None,
     };
+    if plan.delete {
+        std::fs::remove_file(&plan.file)
+            .map_err(|e| MptError::io(format!("removing {}", plan.file.display()), &e))?;
+        return Ok(backup);
+    }
     let mode = std::fs::metadata(&plan.file).ok().map(|m| m.permissions());
     mpt_base::private_fs::write_private(&plan.file, text.as_bytes())
         .map_err(|e| MptError::io(format!("writing {}", plan.file.display()), &e))?;
@@ -451,10 +468,25 @@ mod tests {
         assert!(hooks.iter().all(|h| h.owner == Owner::Mpt), "{hooks:?}");
         apply(&plan(&f, mpt, false, false).unwrap()).unwrap();
         assert_eq!(std::fs::read_to_string(&f).unwrap(), USER);
-        // No settings file: made, then removed to nothing of mpt's.
+        // No settings file: made, then removed with mpt's last hook; kept once Claude Code
+        // wrote something else in it.
         let g = d.path().join("none.json");
         apply(&plan(&g, mpt, true, false).unwrap()).unwrap();
+        let out = plan(&g, mpt, false, false).unwrap();
+        assert!(out.delete);
+        apply(&out).unwrap();
+        assert!(!g.exists() && !memory_path(&g).exists());
+        apply(&plan(&g, mpt, true, false).unwrap()).unwrap();
+        let with_model =
+            std::fs::read_to_string(&g)
+                .unwrap()
+                .replacen('{', "{\"model\": \"opus\", ", 1);
+        std::fs::write(&g, with_model).unwrap();
         apply(&plan(&g, mpt, false, false).unwrap()).unwrap();
-        assert_eq!(std::fs::read_to_string(&g).unwrap(), "{}\n");
+        assert_eq!(
+            std::fs::read_to_string(&g).unwrap(),
+            "{\"model\": \"opus\"}\n"
+        );
+        assert!(!memory_path(&g).exists());
     }
 }

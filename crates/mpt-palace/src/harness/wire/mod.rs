@@ -227,7 +227,7 @@ pub fn plan(
             plan.after = Some(want);
             plan.new_text = Some(serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n");
             plan.reason = format!("creates {} with the entry", file.display());
-            plan.remember = Remember::Save(SavedEntry::none("mempalace", true));
+            plan.remember = Remember::Save(SavedEntry::none("mempalace", true, false));
             plan.user_entry = Some(target.saved.clone());
             return Ok(plan);
         }
@@ -259,7 +259,7 @@ pub fn plan(
                 && !own
                 && let Some(s) = saved.as_ref().filter(|s| s.text.is_none())
             {
-                return remove_plan(target, plan, &text, &plain, &at, s.created_file);
+                return remove_plan(target, plan, &text, &plain, &at, s);
             }
             // The user's own entry: the current one while it is theirs, else the remembered one.
             let base = match (&saved, own) {
@@ -338,8 +338,9 @@ pub fn plan(
                 }
             };
             let (close, nonempty) = path;
+            let created_servers = jsonspan::object_close(&plain, &servers).is_none();
             plan.action = Action::Insert;
-            plan.remember = Remember::Save(SavedEntry::none("mempalace", false));
+            plan.remember = Remember::Save(SavedEntry::none("mempalace", false, created_servers));
             plan.user_entry = Some(target.saved.clone());
             plan.after = Some(want);
             plan.new_text = Some(jsonspan::with_member(
@@ -391,24 +392,36 @@ fn remove_plan(
     text: &str,
     plain: &str,
     at: &[&str],
-    created_file: bool,
+    saved: &SavedEntry,
 ) -> Result<Plan> {
-    let rest = jsonspan::without_member(text, plain, at).ok_or_else(|| {
+    let uncut = || {
         MptError::usage(format!(
             "{}: the entry '{}' cannot be cut out of the file",
             plan.file.display(),
             plan.entry
         ))
         .with_hint("remove the entry by hand; mpt never rewrites a file it cannot read")
-    })?;
-    let emptied = serde_json::from_str::<Value>(&jsonc::strip(&rest))
-        .map_err(|e| {
+    };
+    let parsed = |t: &str| {
+        serde_json::from_str::<Value>(&jsonc::strip(t)).map_err(|e| {
             MptError::new(
                 mpt_base::error::ErrorKind::Io,
                 format!("the rewritten file would not parse ({e}); nothing written"),
             )
-        })?
-        .eq(&target.nest(json!({})));
+        })
+    };
+    let mut rest = jsonspan::without_member(text, plain, at).ok_or_else(uncut)?;
+    // The servers object mpt made for its entry goes with it when nothing else was put in it.
+    let holder = &at[..at.len() - 1];
+    if saved.created_servers {
+        let doc = parsed(&rest)?;
+        if holder.iter().try_fold(&doc, |v, k| v.get(k)) == Some(&json!({})) {
+            rest =
+                jsonspan::without_member(&rest, &jsonc::strip(&rest), holder).ok_or_else(uncut)?;
+        }
+    }
+    let emptied = parsed(&rest)?.eq(&target.nest(json!({})));
+    let created_file = saved.created_file;
     plan.remember = Remember::Forget;
     plan.user_entry = Some(target.saved.clone());
     if created_file && emptied {
