@@ -11,7 +11,7 @@ use crate::support::gateway::{
     Setup, call, get, issue, mpt as gw_mpt, payload, policy, write_policy,
 };
 use crate::support::primary::PrimaryOpts;
-use crate::support::{Primary, TestEnv, stderr};
+use crate::support::{Primary, TestEnv, json as parse_json, stderr};
 
 /// Schemas the gateway serves over HTTP, prints when it listens or keeps in its folder, and the
 /// invite and join of a device, pinned by their own test below.
@@ -243,6 +243,15 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
     assert!(o.status.success(), "{}", stderr(&o));
     seen.borrow_mut()
         .file(&env.path("theirs.json.mpt-user-entry.json"));
+    // Claude Code's wiring: a plan per scope and its hooks (pinned apart from opencode's shape),
+    // and what mpt remembers beside the settings while its hooks are in.
+    let o = env.mpt(&["--json", "edge", "wire", "claude", "--hooks"], &device);
+    assert!(o.status.success(), "{}", stderr(&o));
+    seen.borrow_mut()
+        .0
+        .insert("mpt.edge.wire/v1+claude".into(), parse_json(&o));
+    seen.borrow_mut()
+        .file(&env.home().join(".claude/settings.json.mpt-hooks.json"));
     run(&[
         "--json",
         "feed",
