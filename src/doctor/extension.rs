@@ -7,10 +7,10 @@ use mpt_palace::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
 
 pub fn check(inputs: &Inputs) -> Check {
     let c = pi_extension(inputs);
-    match opencode_feeder(inputs) {
-        Some(line) => c.evidence(line),
-        None => c,
-    }
+    [opencode_feeder(inputs), claude_feeder(inputs)]
+        .into_iter()
+        .flatten()
+        .fold(c, Check::evidence)
 }
 
 fn pi_extension(inputs: &Inputs) -> Check {
@@ -170,4 +170,49 @@ fn feeder(env: &mpt_base::config::Env) -> String {
             found.display()
         )
     }
+}
+
+/// What feeds Claude Code's transcripts here: mpt's hooks (`mpt edge wire claude --hooks`),
+/// MemPalace's own, both (filed twice: the config check warns) or nothing; into which wing, and
+/// when mpt last fed them. `None` when Claude Code has not run here.
+fn claude_feeder(inputs: &Inputs) -> Option<String> {
+    use mpt_palace::harness::{claude, wire::hooks};
+    let env = &inputs.env;
+    let home = env.home().ok()?;
+    let dir = claude::config_dir(env, &home);
+    if !dir.is_dir() && !claude::state_file(env, &home).exists() {
+        return None;
+    }
+    let found = hooks::read(&claude::settings_file(env, &home)).unwrap_or_default();
+    let by = |o| found.iter().any(|h: &hooks::Hook| h.owner == o);
+    let who = match (by(hooks::Owner::Mpt), by(hooks::Owner::Mempalace)) {
+        (true, false) => "mpt's SessionEnd/PreCompact hooks run `mpt feed mine --harness claude`",
+        (true, true) => {
+            "mpt's hooks and MemPalace's own both mine its transcripts (each conversation filed twice)"
+        }
+        (false, true) => {
+            "MemPalace's own hooks mine its transcripts (`mpt edge wire claude --hooks --replace-mempalace-hooks` feeds them through mpt)"
+        }
+        (false, false) => {
+            "nothing feeds Claude Code on its own: `mpt edge wire claude --hooks` adds mpt's hooks, or run `mpt feed mine --harness claude`"
+        }
+    };
+    let wing = inputs
+        .config
+        .as_ref()
+        .map(|c| c.feed.claude_wing.clone())
+        .unwrap_or_else(|_| mpt_base::config::feed::DEFAULT_CLAUDE_WING.to_string());
+    let last = mpt_feed::state::feed_home(env).ok().and_then(|feed| {
+        std::fs::metadata(feed.join("claude/state.json"))
+            .ok()?
+            .modified()
+            .ok()
+    });
+    let last = last.map_or("never fed by mpt".to_string(), |t| {
+        format!("last fed {}", iso_date(t))
+    });
+    Some(format!(
+        "feeder for claude: {who}, into {wing}; {}; {last}",
+        dir.join("projects").display()
+    ))
 }

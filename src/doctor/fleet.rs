@@ -9,7 +9,7 @@ use mpt_palace::procs::{self, Proc, Role};
 pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
     let id = "half-flip";
     // The URL as resolved: the environment, else the config file, whose `remote_url` reaches
-    // whatever runs `mpt edge` (opencode's entry) but not pi's bridge, which reads its
+    // whatever runs `mpt edge` (opencode's or Claude Code's entry) but not pi's bridge, which reads its
     // environment alone.
     let (shell_url, from_file) = match &inputs.config {
         Ok(c) => (
@@ -28,19 +28,23 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
     };
     let harnesses: Vec<&Proc> = procs
         .iter()
-        .filter(|p| matches!(p.role, Some(Role::Pi | Role::Opencode)))
+        .filter(|p| matches!(p.role, Some(Role::Pi | Role::Opencode | Role::Claude)))
         .collect();
     if harnesses.is_empty() {
-        return Check::new(id, Status::Ok, "no pi or opencode of this user is running");
+        return Check::new(
+            id,
+            Status::Ok,
+            "no pi, opencode or Claude Code of this user is running",
+        );
     }
     let mut c = Check::new(id, Status::Ok, "");
     let mut fails = Vec::new();
     let mut warns = Vec::new();
     for h in &harnesses {
-        let name = if h.role == Some(Role::Pi) {
-            "pi"
-        } else {
-            "opencode"
+        let name = match h.role {
+            Some(Role::Pi) => "pi",
+            Some(Role::Claude) => "claude",
+            _ => "opencode",
         };
         let theirs = h.environ().and_then(|e| {
             e.get("MEMPALACE_REMOTE_URL")
@@ -53,7 +57,7 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
             theirs.as_deref().unwrap_or("unset")
         ));
         match (&shell_url, &theirs) {
-            (Some(_), None) if from_file && h.role == Some(Role::Opencode) => {}
+            (Some(_), None) if from_file && h.role != Some(Role::Pi) => {}
             (Some(_), None) if from_file => fails.push(format!("pid {} ({name}) was started without MEMPALACE_REMOTE_URL: the config file's remote_url reaches `mpt edge`, but pi's bridge reads only its environment, so it still writes to the local palace", h.pid)),
             (Some(_), None) => fails.push(format!("pid {} ({name}) was started without MEMPALACE_REMOTE_URL: it still writes to the local palace", h.pid)),
             (Some(s), Some(t)) if s != t => warns.push(format!("pid {} ({name}) uses {t}, this shell {s}", h.pid)),
@@ -67,7 +71,7 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
             let through_edge = chain.iter().any(|a| a.role == Some(Role::Edge));
             if let Some(h) = chain
                 .iter()
-                .find(|a| matches!(a.role, Some(Role::Pi | Role::Opencode)))
+                .find(|a| matches!(a.role, Some(Role::Pi | Role::Opencode | Role::Claude)))
                 && !through_edge
             {
                 fails.push(format!("pid {} (mempalace-mcp, started by pid {}) serves a harness from the local palace while the URL is set", child.pid, h.pid));

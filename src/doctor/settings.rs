@@ -2,13 +2,14 @@
 //! the mailbox's notification mode), a token file others can read or that git tracks, a token in
 //! a compose file, an edge without a persisted palace, a device-less remote, remote feeding with
 //! no SSH target, MemPalace's lock folder read-only, an opencode entry that disagrees or cannot
-//! authenticate (`remote_entry`).
+//! authenticate (`remote_entry`), a Claude Code entry that disagrees or shadows, hooks feeding twice.
 
 use super::{Check, Finding, Inputs, Status};
 use crate::mailbox::{NOTIFY_VAR, NotifyMode};
 use mpt_base::config::{Config, TokenSource};
 use mpt_base::which::which;
-use mpt_palace::harness::opencode::{self, Wiring};
+use mpt_palace::harness::opencode::Wiring;
+use mpt_palace::harness::{claude, kind, wire::hooks};
 use mpt_palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks};
 use mpt_palace::procs::Proc;
 
@@ -217,6 +218,94 @@ fn config_findings<'a>(
         );
     }
     opencode_findings(inputs, c, procs, push);
+    claude_findings(inputs, c, push);
+}
+
+/// Claude Code's entries against the opt-in (the user scope, and any local or project entry
+/// that shadows it), and its feeding hooks: MemPalace's beside mpt's file a conversation twice.
+fn claude_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, String, String)) {
+    let Ok(home) = inputs.env.home() else {
+        return;
+    };
+    let w = claude::Wiring::read(&inputs.env, &home, &inputs.cwd);
+    if !w.installed {
+        return;
+    }
+    let expected = kind::expected(c.remote.is_some(), c.edge_opt_in);
+    for (f, why) in &w.unparsable {
+        push(
+            Status::Warn,
+            format!(
+                "{} does not parse ({why}): Claude Code may ignore it",
+                f.display()
+            ),
+            format!("fix the JSON in {}", f.display()),
+        );
+    }
+    let user = w.user();
+    if w.entries.is_empty() {
+        if which("mempalace-mcp", &inputs.env).is_some() {
+            let fix = match expected {
+                kind::EntryKind::Mempalace => {
+                    "`claude mcp add --scope user mempalace -- mempalace-mcp` adds MemPalace's own entry (mpt adds none without an opt-in)"
+                }
+                _ => "`mpt edge wire claude` adds the entry",
+            };
+            push(Status::Warn, "Claude Code is set up but registers no MemPalace server: its agent has no palace tools".into(), fix.into());
+        }
+    } else if let Some(e) = user.iter().find(|e| e.kind != expected) {
+        push(
+            Status::Warn,
+            format!(
+                "Claude Code's user-scope entry '{}' in {} is {} but this machine's opt-in says {}",
+                e.name,
+                e.file.display(),
+                e.kind.label(),
+                expected.label()
+            ),
+            "`mpt edge wire claude` sets the entry to match MEMPALACE_REMOTE_URL / MEMPALACE_EDGE"
+                .into(),
+        );
+    }
+    for e in w.shadowing(expected) {
+        let place = match &e.scope {
+            claude::Scope::Local(dir) => format!("in {dir} (local scope, {})", e.file.display()),
+            _ => format!("in {} (project scope)", e.file.display()),
+        };
+        push(
+            Status::Warn,
+            format!(
+                "Claude Code's {} entry '{}' {place} shadows the user-scope one: sessions there use it, not the {} the opt-in asks for",
+                e.kind.label(),
+                e.name,
+                expected.label()
+            ),
+            "`mpt edge wire claude --all-scopes` switches it too".into(),
+        );
+    }
+    let settings = claude::settings_file(&inputs.env, &home);
+    if let Ok(found) = hooks::read(&settings) {
+        let events = |o| {
+            found
+                .iter()
+                .filter(|h| h.owner == o)
+                .map(|h| h.event.as_str())
+                .collect::<Vec<_>>()
+        };
+        let (mpt, mempalace) = (events(hooks::Owner::Mpt), events(hooks::Owner::Mempalace));
+        if !mpt.is_empty() && !mempalace.is_empty() {
+            push(
+                Status::Warn,
+                format!(
+                    "Claude Code's sessions are fed twice, by mpt's hooks ({}) and MemPalace's ({}) in {}: each conversation is filed twice",
+                    mpt.join(", "),
+                    mempalace.join(", "),
+                    settings.display()
+                ),
+                "`mpt edge wire claude --hooks --replace-mempalace-hooks` keeps mpt's alone".into(),
+            );
+        }
+    }
 }
 
 fn opencode_findings<'a>(
@@ -229,7 +318,7 @@ fn opencode_findings<'a>(
     if !w.installed() {
         return;
     }
-    let expected = opencode::expected_kind(c.remote.is_some(), c.edge_opt_in);
+    let expected = kind::expected(c.remote.is_some(), c.edge_opt_in);
     for (f, why) in &w.unparsable {
         push(
             Status::Warn,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{Finding, Inputs, State, Step, cannot_run};
 use mpt_base::config::Env;
 use mpt_base::which::which;
+use mpt_palace::harness::claude;
 use mpt_palace::harness::opencode::{self, EntryKind, Wiring};
 use mpt_palace::harness::pi::{self, EDGE_TOKEN};
 use mpt_palace::hygiene::ephemeral_fs;
@@ -72,7 +73,7 @@ pub fn wiring(inputs: &Inputs) -> Step {
         Err(e) => return cannot_run(id, e),
     };
     let (remote, edge) = (c.remote.is_some(), c.edge_opt_in);
-    let expected = opencode::expected_kind(remote, edge);
+    let expected = mpt_palace::harness::kind::expected(remote, edge);
     let mut findings = Vec::new();
     let mut evidence = vec![format!("{}: expects {expected:?} entries", opt_in(inputs))];
     let w = Wiring::read(&inputs.env, &inputs.cwd);
@@ -142,11 +143,12 @@ pub fn wiring(inputs: &Inputs) -> Step {
             findings.push(Finding::at(&f, 0, "MEMPALACE_EDGE=1 with a remote URL, but pi never reaches an edge: the extension goes straight to the primary").replacement("mpt edge wire pi"));
         }
     }
-    if !w.installed() && pi_dir.is_none() {
+    let claude = claude_wiring(inputs, expected, &mut evidence, &mut findings);
+    if !w.installed() && pi_dir.is_none() && !claude {
         return Step::new(
             id,
             State::NotApplicable,
-            "no harness (pi, opencode) is set up for this user",
+            "no harness (pi, opencode, Claude Code) is set up for this user",
         );
     }
     let mut s = Step::from_findings(
@@ -160,6 +162,89 @@ pub fn wiring(inputs: &Inputs) -> Step {
         s = s.manual("`mpt edge wire <harness>` rewires one harness to match MEMPALACE_REMOTE_URL / MEMPALACE_EDGE (it edits that one entry and nothing else)");
     }
     s
+}
+
+/// Claude Code's entries: the user scope as the opt-in says, and no local or project entry
+/// shadowing it; whether Claude Code is set up here.
+fn claude_wiring(
+    inputs: &Inputs,
+    expected: EntryKind,
+    evidence: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
+) -> bool {
+    let Ok(home) = inputs.env.home() else {
+        return false;
+    };
+    let w = claude::Wiring::read(&inputs.env, &home, &inputs.cwd);
+    if !w.installed {
+        return false;
+    }
+    for (f, why) in &w.unparsable {
+        findings.push(Finding::at(
+            f,
+            0,
+            format!("does not parse ({why}): Claude Code may ignore it"),
+        ));
+    }
+    for e in &w.entries {
+        evidence.push(format!(
+            "claude: '{}' in {} ({}) is {}",
+            e.name,
+            e.file.display(),
+            match &e.scope {
+                claude::Scope::User => "user scope".to_string(),
+                claude::Scope::Local(dir) => format!("local scope of {dir}"),
+                claude::Scope::Project => "project scope".to_string(),
+            },
+            e.kind.label()
+        ));
+    }
+    let user = w.user();
+    // Without an opt-in no entry is R1's business: nothing of mpt's goes in.
+    if user.is_empty() {
+        if expected != EntryKind::Mempalace {
+            findings.push(
+                Finding::at(
+                    &w.state_file,
+                    0,
+                    "Claude Code has no user-scope MemPalace entry: its sessions outside a wired folder have no palace tools",
+                )
+                .replacement("mpt edge wire claude"),
+            );
+        }
+    } else {
+        for e in user.into_iter().filter(|e| e.kind != expected) {
+            findings.push(
+                Finding::at(
+                    &e.file,
+                    0,
+                    format!(
+                        "Claude Code's user-scope entry '{}' is {} but the opt-in says {}",
+                        e.name,
+                        e.kind.label(),
+                        expected.label()
+                    ),
+                )
+                .replacement("mpt edge wire claude"),
+            );
+        }
+    }
+    for e in w.shadowing(expected) {
+        findings.push(
+            Finding::at(
+                &e.file,
+                0,
+                format!(
+                    "Claude Code's {} entry '{}' ({:?}) shadows the user-scope one where it applies",
+                    e.kind.label(),
+                    e.name,
+                    e.scope
+                ),
+            )
+            .replacement("mpt edge wire claude --all-scopes"),
+        );
+    }
+    true
 }
 
 pub fn volume(inputs: &Inputs) -> Step {

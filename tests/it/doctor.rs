@@ -1052,3 +1052,114 @@ fn doctor_on_the_primary_host_hands_the_child_serves_token() {
         "{c}"
     );
 }
+
+/// The `config` check's findings that name Claude Code, with their fixes.
+fn claude_findings(c: &Value) -> Vec<(String, String)> {
+    c["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| {
+            f["what"]
+                .as_str()
+                .is_some_and(|w| w.contains("Claude Code"))
+        })
+        .map(|f| {
+            (
+                f["what"].as_str().unwrap().into(),
+                f["fix"].as_str().unwrap_or("").into(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn doctor_names_claude_codes_shadowing_entry_its_feeder_and_hooks_that_file_twice() {
+    let env = TestEnv::new();
+    let edge = [
+        ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp"),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+        ("MEMPALACE_EDGE", "1"),
+    ];
+    // Claude Code here with no MemPalace entry: its agent has no palace tools.
+    std::fs::create_dir_all(env.home().join(".claude")).unwrap();
+    let (_, c) = doctor(&env, "config", &[]);
+    let found = claude_findings(&c);
+    assert!(
+        found
+            .iter()
+            .any(|(w, f)| w.contains("registers no MemPalace server")
+                && f.contains("claude mcp add --scope user mempalace -- mempalace-mcp")),
+        "{c}"
+    );
+    let (_, c) = doctor(&env, "config", &edge);
+    assert!(
+        claude_findings(&c)
+            .iter()
+            .any(|(w, f)| w.contains("registers no MemPalace server")
+                && f.contains("`mpt edge wire claude`")),
+        "{c}"
+    );
+    let (_, c) = doctor(&env, "extension", &[]);
+    let lines = c["evidence"].to_string();
+    assert!(
+        lines.contains("nothing feeds Claude Code on its own"),
+        "{c}"
+    );
+
+    // The user scope wired to the edge; a folder's local entry (`claude mcp add`'s) shadows it.
+    let o = env.mpt(&["edge", "wire", "claude", "--hooks"], &edge);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let state = env.home().join(".claude.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    doc["projects"] = json!({"/src/app": {"mcpServers": {"mempalace": {"type": "stdio", "command": "mempalace-mcp", "args": []}}}});
+    std::fs::write(&state, doc.to_string()).unwrap();
+    let (_, c) = doctor(&env, "config", &edge);
+    let found = claude_findings(&c);
+    assert_eq!(found.len(), 1, "{c}");
+    assert!(
+        found[0].0.contains("/src/app") && found[0].0.contains("shadows"),
+        "{found:?}"
+    );
+    assert!(found[0].1.contains("--all-scopes"), "{found:?}");
+    let (_, c) = doctor(&env, "extension", &edge);
+    assert!(
+        c["evidence"]
+            .to_string()
+            .contains("mpt's SessionEnd/PreCompact hooks"),
+        "{c}"
+    );
+
+    // MemPalace's own hook beside mpt's: each conversation filed twice.
+    let settings = env.home().join(".claude/settings.json");
+    let mut s: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    s["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "mempalace hook run --hook stop --harness claude-code"}]}]);
+    std::fs::write(&settings, s.to_string()).unwrap();
+    let (_, c) = doctor(&env, "config", &edge);
+    let found = claude_findings(&c);
+    assert!(
+        found
+            .iter()
+            .any(|(w, f)| w.contains("filed twice") && f.contains("--replace-mempalace-hooks")),
+        "{found:?}"
+    );
+    // The fix the finding names fixes it.
+    let o = env.mpt(
+        &[
+            "edge",
+            "wire",
+            "claude",
+            "--hooks",
+            "--replace-mempalace-hooks",
+        ],
+        &edge,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, c) = doctor(&env, "config", &edge);
+    assert!(
+        !claude_findings(&c)
+            .iter()
+            .any(|(w, _)| w.contains("filed twice")),
+        "{c}"
+    );
+}

@@ -13,6 +13,8 @@ use mpt_base::config::Env;
 pub enum Role {
     Pi,
     Opencode,
+    /// Claude Code (`claude`, its native `claude.exe`).
+    Claude,
     /// A stdio MemPalace server (`mempalace-mcp`, or `-m mempalace.mcp_server` without http).
     Child,
     /// `mempalace serve` (after its execve: `-m mempalace.mcp_server --transport http`).
@@ -150,6 +152,9 @@ pub fn role_of(argv: &[String]) -> Option<Role> {
     if head.contains(&"opencode") {
         return Some(Role::Opencode);
     }
+    if head.iter().any(|h| *h == "claude" || *h == "claude.exe") {
+        return Some(Role::Claude);
+    }
     None
 }
 
@@ -262,6 +267,15 @@ mod tests {
         );
         assert_eq!(role_of(&v("node /usr/local/bin/pi")), Some(Role::Pi));
         assert_eq!(role_of(&v("/usr/bin/opencode")), Some(Role::Opencode));
+        assert_eq!(
+            role_of(&v("/n/.bin/claude -p hi")),
+            Some(Role::Claude),
+            "as the npm package's native binary shows in /proc"
+        );
+        assert_eq!(
+            role_of(&v("/usr/local/bin/mpt edge --harness claude")),
+            Some(Role::Edge)
+        );
         assert_eq!(role_of(&v("/usr/local/bin/mpt edge")), Some(Role::Edge));
         assert_eq!(role_of(&v("/bin/bash -c pip")), None);
     }

@@ -10,7 +10,7 @@ use mpt_base::config::Config;
 use mpt_base::error::{Exit, MptError, Result};
 use mpt_base::log_warn;
 use mpt_palace::harness::claude::{self, Scope, Wiring};
-use mpt_palace::harness::kind::EntryKind;
+use mpt_palace::harness::kind;
 use mpt_palace::harness::wire::{self, Action, OptIn, Target, exe, hooks};
 
 /// One scope's plan, and the backup applying it left.
@@ -91,11 +91,7 @@ pub fn run(
             f.display()
         );
     }
-    let expected = match state {
-        OptIn::Solitary => EntryKind::Mempalace,
-        OptIn::Remote => EntryKind::Remote,
-        OptIn::Edge => EntryKind::Edge,
-    };
+    let expected = kind::expected(state != OptIn::Solitary, state == OptIn::Edge);
     let switched: Vec<&Scope> = plans.iter().map(|p| &p.scope).collect();
     // A dry run switched nothing: what it would switch is not left shadowing.
     let shadowing: Vec<claude::Entry> = after

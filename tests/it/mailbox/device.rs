@@ -49,6 +49,11 @@ fn acks_of(fleet: &Fleet, writer: &str, id: &str) -> Vec<Value> {
 fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
     let fleet = Fleet::start(1);
     let d = &fleet.devices[0];
+    let to_cc = ask(
+        &fleet,
+        &d.agent("claude"),
+        "summarise the Claude Code session",
+    );
     let to_oc = ask(&fleet, &d.agent("opencode"), "review the opencode change");
     let to_pi = ask(&fleet, &d.agent("pi"), "rotate the keys");
     ask(&fleet, "pi@elsewhere", "not this device's");
@@ -57,6 +62,7 @@ fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
     assert_eq!(
         owed(&doc),
         [
+            (to_cc.clone(), d.agent("claude")),
             (to_oc.clone(), d.agent("opencode")),
             (to_pi.clone(), d.agent("pi"))
         ],
@@ -64,7 +70,7 @@ fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
     );
     assert_eq!(
         doc["identities"],
-        json!([d.agent("opencode"), d.agent("pi")])
+        json!([d.agent("claude"), d.agent("opencode"), d.agent("pi")])
     );
     assert_eq!(doc["me"], d.agent("mcp"), "`me` stays the stamp identity");
     let human = stdout(&d.mpt(&["mailbox"]));
@@ -78,7 +84,13 @@ fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
     let done = mailbox(d, &["ack", &to_oc, "--status", "applied"]);
     assert_eq!(done["me"], d.agent("opencode"), "{done}");
     assert_eq!(acks_of(&fleet, &d.agent("opencode"), &to_oc).len(), 1);
-    assert_eq!(owed(&mailbox(d, &[])), [(to_pi.clone(), d.agent("pi"))]);
+    assert_eq!(
+        owed(&mailbox(d, &[])),
+        [
+            (to_cc.clone(), d.agent("claude")),
+            (to_pi.clone(), d.agent("pi"))
+        ]
+    );
     // --as still narrows the mailbox to one identity.
     assert!(owed(&mailbox(d, &["--as", &d.agent("opencode")])).is_empty());
 }

@@ -459,3 +459,47 @@ fn credentials_sees_the_token_file_mpt_token_file_names_and_apply_makes_it_0600(
         "{cred}"
     );
 }
+
+#[test]
+fn edge_wiring_covers_claude_codes_user_entry_and_the_local_ones_that_shadow_it() {
+    let env = TestEnv::new();
+    let edge_vars = [
+        ("MEMPALACE_REMOTE_URL", "https://primary.example:8765/mcp"),
+        ("MEMPALACE_EDGE", "1"),
+    ];
+    // What `claude mcp add mempalace -- mempalace-mcp` leaves in a folder: a local entry only.
+    let state_file = env.home().join(".claude.json");
+    std::fs::write(
+        &state_file,
+        r#"{"projects": {"/src/app": {"mcpServers": {"mempalace": {"type": "stdio", "command": "mempalace-mcp", "args": []}}}}}"#,
+    )
+    .unwrap();
+    let (_, doc) = runbook(&env, &["phase2"], &[]);
+    assert_eq!(state(step(&doc, "edge-wiring")), "done", "R1: {doc}");
+    let (code, doc) = runbook(&env, &["phase2"], &edge_vars);
+    assert_eq!(code, 3, "{doc}");
+    let wiring = step(&doc, "edge-wiring");
+    assert_eq!(state(wiring), "to_do");
+    let fixes: Vec<&str> = wiring["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["replacement"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fixes,
+        ["mpt edge wire claude", "mpt edge wire claude --all-scopes"],
+        "{wiring}"
+    );
+    assert!(
+        wiring["evidence"]
+            .to_string()
+            .contains("local scope of /src/app"),
+        "{wiring}"
+    );
+    // The replacement the step names fixes it.
+    let o = env.mpt(&["edge", "wire", "claude", "--all-scopes"], &edge_vars);
+    assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    let (_, doc) = runbook(&env, &["phase2"], &edge_vars);
+    assert_eq!(state(step(&doc, "edge-wiring")), "done", "{doc}");
+}

@@ -25,6 +25,16 @@ impl EntryKind {
     }
 }
 
+/// The entry kind this machine's opt-in asks for (RFC 001 §1.2's three states): no remote →
+/// the local child; a remote → a remote entry; a remote with `MEMPALACE_EDGE=1` → `mpt edge`.
+pub fn expected(remote: bool, edge_opt_in: bool) -> EntryKind {
+    match (remote, edge_opt_in) {
+        (false, _) => EntryKind::Mempalace,
+        (true, true) => EntryKind::Edge,
+        (true, false) => EntryKind::Remote,
+    }
+}
+
 /// The kind of the entry `name` running `command` (program first), `remote` when the harness
 /// itself speaks HTTP to a server; `None` when it is not MemPalace's.
 pub fn classify(name: &str, command: &[String], remote: bool) -> Option<EntryKind> {

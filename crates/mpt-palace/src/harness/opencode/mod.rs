@@ -122,16 +122,6 @@ pub fn files(env: &Env, project: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The entry kind this machine's opt-in asks for (RFC 001 §1.2's three states): no remote →
-/// the local child; a remote → a remote entry; a remote with `MEMPALACE_EDGE=1` → `mpt edge`.
-pub fn expected_kind(remote: bool, edge_opt_in: bool) -> EntryKind {
-    match (remote, edge_opt_in) {
-        (false, _) => EntryKind::Mempalace,
-        (true, true) => EntryKind::Edge,
-        (true, false) => EntryKind::Remote,
-    }
-}
-
 /// Everything opencode would read here: its config files, their MemPalace entries, and the files
 /// that do not parse (opencode may ignore those).
 #[derive(Debug, Clone, Default)]
