@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 
 use crate::commands::Ctx;
 use crate::commands::PalaceArg;
-use mpt_base::error::{Exit, Result};
+use mpt_base::error::{Exit, MptError, Result};
 use mpt_base::paths::edge::EdgeDir;
 use mpt_edge::launch::Launch;
 use mpt_edge::owner::OwnerPaths;
@@ -88,7 +88,7 @@ pub struct ClaudeWire {
 }
 
 impl ClaudeWire {
-    pub(crate) fn any(&self) -> bool {
+    fn any(&self) -> bool {
         self.scope.is_some()
             || self.all_scopes
             || self.hooks
@@ -130,11 +130,25 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
         Some(EdgeAction::Status) => status::run(ctx, &super::runtime()?, &launch),
         Some(EdgeAction::Stop) => stop::run(ctx, &super::runtime()?, &launch),
         Some(EdgeAction::Wire {
-            harness,
+            harness: WireHarness::Claude,
             config: file,
             dry_run,
             claude,
-        }) => wire::run(ctx, &config, harness, file, dry_run, &claude),
+        }) => wire_claude::run(ctx, &config, file, dry_run, &claude),
+        Some(EdgeAction::Wire { claude, .. }) if claude.any() => Err(MptError::usage(
+            "--scope, --all-scopes and the hook flags are Claude Code's",
+        )
+        .with_hint("mpt edge wire claude --help")),
+        Some(EdgeAction::Wire {
+            harness: WireHarness::Opencode,
+            config: file,
+            dry_run,
+            ..
+        }) => wire::opencode(ctx, &config, file, dry_run),
+        Some(EdgeAction::Wire {
+            harness: WireHarness::Pi,
+            ..
+        }) => wire::pi(ctx, &config),
         None if args.owner => relay_runtime()?
             .block_on(launch.run_owner())
             .map(|()| Exit::Ok),

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use super::{ClaudeWire, WireHarness};
 use crate::commands::Ctx;
 use mpt_base::config::Config;
 use mpt_base::error::{Exit, MptError, Result};
@@ -11,49 +10,31 @@ use mpt_base::log_warn;
 use mpt_palace::harness::wire::{self, Action, PI_EDIT, Remember, exe};
 use mpt_palace::harness::{opencode, pi};
 
-pub fn run(
-    ctx: &Ctx,
-    config: &Config,
-    harness: WireHarness,
-    file: Option<PathBuf>,
-    dry_run: bool,
-    claude: &ClaudeWire,
-) -> Result<Exit> {
+/// `mpt edge wire opencode`: its config file's entry planned, applied unless `--dry-run`, shown.
+pub fn opencode(ctx: &Ctx, config: &Config, file: Option<PathBuf>, dry_run: bool) -> Result<Exit> {
     let state = wire::opt_in(config);
-    if harness != WireHarness::Claude && claude.any() {
-        return Err(
-            MptError::usage("--scope, --all-scopes and the hook flags are Claude Code's")
-                .with_hint("mpt edge wire claude --help"),
-        );
+    let file = match file {
+        Some(f) => f,
+        None => opencode_file(ctx)?,
+    };
+    let (plan, mpt) = opencode_plan(ctx, config, &file)?;
+    if plan.action == Action::Skipped {
+        log_warn!("{}", plan.reason);
     }
-    match harness {
-        WireHarness::Claude => super::wire_claude::run(ctx, config, file, dry_run, claude),
-        WireHarness::Pi => pi_edit(ctx, state),
-        WireHarness::Opencode => {
-            let file = match file {
-                Some(f) => f,
-                None => opencode_file(ctx)?,
-            };
-            let (plan, mpt) = opencode_plan(ctx, config, &file)?;
-            if plan.action == Action::Skipped {
-                log_warn!("{}", plan.reason);
-            }
-            let backup = if dry_run { None } else { wire::apply(&plan)? };
-            let edge = state == wire::OptIn::Edge;
-            let doc = mpt_base::schema::to_document(&WireOpencode {
-                schema: mpt_base::schema::EDGE_WIRE,
-                harness: "opencode",
-                dry_run,
-                plan: &plan,
-                backup: backup.as_deref(),
-                mpt: edge.then_some(&mpt),
-            })?;
-            quiet_or_emit(ctx, &doc, |w| {
-                write_plan(w, &plan, backup.as_deref(), dry_run, edge.then_some(&mpt))
-            })?;
-            Ok(Exit::Ok)
-        }
-    }
+    let backup = if dry_run { None } else { wire::apply(&plan)? };
+    let edge = state == wire::OptIn::Edge;
+    let doc = mpt_base::schema::to_document(&WireOpencode {
+        schema: mpt_base::schema::EDGE_WIRE,
+        harness: "opencode",
+        dry_run,
+        plan: &plan,
+        backup: backup.as_deref(),
+        mpt: edge.then_some(&mpt),
+    })?;
+    quiet_or_emit(ctx, &doc, |w| {
+        write_plan(w, &plan, backup.as_deref(), dry_run, edge.then_some(&mpt))
+    })?;
+    Ok(Exit::Ok)
 }
 
 /// A plan for people: the file, the opt-in and why; the command the edge entry runs; the entry
@@ -172,7 +153,9 @@ struct WirePi<'a> {
     edit: Option<&'static str>,
 }
 
-fn pi_edit(ctx: &Ctx, state: wire::OptIn) -> Result<Exit> {
+/// `mpt edge wire pi`: whether pi's extension has the edge branch, and the edit it needs.
+pub fn pi(ctx: &Ctx, config: &Config) -> Result<Exit> {
+    let state = wire::opt_in(config);
     let agent = pi::agent_dir(&ctx.env)?;
     let ext = pi::extension(&agent)?;
     let wired = ext.as_ref().is_some_and(|e| e.count(pi::EDGE_TOKEN) > 0);

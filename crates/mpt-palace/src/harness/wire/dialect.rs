@@ -1,17 +1,44 @@
-//! How each harness writes an MCP entry (opencode: `command` as one array, `environment`,
-//! `enabled`; Claude Code: `command` and `args`, `env`, `headersHelper`), and the entry per state.
+//! How each harness writes an MCP entry (opencode: `command` as one array, `environment`;
+//! Claude Code: `command` and `args`, `env`, `headersHelper`), the entry per state, what it keeps.
 
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
 use super::OptIn;
-use super::entry::Kept;
 use crate::harness::kind::{self, EntryKind};
 use crate::harness::opencode::token_ref;
 use crate::harness::{claude, opencode};
 use mpt_base::config::Remote;
 use mpt_base::error::Result;
+
+/// What every state keeps of the user's entry.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Kept {
+    /// `--palace P` of its command (`mempalace-mcp --palace P` or `mpt edge … --palace P`).
+    pub palace: Option<String>,
+    /// Every key but `type`, `command`, `url` and `headers` (`environment`, `timeout`, …).
+    pub keys: Map<String, Value>,
+}
+
+impl Kept {
+    pub fn from_entry(dialect: Dialect, entry: &Value) -> Kept {
+        let command = dialect.command(entry);
+        let palace = command.iter().enumerate().find_map(|(i, a)| {
+            a.strip_prefix("--palace=")
+                .or_else(|| (*a == "--palace").then(|| command.get(i + 1).map(String::as_str))?)
+                .map(str::to_string)
+        });
+        let mut keys = entry.as_object().cloned().unwrap_or_default();
+        if dialect.is_remote(entry) {
+            // A remote entry's keys mean nothing to a local server, and back; what the dialect
+            // keeps (opencode's `oauth`) is the user's choice for the next remote entry.
+            keys.retain(|k, _| dialect.remote_kept().contains(&k.as_str()));
+        }
+        keys.retain(|k, _| !dialect.transport_keys().contains(&k.as_str()));
+        Kept { palace, keys }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -200,5 +227,54 @@ mod tests {
         assert_eq!(back, user);
         assert_eq!(shell_word("/usr/bin/mpt"), "/usr/bin/mpt");
         assert_eq!(shell_word("/a'b"), r"'/a'\''b'");
+    }
+
+    const D: Dialect = Dialect::Opencode;
+
+    #[test]
+    fn every_state_keeps_the_palace_environment_and_timeout() {
+        let user = json!({"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": false});
+        let kept = Kept::from_entry(D, &user);
+        assert_eq!(kept.palace.as_deref(), Some("/data/p"));
+        let mpt = Path::new("/usr/local/bin/mpt");
+        let edge = D.desired(OptIn::Edge, mpt, None, &kept).unwrap();
+        assert_eq!(
+            edge,
+            json!({"type": "local", "command": ["/usr/local/bin/mpt", "edge", "--harness", "opencode", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})
+        );
+        assert_eq!(
+            Kept::from_entry(D, &edge),
+            kept,
+            "the edge entry carries it all"
+        );
+        let primary = Remote {
+            url: "https://h/mcp".into(),
+            token: None,
+            ca_file: None,
+        };
+        let remote = D
+            .desired(OptIn::Remote, mpt, Some(&primary), &kept)
+            .unwrap();
+        assert_eq!(remote["timeout"], 30000);
+        assert!(remote.get("environment").is_none() && remote.get("command").is_none());
+        // No OAuth discovery on a refused token, unless the user's own remote entry asked.
+        assert_eq!(remote["oauth"], false, "{remote}");
+        let own = Kept::from_entry(
+            D,
+            &json!({"type": "remote", "url": "u", "oauth": {"clientId": "c"}}),
+        );
+        let again = D.desired(OptIn::Remote, mpt, Some(&primary), &own).unwrap();
+        assert_eq!(again["oauth"], json!({"clientId": "c"}));
+        let local = D.desired(OptIn::Edge, mpt, None, &own).unwrap();
+        assert!(local.get("oauth").is_none(), "{local}");
+        let back = D
+            .desired(OptIn::Solitary, mpt, None, &Kept::from_entry(D, &edge))
+            .unwrap();
+        assert_eq!(
+            back,
+            json!({"type": "local", "command": ["mempalace-mcp", "--palace", "/data/p"], "environment": {"A": "b"}, "timeout": 30000, "enabled": true})
+        );
+        let eq = Kept::from_entry(D, &json!({"command": "mempalace-mcp --palace=/q"}));
+        assert_eq!(eq.palace.as_deref(), Some("/q"));
     }
 }

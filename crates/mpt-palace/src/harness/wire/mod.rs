@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 
 use crate::harness::{claude, jsonc, jsonspan};
 pub use dialect::Dialect;
-use entry::{Kept, SavedEntry};
+use dialect::Kept;
+use entry::SavedEntry;
 use mpt_base::config::{Config, Remote};
 use mpt_base::error::{MptError, Result};
 
