@@ -1,6 +1,5 @@
-//! The Claude Code half: 1,000 transcripts in Claude Code 2.1.328's shape (the line types and keys
-//! of a real one: queue operations, attachments in the chain, one assistant line a content block,
-//! tool results, cost state), the first export beside `cp -r` of the folder, the no-change re-run.
+//! The Claude Code half: 1,000 transcripts in Claude Code 2.1.328's shape (checked against a real
+//! one's line kinds and keys), the first export beside `cp -r` of the folder, the no-change re-run.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -90,9 +89,33 @@ fn transcript(r: &mut Rng, n: usize, id: &str) -> String {
         out.push_str(r#"{"type":"last-prompt","lastPrompt":"…"}"#);
         out.push('\n');
     }
-    out.push_str(r#"{"type":"cost-state","costUSD":0.42}"#);
+    out.push_str(r#"{"type":"cost-state","totalCostUSD":0.42}"#);
     out.push('\n');
     out
+}
+
+/// Every line kind of a synthetic transcript is one a real Claude Code 2.1.328 transcript has,
+/// with no key the real one lacks (tests/fixtures/claude-2.1.328-shapes.json, which the feed's
+/// integration test holds to the real Claude Code).
+fn check_shape(text: &str) {
+    let pinned: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-2.1.328-shapes.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for (kind, keys) in mpt_feed::claude::line_shapes(text.as_bytes()) {
+        let real = pinned["shapes"][&kind]
+            .as_array()
+            .unwrap_or_else(|| panic!("{kind}: no such line in a real transcript"));
+        for k in keys {
+            assert!(
+                real.iter().any(|r| r == k.as_str()),
+                "{kind}.{k}: not a key of a real transcript's {kind} line"
+            );
+        }
+    }
 }
 
 pub fn claude(tmp: &Path, pi_rerun_ms: Option<f64>) {
@@ -105,6 +128,9 @@ pub fn claude(tmp: &Path, pi_rerun_ms: Option<f64>) {
         fs::create_dir_all(&dir).unwrap();
         let id = format!("{n:08x}-0000-4000-8000-000000000000");
         let text = transcript(&mut r, n, &id);
+        if n == 0 {
+            check_shape(&text);
+        }
         total += text.len();
         fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
     }

@@ -37,6 +37,23 @@ fn a_real_claude_code_session_is_mined_and_found_each_exchange_once_and_a_rerun_
     claude.prompt(&env, "And the cobalt walrus cache?", Some(&id));
     let transcripts = claude.transcripts(&env);
     assert!(transcripts.join(format!("{id}.jsonl")).is_file());
+    // The shape the feed bench synthesises is this real transcript's (every line kind, every key).
+    let real = mpt_feed::claude::line_shapes(
+        &std::fs::read(transcripts.join(format!("{id}.jsonl"))).unwrap(),
+    );
+    let pinned: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::fixture("claude-2.1.328-shapes.json")).unwrap(),
+    )
+    .unwrap();
+    for (kind, keys) in pinned["shapes"].as_object().unwrap() {
+        let seen = real.get(kind);
+        for k in keys.as_array().unwrap() {
+            assert!(
+                seen.is_some_and(|s| s.contains(k.as_str().unwrap())),
+                "{kind}.{k}: the pinned shape is no longer the real Claude Code's: {real:?}"
+            );
+        }
+    }
     // A subagent's transcript beside the session (where Claude Code 2.x keeps them).
     let sub = transcripts.join(&id).join("subagents");
     std::fs::create_dir_all(&sub).unwrap();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use mpt_base::config::Env;
 
-pub use parse::session;
+pub use parse::{line_shapes, session};
 pub use source::prepare;
 
 pub use mpt_palace::harness::claude::config_dir;

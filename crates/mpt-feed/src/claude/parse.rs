@@ -1,6 +1,8 @@
 //! One Claude Code transcript (2.1.328's `projects/<slug>/<id>.jsonl`) as the entries every
 //! harness renders: the `user`/`assistant` lines chained by `uuid`/`parentUuid`, side-chains out.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde_json::Value;
 
 use crate::jsonl::{parse_json, split_lines};
@@ -79,6 +81,33 @@ pub fn session(id: &str, bytes: &[u8]) -> (Session, Option<String>) {
         },
         last_time,
     )
+}
+
+/// A transcript's shape: each line's kind (its `type`, and for `user` and `assistant` lines the
+/// first content block's type, or `str` for a typed prompt) with every top-level key it carries.
+/// The feed bench's synthetic transcripts are held to a real one's shape with it.
+pub fn line_shapes(bytes: &[u8]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (line, _) in split_lines(bytes) {
+        let Some(Value::Object(v)) = parse_json::<Value>(line) else {
+            continue;
+        };
+        let Some(kind) = v.get("type").and_then(Value::as_str) else {
+            continue;
+        };
+        let content = &v.get("message").unwrap_or(&Value::Null)["content"];
+        let block = match content {
+            Value::String(_) => Some("str"),
+            Value::Array(b) => b.first().and_then(|b| b["type"].as_str()),
+            _ => None,
+        };
+        let kind = match (kind, block) {
+            ("user" | "assistant", Some(b)) => format!("{kind}:{b}"),
+            _ => kind.to_string(),
+        };
+        out.entry(kind).or_default().extend(v.keys().cloned());
+    }
+    out
 }
 
 /// What a line says, for the export; `None` for a type this reader does not know.
