@@ -260,3 +260,59 @@ fn the_feeding_hooks_sit_beside_the_users_own_mempalaces_go_only_when_asked_and_
     let o = d.mpt(&["edge", "wire", "opencode", "--hooks"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn scope_project_writes_this_folders_mcp_json_and_unwiring_removes_the_file_it_made() {
+    let env = crate::support::TestEnv::new();
+    let edge = [
+        ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp"),
+        ("MEMPALACE_EDGE", "1"),
+    ];
+    let project = env.path(".mcp.json");
+    let state = env.home().join(".claude.json");
+    // A dry run writes nothing.
+    let o = env.mpt(
+        &[
+            "--json",
+            "edge",
+            "wire",
+            "claude",
+            "--scope",
+            "project",
+            "--dry-run",
+        ],
+        &edge,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(parse_json(&o)["plans"][0]["plan"]["action"], "create");
+    assert!(!project.exists() && !state.exists());
+    let o = env.mpt(
+        &["--json", "edge", "wire", "claude", "--scope", "project"],
+        &edge,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc = parse_json(&o);
+    assert_eq!(doc["plans"][0]["scope"], "project", "{doc}");
+    assert_eq!(
+        read_json(&project)["mcpServers"]["mempalace"]["args"],
+        json!(["edge", "--harness", "claude"])
+    );
+    assert!(!state.exists(), "the user's state file is not touched");
+    // Withdrawn: the file mpt made for its entry goes (its backup stays).
+    let o = env.mpt(
+        &["--json", "edge", "wire", "claude", "--scope", "project"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(parse_json(&o)["plans"][0]["plan"]["action"], "delete");
+    assert!(!project.exists());
+    // A file it cannot parse is refused, never rewritten.
+    std::fs::write(&state, "{\"mcpServers\": {").unwrap();
+    let o = env.mpt(&["edge", "wire", "claude"], &edge);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not valid JSON"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&state).unwrap(),
+        "{\"mcpServers\": {"
+    );
+}
