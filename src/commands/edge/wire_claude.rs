@@ -72,9 +72,9 @@ pub fn run(
         };
         // Planned afresh after each write: local scopes live in the same file as the user's.
         let plan = wire::plan(&target, state, &mpt.path, config.remote.as_ref(), installed)?;
-        if plan.action == Action::Skipped {
+        let skipped = plan.action == Action::Skipped;
+        if skipped {
             log_warn!("{}", plan.reason);
-            break;
         }
         let backup = if dry_run { None } else { wire::apply(&plan)? };
         plans.push(Scoped {
@@ -82,6 +82,9 @@ pub fn run(
             plan,
             backup,
         });
+        if skipped {
+            break;
+        }
     }
 
     let after = read();

@@ -89,24 +89,30 @@ fn a_remote_entry_takes_the_devices_token_from_mpt_token_header_and_writes_it_no
         {"text": "Filed."}
     ]]});
     let claude = Claude::new(&d.env, &script);
-    let config = d.env.path("mcp.json");
-    let helper = format!("{} token header", env!("CARGO_BIN_EXE_mpt"));
-    std::fs::write(
-        &config,
-        json!({"mcpServers": {"mempalace": {
-            "type": "http", "url": d.link.url(), "headersHelper": helper}}})
-        .to_string(),
-    )
-    .unwrap();
     let url = d.link.url();
     let tf = token_file.display().to_string();
+    // The device talks to the gateway straight (no edge): `mpt edge wire claude` writes the
+    // user-scope http entry whose header comes from `mpt token header`.
+    let vars = [
+        ("MEMPALACE_REMOTE_URL", url.as_str()),
+        ("MPT_TOKEN_FILE", &tf),
+    ];
+    let o = d.env.mpt(&["--json", "edge", "wire", "claude"], &vars);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let helper = format!("{} token header", env!("CARGO_BIN_EXE_mpt"));
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(d.env.home().join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(
+        state["mcpServers"]["mempalace"],
+        json!({"type": "http", "url": url, "headersHelper": helper})
+    );
     let mut cmd = claude.command(&d.env);
-    cmd.env("MEMPALACE_REMOTE_URL", &url)
-        .env("MPT_TOKEN_FILE", &tf)
-        .args(["-p", "Please file the note."])
-        .args(["--output-format", "json", "--mcp-config"])
-        .arg(&config)
-        .args(["--strict-mcp-config", "--allowedTools", tool]);
+    cmd.envs(vars).args(["-p", "Please file the note."]).args([
+        "--output-format",
+        "json",
+        "--allowedTools",
+        tool,
+    ]);
     let o = cmd.output().unwrap();
     assert!(
         o.status.success(),
@@ -129,7 +135,7 @@ fn a_remote_entry_takes_the_devices_token_from_mpt_token_header_and_writes_it_no
         )
     });
     assert!(got["metadata"].is_object(), "{got}");
-    // The token is in the device's own token file, and in nothing Claude Code wrote.
+    // The token is in the device's own token file, and in nothing Claude Code (or wire) wrote.
     let mut files = files_under(&d.env.home());
     files.extend(files_under(&claude.project));
     let holding: Vec<_> = files
