@@ -930,7 +930,7 @@ _mpt() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi opencode claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi opencode claude codex" -- "${cur}"))
                     return 0
                     ;;
                 --wing)
@@ -984,7 +984,7 @@ _mpt() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi opencode claude" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi opencode claude codex" -- "${cur}"))
                     return 0
                     ;;
                 --wing)

@@ -274,7 +274,8 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and not __fish_seen_subcom
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l reason -d 'The trigger, recorded: shutdown, settled, new, resume, fork, compact, reload, manual, ... (shutdown, new, resume and fork end the session being left, so they skip the quiet period)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l harness -d 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)' -r -f -a "pi\t'pi\'s session files (`~/.pi/agent/sessions/**/*.jsonl`)'
 opencode\t'opencode\'s SQLite database (`~/.local/share/opencode/opencode.db`)'
-claude\t'Claude Code\'s session transcripts (`~/.claude/projects/<slug>/<id>.jsonl`)'"
+claude\t'Claude Code\'s session transcripts (`~/.claude/projects/<slug>/<id>.jsonl`)'
+codex\t'Codex\'s session rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)'"
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l wing -d 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l sessions -d 'pi\'s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt\'s state and lock files are kept outside it' -r -F
@@ -295,7 +296,8 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l harness -d 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)' -r -f -a "pi\t'pi\'s session files (`~/.pi/agent/sessions/**/*.jsonl`)'
 opencode\t'opencode\'s SQLite database (`~/.local/share/opencode/opencode.db`)'
-claude\t'Claude Code\'s session transcripts (`~/.claude/projects/<slug>/<id>.jsonl`)'"
+claude\t'Claude Code\'s session transcripts (`~/.claude/projects/<slug>/<id>.jsonl`)'
+codex\t'Codex\'s session rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)'"
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l wing -d 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l sessions -d 'pi\'s sessions folder, read recursively (else PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l out -d 'The staging folder handed to the miner (else $XDG_STATE_HOME/mpt/feed/staged, for opencode .../feed/opencode/staged); mpt\'s state and lock files are kept outside it' -r -F

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Provision the real harnesses the integration tests drive (opencode, pi, the MCP Inspector CLI)
-# from the npm registry, at the versions tests/harnesses/package-lock.json pins, under target/.
+# Provision the real harnesses the integration tests drive (opencode, pi, the MCP Inspector CLI,
+# Claude Code, Codex) from the npm registry, at the versions package-lock.json pins, under target/.
 # Usage: tests/testbed/harnesses.sh   (idempotent, safe to run concurrently; prints the install root)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +31,7 @@ want=$(sha256sum "$lock" | cut -d' ' -f1)
 if [ "$(cat "$dest/.complete" 2>/dev/null)" = "$want" ]; then
   log "cached: $dest"
 else
-  log "installing opencode-ai, pi-coding-agent and inspector-cli from the npm registry (once; about a minute)"
+  log "installing the pinned harnesses from the npm registry (once; about a minute)"
   start=$(date +%s)
   rm -rf "$dest"
   mkdir -p "$dest"

@@ -60,6 +60,9 @@ pub enum SkipReason {
     TooFewChars,
     /// A fork whose every exportable line was copied from an exported parent.
     DuplicateOfParent,
+    /// A file whose records this mpt does not know how to read (a Codex rollout of another
+    /// version's shape): skipped with its reason in the warnings, never guessed at.
+    UnknownShape,
 }
 
 impl SkipReason {
@@ -74,6 +77,7 @@ impl SkipReason {
             SkipReason::TooFewUserTurns => "too_few_user_turns",
             SkipReason::TooFewChars => "too_few_chars",
             SkipReason::DuplicateOfParent => "duplicate_of_parent",
+            SkipReason::UnknownShape => "unknown_shape",
         }
     }
 

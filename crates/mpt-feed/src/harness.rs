@@ -12,16 +12,24 @@ pub enum Harness {
     Opencode,
     /// Claude Code's session transcripts (`~/.claude/projects/<slug>/<id>.jsonl`).
     Claude,
+    /// Codex's session rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    Codex,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 3] = [Harness::Pi, Harness::Opencode, Harness::Claude];
+    pub const ALL: [Harness; 4] = [
+        Harness::Pi,
+        Harness::Opencode,
+        Harness::Claude,
+        Harness::Codex,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Harness::Pi => "pi",
             Harness::Opencode => "opencode",
             Harness::Claude => "claude",
+            Harness::Codex => "codex",
         }
     }
 }

@@ -73,6 +73,7 @@ pub fn run(job: &FeedJob) -> Result<FeedRun> {
         Harness::Pi => (sessions.is_dir(), "pi sessions folder"),
         Harness::Opencode => (sessions.is_file(), "opencode database"),
         Harness::Claude => (sessions.is_dir(), "Claude Code projects folder"),
+        Harness::Codex => (sessions.is_dir(), "Codex sessions folder"),
     };
     if !present {
         let report = PrepareReport {
@@ -141,6 +142,7 @@ fn bounded_prepare(
                 Harness::Pi => prepare(&o),
                 Harness::Opencode => super::opencode::prepare::prepare(&o),
                 Harness::Claude => super::claude::prepare(&o),
+                Harness::Codex => super::codex::prepare(&o),
             });
         })
         .map_err(|e| MptError::io("starting the prepare", &e))?;

@@ -18,6 +18,7 @@
 // printing live in the CLI.
 
 pub mod claude;
+pub mod codex;
 pub mod dropin;
 pub mod export;
 pub mod fleet;

@@ -15,7 +15,9 @@ remote path in remote mode); nothing to export prints no line and exits 0. With 
 one such line per harness, pi's first (each has its own staging folder and wing). opencode's
 database is OPENCODE_DB, else opencode.db (or opencode-<channel>.db) in $XDG_DATA_HOME/opencode,
 ~/.local/share/opencode; one that is locked, damaged or of an unknown schema is skipped with its reason.
-Claude Code's transcripts are $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects. Mine that path with
+Claude Code's transcripts are $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects; Codex's rollouts
+$CODEX_HOME/sessions, else ~/.codex/sessions (a rollout of a shape this mpt does not know is skipped with
+its reason). Mine that path with
 `mempalace_mine {source, mode: \"convos\", wing}` through the client that holds the palace.
 Under the edge (MEMPALACE_EDGE=1 and a primary) the path is the local staging, and the same export
 is also shipped to the primary's inbox, its mine queued in the outbox (a failed ship is `ship:

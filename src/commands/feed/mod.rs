@@ -20,7 +20,7 @@ use mpt_base::error::{Exit, MptError, Result};
 use mpt_feed::fleet::{self, FleetFeed, Ship};
 use mpt_feed::job::{self, FeedJob, FeedRun};
 use mpt_feed::remote::RemoteInbox;
-use mpt_feed::{GateConfig, Harness, PrepareOptions, Progress, Reason, claude};
+use mpt_feed::{GateConfig, Harness, PrepareOptions, Progress, Reason, claude, codex};
 use mpt_palace::harness::opencode;
 use mpt_palace::paths::{absolute, realpath};
 
@@ -85,6 +85,9 @@ fn harnesses(ctx: &Ctx, config: &Config, c: &FeedCommon) -> Result<Vec<Harness>>
     if claude::projects_dir(&ctx.env, &home).is_dir() {
         found.push(Harness::Claude);
     }
+    if codex::sessions_dir(&ctx.env, &home).is_dir() {
+        found.push(Harness::Codex);
+    }
     if found.is_empty() {
         found.push(Harness::Pi);
     }
@@ -122,6 +125,7 @@ fn plan(
         (None, Harness::Pi) => knobs.wing.clone(),
         (None, Harness::Opencode) => knobs.opencode_wing.clone(),
         (None, Harness::Claude) => knobs.claude_wing.clone(),
+        (None, Harness::Codex) => knobs.codex_wing.clone(),
     };
     let home = ctx.env.home()?;
     let feed_home = job::feed_home(&ctx.env)?;
@@ -130,6 +134,7 @@ fn plan(
         Harness::Pi => feed_home.clone(),
         Harness::Opencode => feed_home.join("opencode"),
         Harness::Claude => feed_home.join("claude"),
+        Harness::Codex => feed_home.join("codex"),
     };
     // Resolved through symlinks: the lock (and the temp cleanup it licenses) must be one per
     // folder, however the folder is named.
@@ -145,6 +150,7 @@ fn plan(
                 .with_hint("unset OPENCODE_DB, or leave opencode out (--harness pi)")
         })?),
         Harness::Claude => absolute(&claude::projects_dir(&ctx.env, &home)),
+        Harness::Codex => absolute(&codex::sessions_dir(&ctx.env, &home)),
     };
     let is_default = stage_dir == realpath(&harness_home.join("staged"));
     let (state_file, lock_file) = job::state_and_lock(&harness_home, &stage_dir, is_default);
@@ -249,6 +255,7 @@ fn who(h: Harness) -> &'static str {
         Harness::Pi => "",
         Harness::Opencode => "opencode: ",
         Harness::Claude => "claude: ",
+        Harness::Codex => "codex: ",
     }
 }
 
@@ -256,7 +263,7 @@ fn who(h: Harness) -> &'static str {
 fn agent(config: &Config, harness: Harness) -> Option<String> {
     match harness {
         Harness::Pi => config.stamp_identity(),
-        Harness::Opencode | Harness::Claude => config.stamp_identity().map(|_| {
+        Harness::Opencode | Harness::Claude | Harness::Codex => config.stamp_identity().map(|_| {
             format!(
                 "{}@{}",
                 harness.as_str(),

@@ -3,6 +3,7 @@
 
 mod claude;
 mod cli;
+mod codex;
 mod crash;
 mod damage;
 mod edge;

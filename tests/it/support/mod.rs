@@ -3,6 +3,7 @@
 
 pub mod certs;
 pub mod claude;
+pub mod codex;
 pub mod feed;
 pub mod fleet;
 pub mod gateway;

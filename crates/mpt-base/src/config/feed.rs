@@ -20,6 +20,9 @@ pub const DEFAULT_OPENCODE_WING: &str = "wing_opencode";
 /// Claude Code's conversations' wing unless `MEMPALACE_FEED_CLAUDE_WING` or `--wing` says otherwise.
 pub const DEFAULT_CLAUDE_WING: &str = "wing_claude";
 
+/// Codex's conversations' wing unless `MEMPALACE_FEED_CODEX_WING` or `--wing` says otherwise.
+pub const DEFAULT_CODEX_WING: &str = "wing_codex";
+
 /// Everything `mpt feed` reads from the environment, validated (a malformed value is exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedKnobs {
@@ -31,6 +34,8 @@ pub struct FeedKnobs {
     pub opencode_wing: String,
     /// `MEMPALACE_FEED_CLAUDE_WING`: Claude Code's conversations.
     pub claude_wing: String,
+    /// `MEMPALACE_FEED_CODEX_WING`: Codex's conversations.
+    pub codex_wing: String,
     /// `MEMPALACE_FEED_PREPARE_TIMEOUT_MS` (default 120000; 0 = unbounded).
     pub prepare_timeout: Option<Duration>,
     /// `MEMPALACE_FEED_MINE_TIMEOUT_MS` (default 300000; 0 = unbounded).
@@ -61,11 +66,16 @@ impl FeedKnobs {
             Some(w) => validate_wing(w, "MEMPALACE_FEED_CLAUDE_WING")?,
             None => DEFAULT_CLAUDE_WING.to_string(),
         };
+        let codex_wing = match env.get("MEMPALACE_FEED_CODEX_WING") {
+            Some(w) => validate_wing(w, "MEMPALACE_FEED_CODEX_WING")?,
+            None => DEFAULT_CODEX_WING.to_string(),
+        };
         Ok(FeedKnobs {
             enabled: env.flag("MEMPALACE_FEED", true)?,
             wing,
             opencode_wing,
             claude_wing,
+            codex_wing,
             prepare_timeout: optional_ms(env.millis("MEMPALACE_FEED_PREPARE_TIMEOUT_MS", 120_000)?),
             mine_timeout: optional_ms(env.millis("MEMPALACE_FEED_MINE_TIMEOUT_MS", 300_000)?),
             ssh_target: env
@@ -133,7 +143,7 @@ pub fn harness_inbox(inbox: &str, harness: &str) -> String {
 }
 
 /// The harnesses whose inboxes [`harness_inbox`] names, for whoever admits a feed mine.
-pub const INBOX_HARNESSES: [&str; 3] = ["pi", "opencode", "claude"];
+pub const INBOX_HARNESSES: [&str; 4] = ["pi", "opencode", "claude", "codex"];
 
 /// A wing name MemPalace accepts (`sanitize_name`: a letter or digit at both ends, word chars,
 /// space, `.`, `'`, `-` between, at most 128 chars, no `..`).

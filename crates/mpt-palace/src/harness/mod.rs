@@ -1,7 +1,8 @@
-//! The agent harnesses MemPalace serves: pi (a deployed TypeScript extension), opencode and
-//! Claude Code (static JSON MCP registrations). What is deployed, what it can do, how mpt wires it.
+//! The agent harnesses MemPalace serves: pi (a deployed TypeScript extension), opencode, Claude
+//! Code and Codex (static MCP registrations). What is deployed, what it can do, how mpt wires it.
 
 pub mod claude;
+pub mod codex;
 pub mod jsonc;
 pub mod jsonspan;
 pub mod kind;
