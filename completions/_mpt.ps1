@@ -121,7 +121,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
             break
         }
         'mpt;edge;wire' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json; codex: else $CODEX_HOME/config.toml or ~/.codex/config.toml)')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'claude: the scope written: user (~/.claude.json, every project) or project (./.mcp.json)')
             [CompletionResult]::new('--child', '--child', [CompletionResultType]::ParameterName, 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')

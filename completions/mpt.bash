@@ -763,7 +763,7 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__edge__subcmd__wire)
-            opts="-q -v -h -V --config --dry-run --scope --all-scopes --hooks --remove-hooks --replace-mempalace-hooks --child --palace --json --quiet --verbose --color --mpt-config --help --version opencode pi claude"
+            opts="-q -v -h -V --config --dry-run --scope --all-scopes --hooks --remove-hooks --replace-mempalace-hooks --child --palace --json --quiet --verbose --color --mpt-config --help --version opencode pi claude codex"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -113,7 +113,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
             cand --version 'Print version'
         }
         &'mpt;edge;wire'= {
-            cand --config 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)'
+            cand --config 'The harness''s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json; codex: else $CODEX_HOME/config.toml or ~/.codex/config.toml)'
             cand --scope 'claude: the scope written: user (~/.claude.json, every project) or project (./.mcp.json)'
             cand --child 'The mempalace-mcp binary for the local child (else the config''s `child`, else PATH)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'

@@ -110,7 +110,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s v -l verbose -d 'Say more on stderr (-vv: each request)'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
-complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l config -d 'The harness\'s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)' -r -F
+complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l config -d 'The harness\'s config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json; codex: else $CODEX_HOME/config.toml or ~/.codex/config.toml)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l scope -d 'claude: the scope written: user (~/.claude.json, every project) or project (./.mcp.json)' -r -f -a "user\t''
 project\t''"
 complete -c mpt -n "__fish_mpt_using_subcommand edge; and __fish_seen_subcommand_from wire" -l child -d 'The mempalace-mcp binary for the local child (else the config\'s `child`, else PATH)' -r -F

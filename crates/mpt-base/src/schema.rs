@@ -11,6 +11,8 @@ pub const EDGE_WIRE: &str = "mpt.edge.wire/v1";
 pub const EDGE_WIRE_USER_ENTRY: &str = "mpt.edge.wire.user_entry/v1";
 /// What `mpt edge wire claude --hooks` remembers beside Claude Code's settings file.
 pub const EDGE_WIRE_HOOKS: &str = "mpt.edge.wire.hooks/v1";
+/// What `mpt edge wire codex` remembers beside Codex's config: the keys it changed, as they were.
+pub const EDGE_WIRE_CODEX_ENTRY: &str = "mpt.edge.wire.codex_entry/v1";
 pub const ERROR: &str = "mpt.error/v1";
 pub const FEED_INSTALL_HELPER: &str = "mpt.feed.install_helper/v1";
 pub const FEED_MINE: &str = "mpt.feed.mine/v1";

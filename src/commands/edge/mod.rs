@@ -5,6 +5,7 @@ mod status;
 mod stop;
 pub(crate) mod wire;
 mod wire_claude;
+mod wire_codex;
 
 use std::path::PathBuf;
 
@@ -49,7 +50,7 @@ pub enum EdgeAction {
         /// The harness
         #[arg(value_enum)]
         harness: WireHarness,
-        /// The harness's config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json)
+        /// The harness's config file (opencode: else ~/.config/opencode/opencode.json[c]; claude: its state file, else $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json; codex: else $CODEX_HOME/config.toml or ~/.codex/config.toml)
         #[arg(long = "config", id = "harness_config", value_name = "PATH")]
         config: Option<PathBuf>,
         /// Show what would change, change nothing
@@ -65,6 +66,7 @@ pub enum WireHarness {
     Opencode,
     Pi,
     Claude,
+    Codex,
 }
 
 /// Claude Code's own wiring choices: which scope, and its feeding hooks.
@@ -149,6 +151,12 @@ pub fn run(ctx: &Ctx, args: EdgeArgs) -> Result<Exit> {
             harness: WireHarness::Pi,
             ..
         }) => wire::pi(ctx, &config),
+        Some(EdgeAction::Wire {
+            harness: WireHarness::Codex,
+            config: file,
+            dry_run,
+            ..
+        }) => wire_codex::run(ctx, &config, file, dry_run),
         None if args.owner => relay_runtime()?
             .block_on(launch.run_owner())
             .map(|()| Exit::Ok),

@@ -3,6 +3,7 @@
 
 mod claude;
 mod claude_wire;
+mod codex;
 mod inspector;
 mod opencode;
 pub(crate) mod pi;

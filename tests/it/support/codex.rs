@@ -76,17 +76,18 @@ impl Codex {
         cmd
     }
 
-    /// `codex exec PROMPT --json` (resuming the last thread with `resume`), tools allowed to run
-    /// unattended; it must succeed. Returns the thread id and its `--json` events.
+    /// `codex exec PROMPT --json` with `vars` in its environment (resuming the last thread with
+    /// `resume`), tools allowed to run unattended; it must succeed. Returns the thread id and its
+    /// `--json` events.
     pub fn exec(
         &self,
         env: &TestEnv,
         prompt: &str,
         resume: bool,
-        more: &[&str],
+        vars: &[(String, String)],
     ) -> (String, Vec<Value>) {
         let mut cmd = self.command(env);
-        cmd.arg("exec");
+        cmd.envs(vars.iter().cloned()).arg("exec");
         if resume {
             cmd.args(["resume", "--last"]);
         }
@@ -95,7 +96,6 @@ impl Codex {
             "--json",
             "--dangerously-bypass-approvals-and-sandbox",
         ])
-        .args(more)
         .arg(prompt);
         let o: Output = cmd.output().unwrap();
         assert!(

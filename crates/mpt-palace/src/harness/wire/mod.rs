@@ -3,6 +3,7 @@
 //! HTTP; URL + EDGE=1: `mpt edge`), every other byte of the file kept, a backup first; pi gets
 //! the edit its extension needs.
 
+pub mod codex;
 pub mod dialect;
 pub mod entry;
 pub mod exe;
