@@ -252,6 +252,32 @@ fn every_document_a_command_prints_keeps_its_field_paths_and_types() {
         .insert("mpt.edge.wire/v1+claude".into(), parse_json(&o));
     seen.borrow_mut()
         .file(&env.home().join(".claude/settings.json.mpt-hooks.json"));
+    // Codex's wiring under the edge, and what mpt remembers beside its config.
+    let codex = env.path("codex.toml");
+    std::fs::write(
+        &codex,
+        "[mcp_servers.mempalace]\ncommand = \"mempalace-mcp\"\n",
+    )
+    .unwrap();
+    let mut edge = device.to_vec();
+    edge.push(("MEMPALACE_EDGE", "1"));
+    let o = env.mpt(
+        &[
+            "--json",
+            "edge",
+            "wire",
+            "codex",
+            "--config",
+            codex.to_str().unwrap(),
+        ],
+        &edge,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    seen.borrow_mut()
+        .0
+        .insert("mpt.edge.wire/v1+codex".into(), parse_json(&o));
+    seen.borrow_mut()
+        .file(&env.path("codex.toml.mpt-user-entry.json"));
     run(&[
         "--json",
         "feed",
