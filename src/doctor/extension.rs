@@ -7,10 +7,14 @@ use mpt_palace::harness::pi::{self, CAPABILITIES, EDGE_TOKEN};
 
 pub fn check(inputs: &Inputs) -> Check {
     let c = pi_extension(inputs);
-    [opencode_feeder(inputs), claude_feeder(inputs)]
-        .into_iter()
-        .flatten()
-        .fold(c, Check::evidence)
+    [
+        opencode_feeder(inputs),
+        claude_feeder(inputs),
+        codex_feeder(inputs),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(c, Check::evidence)
 }
 
 fn pi_extension(inputs: &Inputs) -> Check {
@@ -214,5 +218,34 @@ fn claude_feeder(inputs: &Inputs) -> Option<String> {
     Some(format!(
         "feeder for claude: {who}, into {wing}; {}; {last}",
         dir.join("projects").display()
+    ))
+}
+
+/// What feeds Codex's rollouts here: no hook does, so `mpt feed mine --harness codex` run by the
+/// user (or a timer); into which wing, and when mpt last fed them. `None` when Codex is not here.
+fn codex_feeder(inputs: &Inputs) -> Option<String> {
+    use mpt_palace::harness::codex;
+    let env = &inputs.env;
+    let home = env.home().ok()?;
+    if !codex::home_dir(env, &home).is_dir() {
+        return None;
+    }
+    let wing = inputs
+        .config
+        .as_ref()
+        .map(|c| c.feed.codex_wing.clone())
+        .unwrap_or_else(|_| mpt_base::config::feed::DEFAULT_CODEX_WING.to_string());
+    let last = mpt_feed::state::feed_home(env).ok().and_then(|feed| {
+        std::fs::metadata(feed.join("codex/state.json"))
+            .ok()?
+            .modified()
+            .ok()
+    });
+    let last = last.map_or("never fed by mpt".to_string(), |t| {
+        format!("last fed {}", iso_date(t))
+    });
+    Some(format!(
+        "feeder for codex: `mpt feed mine --harness codex --reason manual` (nothing feeds Codex on its own, and MemPalace 3.11's miner files nothing from its 0.169 rollouts: run it, or schedule it), into {wing}; {}; {last}",
+        codex::sessions_dir(env, &home).display()
     ))
 }

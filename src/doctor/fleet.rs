@@ -28,13 +28,20 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
     };
     let harnesses: Vec<&Proc> = procs
         .iter()
-        .filter(|p| matches!(p.role, Some(Role::Pi | Role::Opencode | Role::Claude)))
+        .filter(|p| {
+            matches!(
+                p.role,
+                Some(Role::Pi | Role::Opencode | Role::Claude | Role::Codex)
+            )
+        })
+        // npm's launcher and the native binary it starts are one harness: the launcher's pid.
+        .filter(|p| !procs.iter().any(|q| q.pid == p.ppid && q.role == p.role))
         .collect();
     if harnesses.is_empty() {
         return Check::new(
             id,
             Status::Ok,
-            "no pi, opencode or Claude Code of this user is running",
+            "no pi, opencode, Claude Code or Codex of this user is running",
         );
     }
     let mut c = Check::new(id, Status::Ok, "");
@@ -44,6 +51,7 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
         let name = match h.role {
             Some(Role::Pi) => "pi",
             Some(Role::Claude) => "claude",
+            Some(Role::Codex) => "codex",
             _ => "opencode",
         };
         let theirs = h.environ().and_then(|e| {
@@ -69,10 +77,12 @@ pub fn half_flip(inputs: &Inputs, procs: &[Proc]) -> Check {
         for child in procs.iter().filter(|p| p.role == Some(Role::Child)) {
             let chain = procs::ancestors(procs, child.pid);
             let through_edge = chain.iter().any(|a| a.role == Some(Role::Edge));
-            if let Some(h) = chain
-                .iter()
-                .find(|a| matches!(a.role, Some(Role::Pi | Role::Opencode | Role::Claude)))
-                && !through_edge
+            if let Some(h) = chain.iter().find(|a| {
+                matches!(
+                    a.role,
+                    Some(Role::Pi | Role::Opencode | Role::Claude | Role::Codex)
+                )
+            }) && !through_edge
             {
                 fails.push(format!("pid {} (mempalace-mcp, started by pid {}) serves a harness from the local palace while the URL is set", child.pid, h.pid));
             }

@@ -2,14 +2,14 @@
 //! the mailbox's notification mode), a token file others can read or that git tracks, a token in
 //! a compose file, an edge without a persisted palace, a device-less remote, remote feeding with
 //! no SSH target, MemPalace's lock folder read-only, an opencode entry that disagrees or cannot
-//! authenticate (`remote_entry`), a Claude Code entry that disagrees or shadows, hooks feeding twice.
+//! authenticate (`remote_entry`), a Claude Code or Codex entry that disagrees, hooks feeding twice.
 
 use super::{Check, Finding, Inputs, Status};
 use crate::mailbox::{NOTIFY_VAR, NotifyMode};
 use mpt_base::config::{Config, TokenSource};
 use mpt_base::which::which;
 use mpt_palace::harness::opencode::Wiring;
-use mpt_palace::harness::{claude, kind, wire::hooks};
+use mpt_palace::harness::{claude, codex, kind, wire, wire::hooks};
 use mpt_palace::hygiene::{compose_tokens, ephemeral_fs, git_tracks};
 use mpt_palace::procs::Proc;
 
@@ -219,6 +219,75 @@ fn config_findings<'a>(
     }
     opencode_findings(inputs, c, procs, push);
     claude_findings(inputs, c, push);
+    codex_findings(inputs, c, push);
+}
+
+/// Codex's entry against the opt-in: the edge when opted in (passing mpt's variables on, which
+/// Codex does not do by itself), MemPalace's own otherwise; a config Codex cannot read.
+fn codex_findings(inputs: &Inputs, c: &Config, push: &mut impl FnMut(Status, String, String)) {
+    let Ok(home) = inputs.env.home() else {
+        return;
+    };
+    if !codex::home_dir(&inputs.env, &home).is_dir() {
+        return;
+    }
+    let file = codex::config_file(&inputs.env, &home);
+    let edge = c.remote.is_some() && c.edge_opt_in;
+    let fix = "`mpt edge wire codex` sets the entry to match MEMPALACE_REMOTE_URL / MEMPALACE_EDGE";
+    match wire::codex::entry(&file) {
+        Err(why) => push(
+            Status::Warn,
+            format!(
+                "{} is not valid TOML ({why}): Codex refuses to start",
+                file.display()
+            ),
+            format!("fix the TOML in {}", file.display()),
+        ),
+        Ok(None) if which("mempalace-mcp", &inputs.env).is_some() => {
+            let fix = match edge {
+                true => "`mpt edge wire codex` adds the entry",
+                false => {
+                    "`codex mcp add mempalace -- mempalace-mcp` adds MemPalace's own entry (mpt adds none without an opt-in)"
+                }
+            };
+            push(
+                Status::Warn,
+                "Codex is set up but registers no MemPalace server: its agent has no palace tools"
+                    .into(),
+                fix.into(),
+            );
+        }
+        Ok(None) => {}
+        Ok(Some(e)) if edge && e.kind != kind::EntryKind::Edge => push(
+            Status::Warn,
+            format!(
+                "Codex's entry '{}' in {} is {} but this machine's opt-in says mpt edge",
+                e.name,
+                e.file.display(),
+                e.kind.label()
+            ),
+            fix.into(),
+        ),
+        Ok(Some(e)) if edge && !e.env_vars.iter().any(|v| v == "MEMPALACE_REMOTE_URL") => push(
+            Status::Warn,
+            format!(
+                "Codex's entry '{}' in {} runs mpt edge without passing MEMPALACE_REMOTE_URL on (env_vars): Codex hands its servers only HOME, PATH and a few others, so the edge never sees the opt-in from this environment",
+                e.name,
+                e.file.display()
+            ),
+            fix.into(),
+        ),
+        Ok(Some(e)) if !edge && e.kind == kind::EntryKind::Edge => push(
+            Status::Warn,
+            format!(
+                "Codex's entry '{}' in {} runs mpt edge but this machine is not opted into the edge",
+                e.name,
+                e.file.display()
+            ),
+            fix.into(),
+        ),
+        Ok(Some(_)) => {}
+    }
 }
 
 /// Claude Code's entries against the opt-in (the user scope, and any local or project entry

@@ -144,11 +144,12 @@ pub fn wiring(inputs: &Inputs) -> Step {
         }
     }
     let claude = claude_wiring(inputs, expected, &mut evidence, &mut findings);
-    if !w.installed() && pi_dir.is_none() && !claude {
+    let codex = codex_wiring(inputs, remote && edge, &mut evidence, &mut findings);
+    if !w.installed() && pi_dir.is_none() && !claude && !codex {
         return Step::new(
             id,
             State::NotApplicable,
-            "no harness (pi, opencode, Claude Code) is set up for this user",
+            "no harness (pi, opencode, Claude Code, Codex) is set up for this user",
         );
     }
     let mut s = Step::from_findings(
@@ -243,6 +244,57 @@ fn claude_wiring(
             )
             .replacement("mpt edge wire claude --all-scopes"),
         );
+    }
+    true
+}
+
+/// Codex's entry: the edge (passing mpt's variables on) when opted in, not the edge otherwise;
+/// whether Codex is set up here.
+fn codex_wiring(
+    inputs: &Inputs,
+    edge: bool,
+    evidence: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
+) -> bool {
+    use mpt_palace::harness::{codex, wire};
+    let Ok(home) = inputs.env.home() else {
+        return false;
+    };
+    if !codex::home_dir(&inputs.env, &home).is_dir() {
+        return false;
+    }
+    let file = codex::config_file(&inputs.env, &home);
+    let entry = match wire::codex::entry(&file) {
+        Ok(e) => e,
+        Err(why) => {
+            findings.push(Finding::at(
+                &file,
+                0,
+                format!("is not valid TOML ({why}): Codex refuses to start"),
+            ));
+            return true;
+        }
+    };
+    let is_edge = entry.as_ref().is_some_and(|e| e.kind == EntryKind::Edge);
+    evidence.push(match &entry {
+        Some(e) => format!(
+            "codex: '{}' in {} is {}",
+            e.name,
+            e.file.display(),
+            e.kind.label()
+        ),
+        None => format!("codex: no MemPalace entry in {}", file.display()),
+    });
+    let wrong = match (&entry, edge) {
+        (_, true) if !is_edge => Some("Codex does not run the edge, but the opt-in says it should"),
+        (Some(e), true) if !e.env_vars.iter().any(|v| v == "MEMPALACE_REMOTE_URL") => Some(
+            "Codex runs the edge without passing the opt-in on (env_vars): the edge never sees it",
+        ),
+        (_, false) if is_edge => Some("Codex runs the edge, but this machine is not opted in"),
+        _ => None,
+    };
+    if let Some(what) = wrong {
+        findings.push(Finding::at(&file, 0, what).replacement("mpt edge wire codex"));
     }
     true
 }

@@ -1163,3 +1163,81 @@ fn doctor_names_claude_codes_shadowing_entry_its_feeder_and_hooks_that_file_twic
         "{c}"
     );
 }
+
+#[test]
+fn doctor_says_what_codex_runs_against_the_opt_in_and_that_nothing_feeds_it_on_its_own() {
+    let env = TestEnv::new();
+    let edge = [
+        ("MEMPALACE_REMOTE_URL", "http://127.0.0.1:9/mcp"),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+        ("MEMPALACE_EDGE", "1"),
+    ];
+    let config = env.home().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "[mcp_servers.mempalace]\ncommand = \"mempalace-mcp\"\n",
+    )
+    .unwrap();
+    let codex = |c: &Value| -> Vec<(String, String)> {
+        c["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["what"].as_str().is_some_and(|w| w.contains("Codex")))
+            .map(|f| {
+                (
+                    f["what"].as_str().unwrap().into(),
+                    f["fix"].as_str().unwrap_or("").into(),
+                )
+            })
+            .collect()
+    };
+    let (_, c) = doctor(&env, "config", &[]);
+    assert_eq!(
+        codex(&c),
+        [],
+        "MemPalace's own entry on a solitary machine: {c}"
+    );
+    let (_, c) = doctor(&env, "config", &edge);
+    let found = codex(&c);
+    assert!(
+        found.len() == 1
+            && found[0].0.contains("opt-in says mpt edge")
+            && found[0].1.contains("mpt edge wire codex"),
+        "{found:?}"
+    );
+    // The edge written by hand, without passing the opt-in on.
+    std::fs::write(
+        &config,
+        "[mcp_servers.mempalace]\ncommand = \"mpt\"\nargs = [\"edge\"]\n",
+    )
+    .unwrap();
+    let (_, c) = doctor(&env, "config", &edge);
+    assert!(
+        codex(&c)[0]
+            .0
+            .contains("without passing MEMPALACE_REMOTE_URL"),
+        "{c}"
+    );
+    // The fix the finding names fixes it.
+    let o = env.mpt(&["edge", "wire", "codex"], &edge);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, c) = doctor(&env, "config", &edge);
+    assert_eq!(codex(&c), [], "{c}");
+    let (_, c) = doctor(&env, "extension", &edge);
+    assert!(
+        c["evidence"]
+            .to_string()
+            .contains("feeder for codex: `mpt feed mine --harness codex"),
+        "{c}"
+    );
+    // A config Codex cannot read.
+    std::fs::write(&config, "model = ").unwrap();
+    let (_, c) = doctor(&env, "config", &edge);
+    assert!(
+        codex(&c).is_empty() || c.to_string().contains("not valid TOML"),
+        "{c}"
+    );
+    assert!(c.to_string().contains("not valid TOML"), "{c}");
+}

@@ -15,6 +15,8 @@ pub enum Role {
     Opencode,
     /// Claude Code (`claude`, its native `claude.exe`).
     Claude,
+    /// Codex (npm's `node …/codex` and the native `codex` it starts).
+    Codex,
     /// A stdio MemPalace server (`mempalace-mcp`, or `-m mempalace.mcp_server` without http).
     Child,
     /// `mempalace serve` (after its execve: `-m mempalace.mcp_server --transport http`).
@@ -155,6 +157,9 @@ pub fn role_of(argv: &[String]) -> Option<Role> {
     if head.iter().any(|h| *h == "claude" || *h == "claude.exe") {
         return Some(Role::Claude);
     }
+    if head.contains(&"codex") {
+        return Some(Role::Codex);
+    }
     None
 }
 
@@ -275,6 +280,11 @@ mod tests {
         assert_eq!(
             role_of(&v("/usr/local/bin/mpt edge --harness claude")),
             Some(Role::Edge)
+        );
+        assert_eq!(role_of(&v("node /n/.bin/codex exec hi")), Some(Role::Codex));
+        assert_eq!(
+            role_of(&v("/n/vendor/x86_64-unknown-linux-musl/bin/codex exec hi")),
+            Some(Role::Codex)
         );
         assert_eq!(role_of(&v("/usr/local/bin/mpt edge")), Some(Role::Edge));
         assert_eq!(role_of(&v("/bin/bash -c pip")), None);

@@ -54,6 +54,7 @@ fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
         &d.agent("claude"),
         "summarise the Claude Code session",
     );
+    let to_cx = ask(&fleet, &d.agent("codex"), "port the lexer fix");
     let to_oc = ask(&fleet, &d.agent("opencode"), "review the opencode change");
     let to_pi = ask(&fleet, &d.agent("pi"), "rotate the keys");
     ask(&fleet, "pi@elsewhere", "not this device's");
@@ -63,6 +64,7 @@ fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
         owed(&doc),
         [
             (to_cc.clone(), d.agent("claude")),
+            (to_cx.clone(), d.agent("codex")),
             (to_oc.clone(), d.agent("opencode")),
             (to_pi.clone(), d.agent("pi"))
         ],
@@ -70,7 +72,12 @@ fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
     );
     assert_eq!(
         doc["identities"],
-        json!([d.agent("claude"), d.agent("opencode"), d.agent("pi")])
+        json!([
+            d.agent("claude"),
+            d.agent("codex"),
+            d.agent("opencode"),
+            d.agent("pi")
+        ])
     );
     assert_eq!(doc["me"], d.agent("mcp"), "`me` stays the stamp identity");
     let human = stdout(&d.mpt(&["mailbox"]));
@@ -88,6 +95,7 @@ fn a_device_owes_what_any_of_its_identities_owes_and_acks_as_the_addressee() {
         owed(&mailbox(d, &[])),
         [
             (to_cc.clone(), d.agent("claude")),
+            (to_cx.clone(), d.agent("codex")),
             (to_pi.clone(), d.agent("pi"))
         ]
     );

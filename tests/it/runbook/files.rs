@@ -503,3 +503,42 @@ fn edge_wiring_covers_claude_codes_user_entry_and_the_local_ones_that_shadow_it(
     let (_, doc) = runbook(&env, &["phase2"], &edge_vars);
     assert_eq!(state(step(&doc, "edge-wiring")), "done", "{doc}");
 }
+
+#[test]
+fn edge_wiring_covers_codex_and_its_replacement_fixes_it() {
+    let env = TestEnv::new();
+    let edge_vars = [
+        ("MEMPALACE_REMOTE_URL", "https://primary.example:8765/mcp"),
+        ("MEMPALACE_EDGE", "1"),
+    ];
+    let config = env.home().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "# mine\n[mcp_servers.mempalace]\ncommand = \"mempalace-mcp\"\n",
+    )
+    .unwrap();
+    let (_, doc) = runbook(&env, &["phase2"], &[]);
+    assert_eq!(state(step(&doc, "edge-wiring")), "done", "R1: {doc}");
+    let (code, doc) = runbook(&env, &["phase2"], &edge_vars);
+    assert_eq!(code, 3, "{doc}");
+    let wiring = step(&doc, "edge-wiring");
+    assert_eq!(state(wiring), "to_do");
+    assert_eq!(
+        wiring["findings"][0]["replacement"], "mpt edge wire codex",
+        "{wiring}"
+    );
+    let o = env.mpt(&["edge", "wire", "codex"], &edge_vars);
+    assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    let (_, doc) = runbook(&env, &["phase2"], &edge_vars);
+    assert_eq!(state(step(&doc, "edge-wiring")), "done", "{doc}");
+    // Withdrawn: the edge entry left behind is R1's business, and wire puts the user's back.
+    let (_, doc) = runbook(&env, &["phase2"], &[]);
+    assert_eq!(state(step(&doc, "edge-wiring")), "to_do", "{doc}");
+    let o = env.mpt(&["edge", "wire", "codex"], &[]);
+    assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "# mine\n[mcp_servers.mempalace]\ncommand = \"mempalace-mcp\"\n"
+    );
+}

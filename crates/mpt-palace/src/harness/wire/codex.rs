@@ -191,6 +191,50 @@ fn set(t: &mut dyn TableLike, key: &str, item: Item) {
     }
 }
 
+/// Codex's MemPalace entry as doctor and the runbook read it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Entry {
+    pub file: PathBuf,
+    pub name: String,
+    pub kind: EntryKind,
+    pub command: Vec<String>,
+    /// The variables it passes on by name (`env_vars`): the edge's opt-in reaches it only so.
+    pub env_vars: Vec<String>,
+}
+
+/// The MemPalace entry of Codex's `file`: `Ok(None)` when the file or the entry is not there;
+/// an error when the file is not TOML (Codex refuses it too).
+pub fn entry(file: &Path) -> std::result::Result<Option<Entry>, String> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let doc: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| e.to_string())?;
+    let Some((name, kind)) = existing(&doc) else {
+        return Ok(None);
+    };
+    let t = doc["mcp_servers"][name.as_str()]
+        .as_table_like()
+        .expect("found above");
+    let env_vars = t
+        .get("env_vars")
+        .and_then(Item::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    Ok(Some(Entry {
+        file: file.to_path_buf(),
+        command: command(t),
+        name,
+        kind,
+        env_vars,
+    }))
+}
+
 /// What wiring Codex's `file` for `state` would do (nothing is written).
 pub fn plan(file: &Path, state: OptIn, mpt: &Path, mempalace_installed: bool) -> Result<Plan> {
     let mut plan = Plan {
@@ -523,8 +567,15 @@ model = "o9"
         assert_eq!(p.action, Action::Delete);
         apply(&p).unwrap();
         assert!(!h.exists() && !memory_path(&h).exists());
+        // What doctor reads: the entry and the names it passes on.
+        std::fs::write(&g, USER).unwrap();
+        apply(&plan(&g, OptIn::Edge, mpt, true).unwrap()).unwrap();
+        let e = entry(&g).unwrap().unwrap();
+        assert_eq!((e.name.as_str(), e.kind), ("mempalace", EntryKind::Edge));
+        assert!(e.env_vars.iter().any(|v| v == "MEMPALACE_REMOTE_URL"));
         // A file that is not TOML is refused, never rewritten.
         std::fs::write(&h, "model = ").unwrap();
         assert!(plan(&h, OptIn::Edge, mpt, true).is_err());
+        assert!(entry(&h).is_err());
     }
 }
