@@ -4,10 +4,11 @@
 //! re-run, beside pi's, with the floors any opencode exporter pays (the read alone both ways, then with
 //! every needed field parsed, rendered, the staging alone with and without fsync; CPU time beside the
 //! wall time); then 1,000 Claude Code transcripts (`claude.rs`): the first export beside `cp -r` of
-//! the folder and the no-change re-run: `cargo bench --bench bench_feed` (`BENCH_FEED=opencode` or
-//! `claude` for one half alone).
+//! the folder and the no-change re-run, and the same for 1,000 Codex rollouts (`codex.rs`):
+//! `cargo bench --bench bench_feed` (`BENCH_FEED=opencode`, `claude` or `codex` for one alone).
 
 mod claude;
+mod codex;
 #[path = "../../tests/it/support/opencode_db.rs"]
 mod opencode_db;
 
@@ -262,6 +263,9 @@ fn main() {
     if std::env::var("BENCH_FEED").as_deref() == Ok("claude") {
         return claude::claude(tmp.path(), None);
     }
+    if std::env::var("BENCH_FEED").as_deref() == Ok("codex") {
+        return codex::codex(tmp.path(), None);
+    }
     // BENCH_FEED_PI_DIR keeps the synthetic pi sessions there (to profile `mpt feed prepare` on them).
     let sessions = std::env::var_os("BENCH_FEED_PI_DIR")
         .map_or_else(|| tmp.path().join("sessions"), PathBuf::from);
@@ -392,6 +396,7 @@ fn main() {
     }
     opencode(tmp.path(), Some(engine), &mpt);
     claude::claude(tmp.path(), Some(engine));
+    codex::codex(tmp.path(), Some(engine));
 }
 
 /// Turns per synthetic opencode session: about 50 KB of rows each, as pi's sessions above.

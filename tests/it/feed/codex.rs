@@ -47,6 +47,21 @@ fn a_real_codex_rollout_is_mined_and_found_each_exchange_once_and_a_rerun_files_
             .to_string_lossy()
             .ends_with(&format!("-{id}.jsonl"))
     );
+    // The shape the feed bench synthesises is this real rollout's (every record kind, every key).
+    let real = mpt_feed::codex::line_shapes(&std::fs::read(&rollouts[0]).unwrap());
+    let pinned: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::fixture("codex-0.169-shapes.json")).unwrap(),
+    )
+    .unwrap();
+    for (kind, keys) in pinned["shapes"].as_object().unwrap() {
+        let seen = real.get(kind);
+        for k in keys.as_array().unwrap() {
+            assert!(
+                seen.is_some_and(|s| s.contains(k.as_str().unwrap())),
+                "{kind}.{k}: the pinned shape is no longer the real Codex's: {real:?}"
+            );
+        }
+    }
     // A rollout in a shape this mpt does not read (the older event records): skipped, said why.
     let older = rollouts[0]
         .with_file_name("rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000000.jsonl");

@@ -4,7 +4,7 @@
 mod parse;
 mod source;
 
-pub use parse::{Shape, session};
+pub use parse::{Shape, line_shapes, session};
 pub use source::prepare;
 
 pub use mpt_palace::harness::codex::{home_dir, sessions_dir};

@@ -1,6 +1,8 @@
 //! One Codex rollout (0.169's `rollout-<time>-<thread>.jsonl`) as the entries every harness renders,
 //! each turn from one record type: the `event_msg` `item_completed` items, in file order.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde_json::Value;
 
 use crate::jsonl::{parse_json, split_lines};
@@ -102,6 +104,41 @@ pub fn session(id: &str, bytes: &[u8]) -> (Session, Option<String>, Shape) {
         last_time,
         shape,
     )
+}
+
+/// A rollout's shape: each record's kind (`type`, its payload's `type`, and an `item_completed`
+/// item's `type`, joined by `:`) with every key it carries (the payload's as `payload.<key>`, the
+/// item's as `item.<key>`). The feed bench's synthetic rollouts are held to a real one's with it.
+pub fn line_shapes(bytes: &[u8]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (line, _) in split_lines(bytes) {
+        let Some(Value::Object(v)) = parse_json::<Value>(line) else {
+            continue;
+        };
+        let Some(kind) = v.get("type").and_then(Value::as_str) else {
+            continue;
+        };
+        let payload = v.get("payload").and_then(Value::as_object);
+        let item = payload
+            .and_then(|p| p.get("item"))
+            .and_then(Value::as_object);
+        let mut name = kind.to_string();
+        for part in [payload, item] {
+            if let Some(t) = part.and_then(|o| o.get("type")).and_then(Value::as_str) {
+                name = format!("{name}:{t}");
+            }
+        }
+        let keys = out.entry(name).or_default();
+        keys.extend(v.keys().cloned());
+        for (prefix, part) in [("payload", payload), ("item", item)] {
+            keys.extend(
+                part.into_iter()
+                    .flatten()
+                    .map(|(k, _)| format!("{prefix}.{k}")),
+            );
+        }
+    }
+    out
 }
 
 /// An item as the exporter needs it: the user's message, the agent's, or a tool call as a note.
