@@ -94,30 +94,6 @@ fn transcript(r: &mut Rng, n: usize, id: &str) -> String {
     out
 }
 
-/// Every line kind of a synthetic transcript is one a real Claude Code 2.1.328 transcript has,
-/// with no key the real one lacks (tests/fixtures/claude-2.1.328-shapes.json, which the feed's
-/// integration test holds to the real Claude Code).
-fn check_shape(text: &str) {
-    let pinned: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-2.1.328-shapes.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    for (kind, keys) in mpt_feed::claude::line_shapes(text.as_bytes()) {
-        let real = pinned["shapes"][&kind]
-            .as_array()
-            .unwrap_or_else(|| panic!("{kind}: no such line in a real transcript"));
-        for k in keys {
-            assert!(
-                real.iter().any(|r| r == k.as_str()),
-                "{kind}.{k}: not a key of a real transcript's {kind} line"
-            );
-        }
-    }
-}
-
 pub fn claude(tmp: &Path, pi_rerun_ms: Option<f64>) {
     let projects = tmp.join("claude/projects");
     let t = Instant::now();
@@ -129,7 +105,10 @@ pub fn claude(tmp: &Path, pi_rerun_ms: Option<f64>) {
         let id = format!("{n:08x}-0000-4000-8000-000000000000");
         let text = transcript(&mut r, n, &id);
         if n == 0 {
-            check_shape(&text);
+            super::check_shape(
+                mpt_feed::claude::line_shapes(text.as_bytes()),
+                "claude-2.1.328-shapes.json",
+            );
         }
         total += text.len();
         fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();

@@ -103,30 +103,6 @@ fn rollout(r: &mut Rng, id: &str) -> String {
     out
 }
 
-/// Every record kind of a synthetic rollout is one a real Codex 0.169 rollout has, with no key
-/// the real one lacks (tests/fixtures/codex-0.169-shapes.json, which the feed's integration
-/// test holds to the real Codex).
-fn check_shape(text: &str) {
-    let pinned: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex-0.169-shapes.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    for (kind, keys) in mpt_feed::codex::line_shapes(text.as_bytes()) {
-        let real = pinned["shapes"][&kind]
-            .as_array()
-            .unwrap_or_else(|| panic!("{kind}: no such record in a real rollout"));
-        for k in keys {
-            assert!(
-                real.iter().any(|r| r == k.as_str()),
-                "{kind}.{k}: not a key of a real rollout's {kind} record"
-            );
-        }
-    }
-}
-
 pub fn codex(tmp: &Path, pi_rerun_ms: Option<f64>) {
     let sessions = tmp.join("codex/sessions");
     let t = Instant::now();
@@ -138,7 +114,10 @@ pub fn codex(tmp: &Path, pi_rerun_ms: Option<f64>) {
         let id = format!("{n:08x}-0000-4000-8000-000000000000");
         let text = rollout(&mut r, &id);
         if n == 0 {
-            check_shape(&text);
+            super::check_shape(
+                mpt_feed::codex::line_shapes(text.as_bytes()),
+                "codex-0.169-shapes.json",
+            );
         }
         total += text.len();
         fs::write(

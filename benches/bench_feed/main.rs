@@ -250,6 +250,35 @@ fn median_ms(n: usize, mut f: impl FnMut()) -> f64 {
     v[n / 2]
 }
 
+/// Every record kind of a synthetic file (`shapes`, as the harness's `line_shapes` reads it) is
+/// one the real harness's files have, with no key they lack: `tests/fixtures/<fixture>`, which
+/// the feed's integration tests hold to the real harness.
+fn check_shape(
+    shapes: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    fixture: &str,
+) {
+    let pinned: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(fixture),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for (kind, keys) in shapes {
+        let real = pinned["shapes"][&kind]
+            .as_array()
+            .unwrap_or_else(|| panic!("{kind}: no such record in {fixture}"));
+        for k in keys {
+            assert!(
+                real.iter().any(|r| r == k.as_str()),
+                "{kind}.{k}: not a key of the real harness's {kind} record ({fixture})"
+            );
+        }
+    }
+}
+
 fn main() {
     let mpt = std::env::args()
         .filter(|a| a != "--bench")

@@ -1235,9 +1235,5 @@ fn doctor_says_what_codex_runs_against_the_opt_in_and_that_nothing_feeds_it_on_i
     // A config Codex cannot read.
     std::fs::write(&config, "model = ").unwrap();
     let (_, c) = doctor(&env, "config", &edge);
-    assert!(
-        codex(&c).is_empty() || c.to_string().contains("not valid TOML"),
-        "{c}"
-    );
     assert!(c.to_string().contains("not valid TOML"), "{c}");
 }

@@ -39,6 +39,7 @@ pub mod session;
 pub mod stage;
 pub mod state;
 mod text;
+mod transcripts;
 pub mod upload;
 
 pub use export::ExportOptions;

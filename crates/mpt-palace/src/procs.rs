@@ -51,16 +51,7 @@ impl Proc {
 
     /// The value after `--palace` (or `--palace=`), as given.
     pub fn palace_arg(&self) -> Option<PathBuf> {
-        let mut it = self.argv.iter();
-        while let Some(a) = it.next() {
-            if a == "--palace" {
-                return it.next().map(PathBuf::from);
-            }
-            if let Some(v) = a.strip_prefix("--palace=") {
-                return Some(PathBuf::from(v));
-            }
-        }
-        None
+        crate::harness::kind::palace_arg(&self.argv).map(PathBuf::from)
     }
 
     pub fn command_line(&self) -> String {

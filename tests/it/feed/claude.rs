@@ -41,19 +41,7 @@ fn a_real_claude_code_session_is_mined_and_found_each_exchange_once_and_a_rerun_
     let real = mpt_feed::claude::line_shapes(
         &std::fs::read(transcripts.join(format!("{id}.jsonl"))).unwrap(),
     );
-    let pinned: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::support::fixture("claude-2.1.328-shapes.json")).unwrap(),
-    )
-    .unwrap();
-    for (kind, keys) in pinned["shapes"].as_object().unwrap() {
-        let seen = real.get(kind);
-        for k in keys.as_array().unwrap() {
-            assert!(
-                seen.is_some_and(|s| s.contains(k.as_str().unwrap())),
-                "{kind}.{k}: the pinned shape is no longer the real Claude Code's: {real:?}"
-            );
-        }
-    }
+    crate::support::feed::assert_pinned_shape_holds(&real, "claude-2.1.328-shapes.json");
     // A subagent's transcript beside the session (where Claude Code 2.x keeps them).
     let sub = transcripts.join(&id).join("subagents");
     std::fs::create_dir_all(&sub).unwrap();

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::cli::feed;
 use super::miner::top_source;
 use crate::support::codex::Codex;
-use crate::support::{TestEnv, json as parse_json, stderr};
+use crate::support::{TestEnv, files_under, json as parse_json, stderr};
 
 const MULTI: &str = "Why does the lexer drop a tab after a heredoc marker?\nthe second line names the marmalade tokenizer\nand a third line closes it";
 
@@ -40,7 +40,10 @@ fn a_real_codex_rollout_is_mined_and_found_each_exchange_once_and_a_rerun_files_
     );
     assert_eq!(codex.exec(&env, MULTI, true, &[]).0, id, "a resume appends");
     codex.exec(&env, "And the cobalt walrus cache?", true, &[]);
-    let rollouts: Vec<_> = walk(&Codex::sessions(&env));
+    let rollouts: Vec<std::path::PathBuf> = files_under(&Codex::sessions(&env))
+        .into_iter()
+        .map(|(p, _)| p.into())
+        .collect();
     assert_eq!(rollouts.len(), 1, "one rollout a thread: {rollouts:?}");
     assert!(
         rollouts[0]
@@ -49,19 +52,7 @@ fn a_real_codex_rollout_is_mined_and_found_each_exchange_once_and_a_rerun_files_
     );
     // The shape the feed bench synthesises is this real rollout's (every record kind, every key).
     let real = mpt_feed::codex::line_shapes(&std::fs::read(&rollouts[0]).unwrap());
-    let pinned: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::support::fixture("codex-0.169-shapes.json")).unwrap(),
-    )
-    .unwrap();
-    for (kind, keys) in pinned["shapes"].as_object().unwrap() {
-        let seen = real.get(kind);
-        for k in keys.as_array().unwrap() {
-            assert!(
-                seen.is_some_and(|s| s.contains(k.as_str().unwrap())),
-                "{kind}.{k}: the pinned shape is no longer the real Codex's: {real:?}"
-            );
-        }
-    }
+    crate::support::feed::assert_pinned_shape_holds(&real, "codex-0.169-shapes.json");
     // A rollout in a shape this mpt does not read (the older event records): skipped, said why.
     let older = rollouts[0]
         .with_file_name("rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000000.jsonl");
@@ -144,18 +135,4 @@ fn a_real_codex_rollout_is_mined_and_found_each_exchange_once_and_a_rerun_files_
     assert_eq!(again["prepare"]["exported"], 0, "{again}");
     assert_eq!(again["prepare"]["unchanged"], 1, "{again}");
     assert_eq!(again["mine"]["summary"]["drawers_filed"], 0, "{again}");
-}
-
-/// Every file under `dir`.
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

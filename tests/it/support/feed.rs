@@ -213,3 +213,22 @@ pub fn inspect(env: &crate::support::TestEnv, palace: &Path, args: &[&str]) -> s
     );
     serde_json::from_slice(&o.stdout).unwrap()
 }
+
+/// Holds the pinned shape `tests/fixtures/<fixture>` (every record kind and key a feed bench
+/// synthesises) to `real`, a real harness file's shape: each pinned kind and key is in it.
+pub fn assert_pinned_shape_holds(
+    real: &BTreeMap<String, std::collections::BTreeSet<String>>,
+    fixture: &str,
+) {
+    let pinned: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(super::fixture(fixture)).unwrap()).unwrap();
+    for (kind, keys) in pinned["shapes"].as_object().unwrap() {
+        let seen = real.get(kind);
+        for k in keys.as_array().unwrap() {
+            assert!(
+                seen.is_some_and(|s| s.contains(k.as_str().unwrap())),
+                "{kind}.{k}: {fixture} is no longer the real harness's shape: {real:?}"
+            );
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! What a harness's MCP entry serves, read the same way for every harness: `mempalace-mcp`, the
-//! edge, or a remote entry named for MemPalace; any other entry is not MemPalace's.
+//! edge, or a remote entry named for MemPalace (any other is not MemPalace's); its `--palace`.
 
 use std::path::Path;
 
@@ -56,4 +56,14 @@ pub fn classify(name: &str, command: &[String], remote: bool) -> Option<EntryKin
     } else {
         None
     }
+}
+
+/// The `--palace P` (or `--palace=P`) a command gives: an entry's, which every wiring hands on,
+/// or a running process's.
+pub fn palace_arg(command: &[String]) -> Option<String> {
+    command.iter().enumerate().find_map(|(i, a)| {
+        a.strip_prefix("--palace=")
+            .map(str::to_string)
+            .or_else(|| (a == "--palace").then(|| command.get(i + 1).cloned())?)
+    })
 }

@@ -124,15 +124,6 @@ fn item_from(text: &str) -> Result<Item> {
     Ok(doc["k"].clone())
 }
 
-/// `--palace P` of a command.
-fn palace(cmd: &[String]) -> Option<String> {
-    cmd.iter().enumerate().find_map(|(i, a)| {
-        a.strip_prefix("--palace=")
-            .map(str::to_string)
-            .or_else(|| (a == "--palace").then(|| cmd.get(i + 1).cloned())?)
-    })
-}
-
 fn edge_values(t: &mut dyn TableLike, mpt: &Path, palace: Option<&str>) {
     let mut args = Array::new();
     for a in ["edge", "--harness", "codex"] {
@@ -285,7 +276,7 @@ pub fn plan(file: &Path, state: OptIn, mpt: &Path, mempalace_installed: bool) ->
         (Some((name, k)), true) => {
             let t = entry_mut(&mut doc, &name).expect("found above");
             let cmd = command(t);
-            let p = palace(&cmd);
+            let p = kind::palace_arg(&cmd);
             let mem = match memory {
                 Some(m) => m,
                 None => Memory {
@@ -379,7 +370,7 @@ pub fn plan(file: &Path, state: OptIn, mpt: &Path, mempalace_installed: bool) ->
         (Some((name, EntryKind::Edge)), false) => {
             // mpt's entry with nothing remembered: MemPalace's own child, its palace kept.
             let t = entry_mut(&mut doc, &name).expect("found above");
-            let p = palace(&command(t));
+            let p = kind::palace_arg(&command(t));
             let mut args = Array::new();
             if let Some(p) = p {
                 args.push("--palace");
@@ -446,44 +437,18 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
         return Ok(None);
     };
     if let Some(Some(m)) = &plan.memory {
-        let body = serde_json::to_string_pretty(m).unwrap_or_default() + "\n";
-        if let Some(d) = plan.user_entry.parent() {
-            std::fs::create_dir_all(d)
-                .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
-        }
-        mpt_base::private_fs::write_private(&plan.user_entry, body.as_bytes())
-            .map_err(|e| MptError::io(format!("writing {}", plan.user_entry.display()), &e))?;
+        super::entry::write_memory(&plan.user_entry, m)?;
     }
-    let backup = match plan.file.exists() {
-        true => Some(mpt_base::backup::beside(&plan.file)?),
-        false => None,
-    };
-    let tmp = plan.file.with_extension("mpt-tmp");
-    mpt_base::private_fs::write_private(&tmp, text.as_bytes())
-        .map_err(|e| MptError::io(format!("writing {}", tmp.display()), &e))?;
-    if let Ok(meta) = std::fs::metadata(&plan.file) {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
-    }
-    std::fs::rename(&tmp, &plan.file)
-        .map_err(|e| MptError::io(format!("replacing {}", plan.file.display()), &e))?;
+    let backup = super::replace(&plan.file, text)?;
     forget(plan)?;
     Ok(backup)
 }
 
 fn forget(plan: &Plan) -> Result<()> {
-    if let Some(None) = plan.memory {
-        match std::fs::remove_file(&plan.user_entry) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(MptError::io(
-                    format!("removing {}", plan.user_entry.display()),
-                    &e,
-                ));
-            }
-        }
+    match plan.memory {
+        Some(None) => super::entry::forget_memory(&plan.user_entry),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -24,11 +24,7 @@ pub struct Kept {
 impl Kept {
     pub fn from_entry(dialect: Dialect, entry: &Value) -> Kept {
         let command = dialect.command(entry);
-        let palace = command.iter().enumerate().find_map(|(i, a)| {
-            a.strip_prefix("--palace=")
-                .or_else(|| (*a == "--palace").then(|| command.get(i + 1).map(String::as_str))?)
-                .map(str::to_string)
-        });
+        let palace = kind::palace_arg(&command);
         let mut keys = entry.as_object().cloned().unwrap_or_default();
         if dialect.is_remote(entry) {
             // A remote entry's keys mean nothing to a local server, and back; what the dialect

@@ -101,27 +101,46 @@ impl SavedEntry {
             .unwrap_or(Value::Null)
     }
 
-    /// Written whole (temp file and rename), mode 0600: an `environment` may hold secrets.
+    /// Written whole, mode 0600 ([`write_memory`]).
     pub fn save(&self, path: &Path) -> Result<()> {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let tmp = PathBuf::from(format!("{}.tmp", path.display()));
-        let write = || -> std::io::Result<()> {
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)?;
-            f.write_all(
-                serde_json::to_string_pretty(self)
-                    .unwrap_or_default()
-                    .as_bytes(),
-            )?;
-            f.write_all(b"\n")?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        };
-        write().map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
+        write_memory(path, self)
+    }
+}
+
+/// A memory mpt keeps beside a harness file (the user's entry, what its hooks replaced):
+/// written whole (temp file, fsync, rename) in a folder made when missing, mode 0600, since an
+/// entry's `environment` or `env` may hold secrets.
+pub fn write_memory(path: &Path, memory: &impl serde::Serialize) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tmp = PathBuf::from(format!("{}.tmp", path.display()));
+    let write = || -> std::io::Result<()> {
+        if let Some(d) = path.parent() {
+            std::fs::create_dir_all(d)?;
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(
+            serde_json::to_string_pretty(memory)
+                .unwrap_or_default()
+                .as_bytes(),
+        )?;
+        f.write_all(b"\n")?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| MptError::io(format!("writing {}", path.display()), &e))
+}
+
+/// A memory removed once nothing of mpt's needs it (already gone is fine).
+pub fn forget_memory(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(MptError::io(format!("removing {}", path.display()), &e)),
     }
 }

@@ -384,44 +384,20 @@ pub fn apply(plan: &HooksPlan) -> Result<Option<PathBuf>> {
     let Some(text) = &plan.new_text else {
         return Ok(None);
     };
-    if let Some(d) = plan.file.parent() {
-        std::fs::create_dir_all(d)
-            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
-    }
     if let Some(mem) = &plan.new_memory {
         if mem.created.is_empty() && mem.replaced.is_empty() && !mem.created_file {
-            match std::fs::remove_file(&plan.memory) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(MptError::io(
-                        format!("removing {}", plan.memory.display()),
-                        &e,
-                    ));
-                }
-            }
+            super::entry::forget_memory(&plan.memory)?;
         } else {
-            let body = serde_json::to_string_pretty(mem).unwrap_or_default() + "\n";
-            mpt_base::private_fs::write_private(&plan.memory, body.as_bytes())
-                .map_err(|e| MptError::io(format!("writing {}", plan.memory.display()), &e))?;
+            super::entry::write_memory(&plan.memory, mem)?;
         }
     }
-    let backup = match plan.file.exists() {
-        true => Some(mpt_base::backup::beside(&plan.file)?),
-        false => None,
-    };
     if plan.delete {
+        let kept = mpt_base::backup::beside(&plan.file)?;
         std::fs::remove_file(&plan.file)
             .map_err(|e| MptError::io(format!("removing {}", plan.file.display()), &e))?;
-        return Ok(backup);
+        return Ok(Some(kept));
     }
-    let mode = std::fs::metadata(&plan.file).ok().map(|m| m.permissions());
-    mpt_base::private_fs::write_private(&plan.file, text.as_bytes())
-        .map_err(|e| MptError::io(format!("writing {}", plan.file.display()), &e))?;
-    if let Some(m) = mode {
-        let _ = std::fs::set_permissions(&plan.file, m);
-    }
-    Ok(backup)
+    super::replace(&plan.file, text)
 }
 
 #[cfg(test)]

@@ -457,31 +457,35 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>> {
     let Some(text) = &plan.new_text else {
         return Ok(None);
     };
-    if !plan.file.exists()
-        && let Some(d) = plan.file.parent()
-    {
-        std::fs::create_dir_all(d)
-            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
-    }
     if let (Remember::Save(saved), Some(path)) = (&plan.remember, &plan.user_entry) {
         saved.save(path)?;
     }
-    let backup = if plan.file.exists() {
-        Some(mpt_base::backup::beside(&plan.file)?)
-    } else {
-        None
+    let backup = replace(&plan.file, text)?;
+    forget(plan)?;
+    Ok(backup)
+}
+
+/// `file` replaced by `text` at once (a temporary file renamed over it), a backup beside it first
+/// under a name no other backup has: the harness config files every `wire` edits. A file mpt
+/// creates is private (0600, as Claude Code keeps its own: an entry's `env` may hold a secret);
+/// an existing one keeps its mode. The backup's path, when there was a file.
+pub(crate) fn replace(file: &Path, text: &str) -> Result<Option<PathBuf>> {
+    if let Some(d) = file.parent() {
+        std::fs::create_dir_all(d)
+            .map_err(|e| MptError::io(format!("creating {}", d.display()), &e))?;
+    }
+    let backup = match file.exists() {
+        true => Some(mpt_base::backup::beside(file)?),
+        false => None,
     };
-    let tmp = plan.file.with_extension("mpt-tmp");
-    // A file mpt creates is private (0600, as Claude Code keeps its own): an entry's `env` may
-    // hold a secret. An existing file keeps its mode.
+    let tmp = file.with_extension("mpt-tmp");
     mpt_base::private_fs::write_private(&tmp, text.as_bytes())
         .map_err(|e| MptError::io(format!("writing {}", tmp.display()), &e))?;
-    if let Ok(meta) = std::fs::metadata(&plan.file) {
+    if let Ok(meta) = std::fs::metadata(file) {
         let _ = std::fs::set_permissions(&tmp, meta.permissions());
     }
-    std::fs::rename(&tmp, &plan.file)
-        .map_err(|e| MptError::io(format!("replacing {}", plan.file.display()), &e))?;
-    forget(plan)?;
+    std::fs::rename(&tmp, file)
+        .map_err(|e| MptError::io(format!("replacing {}", file.display()), &e))?;
     Ok(backup)
 }
 
