@@ -139,10 +139,7 @@ fn opencode_feeder(inputs: &Inputs) -> Option<String> {
         .as_ref()
         .map(|c| c.feed.opencode_wing.clone())
         .unwrap_or_else(|_| mpt_base::config::feed::DEFAULT_OPENCODE_WING.to_string());
-    let last = mpt_feed::state::feed_home(env).ok().and_then(|feed| {
-        let state = feed.join("opencode/state.json");
-        std::fs::metadata(state).ok()?.modified().ok()
-    });
+    let last = last_fed(env, "opencode");
     let last = last.map_or("never fed".to_string(), |t| {
         format!("last fed {}", iso_date(t))
     });
@@ -206,12 +203,7 @@ fn claude_feeder(inputs: &Inputs) -> Option<String> {
         .as_ref()
         .map(|c| c.feed.claude_wing.clone())
         .unwrap_or_else(|_| mpt_base::config::feed::DEFAULT_CLAUDE_WING.to_string());
-    let last = mpt_feed::state::feed_home(env).ok().and_then(|feed| {
-        std::fs::metadata(feed.join("claude/state.json"))
-            .ok()?
-            .modified()
-            .ok()
-    });
+    let last = last_fed(env, "claude");
     let last = last.map_or("never fed by mpt".to_string(), |t| {
         format!("last fed {}", iso_date(t))
     });
@@ -235,12 +227,7 @@ fn codex_feeder(inputs: &Inputs) -> Option<String> {
         .as_ref()
         .map(|c| c.feed.codex_wing.clone())
         .unwrap_or_else(|_| mpt_base::config::feed::DEFAULT_CODEX_WING.to_string());
-    let last = mpt_feed::state::feed_home(env).ok().and_then(|feed| {
-        std::fs::metadata(feed.join("codex/state.json"))
-            .ok()?
-            .modified()
-            .ok()
-    });
+    let last = last_fed(env, "codex");
     let last = last.map_or("never fed by mpt".to_string(), |t| {
         format!("last fed {}", iso_date(t))
     });
@@ -248,4 +235,13 @@ fn codex_feeder(inputs: &Inputs) -> Option<String> {
         "feeder for codex: `mpt feed mine --harness codex --reason manual` (nothing feeds Codex on its own, and MemPalace 3.11's miner files nothing from its 0.169 rollouts: run it, or schedule it), into {wing}; {}; {last}",
         codex::sessions_dir(env, &home).display()
     ))
+}
+
+/// When mpt last fed a harness's conversations here: its feed state's time (`<harness>/state.json`).
+fn last_fed(env: &mpt_base::config::Env, harness: &str) -> Option<std::time::SystemTime> {
+    let feed = mpt_feed::state::feed_home(env).ok()?;
+    std::fs::metadata(feed.join(harness).join("state.json"))
+        .ok()?
+        .modified()
+        .ok()
 }
