@@ -11,6 +11,7 @@ use super::health::Health;
 use super::merge::{self, ReadKind};
 use super::stamp::Stamper;
 use mpt_base::error::MptError;
+use mpt_mcp::era::{self, Scope};
 use mpt_mcp::stdio::StdioClient;
 use mpt_mcp::{CallError, Deadline, DeniedAnswer, Handshake, McpClient, ToolReply, jsonrpc};
 use mpt_outbox::policy::Policy;
@@ -19,9 +20,6 @@ use mpt_palace::catalog::{self, Patience, ToolClass};
 /// The request that wakes the owner's pull of the primary's log (not an MCP method: mpt's own
 /// clients send it over the owner's socket).
 pub const PULL_METHOD: &str = "mpt/pull";
-
-/// Protocol versions MemPalace 3.11 knows (`schemas.py:1153`), newest first.
-const KNOWN_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Where replicated writes go (the outbox), intent first: recorded before the child applies
 /// them, queued once it did, cancelled when it refused (`write`); settled by the next owner when
@@ -156,12 +154,53 @@ impl Proxy {
                 let id = msg["id"].take();
                 let method = msg["method"].as_str().unwrap_or("").to_string();
                 let params = msg.get_mut("params").map(Value::take);
+                if era::is_modern(&method, params.as_ref()) {
+                    return Some(self.modern(&id, &method, params, stamper).await);
+                }
                 Some(match self.request(&method, params, stamper).await {
                     Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                     Err(e) => error_reply(&id, e),
                 })
             }
         }
+    }
+
+    /// A 2026-07-28 request: its envelope checked, `server/discover` answered from the child's
+    /// handshake, the rest answered as a handshake-era request is (the child sees its own era),
+    /// and the result in the shape the modern era reads.
+    async fn modern(
+        &self,
+        id: &Value,
+        method: &str,
+        mut params: Option<Value>,
+        stamper: Option<&Stamper>,
+    ) -> Value {
+        if let Err(r) = era::envelope(params.as_ref()) {
+            return r.response(id);
+        }
+        // No stream to listen to: the edge sends no change notifications.
+        if !era::MODERN_METHODS.contains(&method) || method == "subscriptions/listen" {
+            return era::not_in_era(method).response(id);
+        }
+        if let Some(p) = params.as_mut() {
+            era::to_handshake(p);
+        }
+        let server = self.handshake.init.get("serverInfo");
+        let mut reply = match method {
+            "server/discover" => {
+                let r = era::discover(&self.handshake.init, Scope::Public);
+                json!({"jsonrpc": "2.0", "id": id, "result": r})
+            }
+            _ => match self.request(method, params, stamper).await {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err(e) => error_reply(id, e),
+            },
+        };
+        // A tool's refusal is a result too (the model reads it): shaped as every result is.
+        if let Some(r) = reply.get_mut("result") {
+            era::shape(method, r, Scope::Public, server);
+        }
+        reply
     }
 
     async fn request(
@@ -217,9 +256,9 @@ impl Proxy {
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Value::as_str);
         let version = match asked {
-            Some(v) if KNOWN_VERSIONS.contains(&v) => v,
-            Some(_) => KNOWN_VERSIONS[0],
-            None => KNOWN_VERSIONS[KNOWN_VERSIONS.len() - 1],
+            Some(v) if era::HANDSHAKE_VERSIONS.contains(&v) => v,
+            Some(_) => era::HANDSHAKE_VERSIONS[0],
+            None => era::HANDSHAKE_VERSIONS[era::HANDSHAKE_VERSIONS.len() - 1],
         };
         let mut r = self.handshake.init.clone();
         r["protocolVersion"] = json!(version);

@@ -14,6 +14,7 @@ mod call_hints;
 pub mod client;
 mod deadline;
 mod denial;
+pub mod era;
 mod handshake;
 pub mod http;
 pub mod jsonrpc;
@@ -35,5 +36,5 @@ pub use call_error::{
 pub use client::{Handshake, McpClient};
 pub use deadline::Deadline;
 pub use denial::{DENIAL_META, Denial, GATEWAY_DENIED, LEGACY_GATEWAY_DENIED};
-pub use handshake::PROTOCOL_VERSION;
+pub use handshake::{PROTOCOL_VERSION, initialize_params};
 pub use tool_result::ToolReply;
