@@ -77,6 +77,12 @@ pub async fn handle(sh: Arc<Shared>, peer: SocketAddr, req: Request<Incoming>) -
 async fn exchange(sh: &Arc<Shared>, plan: Plan<'_>, record: Event, started: Instant) -> Done {
     let cx = sh.ctx();
     match plan {
+        Plan::Modern { plan, modern } => {
+            match Box::pin(exchange(sh, *plan, record, started)).await {
+                Done::Answered(record, r) => Done::Answered(record, modern.shape(r).await),
+                Done::Streaming(r) => Done::Streaming(modern.shape(r).await),
+            }
+        }
         Plan::Relay { up, wait } => {
             forward::relay(cx.upstream, cx.held, up, record, wait, started).await
         }

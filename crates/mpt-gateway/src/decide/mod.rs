@@ -3,6 +3,7 @@
 
 pub(super) mod auth;
 pub(super) mod ctx;
+pub(super) mod era;
 pub(super) mod lookup;
 pub(super) mod mine_call;
 pub(super) mod mine_slot;

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::decide::auth::Who;
 use crate::decide::ctx::Ctx;
+use crate::decide::era::Modern;
 use crate::decide::policy::{Policy, Rewrite};
 use crate::decide::step::{Plan, Step};
 use crate::http::forward::Done;
@@ -55,13 +56,13 @@ pub async fn decide<'a>(
     req: Request<Incoming>,
     started: Instant,
 ) -> Step<'a> {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
     let bytes = match forward::read_body(body).await {
         Ok(b) => b,
         Err(u) => return Step::Reply(forward::unread_reply(u)),
     };
     base.bytes_in = bytes.len() as u64;
-    let Ok(mut parsed) = serde_json::from_slice::<Value>(&bytes) else {
+    let Ok(parsed) = serde_json::from_slice::<Value>(&bytes) else {
         return Step::Reply(reply::rpc_error(
             StatusCode::BAD_REQUEST,
             &Value::Null,
@@ -70,7 +71,7 @@ pub async fn decide<'a>(
             None,
         ));
     };
-    let Some(obj) = parsed.as_object() else {
+    if !parsed.is_object() {
         let why = if parsed.is_array() {
             "Invalid Request: the gateway refuses JSON-RPC batches"
         } else {
@@ -83,7 +84,63 @@ pub async fn decide<'a>(
             why,
             None,
         ));
-    };
+    }
+    let mut parsed = parsed;
+    // A 2026-07-28 request is held to its headers first: the policy never sees one that could be
+    // read two ways. It is then decided and sent as the handshake era's, and its reply shaped back.
+    match crate::decide::era::admit(&mut parts.headers, &mut parsed, &mut base) {
+        Err(refused) => {
+            let (record, r) = *refused;
+            Step::Recorded(record, r)
+        }
+        Ok(None) => decide_message(cx, policy, who, peer, base, parts, parsed, started).await,
+        Ok(Some(modern)) => {
+            let step = decide_message(cx, policy, who, peer, base, parts, parsed, started).await;
+            in_era(modern, step).await
+        }
+    }
+}
+
+/// `step`'s reply in the modern shape: now for the gateway's own, once the answer is in for a
+/// forwarded one. Its record names the method the client sent (a discover goes as `initialize`).
+async fn in_era(modern: Modern, step: Step<'_>) -> Step<'_> {
+    match step {
+        Step::Reply(r) => Step::Reply(modern.shape(r).await),
+        Step::Recorded(mut e, r) => {
+            e.rpc = Some(modern.method.clone());
+            Step::Recorded(e, modern.shape(r).await)
+        }
+        Step::Forward {
+            mut record,
+            durable,
+            plan,
+        } => Step::Forward {
+            record: {
+                record.rpc = Some(modern.method.clone());
+                record
+            },
+            durable,
+            plan: Plan::Modern {
+                plan: Box::new(plan),
+                modern,
+            },
+        },
+    }
+}
+
+/// A single JSON-RPC message (an object, in the handshake era) decided.
+#[allow(clippy::too_many_arguments)]
+async fn decide_message<'a>(
+    cx: Ctx<'a>,
+    policy: &Arc<Policy>,
+    who: &Who,
+    peer: std::net::IpAddr,
+    mut base: Event,
+    parts: hyper::http::request::Parts,
+    mut parsed: Value,
+    started: Instant,
+) -> Step<'a> {
+    let obj = parsed.as_object().expect("checked by decide");
     let msg = Message::of(obj);
     base.rpc = Some(msg.method.to_string());
     let mut wait = PLAIN_WAIT;

@@ -58,4 +58,9 @@ pub enum Plan<'a> {
     Vector { up: Request<Full<Bytes>> },
     /// The log stream, joined (`sse.rs`).
     Stream(crate::decide::sse::Join),
+    /// A 2026-07-28 request's plan, its reply shaped for that era once it is in (`era.rs`).
+    Modern {
+        plan: Box<Plan<'a>>,
+        modern: crate::decide::era::Modern,
+    },
 }

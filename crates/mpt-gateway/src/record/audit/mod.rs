@@ -35,6 +35,9 @@ pub struct Event {
     pub rewrites: Vec<String>,
     pub allowed: bool,
     pub rule: String,
+    /// The gateway's own answer to a request refused before any decision (a modern request whose
+    /// headers disagree with its body: 400); its `decision` is then `invalid`.
+    pub status: Option<u16>,
     pub upstream_status: Option<u16>,
     pub latency_ms: Option<u64>,
     pub bytes_in: u64,
@@ -86,6 +89,8 @@ struct Record<'a> {
     rewrites: &'a [String],
     decision: &'a str,
     rule: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
     upstream_status: Option<u16>,
     latency_ms: Option<u64>,
     bytes_in: u64,
@@ -117,8 +122,13 @@ impl<'a> Record<'a> {
             class: &e.class,
             wings: &e.wings,
             rewrites: &e.rewrites,
-            decision: if e.allowed { "allow" } else { "deny" },
+            decision: match (e.allowed, e.status) {
+                (true, _) => "allow",
+                (false, Some(_)) => "invalid",
+                (false, None) => "deny",
+            },
             rule: &e.rule,
+            status: e.status,
             upstream_status: e.upstream_status,
             latency_ms: e.latency_ms,
             bytes_in: e.bytes_in,

@@ -358,7 +358,10 @@ pub fn select(dir: &StateDir, q: &Query) -> Result<Vec<Value>> {
         .into_iter()
         .map(|(_, v)| v)
         .filter(|v| q.device.is_none() || text(v, "device") == q.device)
-        .filter(|v| !q.denied || text(v, "decision").as_deref() == Some("deny"))
+        .filter(|v| {
+            // A refusal before any decision (`invalid`) is a refusal too.
+            !q.denied || matches!(text(v, "decision").as_deref(), Some("deny" | "invalid"))
+        })
         .filter(|v| {
             q.since.is_none_or(|s| {
                 text(v, "ts")

@@ -224,6 +224,7 @@ fn each_line_and_the_checkpoint_are_the_bytes_they_were_before_the_buffers() {
         rewrites: vec!["rewrote:/added_by".into()],
         allowed: true,
         rule: "role:member".into(),
+        status: None,
         upstream_status: Some(200),
         latency_ms: Some(12),
         bytes_in: 345,
@@ -234,7 +235,14 @@ fn each_line_and_the_checkpoint_are_the_bytes_they_were_before_the_buffers() {
         sha256: None,
     };
     // A long record first: the kept buffer is longer than the short one written into it next.
-    let events = [full, event(7), Event::default()];
+    // A request refused before any decision: its status, and `decision: invalid`.
+    let invalid = Event {
+        allowed: false,
+        rule: "mcp:header_mismatch".into(),
+        status: Some(400),
+        ..event(8)
+    };
+    let events = [full, event(7), invalid, Event::default()];
     for e in &events {
         log.append(e).unwrap();
     }
@@ -252,9 +260,14 @@ fn each_line_and_the_checkpoint_are_the_bytes_they_were_before_the_buffers() {
         prev = v["hash"].as_str().unwrap().to_string();
     }
     assert_eq!(text.lines().count(), events.len());
+    let third: serde_json::Value = serde_json::from_str(text.lines().nth(2).unwrap()).unwrap();
+    assert_eq!(
+        (third["decision"].as_str(), third["status"].as_u64()),
+        (Some("invalid"), Some(400))
+    );
     let head = serde_json::to_string(&Head {
         schema: mpt_base::schema::GATEWAY_AUDIT_HEAD.into(),
-        seq: 3,
+        seq: 4,
         hash: prev,
         start: Some(Start {
             seq: 1,
