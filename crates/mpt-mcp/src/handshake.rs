@@ -1,5 +1,6 @@
 //! The MCP handshake every transport runs, written once: `initialize`, then
-//! `notifications/initialized`, then `tools/list` paged through `nextCursor`.
+//! `notifications/initialized`, then `tools/list` paged through `nextCursor`; with a server that
+//! refuses that era (and a transport that can speak the next), `server/discover` instead.
 
 use std::time::Instant;
 
@@ -14,6 +15,11 @@ pub(crate) trait Peer {
     /// Called with the `initialize` result before anything else is sent (HTTP records the
     /// negotiated protocol version for its headers).
     fn initialized(&self, _init: &Value) {}
+    /// The server refused the handshake era and speaks `version` (2026-07-28): every later
+    /// request goes in that era. `false`: this transport cannot (the handshake's error stands).
+    fn go_modern(&self, _version: &'static str) -> bool {
+        false
+    }
 }
 
 /// The `initialize` parameters `mpt` sends.
@@ -28,11 +34,32 @@ pub fn initialize_params() -> Value {
 /// Runs the handshake over `peer`: the server's `initialize` result and every tool of every page.
 pub(crate) async fn run(peer: &impl Peer) -> Result<Handshake, CallError> {
     let started = Instant::now();
-    let init = peer
-        .request("initialize", Some(initialize_params()))
-        .await?;
-    peer.initialized(&init);
-    peer.notify("notifications/initialized").await?;
+    let init = match peer.request("initialize", Some(initialize_params())).await {
+        Ok(init) => {
+            peer.initialized(&init);
+            peer.notify("notifications/initialized").await?;
+            init
+        }
+        // Legacy-first: the modern era only with a server that says it speaks nothing else.
+        Err(CallError::Rpc {
+            code,
+            message,
+            data,
+        }) => match crate::era::handshake_refused(code, data.as_ref()) {
+            Some(version) if peer.go_modern(version) => {
+                let discover = peer.request("server/discover", None).await?;
+                crate::era::init_of_discover(&discover, version)
+            }
+            _ => {
+                return Err(CallError::Rpc {
+                    code,
+                    message,
+                    data,
+                });
+            }
+        },
+        Err(e) => return Err(e),
+    };
     let mut tools = Vec::new();
     let mut cursor: Option<Value> = None;
     loop {
@@ -54,4 +81,4 @@ pub(crate) async fn run(peer: &impl Peer) -> Result<Handshake, CallError> {
 }
 
 /// The protocol version `mpt` offers in `initialize` (the newest 3.11 knows).
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
+pub const PROTOCOL_VERSION: &str = crate::era::HANDSHAKE_VERSIONS[0];

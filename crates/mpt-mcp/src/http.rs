@@ -28,7 +28,7 @@ fn sibling(url: &str, route: &str) -> Result<reqwest::Url, CallError> {
 }
 
 const SESSION_HEADER: &str = "mcp-session-id";
-const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+const PROTOCOL_HEADER: &str = crate::era::PROTOCOL_HEADER;
 
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -62,6 +62,14 @@ impl HttpOptions {
     }
 }
 
+/// The era requests go in: the handshake's (`MCP-Protocol-Version` once it is negotiated), or,
+/// once the server refused that era, the modern one (the envelope and routing headers on each).
+#[derive(Clone)]
+enum Era {
+    Handshake(Option<String>),
+    Modern(&'static str),
+}
+
 pub struct HttpClient {
     /// Renewed after a probe found the primary silent: an idle connection may be one a black
     /// hole took, and would hang the next call that reuses it.
@@ -72,7 +80,7 @@ pub struct HttpClient {
     /// `opts.token`, renewed from its file after a 401 (`bearer.rs`).
     bearer: Bearer,
     session_id: StdMutex<Option<String>>,
-    protocol: StdMutex<Option<String>>,
+    era: StdMutex<Era>,
     next_id: AtomicU64,
 }
 
@@ -108,7 +116,7 @@ impl HttpClient {
             bearer: Bearer::new(opts.token.clone()),
             opts,
             session_id: StdMutex::new(None),
-            protocol: StdMutex::new(None),
+            era: StdMutex::new(Era::Handshake(None)),
             next_id: AtomicU64::new(1),
         })
     }
@@ -157,7 +165,7 @@ impl HttpClient {
             .init_timeout
             .map_or(Deadline::Unbounded, Deadline::After);
         *self.session_id.lock().unwrap() = None;
-        *self.protocol.lock().unwrap() = None;
+        *self.era.lock().unwrap() = Era::Handshake(None);
         handshake::run(&HandshakePeer {
             client: self,
             deadline,
@@ -173,6 +181,11 @@ impl HttpClient {
         deadline: Deadline,
     ) -> Result<Value, CallError> {
         let id = json!(self.next_id.fetch_add(1, Ordering::SeqCst));
+        let era = self.era.lock().unwrap().clone();
+        let params = match era {
+            Era::Modern(v) => Some(crate::era::with_envelope(params, v)),
+            Era::Handshake(_) => params,
+        };
         let msg = jsonrpc::request(&id, method, params);
         let started = Instant::now();
         let reply = self
@@ -309,8 +322,19 @@ impl HttpClient {
         if let Some(s) = self.session_id.lock().unwrap().clone() {
             req = req.header(SESSION_HEADER, s);
         }
-        if let Some(p) = self.protocol.lock().unwrap().clone() {
-            req = req.header(PROTOCOL_HEADER, p);
+        let era = self.era.lock().unwrap().clone();
+        match era {
+            Era::Handshake(None) => {}
+            Era::Handshake(Some(p)) => req = req.header(PROTOCOL_HEADER, p),
+            Era::Modern(v) => {
+                req = req.header(PROTOCOL_HEADER, v);
+                if let Some(method) = msg.get("method").and_then(Value::as_str) {
+                    let params = msg.get("params").unwrap_or(&Value::Null);
+                    for (name, value) in crate::era::routing_headers(method, params) {
+                        req = req.header(name, value);
+                    }
+                }
+            }
         }
         log_trace!(
             "POST {} {what}",
@@ -491,7 +515,13 @@ impl handshake::Peer for HandshakePeer<'_> {
 
     fn initialized(&self, init: &Value) {
         if let Some(v) = init.get("protocolVersion").and_then(Value::as_str) {
-            *self.client.protocol.lock().unwrap() = Some(v.to_string());
+            *self.client.era.lock().unwrap() = Era::Handshake(Some(v.to_string()));
         }
+    }
+
+    fn go_modern(&self, version: &'static str) -> bool {
+        log_debug!("the primary refused the initialize handshake: speaking MCP {version}");
+        *self.client.era.lock().unwrap() = Era::Modern(version);
+        true
     }
 }
