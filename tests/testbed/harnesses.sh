@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Provision the real harnesses the integration tests drive (opencode, pi, the MCP Inspector CLI,
 # Claude Code, Codex) from the npm registry, at the versions package-lock.json pins, under target/.
-# Usage: tests/testbed/harnesses.sh   (idempotent, safe to run concurrently; prints the install root)
+# `modern` installs the second set instead: the Inspector's v2 line and the Node.js 22 it runs on
+# (tests/harnesses/modern/), apart, so the first set keeps running on the machine's Node.
+# Usage: tests/testbed/harnesses.sh [modern]   (idempotent, safe to run concurrently; prints the install root)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 tb=${MPT_TESTBED:-$root/target/testbed}
-dest="$tb/harnesses"
-lock="$root/tests/harnesses/package-lock.json"
+case ${1:-} in
+  "") src="$root/tests/harnesses" dest="$tb/harnesses" ;;
+  modern) src="$root/tests/harnesses/modern" dest="$tb/harnesses-modern" ;;
+  *) printf 'harnesses: unknown set %s (none, or modern)\n' "$1" >&2; exit 2 ;;
+esac
+lock="$src/package-lock.json"
 mkdir -p "$tb"
 
 log() { printf 'harnesses: %s\n' "$*" >&2; }
@@ -35,7 +41,7 @@ else
   start=$(date +%s)
   rm -rf "$dest"
   mkdir -p "$dest"
-  cp "$root/tests/harnesses/package.json" "$lock" "$dest/"
+  cp "$src/package.json" "$lock" "$dest/"
   # `npm install`, not `npm ci`: npm leaves opencode's per-platform binaries out of the lockfile and
   # `npm ci` then refuses it; install still takes every version the lockfile pins.
   if ! (cd "$dest" && npm install --no-audit --no-fund --loglevel=error >&2); then

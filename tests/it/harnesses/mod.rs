@@ -4,6 +4,7 @@
 mod claude;
 mod claude_wire;
 mod codex;
+mod eras;
 mod inspector;
 mod opencode;
 pub(crate) mod pi;

@@ -4,6 +4,7 @@
 pub mod certs;
 pub mod claude;
 pub mod codex;
+pub mod eras;
 pub mod feed;
 pub mod fleet;
 pub mod gateway;
@@ -277,7 +278,16 @@ impl TestEnv {
 /// Starts a fixture server (`python3 tests/fixtures/<script> <args>`, PATH only) that prints its
 /// loopback port as its first line: the process and that port.
 pub fn spawn_fixture_server(script: &str, args: &[&std::ffi::OsStr]) -> (std::process::Child, u16) {
-    let mut child = std::process::Command::new("python3")
+    spawn_fixture_server_on(Path::new("python3"), script, args)
+}
+
+/// [`spawn_fixture_server`] on the `python` of a venv (the MCP SDK's, say).
+pub fn spawn_fixture_server_on(
+    python: &Path,
+    script: &str,
+    args: &[&std::ffi::OsStr],
+) -> (std::process::Child, u16) {
+    let mut child = std::process::Command::new(python)
         .arg(fixture(script))
         .args(args)
         .env_clear()
