@@ -2,6 +2,7 @@
 //! what the real ones cannot do on demand (`http_fake`, `http_bounds`, `stall`); `no_program`.
 
 mod era_choice;
+mod era_differential;
 mod http_bounds;
 mod http_fake;
 mod http_real;

@@ -71,7 +71,7 @@ impl Drop for SdkServer {
 }
 
 /// The SDK venv's python.
-fn sdk_python() -> &'static Path {
+pub fn sdk_python() -> &'static Path {
     static PY: OnceLock<PathBuf> = OnceLock::new();
     PY.get_or_init(|| provisioned("mcp_sdk.sh", &[], "the MCP Python SDK 2.x"))
 }

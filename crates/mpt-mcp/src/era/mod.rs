@@ -129,7 +129,8 @@ pub fn envelope(params: Option<&Value>) -> Result<Envelope, Rejection> {
 
 /// The envelope and the routing headers of a modern HTTP request checked, in the SDK's order: a
 /// routing header given twice, the envelope's pair, each header against the body (-32020), then
-/// the version. `headers` are the raw lines (name, value), names in any case.
+/// the version; then what the SDK lets pass and mpt does not (a header the body cannot confirm,
+/// -32020). `headers` are the raw lines (name, value), names in any case.
 pub fn check_http(
     method: &str,
     params: Option<&Value>,
@@ -170,31 +171,28 @@ pub fn check_http(
             format!("{METHOD_HEADER} header does not match the request body's method"),
         ));
     }
-    match name_key(method) {
-        Some(key) => {
-            let body = params.and_then(|p| p.get(key)).filter(|v| !v.is_null());
-            let matches = match (body, name_h) {
-                (None, None) => true,
-                (None, Some(_)) => false,
-                (Some(b), h) => h.and_then(decode_header_value).as_deref() == b.as_str(),
-            };
-            if !matches {
-                return Err(Rejection::new(
-                    HEADER_MISMATCH,
-                    format!(
-                        "{NAME_HEADER} header does not match the request body's '{key}' parameter"
-                    ),
-                ));
-            }
-        }
-        // A name where the method names nothing: something a router might read that the body does not say.
-        None if name_h.is_some() => {
+    let key = name_key(method);
+    let named = key
+        .and_then(|k| params.and_then(|p| p.get(k)))
+        .filter(|v| !v.is_null());
+    if let (Some(key), Some(body)) = (key, named) {
+        // A body value that is not a string, or a header missing or malformed, matches nothing.
+        let header = name_h.and_then(decode_header_value);
+        if header.is_none() || header.as_deref() != body.as_str() {
             return Err(Rejection::new(
                 HEADER_MISMATCH,
-                format!("{NAME_HEADER} header on {method}, whose body names nothing"),
+                format!("{NAME_HEADER} header does not match the request body's '{key}' parameter"),
             ));
         }
-        None => {}
+    }
+    let envelope = supported(version)?;
+    // Then what the SDK lets pass: a name the body does not give, something a router might read
+    // that the body does not say.
+    if name_h.is_some() && named.is_none() {
+        return Err(Rejection::new(
+            HEADER_MISMATCH,
+            format!("{NAME_HEADER} header on {method}, whose body names nothing"),
+        ));
     }
     // No tool MemPalace serves declares an `x-mcp-header` argument, so no `Mcp-Param-*` header
     // can agree with a body: each one is a second reading of the call, refused.
@@ -207,7 +205,7 @@ pub fn check_http(
             format!("{name} header names no argument the tool declares for a header"),
         ));
     }
-    supported(version)
+    Ok(envelope)
 }
 
 /// Rung one: `_meta` an object with the version and the capabilities; the version's value.
