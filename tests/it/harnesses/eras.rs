@@ -300,6 +300,11 @@ fn a_modern_request_whose_headers_disagree_with_its_body_is_refused_before_the_p
     ];
     let r = modern_post(&s, &h, &list);
     assert_eq!(r.json()["result"]["cacheScope"], "private", "{}", r.text());
+    // The modern HTTP wire has no client notifications: acknowledged and dropped, as the SDK does.
+    let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": 3}});
+    let r = modern_post(&s, &[("mcp-protocol-version", "2026-07-28")], &cancelled);
+    assert_eq!(r.status, 202, "{}", r.text());
     // A legacy list is what it was: no modern keys.
     let legacy = crate::support::gateway::post(
         s.gw.port,

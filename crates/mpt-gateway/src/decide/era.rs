@@ -17,14 +17,18 @@ pub struct Modern {
     pub method: String,
 }
 
+/// A reply made before any decision, and its record when it is a refusal.
+pub type Answered = (Option<Event>, Response<Body>);
+
 /// The request's era: `None` for the handshake era (left exactly as it came); a modern one's
 /// headers checked against its body, its envelope stripped and its version header set to `serve`'s
-/// era. `Err`: refused before any decision: its record (`decision: invalid`, the status) and reply.
+/// era. `Err`: answered before any decision: the reply, with its record (`decision: invalid`, the
+/// status) when it is a refusal.
 pub fn admit(
     headers: &mut HeaderMap,
     parsed: &mut Value,
     base: &mut Event,
-) -> Result<Option<Modern>, Box<(Event, Response<Body>)>> {
+) -> Result<Option<Modern>, Box<Answered>> {
     let method = parsed
         .get("method")
         .and_then(Value::as_str)
@@ -39,6 +43,26 @@ pub fn admit(
     if !modern {
         return Ok(None);
     }
+    if parsed.get("id").is_none() {
+        // The modern HTTP wire has no client notifications (a client cancels by closing its
+        // request): acknowledged and dropped as the SDK does, or told the version is not served.
+        let r = match version_header {
+            Some(v) if era::MODERN_VERSIONS.contains(&v) => {
+                reply::bytes(StatusCode::ACCEPTED, "application/json", "")
+            }
+            other => {
+                let r = era::unsupported(other.unwrap_or(""));
+                reply::rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    &Value::Null,
+                    r.code,
+                    &r.message,
+                    r.data,
+                )
+            }
+        };
+        return Err(Box::new((None, r)));
+    }
     let checked = routing_lines(headers)
         .and_then(|lines| {
             let lines: Vec<(&str, &str)> = lines.iter().map(|(n, v)| (*n, *v)).collect();
@@ -50,7 +74,8 @@ pub fn admit(
             _ => Err(era::not_in_era(&method)),
         });
     if let Err(r) = checked {
-        return Err(Box::new(refused(base, &id, &r)));
+        let (record, reply) = refused(base, &id, &r);
+        return Err(Box::new((Some(record), reply)));
     }
     if let Some(p) = parsed.get_mut("params") {
         era::to_handshake(p);

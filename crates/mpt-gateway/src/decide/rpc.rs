@@ -89,10 +89,10 @@ pub async fn decide<'a>(
     // A 2026-07-28 request is held to its headers first: the policy never sees one that could be
     // read two ways. It is then decided and sent as the handshake era's, and its reply shaped back.
     match crate::decide::era::admit(&mut parts.headers, &mut parsed, &mut base) {
-        Err(refused) => {
-            let (record, r) = *refused;
-            Step::Recorded(record, r)
-        }
+        Err(answered) => match *answered {
+            (Some(record), r) => Step::Recorded(record, r),
+            (None, r) => Step::Reply(r),
+        },
         Ok(None) => decide_message(cx, policy, who, peer, base, parts, parsed, started).await,
         Ok(Some(modern)) => {
             let step = decide_message(cx, policy, who, peer, base, parts, parsed, started).await;
