@@ -11,10 +11,11 @@
 // BENCH_RUNS (default 5) the write runs; BENCH_VERBOSE=1 prints each block; BENCH_BASELINE_MPT
 // names another build's `mpt` whose gateway joins the latency run (before/after a change);
 // BENCH_PART=search runs only the search part (no nginx), BENCH_SEARCH_N (default 300) its samples;
-// BENCH_PART=nosearch all but it.
+// BENCH_PART=nosearch all but it; BENCH_PART=eras only the two MCP eras side by side (`eras.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
+mod eras;
 mod floor;
 mod lean;
 mod percall;
@@ -377,6 +378,17 @@ fn main() {
         .map(|i| (format!("dev{i}"), json!({"role": "member"})))
         .collect();
     let (gw, gw_port, tokens) = gateway(&mpt, &tmp.path().join("gateway"), &home, serve, &names);
+    if std::env::var("BENCH_PART").as_deref() == Ok("eras") {
+        println!("load average at start: {load_before}");
+        eras::run(
+            gw_port,
+            &tokens[0],
+            serve,
+            UPSTREAM,
+            env_count("BENCH_N", 2000),
+        );
+        return;
+    }
     let (nginx_proc, nginx_port) = nginx(tmp.path(), serve, &tokens);
 
     let direct = Side {
