@@ -30,6 +30,7 @@ mod tool_result;
 mod unix;
 pub mod whoami;
 
+pub use body::REPLY_LIMIT;
 pub use call_error::{
     CallError, DeniedAnswer, HttpFailure, PalaceBusy, TokenRefusal, fix_for_device,
 };

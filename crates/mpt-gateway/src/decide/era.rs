@@ -8,11 +8,11 @@ use hyper::{Response, StatusCode};
 use mpt_mcp::era::{self, Rejection, Scope};
 use serde_json::{Value, json};
 
-use crate::http::forward::MAX_BODY;
 use crate::http::reply::{self, Body};
 use crate::record::audit::Event;
 
-/// A modern request admitted: the method its reply answers and who may cache a list of it.
+/// A modern request admitted: the method the client sent, which its reply answers (a discover
+/// goes upstream as `initialize`).
 pub struct Modern {
     pub method: String,
 }
@@ -64,10 +64,7 @@ pub fn admit(
         return Err(Box::new((None, r)));
     }
     let checked = routing_lines(headers)
-        .and_then(|lines| {
-            let lines: Vec<(&str, &str)> = lines.iter().map(|(n, v)| (*n, *v)).collect();
-            era::check_http(&method, parsed.get("params"), &lines)
-        })
+        .and_then(|lines| era::check_http(&method, parsed.get("params"), &lines))
         .and_then(|_| match era::MODERN_METHODS.contains(&method.as_str()) {
             // No stream here: the gateway sends no change notifications.
             true if method != "subscriptions/listen" => Ok(()),
@@ -119,10 +116,7 @@ fn routing_lines(headers: &HeaderMap) -> Result<Vec<(&str, &str)>, Rejection> {
 
 /// A modern request refused before any decision: its record (`invalid`, the status) and reply.
 fn refused(base: &mut Event, id: &Value, r: &Rejection) -> (Event, Response<Body>) {
-    let status = match r.code {
-        -32601 => 404,
-        _ => r.http_status(),
-    };
+    let status = r.http_status();
     base.allowed = false;
     base.status = Some(status);
     base.rule = format!(
@@ -161,7 +155,7 @@ impl Modern {
                 era::shape(&self.method, result, Scope::Private, None);
             }
         } else if let Some(code) = v.pointer("/error/code").and_then(Value::as_i64) {
-            if let Some(s) = status_of(code) {
+            if let Some(s) = era::http_status(code).and_then(|s| StatusCode::from_u16(s).ok()) {
                 parts.status = s;
             }
         } else {
@@ -177,27 +171,17 @@ impl Modern {
     }
 }
 
-/// A reply's whole body, at most `serve`'s own cap (`None`: it failed or was larger).
+/// A reply's whole body, at most what mpt's own client reads of one (`None`: it failed or was
+/// larger).
 async fn whole(mut body: Body) -> Option<Bytes> {
     let mut buf = Vec::new();
     while let Some(frame) = body.frame().await {
         if let Ok(data) = frame.ok()?.into_data() {
             buf.extend_from_slice(&data);
-            if buf.len() > MAX_BODY {
+            if buf.len() > mpt_mcp::REPLY_LIMIT {
                 return None;
             }
         }
     }
     Some(Bytes::from(buf))
-}
-
-/// The HTTP status the modern era gives an error code (the SDK's `ERROR_CODE_HTTP_STATUS`).
-fn status_of(code: i64) -> Option<StatusCode> {
-    match code {
-        -32700 | -32600 | -32602 | era::HEADER_MISMATCH | -32021 | era::UNSUPPORTED_VERSION => {
-            Some(StatusCode::BAD_REQUEST)
-        }
-        -32601 => Some(StatusCode::NOT_FOUND),
-        _ => None,
-    }
 }

@@ -62,7 +62,7 @@ pub async fn decide<'a>(
         Err(u) => return Step::Reply(forward::unread_reply(u)),
     };
     base.bytes_in = bytes.len() as u64;
-    let Ok(parsed) = serde_json::from_slice::<Value>(&bytes) else {
+    let Ok(mut parsed) = serde_json::from_slice::<Value>(&bytes) else {
         return Step::Reply(reply::rpc_error(
             StatusCode::BAD_REQUEST,
             &Value::Null,
@@ -85,7 +85,6 @@ pub async fn decide<'a>(
             None,
         ));
     }
-    let mut parsed = parsed;
     // A 2026-07-28 request is held to its headers first: the policy never sees one that could be
     // read two ways. It is then decided and sent as the handshake era's, and its reply shaped back.
     match crate::decide::era::admit(&mut parts.headers, &mut parsed, &mut base) {
