@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): provisions the real-MemPalace testbed, the npm harnesses (both
 # sets) and the MCP Python SDK 2.x (all cached under target/), installs sshd + rsync when missing
-# (remote feeding's tests start their own sshd on loopback) and tmux (the mailbox's notification tests start their own server
-# on a private socket), then checks formatting and lints, then runs every test.
+# (remote feeding's tests start their own sshd on loopback) and tmux (the mailbox's notification
+# tests start their own server on a private socket), then checks formatting and lints, then runs
+# every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)

@@ -40,25 +40,22 @@ pub(crate) async fn run(peer: &impl Peer) -> Result<Handshake, CallError> {
             peer.notify("notifications/initialized").await?;
             init
         }
-        // Legacy-first: the modern era only with a server that says it speaks nothing else.
-        Err(CallError::Rpc {
-            code,
-            message,
-            data,
-        }) => match crate::era::handshake_refused(code, data.as_ref()) {
-            Some(version) if peer.go_modern(version) => {
-                let discover = peer.request("server/discover", None).await?;
-                crate::era::init_of_discover(&discover, version)
+        Err(e) => {
+            // Legacy-first: the modern era only with a server that says it speaks nothing else.
+            let refused = match &e {
+                CallError::Rpc { code, data, .. } => {
+                    crate::era::handshake_refused(*code, data.as_ref())
+                }
+                _ => None,
+            };
+            match refused {
+                Some(version) if peer.go_modern(version) => {
+                    let discover = peer.request("server/discover", None).await?;
+                    crate::era::init_of_discover(&discover, version)
+                }
+                _ => return Err(e),
             }
-            _ => {
-                return Err(CallError::Rpc {
-                    code,
-                    message,
-                    data,
-                });
-            }
-        },
-        Err(e) => return Err(e),
+        }
     };
     let mut tools = Vec::new();
     let mut cursor: Option<Value> = None;
