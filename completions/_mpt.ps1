@@ -394,6 +394,7 @@ Register-ArgumentCompleter -Native -CommandName 'mpt' -ScriptBlock {
         }
         'mpt;feed;mine' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'The trigger, recorded (see `mpt feed prepare --help`)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a feed already running on these sessions instead of exit 6 at once (for a hook that fires while the last one still mines; the state has it file what changed)')
             [CompletionResult]::new('--palace', '--palace', [CompletionResultType]::ParameterName, 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)')
             [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)')
             [CompletionResult]::new('--wing', '--wing', [CompletionResultType]::ParameterName, 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)')

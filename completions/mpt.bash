@@ -915,13 +915,17 @@ _mpt() {
             return 0
             ;;
         mpt__subcmd__feed__subcmd__mine)
-            opts="-q -v -h -V --reason --palace --harness --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
+            opts="-q -v -h -V --reason --wait --palace --harness --wing --sessions --out --min-user-turns --min-chars --quiet-period-ms --include-subagents --json --quiet --verbose --color --mpt-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -361,6 +361,7 @@ set edit:completion:arg-completer[mpt] = {|@words|
         }
         &'mpt;feed;mine'= {
             cand --reason 'The trigger, recorded (see `mpt feed prepare --help`)'
+            cand --wait 'Wait up to SECS for a feed already running on these sessions instead of exit 6 at once (for a hook that fires while the last one still mines; the state has it file what changed)'
             cand --palace 'The local palace (else the mpt config''s `palace`, else MemPalace''s own rules)'
             cand --harness 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)'
             cand --wing 'The wing to file under (else per harness: MEMPALACE_FEED_WING, else wing_conversations for pi; MEMPALACE_FEED_OPENCODE_WING, else wing_opencode for opencode; MEMPALACE_FEED_CLAUDE_WING, else wing_claude for Claude Code)'

@@ -293,6 +293,7 @@ complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from prepare" -s V -l version -d 'Print version'
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l reason -d 'The trigger, recorded (see `mpt feed prepare --help`)' -r
+complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l wait -d 'Wait up to SECS for a feed already running on these sessions instead of exit 6 at once (for a hook that fires while the last one still mines; the state has it file what changed)' -r
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l palace -d 'The local palace (else the mpt config\'s `palace`, else MemPalace\'s own rules)' -r -F
 complete -c mpt -n "__fish_mpt_using_subcommand feed; and __fish_seen_subcommand_from mine" -l harness -d 'Whose conversations: pi, opencode, claude (repeatable; default: every harness found here, only pi with --sessions or --out)' -r -f -a "pi\t'pi\'s session files (`~/.pi/agent/sessions/**/*.jsonl`)'
 opencode\t'opencode\'s SQLite database (`~/.local/share/opencode/opencode.db`)'

@@ -30,6 +30,8 @@ pub struct FeedJob {
     /// Under the edge: the staged folder is the local MINE_SOURCE, and is also shipped to the
     /// primary with its mine queued (`fleet`). `inbox` is then `None`.
     pub fleet: Option<FleetFeed>,
+    /// How long to wait for a run holding the lock (`None`: busy at once, exit 6).
+    pub wait: Option<Duration>,
 }
 
 /// A finished run. The lock is still held: drop the value (or the field) to release it.
@@ -47,17 +49,23 @@ pub struct FeedRun {
     pub lock: PidLock,
 }
 
-/// Takes the lock (busy: exit 6 at once), prepares, and pushes in remote mode.
+/// Takes the lock (busy: exit 6, at once or once `wait` is over), prepares, and pushes in remote mode.
 pub fn run(job: &FeedJob) -> Result<FeedRun> {
     let started = Instant::now();
     let deadline = job.timeout.map(|t| started + t);
-    let lock = match take_lock(&job.lock_file, &job.what) {
+    let lock = match take_lock(&job.lock_file, &job.what, job.wait) {
         Ok(Some(l)) => l,
         Ok(None) => {
             let who = lock::describe_holder(&job.lock_file);
+            let waited = job.wait.map_or(String::new(), |w| {
+                format!(", still after {} s", w.as_secs())
+            });
             return Err(MptError::new(
                 ErrorKind::Busy,
-                format!("another feed is running ({who}; lock {})", job.lock_file.display()),
+                format!(
+                    "another feed is running ({who}; lock {}){waited}",
+                    job.lock_file.display()
+                ),
             )
             .with_hint("nothing to do: the run in progress feeds these sessions, and the next trigger re-exports from scratch"));
         }
@@ -165,11 +173,18 @@ fn bounded_prepare(
     }
 }
 
-/// The feed's non-blocking lock: one prepare (and its transfer and mine) per staging folder at a
-/// time, its folder created first.
-fn take_lock(path: &std::path::Path, what: &str) -> std::io::Result<Option<PidLock>> {
+/// The feed's lock: one prepare (and its transfer and mine) per staging folder at a time, its
+/// folder created first; taken at once, or within `wait` once its holder lets go.
+fn take_lock(
+    path: &std::path::Path,
+    what: &str,
+    wait: Option<Duration>,
+) -> std::io::Result<Option<PidLock>> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    lock::try_acquire(path, what)
+    match wait {
+        None => lock::try_acquire(path, what),
+        Some(w) => lock::acquire_within(path, what, w),
+    }
 }

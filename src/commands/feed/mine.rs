@@ -19,6 +19,10 @@ pub struct FeedMineArgs {
     /// The trigger, recorded (see `mpt feed prepare --help`)
     #[arg(long, value_name = "TRIGGER", default_value = "manual")]
     pub reason: String,
+    /// Wait up to SECS for a feed already running on these sessions instead of exit 6 at once
+    /// (for a hook that fires while the last one still mines; the state has it file what changed)
+    #[arg(long, value_name = "SECS")]
+    pub wait: Option<u64>,
     #[command(flatten)]
     pub palace: PalaceArg,
     #[command(flatten)]
@@ -66,7 +70,10 @@ fn one(
             };
             return Ok((doc, None));
         }
-        Plan::Run(job, meta) => (job, meta),
+        Plan::Run(mut job, meta) => {
+            job.wait = args.wait.map(std::time::Duration::from_secs);
+            (job, meta)
+        }
     };
     let who = super::who(meta.harness);
     let run = job::run(&job)?;

@@ -245,6 +245,7 @@ fn plan(
         inbox: if under_edge { None } else { inbox },
         timeout: knobs.prepare_timeout,
         fleet,
+        wait: None,
     };
     Ok(Plan::Run(Box::new(job), meta))
 }

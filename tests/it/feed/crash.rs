@@ -1,5 +1,6 @@
 //! Concurrency and crashes: a second prepare is turned away at once (exit 6) while the first
-//! completes; kill -9 mid-export leaves no partial transcript; the prepare deadline is exit 7.
+//! completes, or with `--wait` runs once it does; kill -9 mid-export leaves no partial transcript;
+//! the prepare deadline is exit 7.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -182,4 +183,52 @@ fn the_prepare_deadline_is_exit_7_and_stages_nothing_partial() {
             assert_eq!(Some(bytes), want.get(name), "{name} is whole");
         }
     }
+}
+
+#[test]
+fn a_mine_with_wait_takes_the_lock_once_the_running_feed_lets_go() {
+    let env = TestEnv::new();
+    let s = env.path("sessions");
+    synthetic_sessions(&s, 4, 8);
+    let out = env.path("staged");
+    let lock = lock_of(&env, &s, &out);
+    let mine = |wait: &str| {
+        let mut cmd = env.mpt_command(&["--json", "feed", "mine", "--harness", "pi", "--reason"]);
+        cmd.args([
+            "shutdown",
+            "--min-user-turns",
+            "100000",
+            "--wait",
+            wait,
+            "--sessions",
+        ])
+        .arg(&s)
+        .arg("--out")
+        .arg(&out)
+        .env("XDG_STATE_HOME", env.path("state"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        cmd.spawn().unwrap()
+    };
+
+    // Held past the wait: busy, saying it waited.
+    let holder = mpt_base::lock::acquire(&lock, "the test's holder").unwrap();
+    let o = mine("1").wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    let msg = json(&o)["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.contains("still after 1 s") && msg.contains("the test's holder"),
+        "{msg}"
+    );
+
+    // Let go within the wait: the waiting mine takes the lock and runs.
+    let mut waiting = mine("60");
+    assert!(
+        !wait_for(1.5, || waiting.try_wait().unwrap().is_some()),
+        "it waits while the lock is held"
+    );
+    drop(holder);
+    let o = waiting.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!held(&lock), "and lets go of it");
 }

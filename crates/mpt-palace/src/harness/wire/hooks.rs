@@ -22,11 +22,17 @@ const MEMPALACE_MARKS: [&str; 3] = [
     "mempal_precompact_hook",
 ];
 
+/// How long a hook's mine waits for one still running: past a prepare's and a mine's own
+/// deadlines (`MEMPALACE_FEED_MINE_TIMEOUT_MS` is 300 s by default), so a session that ends while
+/// the last one is mined is filed now, not at the next trigger.
+pub const WAIT_S: u64 = 900;
+
 /// mpt's hook command for `reason`: in the background, so Claude Code does not wait for the mine
-/// (it waits for a `SessionEnd` hook before it exits); the feed's lock keeps two runs apart.
+/// (it waits for a `SessionEnd` hook before it exits); the feed's lock keeps two runs apart, the
+/// later one waiting for the earlier ([`WAIT_S`]).
 pub fn command(mpt: &Path, reason: &str) -> String {
     format!(
-        "nohup {} feed mine --harness claude --reason {reason} -q </dev/null >/dev/null 2>&1 &",
+        "nohup {} feed mine --harness claude --reason {reason} --wait {WAIT_S} -q </dev/null >/dev/null 2>&1 &",
         shell_word(&mpt.display().to_string())
     )
 }
