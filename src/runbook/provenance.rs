@@ -1,5 +1,5 @@
 //! Step `provenance` (RFC 001 §7.3, impossible to backfill): a device name set, and a path that
-//! stamps it for each harness here: the deployed pi extension's version gate, or `mpt edge`.
+//! stamps it for each harness here: the deployed pi extension's version gate, `mpt edge`, or the gateway.
 
 use super::edge_opt_in::mpt_shim;
 use super::scan::{Kind, ScanSet};
@@ -68,20 +68,21 @@ pub fn check(inputs: &Inputs, scan: &ScanSet) -> Step {
     }
     let w = Wiring::read(&inputs.env, &inputs.cwd);
     if w.installed() {
-        let active = w.active();
-        if active.iter().any(|e| e.kind == EntryKind::Edge) {
-            ok.push("opencode: its entry runs `mpt edge`, which stamps".into());
-        } else if active.is_empty() {
-            ok.push("opencode: no MemPalace entry, so nothing of it writes to a palace".into());
-        } else {
-            missing.push("opencode: its entry runs MemPalace directly; nothing stamps its writes: `mpt edge wire opencode`".into());
-        }
+        let kinds: Vec<EntryKind> = w.active().iter().map(|e| e.kind).collect();
+        Stamps::of("opencode", strongest(&kinds), "mpt edge wire opencode")
+            .sort_into(&mut ok, &mut missing);
+    }
+    if let Some(line) = claude_stamps(inputs) {
+        line.sort_into(&mut ok, &mut missing);
+    }
+    if let Some(line) = codex_stamps(inputs) {
+        line.sort_into(&mut ok, &mut missing);
     }
     if ok.is_empty() && missing.is_empty() {
         return Step::new(
             id,
             State::NotApplicable,
-            "no harness (pi, opencode) is set up for this user",
+            "no harness (pi, opencode, Claude Code, Codex) is set up for this user",
         );
     }
     let dev = device(inputs, scan);
@@ -114,4 +115,77 @@ pub fn check(inputs: &Inputs, scan: &ScanSet) -> Step {
         ));
     }
     s
+}
+
+/// One harness's answer: it stamps (or writes nowhere), or it cannot, with the fix.
+enum Stamps {
+    Yes(String),
+    No(String),
+}
+
+impl Stamps {
+    fn sort_into(self, ok: &mut Vec<String>, missing: &mut Vec<String>) {
+        match self {
+            Stamps::Yes(l) => ok.push(l),
+            Stamps::No(l) => missing.push(l),
+        }
+    }
+
+    /// What an entry of `kind` means for `harness`'s writes; `fix` wires it to the edge.
+    fn of(harness: &str, kind: Option<EntryKind>, fix: &str) -> Stamps {
+        match kind {
+            Some(EntryKind::Edge) => Stamps::Yes(format!(
+                "{harness}: its entry runs `mpt edge`, which stamps"
+            )),
+            Some(EntryKind::Remote) => Stamps::Yes(format!(
+                "{harness}: its entry is remote: `mpt gateway` stamps the device its token names (a bare `mempalace serve` stamps nothing)"
+            )),
+            Some(EntryKind::Mempalace) => Stamps::No(format!(
+                "{harness}: its entry runs MemPalace directly; nothing stamps its writes: `{fix}`"
+            )),
+            None => Stamps::Yes(format!(
+                "{harness}: no MemPalace entry, so nothing of it writes to a palace"
+            )),
+        }
+    }
+}
+
+/// Of a harness's active entries, the one that stamps if any: the edge's, then a remote one.
+fn strongest(kinds: &[EntryKind]) -> Option<EntryKind> {
+    [EntryKind::Edge, EntryKind::Remote, EntryKind::Mempalace]
+        .into_iter()
+        .find(|k| kinds.contains(k))
+}
+
+/// Claude Code's user-scope entry (the one its sessions use outside a wired folder), when it is
+/// set up here: the edge's first, then a remote one.
+fn claude_stamps(inputs: &Inputs) -> Option<Stamps> {
+    use mpt_palace::harness::claude;
+    let home = inputs.env.home().ok()?;
+    let w = claude::Wiring::read(&inputs.env, &home, &inputs.cwd);
+    if !w.installed {
+        return None;
+    }
+    let kinds: Vec<EntryKind> = w.user().iter().map(|e| e.kind).collect();
+    Some(Stamps::of(
+        "claude",
+        strongest(&kinds),
+        "mpt edge wire claude",
+    ))
+}
+
+/// Codex's entry, when Codex is set up here (a `config.toml` Codex cannot read is the edge-wiring
+/// step's finding, not this one's).
+fn codex_stamps(inputs: &Inputs) -> Option<Stamps> {
+    use mpt_palace::harness::{codex, wire};
+    let home = inputs.env.home().ok()?;
+    if !codex::home_dir(&inputs.env, &home).is_dir() {
+        return None;
+    }
+    let entry = wire::codex::entry(&codex::config_file(&inputs.env, &home)).ok()?;
+    Some(Stamps::of(
+        "codex",
+        entry.map(|e| e.kind),
+        "mpt edge wire codex",
+    ))
 }

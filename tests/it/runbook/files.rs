@@ -542,3 +542,45 @@ fn edge_wiring_covers_codex_and_its_replacement_fixes_it() {
         "# mine\n[mcp_servers.mempalace]\ncommand = \"mempalace-mcp\"\n"
     );
 }
+
+#[test]
+fn provenance_names_claude_code_and_codex_and_the_wire_it_names_makes_them_stamp() {
+    let env = TestEnv::new();
+    let edge_vars = [
+        ("MEMPALACE_REMOTE_URL", "https://primary.example:8765/mcp"),
+        ("MEMPALACE_EDGE", "1"),
+        ("MEMPALACE_PI_DEVICE", "lap"),
+    ];
+    std::fs::write(
+        env.home().join(".claude.json"),
+        r#"{"mcpServers": {"mempalace": {"type": "stdio", "command": "mempalace-mcp", "args": []}}}"#,
+    )
+    .unwrap();
+    let config = env.home().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "[mcp_servers.mempalace]\ncommand = \"mempalace-mcp\"\n",
+    )
+    .unwrap();
+    let (_, doc) = runbook(&env, &["phase0"], &edge_vars);
+    let prov = step(&doc, "provenance");
+    assert_eq!(state(prov), "to_do", "{prov}");
+    let evidence = prov["evidence"].to_string();
+    for fix in ["`mpt edge wire claude`", "`mpt edge wire codex`"] {
+        assert!(evidence.contains(fix), "{fix}: {prov}");
+    }
+    for harness in ["claude", "codex"] {
+        let o = env.mpt(&["edge", "wire", harness], &edge_vars);
+        assert!(o.status.success(), "{}", crate::support::stderr(&o));
+    }
+    let (_, doc) = runbook(&env, &["phase0"], &edge_vars);
+    let prov = step(&doc, "provenance");
+    assert_eq!(state(prov), "done", "{prov}");
+    let evidence = prov["evidence"].to_string();
+    assert!(
+        evidence.contains("claude: its entry runs `mpt edge`")
+            && evidence.contains("codex: its entry runs `mpt edge`"),
+        "{prov}"
+    );
+}
