@@ -2,51 +2,24 @@
 //! in the same run: `kg_stats` sent in each era (the modern one checked, translated for `serve`
 //! and its reply shaped back), interleaved in blocks, with `serve` directly as the floor.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::{Duration, Instant};
-
 use serde_json::json;
 
 use crate::common::{loadavg, pct};
 
-/// One request's raw bytes sent on a connection of its own: its time, connect to the last byte;
-/// panics unless the answer is a 200 with a JSON-RPC result.
-fn send(port: u16, raw: &[u8]) -> Duration {
-    let t = Instant::now();
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_nodelay(true).unwrap();
-    s.write_all(raw).unwrap();
-    let mut reply = Vec::with_capacity(4096);
-    s.read_to_end(&mut reply).unwrap();
-    let took = t.elapsed();
-    let text = String::from_utf8_lossy(&reply);
-    assert!(
-        text.starts_with("HTTP/1.1 200") && text.contains("\"result\""),
-        "{}",
-        text.chars().take(400).collect::<String>()
-    );
-    took
-}
-
 /// `POST /mcp` for `kg_stats` to `port` with `bearer`, in the modern era or not.
-fn request(port: u16, bearer: &str, modern: bool) -> Vec<u8> {
+fn kg_stats(port: u16, bearer: &str, modern: bool) -> Vec<u8> {
     let mut params = json!({"name": "mempalace_kg_stats", "arguments": {}});
-    let mut extra = String::new();
+    let mut extra = "";
     if modern {
         params["_meta"] = json!({
             mpt_mcp::era::VERSION_KEY: "2026-07-28",
             mpt_mcp::era::CAPABILITIES_KEY: {},
         });
-        extra = "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: mempalace_kg_stats\r\n".into();
+        extra = "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: mempalace_kg_stats\r\n";
     }
     let body =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
-    format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {bearer}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
+    crate::request(port, bearer, extra, &body).into_bytes()
 }
 
 pub fn run(gateway: u16, token: &str, serve: u16, upstream_token: &str, n: usize) {
@@ -54,22 +27,22 @@ pub fn run(gateway: u16, token: &str, serve: u16, upstream_token: &str, n: usize
         (
             "serve directly",
             serve,
-            request(serve, upstream_token, false),
+            kg_stats(serve, upstream_token, false),
         ),
         (
             "through mpt gateway, handshake era",
             gateway,
-            request(gateway, token, false),
+            kg_stats(gateway, token, false),
         ),
         (
             "through mpt gateway, 2026-07-28",
             gateway,
-            request(gateway, token, true),
+            kg_stats(gateway, token, true),
         ),
     ];
     for (_, port, raw) in &sides {
         for _ in 0..50 {
-            send(*port, raw);
+            crate::send(*port, raw, "warm-up");
         }
     }
     let mut ms = vec![Vec::with_capacity(n); sides.len()];
@@ -78,7 +51,7 @@ pub fn run(gateway: u16, token: &str, serve: u16, upstream_token: &str, n: usize
         for k in 0..sides.len() {
             let i = (b + k) % sides.len();
             for _ in 0..block {
-                ms[i].push(send(sides[i].1, &sides[i].2).as_secs_f64() * 1e3);
+                ms[i].push(crate::send(sides[i].1, &sides[i].2, sides[i].0).as_secs_f64() * 1e3);
             }
         }
     }

@@ -44,19 +44,22 @@ struct Side {
     bearer: String,
 }
 
-/// One `POST /mcp` on a connection of its own (`Connection: close`, as `serve` answers):
-/// its time, connect to the last byte; panics unless the reply is a good JSON-RPC result.
-fn post(side: &Side, body: &str) -> Duration {
-    let t = Instant::now();
-    let mut s = TcpStream::connect(("127.0.0.1", side.port)).unwrap();
-    s.set_nodelay(true).unwrap();
-    let req = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        side.port,
-        side.bearer,
+/// A `POST /mcp` of `body` to `port` with `bearer` and `extra` header lines (each ending in CRLF),
+/// on a connection of its own (`Connection: close`, as `serve` answers).
+fn request(port: u16, bearer: &str, extra: &str, body: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {bearer}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
-    );
-    s.write_all(req.as_bytes()).unwrap();
+    )
+}
+
+/// `raw` sent to `port` on a connection of its own: its time, connect to the last byte; panics
+/// (naming `name`) unless the reply is a good JSON-RPC result.
+fn send(port: u16, raw: &[u8], name: &str) -> Duration {
+    let t = Instant::now();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_nodelay(true).unwrap();
+    s.write_all(raw).unwrap();
     let mut reply = Vec::with_capacity(4096);
     s.read_to_end(&mut reply).unwrap();
     let took = t.elapsed();
@@ -65,11 +68,16 @@ fn post(side: &Side, body: &str) -> Duration {
         text.starts_with("HTTP/1.1 200")
             && text.contains("\"result\"")
             && !text.contains("\"error\""),
-        "{}: {}",
-        side.name,
+        "{name}: {}",
         text.chars().take(400).collect::<String>()
     );
     took
+}
+
+/// One `POST /mcp` of `body` to `side`: its time (`send`).
+fn post(side: &Side, body: &str) -> Duration {
+    let raw = request(side.port, &side.bearer, "", body);
+    send(side.port, raw.as_bytes(), side.name)
 }
 
 fn call(tool: &str, args: Value) -> String {

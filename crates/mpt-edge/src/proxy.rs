@@ -178,9 +178,8 @@ impl Proxy {
         if let Err(r) = era::envelope(params.as_ref()) {
             return r.response(id);
         }
-        // No stream to listen to: the edge sends no change notifications.
-        if !era::MODERN_METHODS.contains(&method) || method == "subscriptions/listen" {
-            return era::not_in_era(method).response(id);
+        if let Err(r) = era::served(method) {
+            return r.response(id);
         }
         if let Some(p) = params.as_mut() {
             era::to_handshake(p);

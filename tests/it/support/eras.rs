@@ -10,25 +10,6 @@ use serde_json::Value;
 
 use super::{TestEnv, fixture, stderr, stdout};
 
-/// Runs one of tests/testbed/*.sh once per test binary; its stdout's last line (a path).
-fn provisioned(script: &str, args: &[&str], what: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/testbed")
-        .join(script);
-    let o = std::process::Command::new("bash")
-        .arg(&path)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", path.display()));
-    assert!(
-        o.status.success(),
-        "{what} is not installed ({}):\n{}",
-        path.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
-}
-
 /// An MCP server on the SDK (tests/fixtures/sdk_server.py) on loopback, stopped by pid on drop:
 /// both eras, or (`modern_only`) one that refuses the handshake with -32022; each request it got
 /// is a line in `log`.
@@ -73,14 +54,15 @@ impl Drop for SdkServer {
 /// The SDK venv's python.
 pub fn sdk_python() -> &'static Path {
     static PY: OnceLock<PathBuf> = OnceLock::new();
-    PY.get_or_init(|| provisioned("mcp_sdk.sh", &[], "the MCP Python SDK 2.x"))
+    PY.get_or_init(|| super::testbed::installed("mcp_sdk.sh", &[], "the MCP Python SDK 2.x"))
 }
 
 /// The Inspector v2 install's `node_modules` (its own Node.js 22 in `.bin`).
 fn modern_modules() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
     ROOT.get_or_init(|| {
-        provisioned("harnesses.sh", &["modern"], "the MCP Inspector v2").join("node_modules")
+        super::testbed::installed("harnesses.sh", &["modern"], "the MCP Inspector v2")
+            .join("node_modules")
     })
 }
 

@@ -8,20 +8,7 @@ use std::sync::OnceLock;
 /// failure with the script's message, never a skip.
 pub fn harnesses() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
-    ROOT.get_or_init(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/testbed/harnesses.sh");
-        let o = std::process::Command::new("bash")
-            .arg(&script)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-        assert!(
-            o.status.success(),
-            "the npm harnesses are not installed ({}):\n{}",
-            script.display(),
-            String::from_utf8_lossy(&o.stderr)
-        );
-        PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
-    })
+    ROOT.get_or_init(|| super::testbed::installed("harnesses.sh", &[], "the npm harnesses"))
 }
 
 /// The folder the Inspector CLI must run from: it reads `../package.json` relative to its working

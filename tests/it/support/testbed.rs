@@ -87,6 +87,27 @@ fn run_script(script: &str, root: &Path) {
     );
 }
 
+/// Runs an installer among tests/testbed/*.sh (`args` after it) with the test's environment (its
+/// `MPT_TESTBED`); the path it prints. It failing (a registry unreachable) fails the test with
+/// its stderr, never skips it.
+pub fn installed(script: &str, args: &[&str], what: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/testbed")
+        .join(script);
+    let o = Command::new("bash")
+        .arg(&path)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", path.display()));
+    assert!(
+        o.status.success(),
+        "{what} is not installed ({}):\n{}",
+        path.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+}
+
 /// The ready testbed root, provisioned by tests/testbed/provision.sh on first use.
 pub fn provisioned() -> PathBuf {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();

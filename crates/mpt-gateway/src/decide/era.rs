@@ -65,11 +65,7 @@ pub fn admit(
     }
     let checked = routing_lines(headers)
         .and_then(|lines| era::check_http(&method, parsed.get("params"), &lines))
-        .and_then(|_| match era::MODERN_METHODS.contains(&method.as_str()) {
-            // No stream here: the gateway sends no change notifications.
-            true if method != "subscriptions/listen" => Ok(()),
-            _ => Err(era::not_in_era(&method)),
-        });
+        .and_then(|_| era::served(&method));
     if let Err(r) = checked {
         let (record, reply) = refused(base, &id, &r);
         return Err(Box::new((Some(record), reply)));

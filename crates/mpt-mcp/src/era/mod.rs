@@ -131,8 +131,18 @@ pub fn is_modern(method: &str, params: Option<&Value>) -> bool {
             .and_then(Value::as_object)
             .is_some_and(|m| m.contains_key(VERSION_KEY))
 }
+/// Whether mpt answers `method` in the modern era: every 2026-07-28 client method but
+/// `subscriptions/listen` (no part of mpt sends change notifications); else -32601.
+pub fn served(method: &str) -> Result<(), Rejection> {
+    if MODERN_METHODS.contains(&method) && method != "subscriptions/listen" {
+        Ok(())
+    } else {
+        Err(not_in_era(method))
+    }
+}
+
 /// -32601 for a method the modern era does not have (`ping`, `logging/setLevel`, …).
-pub fn not_in_era(method: &str) -> Rejection {
+fn not_in_era(method: &str) -> Rejection {
     Rejection {
         code: -32601,
         message: "Method not found".into(),
